@@ -1,0 +1,28 @@
+/** Time is injected (design principle 5): everything that reads time reads a Clock. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** A clock that tests move by hand. */
+export class ManualClock implements Clock {
+  private current: number;
+  constructor(start: Date | string = '2030-01-15T10:00:00Z') {
+    this.current = new Date(start).getTime();
+  }
+  now(): Date {
+    return new Date(this.current);
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+  set(at: Date | string): void {
+    this.current = new Date(at).getTime();
+  }
+}
+
+/** `YYYY-MM-DD hh:mm:ss` in UTC (decisions D9). */
+export function wireDate(d: Date): string {
+  return d.toISOString().slice(0, 19).replace('T', ' ');
+}

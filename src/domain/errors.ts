@@ -1,0 +1,108 @@
+/**
+ * The error catalog (decisions D3): every error the gateway answers with, as data. Channels render a
+ * GatewayError into their dialect (S2S adds "result": "ERROR"); nothing else invents error texts.
+ */
+
+export interface FieldError {
+  readonly field: string;
+  readonly message: string;
+}
+
+export interface ErrorSpec {
+  readonly http: number;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** Entries named by what went wrong. Texts are the spec's, to the letter (some lack a final period). */
+export const ERRORS = {
+  invalidRequest: { http: 400, code: '100000', message: 'Request data is invalid.' },
+  hashInvalid: { http: 401, code: '100000', message: 'hash: Hash is not valid.' },
+  merchantNotFound: { http: 401, code: '100000', message: 'merchant_key: Merchant not found.' },
+  paymentDoesNotExist: { http: 400, code: '101000', message: 'Payment does not exist.' },
+  orderDoesNotExist: { http: 400, code: '101000', message: 'Order does not exist.' },
+  transactionDoesNotExist: { http: 400, code: '101000', message: 'Transaction does not exist.' },
+  paymentNotFound: { http: 400, code: '100000', message: 'Payment not found.' },
+  scheduleNotFound: { http: 400, code: '100000', message: 'Schedule not found' },
+  incorrectTransaction: { http: 400, code: '100000', message: 'Incorrect transaction' },
+  valueNotCorrect: { http: 400, code: '100000', message: 'This value is not correct.' },
+  voidNotAllowed: { http: 400, code: '100000', message: 'Void is not allowed.' },
+  sizeOutOfRange: { http: 400, code: '100000', message: 'size should be within 1..100' },
+  parameterDeprecated: { http: 400, code: '100000', message: 'Parameter is deprecated' },
+  noEligibleMid: { http: 400, code: '204002', message: 'Enabled merchant mappings or MIDs not found.' },
+  captureNotPending: { http: 400, code: '208003', message: 'Not acceptable to request the capture for payment not in pending status.' },
+  captureTooLarge: { http: 400, code: '208004', message: 'Not acceptable to request the capture for amount bigger than auth amount.' },
+  refundNotAllowed: { http: 400, code: '208005', message: 'Not acceptable to request the refund for payment not in settled or pending status.' },
+  refundTooLarge: { http: 400, code: '208006', message: 'Not acceptable to request the refund for amount bigger than payment amount.' },
+  reversalPartial: { http: 400, code: '208009', message: 'Not acceptable to request the reversal for partial amount.' },
+  cardTokenInvalid: { http: 400, code: '205005', message: 'Card token is invalid or not found.' },
+  operationInProgress: { http: 409, code: '100000', message: 'Previous operation on this payment is not completed.' },
+  duplicateRequest: { http: 400, code: '400', message: 'Duplicate request' },
+  idempotencyKeyReused: { http: 422, code: '100000', message: 'Idempotency-Key was already used with another request body.' },
+  sessionNotPayable: { http: 400, code: '100000', message: 'Session can not be paid.' },
+  notFound: { http: 404, code: '100000', message: 'Not found.' },
+  payloadTooLarge: { http: 413, code: '100000', message: 'Request data is invalid.' },
+  unsupportedMediaType: { http: 415, code: '100000', message: 'Request data is invalid.' },
+  internal: { http: 500, code: '100000', message: 'Internal error.' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorName = keyof typeof ERRORS;
+
+/** Validation message texts (Symfony wording, as the platform answers). */
+export const MESSAGES = {
+  blank: 'This value should not be blank.',
+  notUrl: 'This value is not a valid URL.',
+  notPositive: 'This value should be greater than 0.',
+  notCorrect: 'This value is not correct.',
+  notValid: 'This value is not valid.',
+  notChoice: 'The value you selected is not a valid choice.',
+  tooLong: (n: number) => `This value is too long. It should have ${n} character${n === 1 ? '' : 's'} or less.`,
+  tooShort: (n: number) => `This value is too short. It should have ${n} character${n === 1 ? '' : 's'} or more.`,
+  notType: (t: string) => `This value should be of type ${t}.`,
+  notEmail: 'This value is not a valid email address.',
+  notDate: 'This value is not a valid date.',
+  notCountry: 'This value is not a valid country.',
+  notCurrency: 'This value is not a valid currency.',
+  notIp: 'This value is not a valid IP address.',
+  notLuhn: 'Invalid card number.',
+  notInRange: (min: number, max: number) => `This value should be between ${min} and ${max}.`,
+  extraField: 'This field was not expected.',
+  deprecated: 'Parameter is deprecated',
+} as const;
+
+export class GatewayError extends Error {
+  readonly spec: ErrorSpec;
+  readonly fields: readonly FieldError[];
+
+  constructor(spec: ErrorSpec | ErrorName, fields: readonly FieldError[] = []) {
+    const resolved = typeof spec === 'string' ? ERRORS[spec] : spec;
+    super(resolved.message);
+    this.name = 'GatewayError';
+    this.spec = resolved;
+    this.fields = fields;
+  }
+
+  static invalid(fields: readonly FieldError[]): GatewayError {
+    return new GatewayError('invalidRequest', fields);
+  }
+
+  static field(field: string, message: string): GatewayError {
+    return GatewayError.invalid([{ field, message }]);
+  }
+}
+
+export interface ErrorBody {
+  http_code: number;
+  error_code: string;
+  error_message: string;
+  errors?: { error_code: string; error_message: string }[];
+}
+
+/** The D3 body of an error. */
+export function errorBody(err: GatewayError): ErrorBody {
+  const body: ErrorBody = { http_code: err.spec.http, error_code: err.spec.code, error_message: err.spec.message };
+  if (err.fields.length > 0) {
+    body.errors = err.fields.map((f) => ({ error_code: err.spec.code, error_message: `${f.field}: ${f.message}` }));
+  }
+  return body;
+}

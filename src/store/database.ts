@@ -1,0 +1,90 @@
+import pg from 'pg';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+
+/** Anything that can run SQL: the database itself or an open transaction. */
+export interface Sql {
+  query<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<T[]>;
+}
+
+/** One PostgreSQL dialect, two drivers: embedded PGlite or a PostgreSQL server through node-postgres. */
+export interface Database extends Sql {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+
+/** bigint parameters travel as decimal strings: both drivers accept that for int8 columns. */
+function toParams(params: readonly unknown[] = []): unknown[] {
+  return params.map((p) => (typeof p === 'bigint' ? p.toString() : p));
+}
+
+export async function openPglite(dataDir?: string): Promise<Database> {
+  const db = await PGlite.create(dataDir ?? 'memory://', {
+    parsers: { [pgliteTypes.INT8]: (v: string) => BigInt(v) },
+  });
+  const run = (q: { query: PGlite['query'] }) => async <T>(text: string, params?: readonly unknown[]) =>
+    (await q.query<T>(text, toParams(params))).rows;
+  return {
+    kind: 'pglite',
+    query: run(db),
+    transaction: (fn) => db.transaction((tx) => fn({ query: run(tx) })),
+    close: () => db.close(),
+  };
+}
+
+export interface PostgresOptions {
+  url: string;
+  /** Schema used as search_path (tests give each run its own). */
+  schema?: string;
+  max?: number;
+}
+
+export async function openPostgres(opts: PostgresOptions): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max ?? 20,
+    options: opts.schema ? `-c search_path=${opts.schema}` : undefined,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  pool.on('error', () => {
+    /* an idle client lost its connection; the pool replaces it */
+  });
+  if (opts.schema) {
+    const c = await pool.connect();
+    try {
+      await c.query(`CREATE SCHEMA IF NOT EXISTS "${opts.schema}"`);
+    } finally {
+      c.release();
+    }
+  }
+  const query = async <T>(text: string, params?: readonly unknown[]) =>
+    (await pool.query(text, toParams(params))).rows as T[];
+  return {
+    kind: 'postgres',
+    query,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({
+          query: async <T>(text: string, params?: readonly unknown[]) =>
+            (await client.query(text, toParams(params))).rows as T[],
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,41 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import type { Database } from './database.ts';
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/** Applies the numbered SQL files in migrations/ that have not run yet, each in its own transaction. */
+export async function migrate(db: Database): Promise<number[]> {
+  await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  // Two nodes starting at once must not both migrate: serialise on an advisory lock.
+  const applied = new Set(
+    (await db.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version),
+  );
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
+  const done: number[] = [];
+  for (const file of files) {
+    const version = Number.parseInt(file, 10);
+    if (applied.has(version)) continue;
+    const sql = await readFile(path.join(MIGRATIONS_DIR, file), 'utf8');
+    await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(715517)');
+      const again = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [version]);
+      if (again.length > 0) return;
+      await execScript(tx, sql);
+      await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [version, file]);
+      done.push(version);
+    });
+  }
+  return done;
+}
+
+/** Runs a multi-statement script; statements are split on semicolons at line ends. */
+async function execScript(tx: { query(text: string): Promise<unknown> }, sql: string): Promise<void> {
+  const statements = sql
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+    .filter(Boolean);
+  for (const statement of statements) await tx.query(statement);
+}

@@ -1,0 +1,71 @@
+/**
+ * Runs a test body against both stores: embedded PGlite and the PostgreSQL server from TEST_DATABASE_URL
+ * (default postgres://127.0.0.1:5432/test). When no server answers, the PostgreSQL half is skipped with
+ * the reason printed, never passed silently.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openPglite, openPostgres, type Database } from '../../src/store/database.ts';
+import { migrate } from '../../src/store/migrate.ts';
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://127.0.0.1:5432/test';
+
+export type StoreKind = 'pglite' | 'postgres';
+
+let probe: Promise<string | undefined> | undefined;
+
+/** Undefined when PostgreSQL answers, else why it does not. */
+export function postgresUnavailable(): Promise<string | undefined> {
+  probe ??= (async () => {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3000 });
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      return undefined;
+    } catch (err) {
+      const reason = `PostgreSQL at ${TEST_DATABASE_URL} unavailable (${(err as Error).message}); PostgreSQL tests skipped`;
+      console.warn(`# SKIP ${reason}`);
+      return reason;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  })();
+  return probe;
+}
+
+export interface TestStore {
+  db: Database;
+  /** Drops what the store created (the PostgreSQL schema); closes the connection. */
+  dispose(): Promise<void>;
+}
+
+/** A fresh, migrated store of the given kind. PostgreSQL gets its own schema so test files can run in parallel. */
+export async function openTestStore(kind: StoreKind): Promise<TestStore> {
+  if (kind === 'pglite') {
+    const db = await openPglite();
+    await migrate(db);
+    return { db, dispose: () => db.close() };
+  }
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const db = await openPostgres({ url: TEST_DATABASE_URL, schema, max: 10 });
+  await migrate(db);
+  return {
+    db,
+    async dispose() {
+      await db.close();
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+/** The two store kinds, each with the reason to skip it (if any), for `describe(name, { skip })`. */
+export async function storeKinds(): Promise<{ kind: StoreKind; skip: string | false }[]> {
+  const reason = await postgresUnavailable();
+  return [
+    { kind: 'pglite', skip: false },
+    { kind: 'postgres', skip: reason ?? false },
+  ];
+}
