@@ -28,7 +28,8 @@ function termBytes(term: Term, upper: UpperMode): Buffer {
   if (typeof term === 'string') {
     return upper === 'unicode' ? Buffer.from(term.toUpperCase(), 'utf8') : asciiUpper(Buffer.from(term, 'utf8'));
   }
-  if (upper === 'unicode') return Buffer.from([...term.rev.toUpperCase()].reverse().join(''), 'utf8');
+  // UPPER(strrev(x)): reverse first, then upper-case ("ŉ" upper-cases to two code points, so order matters).
+  if (upper === 'unicode') return Buffer.from([...term.rev].reverse().join('').toUpperCase(), 'utf8');
   return asciiUpper(Buffer.from(term.rev, 'utf8').reverse());
 }
 

@@ -89,12 +89,15 @@ CREATE TABLE payments (
   custom_data      jsonb,
   callback_url     text,
   details          jsonb NOT NULL DEFAULT '{}'::jsonb,
+  -- A follow-up or authorization in flight at the connector; claimed by compare-and-set so that two
+  -- racing requests cannot both reach the acquirer.
+  pending_operation text,
   version          integer NOT NULL DEFAULT 0,
   created_at       timestamptz NOT NULL,
   updated_at       timestamptz NOT NULL
 );
 CREATE INDEX payments_order ON payments (merchant_id, order_id, created_at DESC);
-CREATE INDEX payments_processing ON payments (updated_at) WHERE status = 'prepare';
+CREATE INDEX payments_in_flight ON payments (updated_at) WHERE pending_operation IS NOT NULL;
 
 CREATE TABLE transactions (
   id          text PRIMARY KEY,

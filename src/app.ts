@@ -1,0 +1,46 @@
+/** Builds the HTTP server: body parsers, validation, error bodies, OpenAPI, and every channel's routes. */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import formbody from '@fastify/formbody';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import qs from 'qs';
+import { randomUUID } from 'node:crypto';
+import type { ServiceContext } from './services/context.ts';
+import { typeboxValidatorCompiler } from './channels/validation.ts';
+import { installErrorHandling } from './channels/error-handler.ts';
+import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
+import { registerPageRoutes } from './channels/pages/routes.ts';
+
+export interface AppOptions {
+  bodyLimit?: number;
+  /** Log requests (off in tests and benchmarks). */
+  logRequests?: boolean;
+}
+
+/** Bracket keys (`parameters[a]=b`) become nested objects; limits keep hostile bodies cheap. */
+export const parseForm = (body: string) => qs.parse(body, { depth: 5, arrayLimit: 100, parameterLimit: 1000, allowPrototypes: false });
+
+export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: ctx.logger as FastifyBaseLogger,
+    logController: { disableRequestLogging: !opts.logRequests },
+    bodyLimit: opts.bodyLimit ?? 256 * 1024,
+    genReqId: () => randomUUID(),
+    trustProxy: true,
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(typeboxValidatorCompiler);
+  installErrorHandling(app);
+  await app.register(formbody, { parser: parseForm });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Portcullis payment gateway', version: '0.1.0', description: 'Hosted Checkout, S2S CARD and S2S APM, wire-compatible with the Akurateco platform family.' },
+      tags: [{ name: 'Checkout' }, { name: 'Hosted pages' }, { name: 'S2S CARD' }, { name: 'S2S APM' }, { name: 'Admin' }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  registerCheckoutRoutes(app, ctx);
+  registerPageRoutes(app, ctx);
+  return app;
+}

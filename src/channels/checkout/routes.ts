@@ -1,0 +1,187 @@
+/**
+ * The Checkout JSON API (wire-reference 2.1 and 3.1): decode, validate, authenticate with the Checkout
+ * hash, call one service, answer in the platform's shapes.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ServiceContext } from '../../services/context.ts';
+import { authenticate } from '../merchant-auth.ts';
+import { checkout, checkoutHash } from '../../domain/signatures.ts';
+import { GatewayError, MESSAGES } from '../../domain/errors.ts';
+import { parseAmount, formatAmount, type Money } from '../../domain/money.ts';
+import { wireDate } from '../../domain/clock.ts';
+import { openSession, DEFAULT_SESSION_EXPIRY_MINUTES } from '../../services/checkout-sessions.ts';
+import { capture, refund, voidPayment } from '../../services/follow-ups.ts';
+import { findPaymentsByOrder, getMerchantPayment, type Payment } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../store/merchants-repo.ts';
+import type { SessionRequest as StoredSessionRequest } from '../../store/sessions-repo.ts';
+import { optionalFields } from '../../services/callbacks/checkout-callback.ts';
+import { AmountRequest, PaymentIdRequest, SessionRequest, SessionResponse, StatusRequestShape, type StatusRequest } from './schemas.ts';
+
+const TAG = { tags: ['Checkout'] };
+
+/** The amount exactly as the merchant sent it: that string is what the hash covers. */
+const amountText = (value: string | number): string => (typeof value === 'number' ? String(value) : value);
+
+function money(field: string, text: string, currency: string): Money {
+  const parsed = parseAmount(text, currency);
+  if (parsed.ok) return parsed.money;
+  throw GatewayError.field(parsed.reason === 'currency' ? 'order.currency' : field, parsed.reason === 'currency' ? 'This value is not valid.' : 'This value is not valid.');
+}
+
+const flag = (value: boolean | string | undefined): boolean => value === true || value === 'Y' || value === 'true';
+
+function storedRequest(body: SessionRequest): StoredSessionRequest {
+  const tokens = body.card_token === undefined ? undefined : Array.isArray(body.card_token) ? body.card_token : [body.card_token];
+  return {
+    methods: body.methods ?? ['card'],
+    parameters: (body.parameters ?? {}) as StoredSessionRequest['parameters'],
+    successUrl: body.success_url,
+    cancelUrl: body.cancel_url,
+    expiryUrl: body.expiry_url,
+    errorUrl: body.error_url,
+    urlTarget: body.url_target,
+    reqToken: flag(body.req_token),
+    recurringInit: flag(body.recurring_init),
+    auth: flag(body.auth),
+    vatCalc: flag(body.vat_calc),
+    customData: body.custom_data,
+    customer: body.customer && { name: body.customer.name, email: body.customer.email, birthDate: body.customer.birth_date, ip: body.customer.ip },
+    billingAddress: body.billing_address as Record<string, string> | undefined,
+    payerIp: body.payer_ip,
+    cardTokens: tokens,
+    scheduleId: body.schedule_id,
+    scheduleStartDate: body.schedule_start_date,
+    paymentScheduleAmount: body.payment_schedule_amount === undefined ? undefined : amountText(body.payment_schedule_amount),
+    payee: body.payee,
+  };
+}
+
+/** The status lookup answer (wire-reference 3.1), with the optional fields Protocol Mapping enables. */
+export function statusBody(merchant: Merchant, p: Payment): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    payment_id: p.id,
+    date: wireDate(p.updatedAt),
+    status: p.status,
+  };
+  if (p.status === 'decline' && p.declineReason) body.reason = p.declineReason;
+  const recurringToken = p.details.recurring_token;
+  if (typeof recurringToken === 'string') body.recurring_token = recurringToken;
+  const scheduleId = p.details.schedule_id;
+  if (typeof scheduleId === 'string') {
+    body.schedule_id = scheduleId;
+    body.shedule_id = scheduleId; // the documented misspelling, for parsers written against the docs (D1)
+  }
+  const firstRecurringDate = p.details.first_recurring_date;
+  if (typeof firstRecurringDate === 'string') body.first_recurring_date = firstRecurringDate;
+  body.order = { number: p.orderId, amount: formatAmount(p.amount, p.currency), currency: p.currency, description: p.description };
+  const customer: Record<string, string> = {};
+  if (p.payer.name) customer.name = p.payer.name;
+  if (p.payer.email) customer.email = p.payer.email;
+  if (Object.keys(customer).length > 0) body.customer = customer;
+  const enabled = merchant.settings.statusFields ?? [];
+  if (enabled.includes('card') && p.details.cardMask) {
+    body.card = p.details.cardMask;
+    if (p.details.cardExpiry) body.card_expiration_date = p.details.cardExpiry;
+  }
+  if (merchant.settings.checkoutPaymentMethod) body.checkout_payment_method = 'card';
+  Object.assign(body, optionalFields(enabled, p, false));
+  return body;
+}
+
+/** size: absent -> object; 1..100 -> array newest first; anything else -> the size error. */
+function parseSize(size: StatusRequest['size']): number | undefined {
+  if (size === undefined) return undefined;
+  const n = typeof size === 'number' ? size : Number(size);
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new GatewayError('sizeOutOfRange');
+  return n;
+}
+
+export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.post<{ Body: SessionRequest }>('/api/v1/session', { schema: { ...TAG, summary: 'Open a hosted Checkout session', body: SessionRequest, response: { 200: SessionResponse } } }, async (req) => {
+    const body = req.body;
+    const amount = amountText(body.order.amount);
+    const { merchant, mids } = await authenticate(ctx, body.merchant_key, body.hash, (m) => [
+      (upper) => checkoutHash(checkout.session({ number: body.order.number, amount, currency: body.order.currency, description: body.order.description }), m.password, m.digest, upper),
+    ]);
+    const request = storedRequest(body);
+    const opened = await openSession(ctx, merchant, mids, {
+      operation: body.operation,
+      order: { number: body.order.number, amount: money('order.amount', amount, body.order.currency), description: body.order.description },
+      request,
+      sessionExpiryMinutes: body.session_expiry ?? DEFAULT_SESSION_EXPIRY_MINUTES,
+      payer: {
+        name: body.customer?.name,
+        email: body.customer?.email,
+        birthDate: body.customer?.birth_date,
+        ip: body.customer?.ip ?? body.payer_ip,
+        ...body.billing_address,
+        houseNumber: body.billing_address?.house_number,
+      },
+    });
+    return { redirect_url: opened.redirectUrl };
+  });
+
+  app.post<{ Body: StatusRequest }>('/api/v1/payment/status', { schema: { ...TAG, summary: 'Payment status by payment_id or order_id', body: StatusRequestShape } }, async (req) => {
+    const body = req.body;
+    if (body.payment_id === undefined && body.order_id === undefined) throw GatewayError.field('payment_id', MESSAGES.blank);
+    const byPayment = body.payment_id !== undefined;
+    const { merchant } = await authenticate(ctx, body.merchant_key, body.hash, (m) => [
+      (upper) => checkoutHash(byPayment ? checkout.byPaymentId(body.payment_id as string) : checkout.byOrderId(body.order_id as string), m.password, m.digest, upper),
+    ]);
+    if (byPayment) {
+      const payment = await getMerchantPayment(ctx.db, merchant.id, body.payment_id as string);
+      if (!payment) throw new GatewayError('paymentDoesNotExist');
+      return statusBody(merchant, payment);
+    }
+    const size = parseSize(body.size);
+    const payments = await findPaymentsByOrder(ctx.db, merchant.id, body.order_id as string, size ?? 1);
+    if (payments.length === 0) throw new GatewayError('orderDoesNotExist');
+    const bodies = payments.map((p) => statusBody(merchant, p));
+    return size === undefined ? bodies[0] : bodies;
+  });
+
+  /** Loads the payment a follow-up names, authenticated with the payment_id (+ amount) hash. */
+  async function followUpTarget(body: { merchant_key: string; payment_id: string; amount?: string | number; hash: string }, withAmount: boolean) {
+    const amount = body.amount === undefined ? '' : amountText(body.amount);
+    const { merchant, mids } = await authenticate(ctx, body.merchant_key, body.hash, (m) => [
+      (upper) => checkoutHash(withAmount ? checkout.captureOrRefund(body.payment_id, amount) : checkout.voidOrRetry(body.payment_id), m.password, m.digest, upper),
+    ]);
+    const payment = await getMerchantPayment(ctx.db, merchant.id, body.payment_id);
+    if (!payment) throw new GatewayError('paymentDoesNotExist');
+    const value = body.amount === undefined ? undefined : money('amount', amount, payment.currency).minor;
+    return { merchant, mids, payment, value };
+  }
+
+  app.post<{ Body: AmountRequest }>('/api/v1/payment/capture', { schema: { ...TAG, summary: 'Capture a held authorization (DMS)', body: AmountRequest } }, async (req) => {
+    const { merchant, mids, payment, value } = await followUpTarget(req.body, true);
+    const result = await capture(ctx, merchant, mids, payment, value);
+    const outcome = result.outcome.kind;
+    return {
+      payment_id: payment.id,
+      status: result.payment.status,
+      trans_status: outcome === 'approved' ? 'SUCCESS' : outcome === 'declined' ? 'DECLINED' : 'UNDEFINED',
+      date: wireDate(ctx.clock.now()),
+      ...(result.outcome.kind === 'declined' ? { reason: result.outcome.reason } : {}),
+    };
+  });
+
+  app.post<{ Body: AmountRequest }>('/api/v1/payment/refund', { schema: { ...TAG, summary: 'Refund a settled payment (or release a held authorization)', body: AmountRequest } }, async (req) => {
+    const { merchant, mids, payment, value } = await followUpTarget(req.body, true);
+    await refund(ctx, merchant, mids, payment, value);
+    return { payment_id: payment.id, result: 'accepted' };
+  });
+
+  app.post<{ Body: PaymentIdRequest }>('/api/v1/payment/void', { schema: { ...TAG, summary: 'Void a settled payment', body: PaymentIdRequest } }, async (req) => {
+    const { merchant, mids, payment } = await followUpTarget(req.body, false);
+    const result = await voidPayment(ctx, merchant, mids, payment);
+    const ok = result.outcome.kind === 'approved';
+    return {
+      status: ok ? 'SUCCESS' : 'FAIL',
+      payment_status: result.payment.status,
+      payment_id: payment.id,
+      date: wireDate(ctx.clock.now()),
+      order: { number: payment.orderId, amount: formatAmount(payment.amount, payment.currency), currency: payment.currency, description: payment.description },
+      ...(result.outcome.kind === 'declined' ? { reason: result.outcome.reason } : {}),
+    };
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * Every error leaves as a D3 body: GatewayErrors as they are, framework errors (broken JSON, wrong content
+ * type, huge bodies) as validation errors, anything unexpected as a 500 without a stack trace.
+ * Routes of the S2S channels set `config.dialect = 's2s'` and get `"result": "ERROR"` added.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError, errorBody, type ErrorName } from '../domain/errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    dialect?: 'json' | 's2s' | 'html';
+  }
+}
+
+/** Fastify's own error codes -> our catalog entry and the field to blame. */
+const FRAMEWORK_ERRORS: Readonly<Record<string, { error: ErrorName; field?: string; message?: string }>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { error: 'invalidRequest', field: 'request', message: 'This value should be valid JSON.' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { error: 'invalidRequest', field: 'request', message: 'This value should not be blank.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { error: 'payloadTooLarge', field: 'request', message: 'The request body is too large.' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { error: 'unsupportedMediaType', field: 'request', message: 'This content type is not supported.' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { error: 'invalidRequest', field: 'request', message: 'The request body length is not valid.' },
+  FST_ERR_CTP_INVALID_TYPE: { error: 'unsupportedMediaType', field: 'request', message: 'This content type is not supported.' },
+  FST_ERR_BAD_URL: { error: 'notFound' },
+  FST_INVALID_MULTIPART_CONTENT_TYPE: { error: 'unsupportedMediaType', field: 'request', message: 'This content type is not supported.' },
+  FST_PARTS_LIMIT: { error: 'payloadTooLarge', field: 'request', message: 'The request body is too large.' },
+  FST_FILES_LIMIT: { error: 'invalidRequest', field: 'request', message: 'Files are not accepted.' },
+  FST_FIELDS_LIMIT: { error: 'payloadTooLarge', field: 'request', message: 'The request body has too many fields.' },
+  FST_REQ_FILE_TOO_LARGE: { error: 'payloadTooLarge', field: 'request', message: 'The request body is too large.' },
+};
+
+export function toGatewayError(err: unknown): GatewayError | undefined {
+  if (err instanceof GatewayError) return err;
+  const code = (err as FastifyError | undefined)?.code;
+  const known = code ? FRAMEWORK_ERRORS[code] : undefined;
+  if (known) return new GatewayError(known.error, known.field ? [{ field: known.field, message: known.message ?? 'This value is not valid.' }] : []);
+  const status = (err as FastifyError | undefined)?.statusCode;
+  if (status && status >= 400 && status < 500) return new GatewayError('invalidRequest', [{ field: 'request', message: 'This value is not valid.' }]);
+  return undefined;
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: GatewayError): FastifyReply {
+  const body: Record<string, unknown> = { ...errorBody(err) };
+  if (request.routeOptions.config?.dialect === 's2s') body.result = 'ERROR';
+  return reply.code(err.spec.http).type('application/json; charset=utf-8').send(body);
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => {
+    const known = toGatewayError(err);
+    if (known) return sendError(request, reply, known);
+    request.log.error({ err: { message: (err as Error).message, stack: (err as Error).stack } }, 'unhandled error');
+    return sendError(request, reply, new GatewayError('internal'));
+  });
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, new GatewayError('notFound')));
+}

@@ -1,0 +1,122 @@
+/**
+ * Schema validation with D3 answers: TypeBox schemas (which also feed the OpenAPI description) are
+ * compiled once; their errors become "<field.path>: <message>" entries with the platform's wording.
+ */
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { FormatRegistry, type TSchema } from '@sinclair/typebox';
+import { GatewayError, MESSAGES, type FieldError } from '../domain/errors.ts';
+import { isIP } from 'node:net';
+
+FormatRegistry.Set('url', (v) => isHttpUrl(v));
+FormatRegistry.Set('email', (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v));
+FormatRegistry.Set('date', (v) => isCalendarDate(v));
+FormatRegistry.Set('ip', (v) => isIP(v) !== 0);
+
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+export function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const d = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(value);
+}
+
+const FORMAT_MESSAGES: Readonly<Record<string, string>> = {
+  url: MESSAGES.notUrl,
+  email: MESSAGES.notEmail,
+  date: MESSAGES.notDate,
+  ip: MESSAGES.notIp,
+};
+
+/** TypeBox error kinds -> the platform's message texts. A schema's `errorMessage` option wins. */
+function messageFor(error: ValueError): string {
+  const schema = error.schema as TSchema & { errorMessage?: string; maxLength?: number; minLength?: number; minimum?: number; maximum?: number; format?: string };
+  if (schema.errorMessage && error.type !== ValueErrorType.ObjectRequiredProperty) return schema.errorMessage;
+  switch (error.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+      return MESSAGES.blank;
+    case ValueErrorType.StringMinLength:
+      return error.value === '' ? MESSAGES.blank : MESSAGES.tooShort(schema.minLength ?? 0);
+    case ValueErrorType.StringMaxLength:
+      return MESSAGES.tooLong(schema.maxLength ?? 0);
+    case ValueErrorType.StringFormat:
+      return FORMAT_MESSAGES[schema.format ?? ''] ?? MESSAGES.notValid;
+    case ValueErrorType.StringPattern:
+      return MESSAGES.notValid;
+    case ValueErrorType.Literal:
+      return MESSAGES.notChoice;
+    case ValueErrorType.ArrayMinItems:
+      return MESSAGES.blank;
+    case ValueErrorType.ArrayMaxItems:
+      return `This collection should contain ${String((schema as { maxItems?: number }).maxItems)} elements or less.`;
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.IntegerMaximum:
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.NumberMaximum:
+      return MESSAGES.notInRange(schema.minimum ?? 0, schema.maximum ?? 0);
+    case ValueErrorType.String:
+      return MESSAGES.notType('string');
+    case ValueErrorType.Integer:
+      return MESSAGES.notType('integer');
+    case ValueErrorType.Number:
+      return MESSAGES.notType('numeric');
+    case ValueErrorType.Boolean:
+      return MESSAGES.notType('bool');
+    case ValueErrorType.Array:
+      return MESSAGES.notType('array');
+    case ValueErrorType.Object:
+      return MESSAGES.notType('array');
+    default:
+      return MESSAGES.notValid;
+  }
+}
+
+/** JSON pointer "/order/items/0/price" -> "order.items[0].price" (the platform's field paths). */
+export function fieldPath(pointer: string, prefix = ''): string {
+  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let out = prefix;
+  for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;
+  return out || 'request';
+}
+
+/** One message per field, the first that TypeBox reports. */
+export function collectErrors(check: TypeCheck<TSchema>, value: unknown, prefix = ''): FieldError[] {
+  const seen = new Map<string, string>();
+  for (const error of check.Errors(value)) {
+    const field = fieldPath(error.path, prefix);
+    if (!seen.has(field)) seen.set(field, messageFor(error));
+    if (seen.size >= 50) break;
+  }
+  return [...seen].map(([field, message]) => ({ field, message }));
+}
+
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
+
+export function compile(schema: TSchema): TypeCheck<TSchema> {
+  let check = compiled.get(schema);
+  if (!check) {
+    check = TypeCompiler.Compile(schema);
+    compiled.set(schema, check);
+  }
+  return check;
+}
+
+/** Validates, or throws the D3 "Request data is invalid." error listing every failing field. */
+export function validate<T>(schema: TSchema, value: unknown): T {
+  const check = compile(schema);
+  if (check.Check(value)) return value as T;
+  throw GatewayError.invalid(collectErrors(check, value));
+}
+
+/** Fastify validator compiler: route schemas validate with TypeBox and fail with GatewayError. */
+export function typeboxValidatorCompiler({ schema }: { schema: unknown }) {
+  const check = compile(schema as TSchema);
+  return (data: unknown) => (check.Check(data) ? { value: data } : { error: GatewayError.invalid(collectErrors(check, data)) });
+}

@@ -1,0 +1,52 @@
+/** Configuration from the environment, read once at start. */
+import path from 'node:path';
+
+export interface DemoMerchantConfig {
+  key?: string;
+  password?: string;
+  notificationUrl?: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  /** PostgreSQL server; absent means embedded PGlite in dataDir. */
+  databaseUrl?: string;
+  dataDir: string;
+  demoMerchant: DemoMerchantConfig;
+  /** `id:base64key,...`; the first key encrypts. Absent: a key generated once and kept in dataDir. */
+  vaultKeys?: string;
+  logLevel: string;
+  /** Largest request body accepted, in bytes. */
+  bodyLimit: number;
+  /** Run the background workers (callback dispatcher, payment re-check) in this process. */
+  workers: boolean;
+}
+
+function intFrom(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = intFrom(env.PORT, 8080, 'PORT');
+  return {
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    baseUrl: (env.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: path.resolve(env.DATA_DIR ?? './.data'),
+    demoMerchant: {
+      key: env.DEMO_MERCHANT_KEY || undefined,
+      password: env.DEMO_MERCHANT_PASSWORD || undefined,
+      notificationUrl: env.DEMO_NOTIFICATION_URL || undefined,
+    },
+    vaultKeys: env.VAULT_KEYS || undefined,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    bodyLimit: intFrom(env.BODY_LIMIT, 256 * 1024, 'BODY_LIMIT'),
+    workers: env.WORKERS !== 'off',
+  };
+}

@@ -1,0 +1,49 @@
+/** The demo merchant created on a fresh store, and the ready-to-paste request printed at start. */
+import { randomBytes } from 'node:crypto';
+import type { Database } from './store/database.ts';
+import { countMerchants, findMerchantByKey, insertMerchant, insertMid } from './store/merchants-repo.ts';
+import type { DemoMerchantConfig } from './config.ts';
+import { checkout, checkoutHash } from './domain/signatures.ts';
+import { newId } from './domain/ids.ts';
+
+export interface DemoMerchant {
+  key: string;
+  password: string;
+  created: boolean;
+}
+
+/** Creates the demo merchant (sandbox, one SMS/DMS sandbox MID) when the store has no merchant yet. */
+export async function ensureDemoMerchant(db: Database, demo: DemoMerchantConfig): Promise<DemoMerchant | undefined> {
+  if (demo.key) {
+    const existing = await findMerchantByKey(db, demo.key);
+    if (existing) return { key: existing.key, password: existing.password, created: false };
+  }
+  if ((await countMerchants(db)) > 0) return undefined;
+  const key = demo.key ?? randomBytes(16).toString('hex');
+  const password = demo.password ?? randomBytes(16).toString('hex');
+  const merchantId = newId();
+  await db.transaction(async (tx) => {
+    await insertMerchant(tx, {
+      id: merchantId, name: 'Demo Shop', key, password, sandbox: true, notificationUrl: demo.notificationUrl,
+      settings: { callbackFields: ['3ds', 'rrn'], statusFields: ['card', '3ds'] },
+    });
+    await insertMid(tx, { id: newId(), merchantId, name: 'Sandbox card MID', connector: 'sandbox-card', paymentMode: 'SMS/DMS', cardOnFileSupport: true });
+  });
+  return { key, password, created: true };
+}
+
+/** A curl command that opens a session for the demo merchant, hash included. */
+export function sampleSessionRequest(baseUrl: string, merchant: { key: string; password: string }): string {
+  const order = { number: 'demo-order-1', amount: '10.00', currency: 'USD', description: 'Demo purchase' };
+  const body = {
+    merchant_key: merchant.key,
+    operation: 'purchase',
+    methods: ['card'],
+    order,
+    cancel_url: 'https://example.com/cancel',
+    success_url: 'https://example.com/success',
+    customer: { name: 'John Doe', email: 'success@gmail.com' },
+    hash: checkoutHash(checkout.session(order), merchant.password),
+  };
+  return `curl -s -X POST ${baseUrl}/api/v1/session -H 'Content-Type: application/json' -d '${JSON.stringify(body)}'`;
+}

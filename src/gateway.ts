@@ -1,0 +1,97 @@
+/**
+ * Assembles a running gateway from its parts: store, vault keys, connectors, HTTP server and workers.
+ * main.ts uses it for production; tests use it with their own store and clock.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import { openPglite, openPostgres, type Database } from './store/database.ts';
+import { migrate } from './store/migrate.ts';
+import { MerchantDirectory } from './store/merchants-repo.ts';
+import { keyringFromEnv, type Keyring } from './store/card-vault.ts';
+import { defaultConnectors } from './connectors/registry.ts';
+import { systemClock, type Clock } from './domain/clock.ts';
+import { createLogger, type Logger } from './logger.ts';
+import type { ServiceContext } from './services/context.ts';
+import { buildApp } from './app.ts';
+import { CallbackDispatcher } from './workers/callback-dispatcher.ts';
+import { PaymentRecheck } from './workers/payment-recheck.ts';
+
+export async function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
+  if (config.databaseUrl) return openPostgres({ url: config.databaseUrl });
+  await mkdir(config.dataDir, { recursive: true });
+  return openPglite(path.join(config.dataDir, 'pglite'));
+}
+
+/** VAULT_KEYS when set; otherwise a key generated once and kept (mode 0600) beside the embedded data. */
+export async function loadKeyring(config: Pick<Config, 'vaultKeys' | 'dataDir'>, logger: Logger): Promise<Keyring> {
+  if (config.vaultKeys) return keyringFromEnv(config.vaultKeys, () => Buffer.alloc(0));
+  const file = path.join(config.dataDir, 'vault.key');
+  let key: Buffer;
+  try {
+    key = Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
+  } catch {
+    key = randomBytes(32);
+    await mkdir(config.dataDir, { recursive: true });
+    await writeFile(file, key.toString('base64'), { mode: 0o600 });
+    logger.warn({ file }, 'VAULT_KEYS not set: generated a card vault key; set VAULT_KEYS in production');
+  }
+  return keyringFromEnv(undefined, () => key);
+}
+
+export interface Gateway {
+  app: FastifyInstance;
+  ctx: ServiceContext;
+  dispatcher: CallbackDispatcher;
+  recheck: PaymentRecheck;
+  /** Starts the background workers in this process. */
+  startWorkers(): void;
+  close(): Promise<void>;
+}
+
+export interface GatewayParts {
+  config: Config;
+  db: Database;
+  keyring: Keyring;
+  clock?: Clock;
+  logger?: Logger;
+  logRequests?: boolean;
+  /** Callback dispatcher options for tests (fast polling, short timeouts). */
+  dispatcher?: { pollMs?: number; timeoutMs?: number };
+}
+
+export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
+  const logger = parts.logger ?? createLogger(parts.config.logLevel);
+  await migrate(parts.db);
+  const ctx: ServiceContext = {
+    db: parts.db,
+    clock: parts.clock ?? systemClock,
+    connectors: defaultConnectors(),
+    keyring: parts.keyring,
+    merchants: new MerchantDirectory(parts.db),
+    baseUrl: parts.config.baseUrl,
+    logger,
+  };
+  const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests });
+  const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, ...parts.dispatcher });
+  const recheck = new PaymentRecheck(ctx);
+  let started = false;
+  return {
+    app,
+    ctx,
+    dispatcher,
+    recheck,
+    startWorkers() {
+      if (started) return;
+      started = true;
+      dispatcher.start();
+      recheck.start();
+    },
+    async close() {
+      await app.close();
+      if (started) await Promise.all([dispatcher.stop(), recheck.stop()]);
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/** Starts the gateway: store, migrations, demo merchant, HTTP server and workers. */
+import { loadConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { assembleGateway, loadKeyring, openStore } from './gateway.ts';
+import { ensureDemoMerchant, sampleSessionRequest } from './demo.ts';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const db = await openStore(config);
+  const keyring = await loadKeyring(config, logger);
+  const gateway = await assembleGateway({ config, db, keyring, logger, logRequests: true });
+  const demo = await ensureDemoMerchant(db, config.demoMerchant);
+  await gateway.app.listen({ port: config.port, host: config.host });
+  if (config.workers) gateway.startWorkers();
+  printWelcome(config.baseUrl, config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`, demo);
+
+  const shutdown = async (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    await gateway.close();
+    await db.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+function printWelcome(baseUrl: string, store: string, demo: Awaited<ReturnType<typeof ensureDemoMerchant>>): void {
+  const lines = [
+    '',
+    `Portcullis is running at ${baseUrl} (store: ${store})`,
+    `API docs: ${baseUrl}/docs`,
+  ];
+  if (demo) {
+    lines.push(
+      '',
+      `Demo merchant${demo.created ? ' (created now)' : ''}:`,
+      `  merchant_key: ${demo.key}`,
+      `  password:     ${demo.password}`,
+      '',
+      'Open a payment session:',
+      `  ${sampleSessionRequest(baseUrl, demo)}`,
+      '',
+      'Then open the redirect_url it returns in a browser and pay with the sandbox card',
+      '  4111 1111 1111 1111, any CVV, expiry month decides the outcome:',
+      '  01 success, 02 decline, 03 capture fails, 05 3-D Secure success, 06 3-D Secure decline, 12 redirect.',
+    );
+  } else {
+    lines.push('', 'Merchants exist already; set DEMO_MERCHANT_KEY to print the demo merchant and a sample request.');
+  }
+  console.log(lines.join('\n'));
+}
+
+main().catch((err) => {
+  console.error('Portcullis failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,46 @@
+/**
+ * Which callback a payment event produces, by channel. Each channel's builder turns the event into the
+ * signed field map of its protocol; the outbox row is written in the caller's transaction.
+ */
+import type { Sql } from '../../store/database.ts';
+import type { Merchant } from '../../store/merchants-repo.ts';
+import type { Channel, Payment, TransactionType, TransactionStatus } from '../../store/payments-repo.ts';
+import { enqueueCallback } from '../../store/callbacks-repo.ts';
+import type { CallbackValue } from '../../domain/signatures.ts';
+import { checkoutCallback } from './checkout-callback.ts';
+
+/** A change the merchant hears about. */
+export interface PaymentEvent {
+  transId: string;
+  type: TransactionType;
+  status: TransactionStatus;
+  /** Amount of this transaction (partial capture or refund), when it differs from the order amount. */
+  amount?: bigint;
+  reason?: string;
+}
+
+export interface CallbackBuilder {
+  protocol: 'checkout' | 's2s';
+  /** The URL this payment's callbacks go to, if any. */
+  url(merchant: Merchant, payment: Payment): string | null;
+  fields(merchant: Merchant, payment: Payment, event: PaymentEvent, now: Date): Record<string, CallbackValue> | undefined;
+}
+
+const BUILDERS: Partial<Record<Channel, CallbackBuilder>> = {
+  checkout: checkoutCallback,
+};
+
+export function registerCallbackBuilder(channel: Channel, builder: CallbackBuilder): void {
+  BUILDERS[channel] = builder;
+}
+
+/** Writes the callback of an event into the outbox, in the transaction of the state change. */
+export async function notify(tx: Sql, merchant: Merchant, payment: Payment, event: PaymentEvent, now: Date): Promise<void> {
+  const builder = BUILDERS[payment.channel];
+  if (!builder) return;
+  const url = builder.url(merchant, payment);
+  if (!url) return;
+  const fields = builder.fields(merchant, payment, event, now);
+  if (!fields) return;
+  await enqueueCallback(tx, { merchantId: merchant.id, paymentId: payment.id, url, protocol: builder.protocol, fields, now });
+}

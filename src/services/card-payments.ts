@@ -1,0 +1,220 @@
+/**
+ * Card payments, whatever the channel: persist the attempt as in flight, call the connector outside any
+ * transaction, then apply its outcome with a compare-and-set and write the callback in the same
+ * transaction (design principle 4).
+ */
+import type { ServiceContext } from './context.ts';
+import type { Merchant, Mid } from '../store/merchants-repo.ts';
+import {
+  getPayment, insertTransaction, updatePayment, updateTransactionStatus,
+  type Payment, type PayerInfo, type PaymentDetails, type PaymentPatch, type TransactionType,
+} from '../store/payments-repo.ts';
+import { markSessionPaid } from '../store/sessions-repo.ts';
+import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/card-vault.ts';
+import { eligibleMids, type Intent } from '../domain/routing.ts';
+import { nextStatus, type PaymentEvent as StateEvent } from '../domain/payment-state.ts';
+import { cardBrand } from '../domain/card.ts';
+import { GatewayError } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import type { CardConnector, CardData, ConnectorOutcome } from '../connectors/types.ts';
+import { notify } from './callbacks/index.ts';
+
+export type CardSource = { kind: 'card'; card: CardData } | { kind: 'vault'; vaultId: string; cvv?: string };
+
+export interface AuthorizeInput {
+  merchant: Merchant;
+  mids: readonly Mid[];
+  /** A payment in status prepare with no operation in flight. */
+  payment: Payment;
+  source: CardSource;
+  intent: Intent;
+  /** Issue a card_token for the card (req_token, or always for a debit). */
+  tokenize: boolean;
+  payer?: PayerInfo;
+  details?: PaymentDetails;
+}
+
+export type PaymentStep =
+  | { kind: 'challenge'; payment: Payment }
+  | { kind: 'redirect'; payment: Payment }
+  | { kind: 'final'; payment: Payment; transId: string }
+  | { kind: 'processing'; payment: Payment };
+
+/** The connector of the first MID that may carry this intent. */
+export function routeMid(ctx: ServiceContext, mids: readonly Mid[], intent: Intent): { mid: Mid; connector: CardConnector } {
+  const [mid] = eligibleMids(mids, intent, new Set(ctx.connectors.keys()));
+  const connector = mid && ctx.connectors.get(mid.connector);
+  if (!mid || !connector) throw new GatewayError('noEligibleMid');
+  return { mid, connector };
+}
+
+function connectorFor(ctx: ServiceContext, payment: Payment, mids: readonly Mid[]): CardConnector {
+  const mid = mids.find((m) => m.id === payment.midId);
+  const connector = mid && ctx.connectors.get(mid.connector);
+  if (!connector) throw new GatewayError('noEligibleMid');
+  return connector;
+}
+
+const AUTH_TX_TYPE: Readonly<Record<Intent, TransactionType>> = { sale: 'sale', auth: 'auth', payout: 'credit' };
+
+/** Runs the first step of a card payment: vault the card, claim the payment, ask the connector. */
+export async function authorizeCard(ctx: ServiceContext, input: AuthorizeInput): Promise<PaymentStep> {
+  const { merchant, payment, intent } = input;
+  const { mid, connector } = routeMid(ctx, input.mids, intent);
+  const now = ctx.clock.now();
+  const transId = newId();
+  const { claimed, card } = await ctx.db.transaction(async (tx) => {
+    const vaulted = await vaultCard(ctx, tx, merchant.id, input.source, now);
+    const token = input.tokenize ? await issueCardToken(tx, { merchantId: merchant.id, vaultId: vaulted.id, now }) : null;
+    const claimed = await updatePayment(tx, payment.id, { status: 'prepare', pendingOperation: null }, {
+      pendingOperation: 'authorize',
+      midId: mid.id,
+      vaultId: vaulted.id,
+      cardToken: token ?? payment.cardToken,
+      ...(input.payer ? { payer: { ...payment.payer, ...input.payer } } : {}),
+      details: {
+        ...input.details,
+        cardMask: vaulted.panMask,
+        cardExpiry: `${vaulted.expMonth}/${vaulted.expYear}`,
+        first6Last4: vaulted.first6Last4,
+        brand: cardBrand(vaulted.first6Last4.slice(0, 6) + '0000000000') ?? 'card',
+        lastTransId: transId,
+      },
+    }, now);
+    if (!claimed) throw new GatewayError('sessionNotPayable');
+    await insertTransaction(tx, { id: transId, paymentId: payment.id, type: AUTH_TX_TYPE[intent], status: 'waiting', amount: payment.amount, now });
+    return { claimed, card: vaulted };
+  });
+  const source = input.source;
+  const cardData: CardData = source.kind === 'card'
+    ? source.card
+    : { pan: (await loadCard(ctx.db, ctx.keyring, card.id))?.pan() ?? '', expMonth: card.expMonth, expYear: card.expYear, cvv: source.cvv, holder: card.holder ?? undefined };
+  const outcome = await callConnector(ctx, () =>
+    connector.authorize({ paymentId: payment.id, intent, amount: payment.amount, currency: payment.currency, card: cardData, payerIp: claimed.payer.ip, browser: claimed.details.browser }),
+  );
+  return applyOutcome(ctx, merchant, claimed, transId, 'authorize', intent, outcome);
+}
+
+async function vaultCard(ctx: ServiceContext, tx: Parameters<typeof storeCard>[0], merchantId: string, source: CardSource, now: Date): Promise<VaultedCard> {
+  if (source.kind === 'vault') {
+    const card = await loadCard(tx, ctx.keyring, source.vaultId);
+    if (!card) throw new GatewayError('cardTokenInvalid');
+    return card;
+  }
+  const { pan, expMonth, expYear, holder } = source.card;
+  return storeCard(tx, ctx.keyring, { id: newId(), merchantId, pan, expMonth, expYear, holder, now });
+}
+
+/** A connector that throws or hangs leaves the payment in flight for the re-check worker. */
+async function callConnector(ctx: ServiceContext, call: () => Promise<ConnectorOutcome>): Promise<ConnectorOutcome> {
+  try {
+    return await call();
+  } catch (err) {
+    ctx.logger.error({ err: (err as Error).message }, 'connector call failed; payment left for re-check');
+    return { kind: 'pending', reason: 'Connector unavailable' };
+  }
+}
+
+/** The payer finished the ACS challenge or the provider page. */
+export async function completeChallenge(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], paymentId: string, decision: 'submit' | 'cancel' | 'approve' | 'decline'): Promise<PaymentStep> {
+  const now = ctx.clock.now();
+  const payment = await getPayment(ctx.db, paymentId);
+  if (!payment || payment.merchantId !== merchant.id) throw new GatewayError('paymentNotFound');
+  const transId = newId();
+  const claimed = await ctx.db.transaction(async (tx) => {
+    const claimed = await updatePayment(tx, payment.id, { status: ['3ds', 'redirect'], pendingOperation: null }, { pendingOperation: 'complete', details: { lastTransId: transId } }, now);
+    if (claimed) {
+      await insertTransaction(tx, { id: transId, paymentId: payment.id, type: payment.auth ? 'auth' : AUTH_TX_TYPE[intentOf(payment)], status: 'waiting', amount: payment.amount, now });
+    }
+    return claimed;
+  });
+  if (!claimed) return { kind: 'final', payment, transId: payment.details.lastTransId ?? payment.id };
+  const connector = connectorFor(ctx, claimed, mids);
+  const outcome = await callConnector(ctx, () => connector.complete(claimed.details.connectorState ?? {}, { decision }));
+  return applyOutcome(ctx, merchant, claimed, transId, 'complete', intentOf(claimed), outcome);
+}
+
+export function intentOf(payment: Payment): Intent {
+  if (payment.operation === 'credit' || payment.operation === 'CREDIT2CARD') return 'payout';
+  return payment.auth ? 'auth' : 'sale';
+}
+
+const APPROVED_EVENT: Readonly<Record<Intent, StateEvent>> = { sale: 'sold', auth: 'authorized', payout: 'sold' };
+
+/** Applies a connector outcome to a payment claimed with `operation`, writing the callback with it. */
+export async function applyOutcome(ctx: ServiceContext, merchant: Merchant, payment: Payment, transId: string, operation: string, intent: Intent, outcome: ConnectorOutcome): Promise<PaymentStep> {
+  if (outcome.kind === 'pending') return { kind: 'processing', payment };
+  const now = ctx.clock.now();
+  const plan = planOutcome(payment, intent, outcome);
+  return ctx.db.transaction(async (tx) => {
+    const updated = await updatePayment(tx, payment.id, { status: payment.status, pendingOperation: operation }, { ...plan.patch, pendingOperation: null }, now);
+    if (!updated) {
+      const current = (await getPayment(tx, payment.id)) ?? payment;
+      return { kind: 'final', payment: current, transId } as const;
+    }
+    await updateTransactionStatus(tx, transId, plan.txStatus, plan.txDetails);
+    if (plan.step === 'final' && updated.sessionId && (updated.status === 'settled' || updated.status === 'pending')) {
+      await markSessionPaid(tx, updated.sessionId, updated.id);
+    }
+    if (plan.notify) await notify(tx, merchant, updated, { transId, type: plan.notify.type, status: plan.txStatus, reason: updated.declineReason ?? undefined }, now);
+    if (plan.step === 'challenge') return { kind: 'challenge', payment: updated } as const;
+    if (plan.step === 'redirect') return { kind: 'redirect', payment: updated } as const;
+    return { kind: 'final', payment: updated, transId } as const;
+  });
+}
+
+interface OutcomePlan {
+  step: 'final' | 'challenge' | 'redirect';
+  patch: PaymentPatch;
+  txStatus: 'success' | 'fail' | 'waiting';
+  txDetails?: Record<string, unknown>;
+  notify?: { type: TransactionType };
+}
+
+/** Which transition, callback and transaction status an outcome means: decided without I/O. */
+function planOutcome(payment: Payment, intent: Intent, outcome: Exclude<ConnectorOutcome, { kind: 'pending' }>): OutcomePlan {
+  const finalType: TransactionType = payment.operation === 'debit' ? 'debit' : intent === 'payout' ? 'credit' : 'sale';
+  const transition = (event: StateEvent) => {
+    const to = nextStatus(payment.status, event);
+    if (!to) throw new Error(`transition ${payment.status} -${event}-> is not in the state table`);
+    return to;
+  };
+  switch (outcome.kind) {
+    case 'approved':
+      return {
+        step: 'final',
+        patch: {
+          status: transition(APPROVED_EVENT[intent]),
+          capturedAmount: intent === 'auth' ? 0n : payment.amount,
+          ...(outcome.threeDs ? { threeDs: outcome.threeDs } : {}),
+          details: { connectorRef: outcome.reference, rrn: outcome.rrn, approvalCode: outcome.approvalCode },
+        },
+        txStatus: 'success',
+        txDetails: { reference: outcome.reference },
+        notify: { type: finalType },
+      };
+    case 'declined':
+      return {
+        step: 'final',
+        patch: { status: transition('declined'), declineReason: outcome.reason, ...(outcome.threeDs ? { threeDs: outcome.threeDs } : {}) },
+        txStatus: 'fail',
+        txDetails: { reason: outcome.reason },
+        notify: { type: finalType },
+      };
+    case 'challenge':
+      return {
+        step: 'challenge',
+        patch: { status: transition('challenge_required'), threeDs: outcome.threeDs as Payment['threeDs'], details: { connectorState: outcome.state } },
+        txStatus: 'waiting',
+        // A debit reports its 3DS step (order_status 3ds, with card_token); other payments report only the end.
+        ...(payment.operation === 'debit' ? { notify: { type: '3ds' as const } } : {}),
+      };
+    case 'redirect':
+      return {
+        step: 'redirect',
+        patch: { status: transition('redirect_required'), details: { connectorState: outcome.state } },
+        txStatus: 'waiting',
+        ...(payment.operation === 'debit' ? { notify: { type: 'redirect' as const } } : {}),
+      };
+  }
+}

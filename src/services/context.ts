@@ -1,0 +1,17 @@
+import type { Database } from '../store/database.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { CardConnector } from '../connectors/types.ts';
+import type { Keyring } from '../store/card-vault.ts';
+import type { MerchantDirectory } from '../store/merchants-repo.ts';
+import type { Logger } from '../logger.ts';
+
+/** What every service needs: the store, the clock, the connectors and the vault keys. */
+export interface ServiceContext {
+  db: Database;
+  clock: Clock;
+  connectors: ReadonlyMap<string, CardConnector>;
+  keyring: Keyring;
+  merchants: MerchantDirectory;
+  baseUrl: string;
+  logger: Logger;
+}

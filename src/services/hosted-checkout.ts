@@ -1,0 +1,131 @@
+/**
+ * The payer's side of a Checkout session: load it, pay it by card, finish a challenge, and work out where
+ * the payer goes next. Wire formats (HTML forms) stay in the pages channel.
+ */
+import type { ServiceContext } from './context.ts';
+import { findMerchantById, listMids, type Merchant, type Mid, type LinkTarget } from '../store/merchants-repo.ts';
+import { getSession, switchSessionPayment, type Session } from '../store/sessions-repo.ts';
+import { getPayment, insertPayment, type Payment, type PayerInfo } from '../store/payments-repo.ts';
+import { findCardByToken } from '../store/card-vault.ts';
+import { GatewayError } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import { authorizeCard, completeChallenge, type PaymentStep, type CardSource } from './card-payments.ts';
+import { returnQuery, withQuery } from './callbacks/checkout-callback.ts';
+
+export type SessionState =
+  | { kind: 'missing' }
+  | { kind: 'expired'; session: Session; merchant: Merchant }
+  | { kind: 'paid'; session: Session; merchant: Merchant; payment: Payment }
+  | { kind: 'open'; session: Session; merchant: Merchant; mids: Mid[]; payment: Payment };
+
+export async function loadSession(ctx: ServiceContext, sessionId: string): Promise<SessionState> {
+  const session = await getSession(ctx.db, sessionId);
+  if (!session) return { kind: 'missing' };
+  const merchant = await findMerchantById(ctx.db, session.merchantId);
+  const payment = session.paymentId ? await getPayment(ctx.db, session.paymentId) : undefined;
+  if (!merchant || !payment) return { kind: 'missing' };
+  if (session.status === 'paid') return { kind: 'paid', session, merchant, payment };
+  if (session.expiresAt.getTime() <= ctx.clock.now().getTime()) return { kind: 'expired', session, merchant };
+  return { kind: 'open', session, merchant, mids: await listMids(ctx.db, merchant.id), payment };
+}
+
+export interface CardForm {
+  card?: { number?: string; expMonth: string; expYear: string; cvv?: string; holder?: string };
+  billing?: { country: string; state?: string; city: string; address: string; zip: string; phone?: string };
+  email?: string;
+}
+
+/** Where the payer is in a payment that already started, if anywhere. */
+function resumeStep(payment: Payment): PaymentStep | undefined {
+  if (payment.pendingOperation) return { kind: 'processing', payment };
+  if (payment.status === '3ds') return { kind: 'challenge', payment };
+  if (payment.status === 'redirect') return { kind: 'redirect', payment };
+  return undefined;
+}
+
+/** A declined attempt leaves the session open: the next attempt is a new payment of the same order. */
+async function attemptFor(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>): Promise<Payment> {
+  const { payment, session } = state;
+  if (payment.status === 'prepare') return payment;
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const next = await insertPayment(tx, {
+      id: newId(), merchantId: payment.merchantId, sessionId: session.id, channel: 'checkout', operation: payment.operation,
+      orderId: payment.orderId, amount: payment.amount, currency: payment.currency, description: payment.description,
+      status: 'prepare', auth: payment.auth, midId: payment.midId, payer: payment.payer, customData: payment.customData,
+      details: { reqToken: payment.details.reqToken, recurringInit: payment.details.recurringInit }, now,
+    });
+    if (!(await switchSessionPayment(tx, session.id, payment.id, next.id))) throw new GatewayError('sessionNotPayable');
+    return next;
+  });
+}
+
+export async function payByCard(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>, form: CardForm): Promise<PaymentStep> {
+  const resumed = resumeStep(state.payment);
+  if (resumed) return resumed;
+  const { session, merchant } = state;
+  const payment = await attemptFor(ctx, state);
+  const intent = session.operation === 'credit' ? 'payout' : session.request.auth ? 'auth' : 'sale';
+  return authorizeCard(ctx, {
+    merchant,
+    mids: state.mids,
+    payment,
+    source: await cardSource(ctx, merchant, session, form),
+    intent,
+    tokenize: session.operation === 'debit' || session.request.reqToken || session.request.recurringInit,
+    payer: payerFrom(form),
+  });
+}
+
+async function cardSource(ctx: ServiceContext, merchant: Merchant, session: Session, form: CardForm): Promise<CardSource> {
+  const card = form.card;
+  if (!card) throw GatewayError.field('card_number', 'This value should not be blank.');
+  if (card.number) return { kind: 'card', card: { pan: card.number, expMonth: card.expMonth, expYear: card.expYear, cvv: card.cvv, holder: card.holder } };
+  const token = session.request.cardTokens?.[0];
+  const stored = token ? await findCardByToken(ctx.db, merchant.id, token) : undefined;
+  if (!stored) throw new GatewayError('cardTokenInvalid');
+  return { kind: 'vault', vaultId: stored.id };
+}
+
+function payerFrom(form: CardForm): PayerInfo {
+  const b = form.billing;
+  const payer: PayerInfo = {};
+  if (form.email) payer.email = form.email;
+  if (form.card?.holder) payer.name = form.card.holder;
+  if (b) Object.assign(payer, { country: b.country, state: b.state, city: b.city, address: b.address, zip: b.zip, phone: b.phone });
+  return Object.fromEntries(Object.entries(payer).filter(([, v]) => v !== undefined && v !== '')) as PayerInfo;
+}
+
+/** Finishes the ACS challenge or provider page of a payment, whichever channel started it. */
+export async function finishChallenge(ctx: ServiceContext, paymentId: string, decision: 'submit' | 'cancel' | 'approve' | 'decline'): Promise<{ step: PaymentStep; merchant: Merchant }> {
+  const payment = await getPayment(ctx.db, paymentId);
+  if (!payment) throw new GatewayError('paymentNotFound');
+  const merchant = await findMerchantById(ctx.db, payment.merchantId);
+  if (!merchant) throw new GatewayError('paymentNotFound');
+  const mids = await listMids(ctx.db, merchant.id);
+  return { step: await completeChallenge(ctx, merchant, mids, paymentId, decision), merchant };
+}
+
+export interface Destination {
+  url: string;
+  target: LinkTarget;
+}
+
+/** Override Link Target replaces the merchant's url_target; the default leaves any frame. */
+export function linkTarget(merchant: Merchant, requested: string | undefined): LinkTarget {
+  const valid = ['_blank', '_self', '_parent', '_top'] as const;
+  const asked = valid.find((t) => t === requested);
+  return merchant.settings.overrideLinkTarget ?? asked ?? '_top';
+}
+
+/** The merchant URL a finished Checkout payment sends the payer to, with the signed return parameters. */
+export function checkoutDestination(merchant: Merchant, session: Session, payment: Payment, outcome: 'success' | 'decline' | 'cancel'): Destination {
+  const r = session.request;
+  const base = outcome === 'success' ? r.successUrl : outcome === 'decline' ? (r.errorUrl ?? r.cancelUrl) : r.cancelUrl;
+  const transId = payment.details.lastTransId ?? payment.id;
+  return { url: withQuery(base, returnQuery(merchant, payment, transId)), target: linkTarget(merchant, r.urlTarget) };
+}
+
+export function outcomeOf(payment: Payment): 'success' | 'decline' {
+  return payment.status === 'settled' || payment.status === 'pending' ? 'success' : 'decline';
+}

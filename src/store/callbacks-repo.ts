@@ -1,0 +1,369 @@
+/**
+ * The callback outbox (decisions D7, design principles 4 and 8). Payment services enqueue inside the
+ * transaction of the state change; dispatchers on any node claim due rows with a lease
+ * (`FOR UPDATE SKIP LOCKED` + `locked_until`) and settle them only while the lease token is still theirs.
+ * All instants come from the caller's Clock, never from the database's now().
+ */
+import type { Database, Sql } from './database.ts';
+import { newId } from '../domain/ids.ts';
+import { encodeForm, type FormFields } from '../domain/form-encoding.ts';
+import { afterTimeout, HEALTHY_URL, type CallbackProtocol, type UrlHealth } from '../domain/callback-policy.ts';
+
+export type CallbackStatus = 'pending' | 'delivered' | 'failed';
+
+export interface CallbackRecord {
+  id: string;
+  merchantId: string;
+  paymentId: string | null;
+  url: string;
+  protocol: CallbackProtocol;
+  fields: FormFields;
+  status: CallbackStatus;
+  /** Attempts of the current delivery (a resend starts again at 0; the attempt log keeps all). */
+  attempts: number;
+  nextAttemptAt: Date;
+  lockedUntil: Date | null;
+  lastError: string | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+}
+
+/** A callback this dispatcher holds until `lockedUntil`; settle it with `leaseToken`. */
+export interface ClaimedCallback extends CallbackRecord {
+  leaseToken: string;
+  lockedUntil: Date;
+  /** The exact form body to POST. */
+  body: string;
+}
+
+export interface CallbackAttemptRecord {
+  id: bigint;
+  callbackId: string;
+  attemptedAt: Date;
+  httpStatus: number | null;
+  outcome: string;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface CallbackWithAttempts extends CallbackRecord {
+  attemptLog: CallbackAttemptRecord[];
+}
+
+interface CallbackRow {
+  id: string;
+  merchant_id: string;
+  payment_id: string | null;
+  url: string;
+  protocol: CallbackProtocol;
+  fields: FormFields;
+  status: CallbackStatus;
+  attempts: number;
+  next_attempt_at: Date;
+  locked_until: Date | null;
+  last_error: string | null;
+  created_at: Date;
+  delivered_at: Date | null;
+  lease_token: string | null;
+  body: string | null;
+}
+
+interface AttemptRow {
+  id: bigint;
+  callback_id: string;
+  attempted_at: Date;
+  http_status: number | null;
+  outcome: string;
+  error: string | null;
+  duration_ms: number;
+}
+
+const toRecord = (r: CallbackRow): CallbackRecord => ({
+  id: r.id,
+  merchantId: r.merchant_id,
+  paymentId: r.payment_id,
+  url: r.url,
+  protocol: r.protocol,
+  fields: r.fields,
+  status: r.status,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  lockedUntil: r.locked_until,
+  lastError: r.last_error,
+  createdAt: r.created_at,
+  deliveredAt: r.delivered_at,
+});
+
+const toAttempt = (r: AttemptRow): CallbackAttemptRecord => ({
+  id: r.id,
+  callbackId: r.callback_id,
+  attemptedAt: r.attempted_at,
+  httpStatus: r.http_status,
+  outcome: r.outcome,
+  error: r.error,
+  durationMs: r.duration_ms,
+});
+
+/** S2S callbacks leave out parameters without a value; Checkout ones send RRN/ARN empty (wire-reference 4.1). */
+export function callbackBody(protocol: CallbackProtocol, fields: FormFields): string {
+  return encodeForm(fields, { omitEmptyStrings: protocol === 's2s' });
+}
+
+/** bigint amounts and the like are stored as strings: they are sent as strings anyway. */
+const fieldsJson = (fields: FormFields): string =>
+  JSON.stringify(fields, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+
+export interface EnqueueCallbackInput {
+  /** The stable event id (UUID) the receiver uses to drop repeats; generated when absent. */
+  id?: string;
+  merchantId: string;
+  paymentId?: string | null;
+  url: string;
+  protocol: CallbackProtocol;
+  /** Signed fields, hash included; nested values (custom_data) become bracket keys. */
+  fields: FormFields;
+  now: Date;
+}
+
+/**
+ * Adds a callback to the outbox, due at once. Call it with the transaction that changes the payment state, so
+ * both commit or neither does. Enqueueing an id that exists already keeps the existing row (idempotent).
+ */
+export async function enqueueCallback(tx: Sql, input: EnqueueCallbackInput): Promise<string> {
+  const id = input.id ?? newId();
+  await tx.query(
+    `INSERT INTO callbacks (id, merchant_id, payment_id, url, protocol, fields, body, next_attempt_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7, $8, $8)
+     ON CONFLICT (id) DO NOTHING`,
+    [
+      id,
+      input.merchantId,
+      input.paymentId ?? null,
+      input.url,
+      input.protocol,
+      fieldsJson(input.fields),
+      callbackBody(input.protocol, input.fields),
+      input.now,
+    ],
+  );
+  return id;
+}
+
+export interface ClaimOptions {
+  now: Date;
+  limit: number;
+  /** How long the claim holds; after that another dispatcher may take the callback (crash recovery). */
+  lockMs: number;
+}
+
+/**
+ * Claims up to `limit` due callbacks whose URL is not blocked. Rows another transaction is claiming are
+ * skipped, and rows under a live lease are not due, so no two dispatchers hold one callback at once.
+ */
+export async function claimDue(db: Sql, opts: ClaimOptions): Promise<ClaimedCallback[]> {
+  const leaseToken = newId();
+  const lockedUntil = new Date(opts.now.getTime() + opts.lockMs);
+  const rows = await db.query<CallbackRow>(
+    `UPDATE callbacks c SET locked_until = $2, lease_token = $3
+     WHERE c.id IN (
+       SELECT d.id FROM callbacks d
+       WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+         AND (d.locked_until IS NULL OR d.locked_until <= $1)
+         AND NOT EXISTS (SELECT 1 FROM callback_url_health h WHERE h.url = d.url AND h.blocked_until > $1)
+       ORDER BY d.next_attempt_at
+       LIMIT $4
+       FOR UPDATE OF d SKIP LOCKED)
+       AND c.status = 'pending' AND (c.locked_until IS NULL OR c.locked_until <= $1)
+     RETURNING c.*`,
+    [opts.now, lockedUntil, leaseToken, opts.limit],
+  );
+  return rows
+    .map((r) => ({ ...toRecord(r), leaseToken, lockedUntil, body: r.body ?? callbackBody(r.protocol, r.fields) }))
+    .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime());
+}
+
+export interface AttemptInput {
+  callbackId: string;
+  attemptedAt: Date;
+  httpStatus: number | null;
+  outcome: string;
+  error: string | null;
+  durationMs: number;
+}
+
+/** Appends to the attempt log; recorded even when the lease was lost, since the POST did happen. */
+export async function recordAttempt(sql: Sql, a: AttemptInput): Promise<void> {
+  await sql.query(
+    `INSERT INTO callback_attempts (callback_id, attempted_at, http_status, outcome, error, duration_ms)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [a.callbackId, a.attemptedAt, a.httpStatus, a.outcome, a.error, Math.round(a.durationMs)],
+  );
+}
+
+export interface Lease {
+  id: string;
+  leaseToken: string;
+}
+
+/** Runs a lease-fenced update; false when the lease is no longer ours (expired and taken over). */
+async function updateHeld(sql: Sql, lease: Lease, set: string, params: unknown[]): Promise<boolean> {
+  const rows = await sql.query(
+    `UPDATE callbacks SET ${set}, locked_until = NULL, lease_token = NULL
+     WHERE id = $1 AND lease_token = $2 AND status = 'pending' RETURNING id`,
+    [lease.id, lease.leaseToken, ...params],
+  );
+  return rows.length > 0;
+}
+
+export function markDelivered(sql: Sql, lease: Lease & { now: Date }): Promise<boolean> {
+  return updateHeld(sql, lease, `status = 'delivered', attempts = attempts + 1, delivered_at = $3, last_error = NULL`, [
+    lease.now,
+  ]);
+}
+
+export function scheduleRetry(sql: Sql, lease: Lease & { nextAttemptAt: Date; error: string }): Promise<boolean> {
+  return updateHeld(sql, lease, `attempts = attempts + 1, next_attempt_at = $3, last_error = $4`, [
+    lease.nextAttemptAt,
+    lease.error,
+  ]);
+}
+
+export function markFailed(sql: Sql, lease: Lease & { error: string }): Promise<boolean> {
+  return updateHeld(sql, lease, `status = 'failed', attempts = attempts + 1, last_error = $3`, [lease.error]);
+}
+
+/** Puts a claimed callback back without counting an attempt (its URL got blocked while it waited). */
+export function deferCallback(sql: Sql, lease: Lease & { until: Date; reason: string }): Promise<boolean> {
+  return updateHeld(sql, lease, `next_attempt_at = $3, last_error = $4`, [lease.until, lease.reason]);
+}
+
+// ---- URL health (the block rule's memory, shared by every merchant using the URL) ----
+
+export async function getUrlHealth(sql: Sql, url: string): Promise<UrlHealth> {
+  const [row] = await sql.query<{ timeouts: Date[]; blocked_until: Date | null }>(
+    'SELECT timeouts, blocked_until FROM callback_url_health WHERE url = $1',
+    [url],
+  );
+  return row ? { timeouts: row.timeouts, blockedUntil: row.blocked_until } : HEALTHY_URL;
+}
+
+/** When the URL is blocked at `now`: until when; else undefined. */
+export async function urlBlockedUntil(sql: Sql, url: string, now: Date): Promise<Date | undefined> {
+  const [row] = await sql.query<{ blocked_until: Date }>(
+    'SELECT blocked_until FROM callback_url_health WHERE url = $1 AND blocked_until > $2',
+    [url, now],
+  );
+  return row?.blocked_until;
+}
+
+/**
+ * Counts a timeout of `url` at `at` and blocks the URL on the fifth within the window. Must run inside a
+ * transaction: the row lock serialises dispatchers counting timeouts of one URL at once.
+ */
+export async function recordUrlTimeout(tx: Sql, url: string, at: Date): Promise<UrlHealth & { justBlocked: boolean }> {
+  await tx.query('INSERT INTO callback_url_health (url) VALUES ($1) ON CONFLICT (url) DO NOTHING', [url]);
+  const [row] = await tx.query<{ timeouts: Date[]; blocked_until: Date | null }>(
+    'SELECT timeouts, blocked_until FROM callback_url_health WHERE url = $1 FOR UPDATE',
+    [url],
+  );
+  const next = afterTimeout({ timeouts: row?.timeouts ?? [], blockedUntil: row?.blocked_until ?? null }, at);
+  await tx.query('UPDATE callback_url_health SET timeouts = $2::timestamptz[], blocked_until = $3 WHERE url = $1', [
+    url,
+    next.timeouts.map((t) => t.toISOString()),
+    next.blockedUntil,
+  ]);
+  return next;
+}
+
+/** A successful delivery resets the timeout count (policy afterSuccess); writes only when there is a count. */
+export async function recordUrlSuccess(sql: Sql, url: string): Promise<void> {
+  await sql.query(
+    `UPDATE callback_url_health SET timeouts = '{}' WHERE url = $1 AND cardinality(timeouts) > 0`,
+    [url],
+  );
+}
+
+/**
+ * Admin: lifts a block and clears the count. With `now`, callbacks of the URL that were waiting for the block
+ * to end become due at once. False when the URL had no block and no count.
+ */
+export function unblockUrl(db: Database, url: string, now?: Date): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.query<{ blocked_until: Date | null; timeouts: Date[] }>(
+      'SELECT blocked_until, timeouts FROM callback_url_health WHERE url = $1 FOR UPDATE',
+      [url],
+    );
+    if (!row || (row.blocked_until === null && row.timeouts.length === 0)) return false;
+    await tx.query(`UPDATE callback_url_health SET timeouts = '{}', blocked_until = NULL WHERE url = $1`, [url]);
+    if (now && row.blocked_until && row.blocked_until > now) {
+      await tx.query(
+        `UPDATE callbacks SET next_attempt_at = $2
+         WHERE url = $1 AND status = 'pending' AND next_attempt_at > $2 AND next_attempt_at <= $3`,
+        [url, now, row.blocked_until],
+      );
+    }
+    return true;
+  });
+}
+
+// ---- admin side: event log and resend ----
+
+export interface CallbackFilter {
+  merchantId?: string;
+  paymentId?: string;
+  status?: CallbackStatus;
+  /** Newest first; default 100, at most 1000. */
+  limit?: number;
+}
+
+export async function getCallback(sql: Sql, id: string): Promise<CallbackRecord | undefined> {
+  const [row] = await sql.query<CallbackRow>('SELECT * FROM callbacks WHERE id = $1', [id]);
+  return row && toRecord(row);
+}
+
+/** Callbacks matching the filter, newest first, each with its attempt log in order. */
+export async function listCallbacks(sql: Sql, filter: CallbackFilter = {}): Promise<CallbackWithAttempts[]> {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const add = (column: string, value: unknown) => {
+    if (value === undefined) return;
+    params.push(value);
+    conditions.push(`${column} = $${params.length}`);
+  };
+  add('merchant_id', filter.merchantId);
+  add('payment_id', filter.paymentId);
+  add('status', filter.status);
+  params.push(Math.min(Math.max(filter.limit ?? 100, 1), 1000));
+  const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+  const rows = await sql.query<CallbackRow>(
+    `SELECT * FROM callbacks ${where} ORDER BY created_at DESC, id LIMIT $${params.length}`,
+    params,
+  );
+  if (rows.length === 0) return [];
+  const attempts = await sql.query<AttemptRow>(
+    'SELECT * FROM callback_attempts WHERE callback_id = ANY($1::text[]) ORDER BY id',
+    [rows.map((r) => r.id)],
+  );
+  const logs = new Map<string, CallbackAttemptRecord[]>();
+  for (const a of attempts) {
+    const log = logs.get(a.callback_id) ?? [];
+    log.push(toAttempt(a));
+    logs.set(a.callback_id, log);
+  }
+  return rows.map((r) => ({ ...toRecord(r), attemptLog: logs.get(r.id) ?? [] }));
+}
+
+/**
+ * Admin: sends a failed or delivered callback again, as a new delivery (attempt count and schedule start over;
+ * the attempt log keeps the earlier ones). The event id stays, so a receiver that processed it can drop it.
+ * False when there is no such callback or it is still pending.
+ */
+export async function resendCallback(sql: Sql, id: string, now: Date): Promise<boolean> {
+  const rows = await sql.query(
+    `UPDATE callbacks SET status = 'pending', attempts = 0, next_attempt_at = $2, locked_until = NULL,
+       lease_token = NULL, last_error = NULL, delivered_at = NULL
+     WHERE id = $1 AND status IN ('failed', 'delivered') RETURNING id`,
+    [id, now],
+  );
+  return rows.length > 0;
+}

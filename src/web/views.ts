@@ -1,0 +1,102 @@
+/**
+ * View models of the payer-facing hosted pages. The routes build these from the session and payment;
+ * the render functions in pages.ts turn them into HTML and do no I/O and read no clock.
+ */
+
+export type BillingField = 'country' | 'state' | 'city' | 'address' | 'zip' | 'phone';
+
+/** Names of the form fields the Checkout page posts (the route reads exactly these). */
+export const CHECKOUT_FIELDS = [
+  'method',
+  'card_number',
+  'card_expiry',
+  'card_cvv',
+  'card_holder',
+  'billing_country',
+  'billing_state',
+  'billing_city',
+  'billing_address',
+  'billing_zip',
+  'billing_phone',
+  'email',
+] as const;
+export type CheckoutField = (typeof CHECKOUT_FIELDS)[number];
+
+export interface CheckoutPageView {
+  sessionId: string;
+  merchantName: string;
+  /** amount is already formatted for display (e.g. "1,250.00"). */
+  order: { number: string; amount: string; currency: string; description: string };
+  operation: 'purchase' | 'debit' | 'credit';
+  /** Methods in the order the merchant listed them; only `card` has fields today. */
+  methods: { key: string; label: string }[];
+  selectedMethod: string;
+  /** Form POST target, e.g. /checkout/<id>/pay. */
+  actionUrl: string;
+  /** "Cancel and return to merchant" link (a gateway URL such as /checkout/<id>/cancel). */
+  cancelUrl?: string;
+  /** ISO instant; the page counts down to it and then navigates to expiredUrl. */
+  expiresAt: string;
+  expiredUrl: string;
+  /**
+   * ISO instant of "now" on the server (the injected clock). Optional: when given, the page shows the
+   * remaining time without JS and the countdown corrects for the payer's clock being off.
+   */
+  now?: string;
+  billing: { required: boolean; values: Partial<Record<BillingField, string>> };
+  email?: { required: boolean; value?: string };
+  /** Re-displayed after an error. The card number and CVV are never re-displayed. */
+  values: { cardHolder?: string; expiry?: string };
+  /** Field name (see CHECKOUT_FIELDS) -> message shown next to the field; key '' is a form-level error. */
+  errors: Record<string, string>;
+  /** Payout with card_token: the page asks only for MM/YY (no number, no CVV, no name). */
+  cardOnly?: { expiryOnly: boolean; maskedCard?: string };
+  countries: { code: string; name: string }[];
+  /** Test mode: shows the sandbox test-card banner. */
+  sandbox?: boolean;
+}
+
+export interface AcsPageView {
+  paymentId: string;
+  merchantName: string;
+  amount: string;
+  currency: string;
+  maskedCard: string;
+  actionUrl: string;
+  /** Hidden fields posted back with the decision, e.g. MD, PaReq, TermUrl. */
+  fields: Record<string, string>;
+  /** e.g. "Sandbox ACS: enter any code". */
+  hint: string;
+  /** Optional inline error (e.g. "Enter the code"). */
+  error?: string;
+}
+
+export interface ProviderPageView {
+  title: string;
+  merchantName: string;
+  amount: string;
+  currency: string;
+  description: string;
+  actionUrl: string;
+  fields: Record<string, string>;
+  approveLabel: string;
+  declineLabel: string;
+}
+
+export type UrlTarget = '_blank' | '_self' | '_parent' | '_top';
+
+export interface RedirectPageView {
+  url: string;
+  method: 'GET' | 'POST';
+  params?: Record<string, string>;
+  target: UrlTarget;
+  title: string;
+  message: string;
+}
+
+export interface MessagePageView {
+  title: string;
+  message: string;
+  kind: 'info' | 'success' | 'error';
+  link?: { href: string; label: string };
+}

@@ -1,0 +1,297 @@
+/**
+ * Delivers the callback outbox (decisions D7). Any number of dispatchers, on any number of nodes, may run
+ * against one store: each claims due callbacks under a lease, POSTs them, and settles them while the lease is
+ * still its own. Delivery is at least once (a dispatcher whose lease expired mid-POST may overlap with the
+ * next one), so every POST carries the stable event id in `X-Callback-Id` for the receiver to drop repeats.
+ */
+import type { Clock } from '../domain/clock.ts';
+import type { Database, Sql } from '../store/database.ts';
+import { nextAttemptDelay, responseOutcome, type AttemptOutcome } from '../domain/callback-policy.ts';
+import {
+  claimDue,
+  deferCallback,
+  markDelivered,
+  markFailed,
+  recordAttempt,
+  recordUrlSuccess,
+  recordUrlTimeout,
+  scheduleRetry,
+  urlBlockedUntil,
+  type ClaimedCallback,
+} from '../store/callbacks-repo.ts';
+
+/** The part of a pino logger the dispatcher uses. */
+export interface DispatcherLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface CallbackDispatcherOptions {
+  db: Database;
+  clock: Clock;
+  logger: DispatcherLogger;
+  /** Whole request, body included. Default 10 s. */
+  timeoutMs?: number;
+  /** Callbacks claimed per batch. Default 50. */
+  batchSize?: number;
+  /** Pause between polls when the last batch was not full. Default 1 s. */
+  pollMs?: number;
+  /** POSTs in flight at once within a batch. Default 10. */
+  concurrency?: number;
+  /** How long a claim holds. Default: long enough for a whole batch of timeouts, plus a minute. */
+  leaseMs?: number;
+  fetchImpl?: typeof fetch;
+}
+
+export interface BatchSummary {
+  claimed: number;
+  delivered: number;
+  retried: number;
+  failed: number;
+  /** Put back untried because their URL got blocked during the batch. */
+  deferred: number;
+  /** Settled by another dispatcher after this one's lease expired. */
+  leaseLost: number;
+  /** Store errors; the lease expires and another run retries them. */
+  errors: number;
+}
+
+type Settlement = 'delivered' | 'retried' | 'failed' | 'deferred' | 'leaseLost' | 'errors';
+
+interface AttemptResult {
+  attemptedAt: Date;
+  httpStatus: number | null;
+  outcome: AttemptOutcome;
+  error: string | null;
+  durationMs: number;
+}
+
+const CONTENT_TYPE = 'application/x-www-form-urlencoded; charset=utf-8';
+/** Enough to read `OK`; a longer answer is not `OK` anyway, and an endless one must not fill memory. */
+const MAX_RESPONSE_BYTES = 4096;
+
+export class CallbackDispatcher {
+  private readonly db: Database;
+  private readonly clock: Clock;
+  private readonly logger: DispatcherLogger;
+  private readonly timeoutMs: number;
+  private readonly batchSize: number;
+  private readonly pollMs: number;
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly fetchImpl: typeof fetch;
+  private loop: Promise<void> | undefined;
+  private stopping = false;
+  private wake: (() => void) | undefined;
+
+  constructor(opts: CallbackDispatcherOptions) {
+    this.db = opts.db;
+    this.clock = opts.clock;
+    this.logger = opts.logger;
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.batchSize = opts.batchSize ?? 50;
+    this.pollMs = opts.pollMs ?? 1_000;
+    this.concurrency = Math.max(1, opts.concurrency ?? 10);
+    this.leaseMs = opts.leaseMs ?? this.timeoutMs * Math.ceil(this.batchSize / this.concurrency) + 60_000;
+    this.fetchImpl = opts.fetchImpl ?? fetch;
+  }
+
+  /** Claims one batch of due callbacks and tries each once. Store errors of the claim itself are thrown. */
+  async runOnce(): Promise<BatchSummary> {
+    const claimed = await claimDue(this.db, { now: this.clock.now(), limit: this.batchSize, lockMs: this.leaseMs });
+    const settlements = await mapBounded(claimed, this.concurrency, (cb) => this.deliverSafely(cb));
+    const summary: BatchSummary = { claimed: claimed.length, delivered: 0, retried: 0, failed: 0, deferred: 0, leaseLost: 0, errors: 0 };
+    for (const s of settlements) summary[s] += 1;
+    return summary;
+  }
+
+  /** Polls until stop(); never throws out of the loop. */
+  start(): void {
+    if (this.loop) return;
+    this.stopping = false;
+    this.loop = this.pollLoop();
+  }
+
+  /** Ends the loop after the batch in flight has settled. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+    this.loop = undefined;
+  }
+
+  private async pollLoop(): Promise<void> {
+    while (!this.stopping) {
+      let full = false;
+      try {
+        full = (await this.runOnce()).claimed >= this.batchSize;
+      } catch (err) {
+        this.logger.error({ err: describeError(err) }, 'callback dispatcher: claiming failed');
+      }
+      // A full batch suggests a backlog: go again at once.
+      if (!full && !this.stopping) await this.sleep(this.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  private async deliverSafely(cb: ClaimedCallback): Promise<Settlement> {
+    try {
+      return await this.deliver(cb);
+    } catch (err) {
+      this.logger.error({ ...logContext(cb), err: describeError(err) }, 'callback: store error, lease left to expire');
+      return 'errors';
+    }
+  }
+
+  private async deliver(cb: ClaimedCallback): Promise<Settlement> {
+    // The URL may have been blocked by timeouts earlier in this very batch.
+    const blockedUntil = await urlBlockedUntil(this.db, cb.url, this.clock.now());
+    if (blockedUntil) {
+      const lease = { id: cb.id, leaseToken: cb.leaseToken };
+      const held = await deferCallback(this.db, { ...lease, until: blockedUntil, reason: 'url blocked after timeouts' });
+      this.logger.warn({ ...logContext(cb), blockedUntil }, 'callback: url blocked, deferred');
+      return held ? 'deferred' : 'leaseLost';
+    }
+    return this.settle(cb, await this.post(cb));
+  }
+
+  private async post(cb: ClaimedCallback): Promise<AttemptResult> {
+    const attemptedAt = this.clock.now();
+    const started = performance.now();
+    const result = (r: Omit<AttemptResult, 'attemptedAt' | 'durationMs'>): AttemptResult => ({
+      ...r,
+      attemptedAt,
+      durationMs: Math.round(performance.now() - started),
+    });
+    try {
+      const res = await this.fetchImpl(cb.url, {
+        method: 'POST',
+        headers: { 'content-type': CONTENT_TYPE, 'x-callback-id': cb.id },
+        body: cb.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      // Checkout ignores the body; S2S needs it to say OK.
+      const body = cb.protocol === 's2s' ? await readCapped(res, MAX_RESPONSE_BYTES) : await discard(res);
+      const outcome = responseOutcome(cb.protocol, res.status, body);
+      return result({ httpStatus: res.status, outcome, error: outcome === 'delivered' ? null : failureText(outcome, res.status) });
+    } catch (err) {
+      const outcome = isTimeout(err) ? 'timeout' : 'network_error';
+      return result({ httpStatus: null, outcome, error: outcome === 'timeout' ? `no answer within ${this.timeoutMs} ms` : describeError(err) });
+    }
+  }
+
+  /** Attempt log, URL health and the callback's next state, in one transaction. */
+  private async settle(cb: ClaimedCallback, attempt: AttemptResult): Promise<Settlement> {
+    const now = this.clock.now();
+    const delivered = attempt.outcome === 'delivered';
+    const retryIn = delivered ? undefined : nextAttemptDelay(cb.attempts + 1);
+    const { held, justBlocked } = await this.db.transaction(async (tx) => {
+      await recordAttempt(tx, { callbackId: cb.id, ...attempt });
+      let justBlocked = false;
+      if (attempt.outcome === 'timeout') justBlocked = (await recordUrlTimeout(tx, cb.url, now)).justBlocked;
+      if (delivered) await recordUrlSuccess(tx, cb.url);
+      return { held: await this.applyNextState(tx, cb, attempt, now, retryIn), justBlocked };
+    });
+    if (justBlocked) this.logger.warn({ host: hostOf(cb.url) }, 'callback url blocked after repeated timeouts');
+    const settlement: Settlement = !held ? 'leaseLost' : delivered ? 'delivered' : retryIn === undefined ? 'failed' : 'retried';
+    this.logSettlement(cb, attempt, settlement, retryIn);
+    return settlement;
+  }
+
+  private applyNextState(tx: Sql, cb: ClaimedCallback, attempt: AttemptResult, now: Date, retryIn: number | undefined): Promise<boolean> {
+    const lease = { id: cb.id, leaseToken: cb.leaseToken };
+    const error = attempt.error ?? '';
+    if (attempt.outcome === 'delivered') return markDelivered(tx, { ...lease, now });
+    if (retryIn === undefined) return markFailed(tx, { ...lease, error });
+    return scheduleRetry(tx, { ...lease, nextAttemptAt: new Date(now.getTime() + retryIn), error });
+  }
+
+  private logSettlement(cb: ClaimedCallback, a: AttemptResult, settlement: Settlement, retryIn: number | undefined): void {
+    const entry = { ...logContext(cb), attempt: cb.attempts + 1, status: a.httpStatus, outcome: a.outcome, durationMs: a.durationMs };
+    if (settlement === 'delivered') this.logger.info(entry, 'callback delivered');
+    else if (settlement === 'retried') this.logger.warn({ ...entry, retryInMs: retryIn }, 'callback attempt failed, retry scheduled');
+    else if (settlement === 'failed') this.logger.error(entry, 'callback failed after the last retry');
+    else this.logger.warn(entry, 'callback settled elsewhere: lease expired during the attempt');
+  }
+}
+
+/** What may be logged about a callback: never its body (card masks, hashes) nor its full URL. */
+function logContext(cb: ClaimedCallback): { callbackId: string; merchantId: string; host: string } {
+  return { callbackId: cb.id, merchantId: cb.merchantId, host: hostOf(cb.url) };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(invalid url)';
+  }
+}
+
+function failureText(outcome: AttemptOutcome, status: number): string {
+  if (outcome === 'redirect') return `HTTP ${status}: redirects are not followed`;
+  if (outcome === 'not_ok_body') return `HTTP ${status} without body OK`;
+  return `HTTP ${status}`;
+}
+
+function isTimeout(err: unknown): boolean {
+  return err instanceof Error && err.name === 'TimeoutError';
+}
+
+function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = (err as Error & { cause?: unknown }).cause as { code?: string; message?: string } | undefined;
+  const detail = cause?.code ?? cause?.message;
+  return detail ? `${err.message} (${detail})` : err.message;
+}
+
+/** Reads at most maxBytes of the answer; a longer one is cut off, which no `OK` check accepts. */
+async function readCapped(res: Response, maxBytes: number): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return '(answer too long)';
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+async function discard(res: Response): Promise<string> {
+  await res.body?.cancel().catch(() => undefined);
+  return '';
+}
+
+/** Runs fn over items with at most `limit` running at once; results keep the items' order. */
+async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,85 @@
+/**
+ * Re-asks the connector about payments left in flight (the process died between the connector call and
+ * the write of its answer), as Hyperswitch's payment sync does. Several instances may run: each claims a
+ * payment by bumping its updated_at with a compare-and-set before touching it.
+ */
+import type { ServiceContext } from '../services/context.ts';
+import { findStalledPayments, type Payment } from '../store/payments-repo.ts';
+import { findMerchantById, listMids } from '../store/merchants-repo.ts';
+import { applyOutcome, intentOf } from '../services/card-payments.ts';
+
+export interface RecheckOptions {
+  /** How long an operation may stay in flight before it is re-checked. */
+  staleAfterMs?: number;
+  pollMs?: number;
+  batchSize?: number;
+}
+
+export class PaymentRecheck {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private readonly staleAfterMs: number;
+  private readonly pollMs: number;
+  private readonly batchSize: number;
+
+  constructor(private readonly ctx: ServiceContext, opts: RecheckOptions = {}) {
+    this.staleAfterMs = opts.staleAfterMs ?? 120_000;
+    this.pollMs = opts.pollMs ?? 30_000;
+    this.batchSize = opts.batchSize ?? 50;
+  }
+
+  /** One pass; returns how many payments were resolved. */
+  async runOnce(): Promise<number> {
+    const now = this.ctx.clock.now();
+    const stalled = await findStalledPayments(this.ctx.db, new Date(now.getTime() - this.staleAfterMs), this.batchSize);
+    let resolved = 0;
+    for (const payment of stalled) {
+      try {
+        if (await this.resolve(payment, now)) resolved++;
+      } catch (err) {
+        this.ctx.logger.error({ paymentId: payment.id, err: (err as Error).message }, 'payment re-check failed');
+      }
+    }
+    return resolved;
+  }
+
+  private async claim(payment: Payment, now: Date): Promise<boolean> {
+    const rows = await this.ctx.db.query('UPDATE payments SET updated_at = $3 WHERE id = $1 AND updated_at = $2 AND pending_operation IS NOT NULL RETURNING id', [payment.id, payment.updatedAt, now]);
+    return rows.length === 1;
+  }
+
+  private async resolve(payment: Payment, now: Date): Promise<boolean> {
+    if (!(await this.claim(payment, now))) return false;
+    const merchant = await findMerchantById(this.ctx.db, payment.merchantId);
+    const mid = (await listMids(this.ctx.db, payment.merchantId)).find((m) => m.id === payment.midId);
+    const connector = mid && this.ctx.connectors.get(mid.connector);
+    if (!merchant || !connector) return false;
+    const operation = payment.pendingOperation ?? '';
+    if (operation !== 'authorize' && operation !== 'complete') {
+      // A follow-up whose answer was lost: keep any reservation (never over-refund) and let the operator look.
+      this.ctx.logger.warn({ paymentId: payment.id, operation }, 'follow-up left in flight; needs an operator');
+      return false;
+    }
+    const outcome = await connector.inquire({ paymentId: payment.id });
+    if (!outcome) return false;
+    const transId = payment.details.lastTransId ?? payment.id;
+    const fresh = { ...payment, updatedAt: now };
+    const step = await applyOutcome(this.ctx, merchant, fresh, transId, operation, intentOf(payment), outcome);
+    return step.kind !== 'processing';
+  }
+
+  start(): void {
+    const tick = async () => {
+      this.running = this.runOnce().catch((err) => this.ctx.logger.error({ err: (err as Error).message }, 'payment re-check pass failed'));
+      await this.running;
+      if (this.timer !== undefined) this.timer = setTimeout(tick, this.pollMs);
+    };
+    this.timer = setTimeout(tick, this.pollMs);
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+}
