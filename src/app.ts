@@ -1,5 +1,5 @@
 /** Builds the HTTP server: body parsers, validation, error bodies, OpenAPI, and every channel's routes. */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -23,7 +23,7 @@ export const parseForm = (body: string) => qs.parse(body, { depth: 5, arrayLimit
 export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
-    logController: { disableRequestLogging: !opts.logRequests },
+    logController: new LogController({ disableRequestLogging: !opts.logRequests }),
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
     genReqId: () => randomUUID(),
     trustProxy: true,

@@ -1,0 +1,114 @@
+/**
+ * A real gateway on a real port for tests: a fresh migrated store (PGlite or PostgreSQL), a sandbox
+ * merchant with a sandbox MID, and helpers that sign requests as a merchant would.
+ */
+import { randomBytes } from 'node:crypto';
+import { assembleGateway, type Gateway } from '../../src/gateway.ts';
+import { loadConfig } from '../../src/config.ts';
+import { keyringFromEnv } from '../../src/store/card-vault.ts';
+import { insertMerchant, insertMid, type MerchantSettings, type PaymentMode } from '../../src/store/merchants-repo.ts';
+import { createLogger } from '../../src/logger.ts';
+import { newId } from '../../src/domain/ids.ts';
+import type { Clock } from '../../src/domain/clock.ts';
+import type { Digest } from '../../src/domain/signatures.ts';
+import { openTestStore, type StoreKind, type TestStore } from './stores.ts';
+
+export interface TestMerchant {
+  id: string;
+  key: string;
+  password: string;
+}
+
+export interface TestGateway {
+  gateway: Gateway;
+  store: TestStore;
+  baseUrl: string;
+  merchant: TestMerchant;
+  /** Adds another merchant (own MIDs, settings). */
+  addMerchant(opts?: MerchantOptions): Promise<TestMerchant>;
+  /** POST JSON; returns status and parsed body. */
+  postJson(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; text: string }>;
+  /** POST form-encoded (fields may be nested objects: bracket keys). */
+  postForm(path: string, fields: Record<string, unknown>): Promise<{ status: number; body: any; text: string }>;
+  close(): Promise<void>;
+}
+
+export interface MerchantOptions {
+  notificationUrl?: string;
+  digest?: Digest;
+  settings?: MerchantSettings;
+  mids?: { paymentMode: PaymentMode; connector?: string; cardOnFileSupport?: boolean }[];
+}
+
+export interface TestGatewayOptions extends MerchantOptions {
+  clock?: Clock;
+  /** Start the callback dispatcher and re-check worker (polling fast). */
+  workers?: boolean;
+}
+
+function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLSearchParams()): URLSearchParams {
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined || value === null) continue;
+    const name = prefix ? `${prefix}[${key}]` : key;
+    if (typeof value === 'object') encodeForm(value as Record<string, unknown>, name, out);
+    else out.append(name, String(value));
+  }
+  return out;
+}
+
+export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions = {}): Promise<TestGateway> {
+  const store = await openTestStore(kind);
+  const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0' };
+  const keyring = keyringFromEnv(undefined, () => randomBytes(32));
+  const gateway = await assembleGateway({
+    config,
+    db: store.db,
+    keyring,
+    clock: opts.clock,
+    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    dispatcher: { pollMs: 50, timeoutMs: 2000 },
+  });
+  const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
+  // The gateway learns its own public address only once it listens on a random port.
+  (gateway.ctx as { baseUrl: string }).baseUrl = address;
+  if (opts.workers) gateway.startWorkers();
+
+  async function addMerchant(m: MerchantOptions = {}): Promise<TestMerchant> {
+    const merchant = { id: newId(), key: `key-${randomBytes(8).toString('hex')}`, password: randomBytes(16).toString('hex') };
+    await store.db.transaction(async (tx) => {
+      await insertMerchant(tx, { id: merchant.id, name: 'Test Shop', key: merchant.key, password: merchant.password, sandbox: true, notificationUrl: m.notificationUrl, digest: m.digest, settings: m.settings });
+      for (const mid of m.mids ?? [{ paymentMode: 'SMS/DMS' as const }]) {
+        await insertMid(tx, { id: newId(), merchantId: merchant.id, name: `MID ${mid.paymentMode}`, connector: mid.connector ?? 'sandbox-card', paymentMode: mid.paymentMode, cardOnFileSupport: mid.cardOnFileSupport ?? false });
+      }
+    });
+    return merchant;
+  }
+
+  const merchant = await addMerchant(opts);
+  const request = async (path: string, init: RequestInit) => {
+    const res = await fetch(address + path, { ...init, redirect: 'manual' });
+    const text = await res.text();
+    let body: any;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    return { status: res.status, body, text };
+  };
+  return {
+    gateway,
+    store,
+    baseUrl: address,
+    merchant,
+    addMerchant,
+    postJson: (path, body, headers = {}) =>
+      request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    postForm: (path, fields) =>
+      request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: encodeForm(fields).toString() }),
+    async close() {
+      await gateway.close();
+      await store.dispose();
+    },
+  };
+}
