@@ -80,10 +80,22 @@ export function cardNumberAccepted(pan: string): boolean {
 /** The brand whose range matches the longest prefix of the PAN and which issues numbers of its length. */
 export function cardBrand(pan: string): CardBrand | undefined {
   if (!hasPanShape(pan)) return undefined;
+  return longestPrefixBrand(pan, BRAND_RULES.filter((rule) => rule.lengths.includes(pan.length)));
+}
+
+/**
+ * The brand by prefix alone, for when only the first digits are known (first6Last4, a mask, a token's
+ * card): "411111" -> visa, "378282" -> amex.
+ */
+export function cardBrandByPrefix(digits: string): CardBrand | undefined {
+  if (!/^[0-9]{1,19}$/.test(digits)) return undefined;
+  return longestPrefixBrand(digits, BRAND_RULES);
+}
+
+function longestPrefixBrand(digits: string, rules: readonly BrandRule[]): CardBrand | undefined {
   let best: { brand: CardBrand; prefix: number } | undefined;
-  for (const rule of BRAND_RULES) {
-    if (!rule.lengths.includes(pan.length)) continue;
-    const prefix = Math.max(0, ...rule.prefixes.map((r) => matchedPrefixLength(pan, r)));
+  for (const rule of rules) {
+    const prefix = Math.max(0, ...rule.prefixes.map((r) => matchedPrefixLength(digits, r)));
     if (prefix > (best?.prefix ?? 0)) best = { brand: rule.brand, prefix };
   }
   return best?.brand;

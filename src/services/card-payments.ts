@@ -13,7 +13,7 @@ import { markSessionPaid } from '../store/sessions-repo.ts';
 import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/card-vault.ts';
 import { eligibleMids, type Intent } from '../domain/routing.ts';
 import { nextStatus, type PaymentEvent as StateEvent } from '../domain/payment-state.ts';
-import { cardBrand } from '../domain/card.ts';
+import { cardBrandByPrefix } from '../domain/card.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { CardConnector, CardData, ConnectorOutcome } from '../connectors/types.ts';
@@ -77,7 +77,7 @@ export async function authorizeCard(ctx: ServiceContext, input: AuthorizeInput):
         cardMask: vaulted.panMask,
         cardExpiry: `${vaulted.expMonth}/${vaulted.expYear}`,
         first6Last4: vaulted.first6Last4,
-        brand: cardBrand(vaulted.first6Last4.slice(0, 6) + '0000000000') ?? 'card',
+        brand: cardBrandByPrefix(vaulted.first6Last4.slice(0, 6)) ?? 'card',
         lastTransId: transId,
       },
     }, now);

@@ -173,7 +173,7 @@ export async function getMerchantPayment(sql: Sql, merchantId: string, id: strin
 /** Newest first. */
 export async function findPaymentsByOrder(sql: Sql, merchantId: string, orderId: string, limit: number): Promise<Payment[]> {
   const rows = await sql.query<PaymentRow>(
-    'SELECT * FROM payments WHERE merchant_id = $1 AND order_id = $2 ORDER BY created_at DESC, id DESC LIMIT $3',
+    'SELECT * FROM payments WHERE merchant_id = $1 AND order_id = $2 ORDER BY created_at DESC, seq DESC LIMIT $3',
     [merchantId, orderId, limit],
   );
   return rows.map(toPayment);

@@ -10,14 +10,12 @@ const ESCAPES: Record<string, string> = {
   '>': '&gt;',
   '"': '&quot;',
   "'": '&#39;',
-  '`': '&#96;',
-  '=': '&#61;',
 };
 
-/** Escapes a value for HTML text and for quoted (or even unquoted) attribute values. */
+/** Escapes a value for HTML text and for quoted attribute values (every attribute here is quoted). */
 export function escapeHtml(value: unknown): string {
   if (value === undefined || value === null) return '';
-  return String(value).replace(/[&<>"'`=]/g, (c) => ESCAPES[c] ?? c);
+  return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 
 /** Markup that is already safe (built by these helpers). */

@@ -101,7 +101,10 @@ export class CallbackDispatcher {
   async runOnce(): Promise<BatchSummary> {
     const claimed = await claimDue(this.db, { now: this.clock.now(), limit: this.batchSize, lockMs: this.leaseMs });
     const settlements = await mapBounded(claimed, this.concurrency, (cb) => this.deliverSafely(cb));
-    const summary: BatchSummary = { claimed: claimed.length, delivered: 0, retried: 0, failed: 0, deferred: 0, leaseLost: 0, errors: 0 };
+    const summary: BatchSummary = {
+      claimed: claimed.length,
+      ...{ delivered: 0, retried: 0, failed: 0, deferred: 0, leaseLost: 0, errors: 0 },
+    };
     for (const s of settlements) summary[s] += 1;
     return summary;
   }
@@ -159,8 +162,8 @@ export class CallbackDispatcher {
     // The URL may have been blocked by timeouts earlier in this very batch.
     const blockedUntil = await urlBlockedUntil(this.db, cb.url, this.clock.now());
     if (blockedUntil) {
-      const lease = { id: cb.id, leaseToken: cb.leaseToken };
-      const held = await deferCallback(this.db, { ...lease, until: blockedUntil, reason: 'url blocked after timeouts' });
+      const reason = 'url blocked after timeouts';
+      const held = await deferCallback(this.db, { ...leaseOf(cb), until: blockedUntil, reason });
       this.logger.warn({ ...logContext(cb), blockedUntil }, 'callback: url blocked, deferred');
       return held ? 'deferred' : 'leaseLost';
     }
@@ -186,47 +189,67 @@ export class CallbackDispatcher {
       // Checkout ignores the body; S2S needs it to say OK.
       const body = cb.protocol === 's2s' ? await readCapped(res, MAX_RESPONSE_BYTES) : await discard(res);
       const outcome = responseOutcome(cb.protocol, res.status, body);
-      return result({ httpStatus: res.status, outcome, error: outcome === 'delivered' ? null : failureText(outcome, res.status) });
+      const error = outcome === 'delivered' ? null : failureText(outcome, res.status);
+      return result({ httpStatus: res.status, outcome, error });
     } catch (err) {
-      const outcome = isTimeout(err) ? 'timeout' : 'network_error';
-      return result({ httpStatus: null, outcome, error: outcome === 'timeout' ? `no answer within ${this.timeoutMs} ms` : describeError(err) });
+      const timedOut = isTimeout(err);
+      const error = timedOut ? `no answer within ${this.timeoutMs} ms` : describeError(err);
+      return result({ httpStatus: null, outcome: timedOut ? 'timeout' : 'network_error', error });
     }
   }
 
   /** Attempt log, URL health and the callback's next state, in one transaction. */
   private async settle(cb: ClaimedCallback, attempt: AttemptResult): Promise<Settlement> {
     const now = this.clock.now();
-    const delivered = attempt.outcome === 'delivered';
-    const retryIn = delivered ? undefined : nextAttemptDelay(cb.attempts + 1);
+    const next = nextState(cb, attempt, now);
     const { held, justBlocked } = await this.db.transaction(async (tx) => {
       await recordAttempt(tx, { callbackId: cb.id, ...attempt });
-      let justBlocked = false;
-      if (attempt.outcome === 'timeout') justBlocked = (await recordUrlTimeout(tx, cb.url, now)).justBlocked;
-      if (delivered) await recordUrlSuccess(tx, cb.url);
-      return { held: await this.applyNextState(tx, cb, attempt, now, retryIn), justBlocked };
+      const justBlocked = await updateUrlHealth(tx, cb.url, attempt.outcome, now);
+      return { held: await applyNextState(tx, cb, next, attempt.error ?? '', now), justBlocked };
     });
     if (justBlocked) this.logger.warn({ host: hostOf(cb.url) }, 'callback url blocked after repeated timeouts');
-    const settlement: Settlement = !held ? 'leaseLost' : delivered ? 'delivered' : retryIn === undefined ? 'failed' : 'retried';
-    this.logSettlement(cb, attempt, settlement, retryIn);
+    const settlement: Settlement = held ? next.kind : 'leaseLost';
+    this.logSettlement(cb, attempt, settlement, next);
     return settlement;
   }
 
-  private applyNextState(tx: Sql, cb: ClaimedCallback, attempt: AttemptResult, now: Date, retryIn: number | undefined): Promise<boolean> {
-    const lease = { id: cb.id, leaseToken: cb.leaseToken };
-    const error = attempt.error ?? '';
-    if (attempt.outcome === 'delivered') return markDelivered(tx, { ...lease, now });
-    if (retryIn === undefined) return markFailed(tx, { ...lease, error });
-    return scheduleRetry(tx, { ...lease, nextAttemptAt: new Date(now.getTime() + retryIn), error });
-  }
-
-  private logSettlement(cb: ClaimedCallback, a: AttemptResult, settlement: Settlement, retryIn: number | undefined): void {
-    const entry = { ...logContext(cb), attempt: cb.attempts + 1, status: a.httpStatus, outcome: a.outcome, durationMs: a.durationMs };
+  private logSettlement(cb: ClaimedCallback, a: AttemptResult, settlement: Settlement, next: NextState): void {
+    const entry = {
+      ...logContext(cb),
+      ...{ attempt: cb.attempts + 1, status: a.httpStatus, outcome: a.outcome, durationMs: a.durationMs },
+    };
     if (settlement === 'delivered') this.logger.info(entry, 'callback delivered');
-    else if (settlement === 'retried') this.logger.warn({ ...entry, retryInMs: retryIn }, 'callback attempt failed, retry scheduled');
     else if (settlement === 'failed') this.logger.error(entry, 'callback failed after the last retry');
-    else this.logger.warn(entry, 'callback settled elsewhere: lease expired during the attempt');
+    else if (settlement === 'retried' && next.kind === 'retried') {
+      this.logger.warn({ ...entry, nextAttemptAt: next.at }, 'callback attempt failed, retry scheduled');
+    } else this.logger.warn(entry, 'callback settled elsewhere: lease expired during the attempt');
   }
 }
+
+type NextState = { kind: 'delivered' } | { kind: 'failed' } | { kind: 'retried'; at: Date };
+
+/** Delivered, or the next retry from the schedule, or failed when the schedule is used up. */
+function nextState(cb: ClaimedCallback, attempt: AttemptResult, now: Date): NextState {
+  if (attempt.outcome === 'delivered') return { kind: 'delivered' };
+  const retryIn = nextAttemptDelay(cb.attempts + 1);
+  return retryIn === undefined ? { kind: 'failed' } : { kind: 'retried', at: new Date(now.getTime() + retryIn) };
+}
+
+/** Lease-fenced: false when another dispatcher holds the callback now. */
+function applyNextState(tx: Sql, cb: ClaimedCallback, next: NextState, error: string, now: Date): Promise<boolean> {
+  if (next.kind === 'delivered') return markDelivered(tx, { ...leaseOf(cb), now });
+  if (next.kind === 'failed') return markFailed(tx, { ...leaseOf(cb), error });
+  return scheduleRetry(tx, { ...leaseOf(cb), nextAttemptAt: next.at, error });
+}
+
+/** Timeouts count towards the block rule, a delivery resets it; other failures leave it. True when just blocked. */
+async function updateUrlHealth(tx: Sql, url: string, outcome: AttemptOutcome, now: Date): Promise<boolean> {
+  if (outcome === 'timeout') return (await recordUrlTimeout(tx, url, now)).justBlocked;
+  if (outcome === 'delivered') await recordUrlSuccess(tx, url);
+  return false;
+}
+
+const leaseOf = (cb: ClaimedCallback) => ({ id: cb.id, leaseToken: cb.leaseToken });
 
 /** What may be logged about a callback: never its body (card masks, hashes) nor its full URL. */
 function logContext(cb: ClaimedCallback): { callbackId: string; merchantId: string; host: string } {

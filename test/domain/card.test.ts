@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
   cardBrand,
+  cardBrandByPrefix,
   cardNumberAccepted,
   cardExpirationDate,
   cvvValid,
@@ -118,6 +119,22 @@ describe('cardBrand', () => {
   for (const [pan, brand] of cases) {
     it(`${pan} -> ${brand ?? 'unknown'}`, () => assert.equal(cardBrand(pan), brand));
   }
+
+  it('by prefix alone, when only the first six digits are known', () => {
+    assert.equal(cardBrandByPrefix('411111'), 'visa');
+    assert.equal(cardBrandByPrefix('378282'), 'amex');
+    assert.equal(cardBrandByPrefix('222300'), 'mastercard');
+    assert.equal(cardBrandByPrefix('220012'), 'mir');
+    assert.equal(cardBrandByPrefix('601100'), 'discover');
+    assert.equal(cardBrandByPrefix('111122'), undefined);
+    assert.equal(cardBrandByPrefix(''), undefined);
+    assert.equal(cardBrandByPrefix('41x'), undefined);
+  });
+
+  it('property: a PAN with a brand has the same brand by its first six digits', () => {
+    const panOfKnownBrand = fc.stringMatching(/^[0-9]{13,19}$/).filter((pan) => cardBrand(pan) !== undefined);
+    fc.assert(fc.property(panOfKnownBrand, (pan) => cardBrandByPrefix(pan.slice(0, 6)) === cardBrand(pan)));
+  });
 
   it('ignores formatting only after normalizePan', () => {
     assert.equal(cardBrand('4111 1111 1111 1111'), undefined);

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { openPglite, openPostgres, type Database } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
 
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://127.0.0.1:5432/test';
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export type StoreKind = 'pglite' | 'postgres';
 

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -129,9 +129,15 @@ for (const { kind, skip } of await storeKinds()) {
     let receiver: Receiver;
     let log: ReturnType<typeof captureLogger>;
 
-    beforeEach(async () => {
+    // One store per kind (opening PGlite is slow); every test starts from empty tables.
+    before(async () => {
       store = await openTestStore(kind);
       db = store.db;
+    });
+    after(() => store.dispose());
+
+    beforeEach(async () => {
+      await db.query('TRUNCATE merchants, callbacks, callback_attempts, callback_url_health CASCADE');
       clock = new ManualClock();
       receiver = await startReceiver();
       log = captureLogger();
@@ -139,10 +145,7 @@ for (const { kind, skip } of await storeKinds()) {
       await addMerchant(db, 'm2');
     });
 
-    afterEach(async () => {
-      await receiver.close();
-      await store.dispose();
-    });
+    afterEach(() => receiver.close());
 
     const dispatcher = (opts: Partial<CallbackDispatcherOptions> = {}) =>
       new CallbackDispatcher({ db, clock, logger: log.logger, timeoutMs: 2000, batchSize: 20, pollMs: 10, ...opts });

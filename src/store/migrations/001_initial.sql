@@ -68,6 +68,8 @@ CREATE TABLE card_tokens (
 
 CREATE TABLE payments (
   id               text PRIMARY KEY,
+  -- Insertion order, to order payments of one order that share a timestamp.
+  seq              bigserial NOT NULL,
   merchant_id      text NOT NULL REFERENCES merchants(id),
   session_id       text REFERENCES sessions(id),
   channel          text NOT NULL,
@@ -96,7 +98,7 @@ CREATE TABLE payments (
   created_at       timestamptz NOT NULL,
   updated_at       timestamptz NOT NULL
 );
-CREATE INDEX payments_order ON payments (merchant_id, order_id, created_at DESC);
+CREATE INDEX payments_order ON payments (merchant_id, order_id, created_at DESC, seq DESC);
 CREATE INDEX payments_in_flight ON payments (updated_at) WHERE pending_operation IS NOT NULL;
 
 CREATE TABLE transactions (
