@@ -55,7 +55,9 @@ export function timeoutsInWindow(timeouts: readonly Date[], now: Date): Date[] {
 /** Adds a timeout at `at`; the fifth in the window blocks the URL (`justBlocked`) and starts a fresh count. */
 export function afterTimeout(health: UrlHealth, at: Date): UrlHealth & { justBlocked: boolean } {
   const timeouts = [...timeoutsInWindow(health.timeouts, at), at];
-  if (timeouts.length < URL_BLOCK_RULE.timeouts) return { timeouts, blockedUntil: health.blockedUntil, justBlocked: false };
+  if (timeouts.length < URL_BLOCK_RULE.timeouts) {
+    return { timeouts, blockedUntil: health.blockedUntil, justBlocked: false };
+  }
   const until = new Date(at.getTime() + URL_BLOCK_RULE.blockMs);
   const blockedUntil = health.blockedUntil && health.blockedUntil > until ? health.blockedUntil : until;
   return { timeouts: [], blockedUntil, justBlocked: true };

@@ -30,6 +30,7 @@ export const ERRORS = {
   sizeOutOfRange: { http: 400, code: '100000', message: 'size should be within 1..100' },
   parameterDeprecated: { http: 400, code: '100000', message: 'Parameter is deprecated' },
   noEligibleMid: { http: 400, code: '204002', message: 'Enabled merchant mappings or MIDs not found.' },
+  actionNotSupported: { http: 400, code: '204005', message: 'Payment action not supported.' },
   captureNotPending: { http: 400, code: '208003', message: 'Not acceptable to request the capture for payment not in pending status.' },
   captureTooLarge: { http: 400, code: '208004', message: 'Not acceptable to request the capture for amount bigger than auth amount.' },
   refundNotAllowed: { http: 400, code: '208005', message: 'Not acceptable to request the refund for payment not in settled or pending status.' },

@@ -13,13 +13,17 @@ import { markSessionPaid } from '../store/sessions-repo.ts';
 import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/card-vault.ts';
 import { eligibleMids, type Intent } from '../domain/routing.ts';
 import { nextStatus, type PaymentEvent as StateEvent } from '../domain/payment-state.ts';
-import { cardBrandByPrefix } from '../domain/card.ts';
+import { cardBrandByPrefix, first6Last4, maskPan } from '../domain/card.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { CardConnector, CardData, ConnectorOutcome } from '../connectors/types.ts';
 import { notify } from './callbacks/index.ts';
 
-export type CardSource = { kind: 'card'; card: CardData } | { kind: 'vault'; vaultId: string; cvv?: string };
+export type CardSource =
+  | { kind: 'card'; card: CardData }
+  | { kind: 'vault'; vaultId: string; cvv?: string }
+  /** A card used once and never stored (a payout card sent without expiry): only its mask is kept. */
+  | { kind: 'transient'; card: CardData };
 
 export interface AuthorizeInput {
   merchant: Merchant;
@@ -64,18 +68,19 @@ export async function authorizeCard(ctx: ServiceContext, input: AuthorizeInput):
   const now = ctx.clock.now();
   const transId = newId();
   const { claimed, card } = await ctx.db.transaction(async (tx) => {
-    const vaulted = await vaultCard(ctx, tx, merchant.id, input.source, now);
-    const token = input.tokenize ? await issueCardToken(tx, { merchantId: merchant.id, vaultId: vaulted.id, now }) : null;
+    const stored = input.source.kind !== 'transient';
+    const vaulted = input.source.kind === 'transient' ? transientCard(merchant.id, input.source.card) : await vaultCard(ctx, tx, merchant.id, input.source, now);
+    const token = input.tokenize && stored ? await issueCardToken(tx, { merchantId: merchant.id, vaultId: vaulted.id, now }) : null;
     const claimed = await updatePayment(tx, payment.id, { status: 'prepare', pendingOperation: null }, {
       pendingOperation: 'authorize',
       midId: mid.id,
-      vaultId: vaulted.id,
+      vaultId: stored ? vaulted.id : null,
       cardToken: token ?? payment.cardToken,
       ...(input.payer ? { payer: { ...payment.payer, ...input.payer } } : {}),
       details: {
         ...input.details,
         cardMask: vaulted.panMask,
-        cardExpiry: `${vaulted.expMonth}/${vaulted.expYear}`,
+        cardExpiry: vaulted.expMonth ? `${vaulted.expMonth}/${vaulted.expYear}` : undefined,
         first6Last4: vaulted.first6Last4,
         brand: cardBrandByPrefix(vaulted.first6Last4.slice(0, 6)) ?? 'card',
         lastTransId: transId,
@@ -86,13 +91,18 @@ export async function authorizeCard(ctx: ServiceContext, input: AuthorizeInput):
     return { claimed, card: vaulted };
   });
   const source = input.source;
-  const cardData: CardData = source.kind === 'card'
+  const cardData: CardData = source.kind !== 'vault'
     ? source.card
     : { pan: (await loadCard(ctx.db, ctx.keyring, card.id))?.pan() ?? '', expMonth: card.expMonth, expYear: card.expYear, cvv: source.cvv, holder: card.holder ?? undefined };
   const outcome = await callConnector(ctx, () =>
     connector.authorize({ paymentId: payment.id, intent, amount: payment.amount, currency: payment.currency, card: cardData, payerIp: claimed.payer.ip, browser: claimed.details.browser }),
   );
   return applyOutcome(ctx, merchant, claimed, transId, 'authorize', intent, outcome);
+}
+
+/** What a transient card leaves behind: its mask and first6+last4, never the PAN. */
+function transientCard(merchantId: string, card: CardData): VaultedCard {
+  return { id: '', merchantId, panMask: maskPan(card.pan), first6Last4: first6Last4(card.pan), expMonth: card.expMonth, expYear: card.expYear, holder: card.holder ?? null };
 }
 
 async function vaultCard(ctx: ServiceContext, tx: Parameters<typeof storeCard>[0], merchantId: string, source: CardSource, now: Date): Promise<VaultedCard> {

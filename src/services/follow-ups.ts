@@ -119,15 +119,22 @@ export async function refund(ctx: ServiceContext, merchant: Merchant, mids: read
   }, 'refundTooLarge');
 }
 
-async function reverse(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint): Promise<FollowUpResult> {
+/**
+ * Reversal, whole amount only: of a held authorization (refund() routes those here), or of a completed
+ * debit (S2S CARD CREDITVOID of a settled DEBIT; nothing may have been refunded from it).
+ */
+export async function reverse(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint): Promise<FollowUpResult> {
+  const from = payment.status;
+  const settledDebit = from === 'settled' && payment.operation === 'debit';
+  if (from !== 'pending' && !settledDebit) throw new GatewayError('refundNotAllowed');
   if (amount !== undefined && amount !== payment.amount) throw new GatewayError('reversalPartial');
   return run(ctx, merchant, mids, payment, {
     operation: 'reversal',
     type: 'reversal',
     amount: payment.amount,
-    claim: { status: 'pending', patch: {} },
+    claim: { status: from, patch: {}, ...(settledDebit ? { refundCeiling: 0n } : {}) },
     call: (c, p) => c.reverse({ reference: p.details.connectorRef ?? p.id, amount: p.amount, currency: p.currency }),
-    onApproved: () => ({ status: must(nextStatus('pending', 'reversed'), 'refundNotAllowed') }),
+    onApproved: () => ({ status: must(nextStatus(from, 'reversed'), 'refundNotAllowed') }),
     onDeclined: () => ({}),
   }, 'refundNotAllowed');
 }

@@ -58,6 +58,14 @@ export interface BatchSummary {
 }
 
 type Settlement = 'delivered' | 'retried' | 'failed' | 'deferred' | 'leaseLost' | 'errors';
+const NO_SETTLEMENTS: Record<Settlement, number> = {
+  delivered: 0,
+  retried: 0,
+  failed: 0,
+  deferred: 0,
+  leaseLost: 0,
+  errors: 0,
+};
 
 interface AttemptResult {
   attemptedAt: Date;
@@ -101,10 +109,7 @@ export class CallbackDispatcher {
   async runOnce(): Promise<BatchSummary> {
     const claimed = await claimDue(this.db, { now: this.clock.now(), limit: this.batchSize, lockMs: this.leaseMs });
     const settlements = await mapBounded(claimed, this.concurrency, (cb) => this.deliverSafely(cb));
-    const summary: BatchSummary = {
-      claimed: claimed.length,
-      ...{ delivered: 0, retried: 0, failed: 0, deferred: 0, leaseLost: 0, errors: 0 },
-    };
+    const summary: BatchSummary = { claimed: claimed.length, ...NO_SETTLEMENTS };
     for (const s of settlements) summary[s] += 1;
     return summary;
   }
@@ -214,10 +219,8 @@ export class CallbackDispatcher {
   }
 
   private logSettlement(cb: ClaimedCallback, a: AttemptResult, settlement: Settlement, next: NextState): void {
-    const entry = {
-      ...logContext(cb),
-      ...{ attempt: cb.attempts + 1, status: a.httpStatus, outcome: a.outcome, durationMs: a.durationMs },
-    };
+    const attempt = cb.attempts + 1;
+    const entry = { ...logContext(cb), attempt, status: a.httpStatus, outcome: a.outcome, durationMs: a.durationMs };
     if (settlement === 'delivered') this.logger.info(entry, 'callback delivered');
     else if (settlement === 'failed') this.logger.error(entry, 'callback failed after the last retry');
     else if (settlement === 'retried' && next.kind === 'retried') {

@@ -52,11 +52,11 @@ export async function startListener(answer = 'OK'): Promise<Listener> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  const listener: Listener = {
     url: `http://127.0.0.1:${port}/callback`,
     received,
     async waitFor(count, timeoutMs = 10_000) {
-      return (await this.waitForMatching(() => true, count, timeoutMs)).slice(0, count);
+      return (await listener.waitForMatching(() => true, count, timeoutMs)).slice(0, count);
     },
     async waitForMatching(match, count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
@@ -71,4 +71,5 @@ export async function startListener(answer = 'OK'): Promise<Listener> {
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+  return listener;
 }

@@ -20,7 +20,7 @@ interface Post {
 
 class PageServer {
   readonly posts: Post[] = [];
-  private pages = new Map<string, string>();
+  private pages = new Map<string, { markup: string; csp: boolean }>();
   private servers: http.Server[] = [];
   private n = 0;
   origin = '';
@@ -45,10 +45,10 @@ class PageServer {
     }
   }
 
-  /** Serves the markup at a fresh path; returns the path. */
-  serve(markup: string): string {
+  /** Serves the markup at a fresh path (under the pages' CSP unless told otherwise); returns the path. */
+  serve(markup: string, csp = true): string {
     const path = `/p/${++this.n}`;
-    this.pages.set(path, markup);
+    this.pages.set(path, { markup, csp });
     return path;
   }
 
@@ -75,6 +75,10 @@ class PageServer {
       res.writeHead(200, { 'content-type': asset.contentType, etag: asset.etag }).end(asset.body);
       return;
     }
+    if (path === '/favicon.ico') {
+      res.writeHead(204).end();
+      return;
+    }
     if (path === '/expired') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Expired</title><p id="expired">expired</p>');
       return;
@@ -85,8 +89,12 @@ class PageServer {
       return;
     }
     res
-      .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CONTENT_SECURITY_POLICY, 'cache-control': 'no-store' })
-      .end(page);
+      .writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        ...(page.csp ? { 'content-security-policy': CONTENT_SECURITY_POLICY } : {}),
+      })
+      .end(page.markup);
   }
 }
 
@@ -157,6 +165,30 @@ describe('hosted pages in a browser', { skip }, () => {
     await page.fill('#billing_city', 'New York');
     await page.fill('#billing_zip', '10001');
     await page.fill('#billing_phone', '+1 212 555 0100');
+  }
+
+  /**
+   * After the first submit, reports the buttons' state and tries to submit once more (as a second Enter
+   * would). Resolves with what the page reported before it navigated away.
+   */
+  async function watchButtons(page: Page): Promise<Promise<{ disabled: boolean; text: string }[]>> {
+    let resolve!: (v: { disabled: boolean; text: string }[]) => void;
+    const result = new Promise<{ disabled: boolean; text: string }[]>((r) => (resolve = r));
+    await page.exposeFunction('reportButtons', (v: { disabled: boolean; text: string }[]) => resolve(v));
+    await page.evaluate(() => {
+      const form = document.querySelector('form')!;
+      form.addEventListener(
+        'submit',
+        () =>
+          setTimeout(() => {
+            const buttons = [...form.querySelectorAll('button')].map((b) => ({ disabled: b.disabled, text: b.textContent ?? '' }));
+            (window as unknown as { reportButtons(v: unknown): void }).reportButtons(buttons);
+            form.requestSubmit();
+          }, 50),
+        { once: true },
+      );
+    });
+    return result;
   }
 
   function assertNoProblems(): void {
@@ -240,12 +272,13 @@ describe('hosted pages in a browser', { skip }, () => {
   it('posts exactly the documented field names once, and disables the Pay button meanwhile', async () => {
     const page = await open(renderCheckoutPage(view({ actionUrl: '/slow-pay' })));
     await fillValid(page, 'US');
-    await page.click('#pay-button');
-    // a second press while the first is on its way sends nothing more
-    await page.waitForFunction(() => (document.getElementById('pay-button') as HTMLButtonElement | null)?.disabled === true);
-    await page.evaluate(() => (document.getElementById('pay-form') as HTMLFormElement).requestSubmit());
-    assert.match((await page.textContent('#pay-button')) ?? '', /Processing/);
+    const seen = await watchButtons(page);
+    // a double click, then one more submit (Enter) while the first POST is on its way
+    await page.dblclick('#pay-button');
     await page.waitForSelector('#received');
+    const state = await seen;
+    assert.deepEqual(state.map((b) => b.disabled), [true]);
+    assert.match(state[0]!.text, /Processing/);
     const posts = server.postsTo('/slow-pay');
     assert.equal(posts.length, 1);
     const names = posts[0]!.fields.map(([k]) => k);
@@ -383,10 +416,10 @@ describe('hosted pages in a browser', { skip }, () => {
     );
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'otp');
     await page.keyboard.type('123456');
+    const seen = await watchButtons(page);
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => [...document.querySelectorAll('button')].every((b) => b.disabled));
-    await page.evaluate(() => (document.querySelector('form') as HTMLFormElement).requestSubmit());
     await page.waitForSelector('#received');
+    assert.deepEqual((await seen).map((b) => b.disabled), [true, true], 'both decisions disabled');
     const posts = server.postsTo('/slow-acs');
     assert.equal(posts.length, 1);
     assert.deepEqual(Object.fromEntries(posts[0]!.fields), { MD: 'md-1', PaReq: 'pareq-1', otp: '123456', decision: 'submit' });
@@ -422,12 +455,11 @@ describe('hosted pages in a browser', { skip }, () => {
 
   it('in a cross-origin frame, a target leaving the frame shows Continue, which opens a new window', async () => {
     const inner = server.origin + server.serve(renderRedirectPage({ url: '/framed-return', method: 'POST', params: { payment_id: 'p9' }, target: '_top', title: 'Returning', message: 'Taking you back' }));
-    const parentPath = server.serve(`<!doctype html><title>Merchant</title><iframe id="f" src="${inner}" width="500" height="500"></iframe>`);
+    const parentPath = server.serve(`<!doctype html><title>Merchant</title><iframe id="f" src="${inner}" width="500" height="500"></iframe>`, false);
     const page = await context.newPage();
     await page.goto(server.otherOrigin + parentPath);
     const frame = page.frameLocator('#f');
     await frame.locator('#redirect-window-note').waitFor({ state: 'visible' });
-    assert.equal(await frame.locator('#redirect-form').getAttribute('target'), null, 'markup keeps the no-JS target');
     assert.equal(await frame.locator('#redirect-form').evaluate((f: HTMLFormElement) => f.target), '_blank');
     await page.waitForTimeout(300);
     assert.equal(server.postsTo('/framed-return').length, 0, 'no automatic navigation out of the frame');

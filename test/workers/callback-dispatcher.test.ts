@@ -150,7 +150,8 @@ for (const { kind, skip } of await storeKinds()) {
     const dispatcher = (opts: Partial<CallbackDispatcherOptions> = {}) =>
       new CallbackDispatcher({ db, clock, logger: log.logger, timeoutMs: 2000, batchSize: 20, pollMs: 10, ...opts });
 
-    const enqueue = (opts: { merchantId?: string; url?: string; protocol?: CallbackProtocol; fields?: FormFields } = {}) =>
+    type EnqueueOptions = { merchantId?: string; url?: string; protocol?: CallbackProtocol; fields?: FormFields };
+    const enqueue = (opts: EnqueueOptions = {}) =>
       db.transaction((tx) =>
         enqueueCallback(tx, {
           merchantId: opts.merchantId ?? 'm1',
@@ -173,7 +174,8 @@ for (const { kind, skip } of await storeKinds()) {
         receiver.answer = () => ({ status: 204 });
         const id = await enqueue();
         const summary = await dispatcher().runOnce();
-        assert.deepEqual(summary, { claimed: 1, delivered: 1, retried: 0, failed: 0, deferred: 0, leaseLost: 0, errors: 0 });
+        const expected = { claimed: 1, delivered: 1, retried: 0, failed: 0, deferred: 0, leaseLost: 0, errors: 0 };
+        assert.deepEqual(summary, expected);
         const cb = await callback(id);
         assert.equal(cb.status, 'delivered');
         assert.equal(cb.attempts, 1);
@@ -271,7 +273,9 @@ for (const { kind, skip } of await storeKinds()) {
         assert.equal(entry.outcome, 'http_error');
         assert.match(String(entry.host), /^127\.0\.0\.1:\d+$/);
         const all = JSON.stringify(log.lines);
-        for (const secret of ['411111', '6d8d440e25bdfc52', 's3cret', 'order-1']) assert.ok(!all.includes(secret), secret);
+        for (const secret of ['411111', '6d8d440e25bdfc52', 's3cret', 'order-1']) {
+          assert.ok(!all.includes(secret), `${secret} is not logged`);
+        }
       });
     });
 
@@ -452,7 +456,8 @@ for (const { kind, skip } of await storeKinds()) {
       it('a callback enqueued in a transaction that rolls back is never sent', async () => {
         await assert.rejects(
           db.transaction(async (tx) => {
-            await enqueueCallback(tx, { merchantId: 'm1', url: receiver.url(), protocol: 'checkout', fields: sampleFields(), now: clock.now() });
+            const [url, fields, now] = [receiver.url(), sampleFields(), clock.now()];
+            await enqueueCallback(tx, { merchantId: 'm1', url, protocol: 'checkout', fields, now });
             throw new Error('state change failed');
           }),
         );
@@ -462,7 +467,14 @@ for (const { kind, skip } of await storeKinds()) {
 
       it('enqueueing an existing event id again keeps one callback', async () => {
         const id = '6f1f3b4e-2f0a-4c55-9a53-2a1f6c1d9e10';
-        const input = { id, merchantId: 'm1', url: receiver.url(), protocol: 'checkout' as const, fields: sampleFields(), now: clock.now() };
+        const input = {
+          id,
+          merchantId: 'm1',
+          url: receiver.url(),
+          protocol: 'checkout' as const,
+          fields: sampleFields(),
+          now: clock.now(),
+        };
         assert.equal(await enqueueCallback(db, input), id);
         assert.equal(await enqueueCallback(db, { ...input, fields: { other: 'x' } }), id);
         const listed = await listCallbacks(db, { merchantId: 'm1' });

@@ -1,0 +1,82 @@
+/**
+ * S2S CARD payments that create a payment (SALE, DEBIT, CREDIT2CARD): the payment is written in status prepare
+ * on the MID its intent may use, then the shared card service runs the connector step. Follow-ups and
+ * lookups go straight to the shared services; this module only adds what the S2S flow needs on top.
+ */
+import type { ServiceContext } from '../context.ts';
+import type { Merchant, Mid } from '../../store/merchants-repo.ts';
+import { getMerchantPayment, findPaymentsByOrder, insertPayment, type Payment, type PayerInfo, type PaymentDetails } from '../../store/payments-repo.ts';
+import { findCardByToken } from '../../store/card-vault.ts';
+import { authorizeCard, routeMid, type CardSource, type PaymentStep } from '../card-payments.ts';
+import type { CardData } from '../../connectors/types.ts';
+import type { Intent } from '../../domain/routing.ts';
+import type { Money } from '../../domain/money.ts';
+import { GatewayError, type ErrorName } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+
+/** The card of a request: sent in full, or named by a card_token of the same merchant. */
+export type CardInput = { kind: 'card'; card: CardData; keep: boolean } | { kind: 'token'; token: string; cvv?: string };
+
+export interface StartPaymentInput {
+  merchant: Merchant;
+  mids: readonly Mid[];
+  operation: 'purchase' | 'debit' | 'credit';
+  intent: Intent;
+  order: { id: string; amount: Money; description: string };
+  card: CardInput;
+  /** Issue a card_token for the card. */
+  tokenize: boolean;
+  payer: PayerInfo;
+  customData?: Record<string, unknown>;
+  callbackUrl?: string;
+  details: PaymentDetails;
+}
+
+async function cardSource(ctx: ServiceContext, merchantId: string, card: CardInput): Promise<CardSource> {
+  if (card.kind === 'card') return card.keep ? { kind: 'card', card: card.card } : { kind: 'transient', card: card.card };
+  const stored = await findCardByToken(ctx.db, merchantId, card.token);
+  if (!stored) throw new GatewayError('cardTokenInvalid');
+  return { kind: 'vault', vaultId: stored.id, ...(card.cvv ? { cvv: card.cvv } : {}) };
+}
+
+/** Creates the payment and runs its first connector step. */
+export async function startCardPayment(ctx: ServiceContext, input: StartPaymentInput): Promise<PaymentStep> {
+  const { merchant, mids, order } = input;
+  // Routing and the token are checked first, so a request that cannot run leaves no payment behind.
+  const { mid } = routeMid(ctx, mids, input.intent);
+  const source = await cardSource(ctx, merchant.id, input.card);
+  const payment = await insertPayment(ctx.db, {
+    id: newId(),
+    merchantId: merchant.id,
+    channel: 's2s_card',
+    operation: input.operation,
+    orderId: order.id,
+    amount: order.amount.minor,
+    currency: order.amount.currency,
+    description: order.description,
+    status: 'prepare',
+    auth: input.intent === 'auth',
+    midId: mid.id,
+    cardToken: input.card.kind === 'token' ? input.card.token : null,
+    payer: input.payer,
+    customData: input.customData,
+    callbackUrl: input.callbackUrl,
+    details: input.details,
+    now: ctx.clock.now(),
+  });
+  return authorizeCard(ctx, { merchant, mids, payment, source, intent: input.intent, tokenize: input.tokenize });
+}
+
+/** The merchant's payment a trans_id names, or the not-found error of the asking action (never swapped). */
+export async function paymentByTransId(ctx: ServiceContext, merchantId: string, transId: string, missing: ErrorName): Promise<Payment> {
+  const payment = await getMerchantPayment(ctx.db, merchantId, transId);
+  if (!payment) throw new GatewayError(missing);
+  return payment;
+}
+
+/** The newest payment of a merchant order. */
+export async function newestPaymentOfOrder(ctx: ServiceContext, merchantId: string, orderId: string): Promise<Payment> {
+  const [payment] = await findPaymentsByOrder(ctx.db, merchantId, orderId, 1);
+  if (!payment) throw new GatewayError('orderDoesNotExist');
+  return payment;
+}

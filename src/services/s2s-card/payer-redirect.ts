@@ -1,0 +1,32 @@
+/**
+ * Where a payer goes when a card payment needs them: the gateway's own ACS page for a 3-D Secure challenge,
+ * the provider page for a redirect (decisions D8). Only the sandbox connector exists, so both pages are the
+ * sandbox ones; a real connector would hand back its own ACS address in its connector state.
+ */
+import type { Payment } from '../../store/payments-repo.ts';
+
+export interface PayerRedirect {
+  url: string;
+  method: 'POST' | 'GET';
+  /** Empty when the page needs no parameters (the S2S answer then carries `[]`, as the platform does). */
+  params: Record<string, string>;
+}
+
+/** The redirect of a payment in status 3ds or redirect; undefined in any other status. */
+export function payerRedirect(baseUrl: string, payment: Payment): PayerRedirect | undefined {
+  if (payment.status === '3ds') {
+    return {
+      url: `${baseUrl}/sandbox/acs/${payment.id}`,
+      method: 'POST',
+      // The classic 3-D Secure trio: MD names the transaction, PaReq is opaque to the merchant, TermUrl is where
+      // the ACS posts back (the gateway, which then sends the payer on to term_url_3ds).
+      params: {
+        PaReq: Buffer.from(JSON.stringify({ id: payment.id, amount: payment.amount.toString(), currency: payment.currency })).toString('base64'),
+        MD: payment.id,
+        TermUrl: `${baseUrl}/sandbox/acs/${payment.id}/complete`,
+      },
+    };
+  }
+  if (payment.status === 'redirect') return { url: `${baseUrl}/sandbox/provider/${payment.id}`, method: 'GET', params: {} };
+  return undefined;
+}
