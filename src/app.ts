@@ -10,6 +10,7 @@ import { typeboxValidatorCompiler } from './channels/validation.ts';
 import { installErrorHandling } from './channels/error-handler.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerPageRoutes } from './channels/pages/routes.ts';
+import { registerS2sCardRoutes } from './channels/s2s-card/routes.ts';
 
 export interface AppOptions {
   bodyLimit?: number;
@@ -42,5 +43,6 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   registerCheckoutRoutes(app, ctx);
   registerPageRoutes(app, ctx);
+  await registerS2sCardRoutes(app, ctx);
   return app;
 }

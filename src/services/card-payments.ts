@@ -6,9 +6,10 @@
 import type { ServiceContext } from './context.ts';
 import type { Merchant, Mid } from '../store/merchants-repo.ts';
 import {
-  getPayment, insertTransaction, updatePayment, updateTransactionStatus,
-  type Payment, type PayerInfo, type PaymentDetails, type PaymentPatch, type TransactionType,
+  getPayment, insertPaymentWithTransaction, insertTransaction, updatePayment, updatePaymentAndTransaction,
+  type NewPayment, type NewTransaction, type Payment, type PayerInfo, type PaymentDetails, type PaymentPatch, type TransactionType,
 } from '../store/payments-repo.ts';
+import type { Sql } from '../store/database.ts';
 import { markSessionPaid } from '../store/sessions-repo.ts';
 import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/card-vault.ts';
 import { eligibleMids, type Intent } from '../domain/routing.ts';
@@ -17,7 +18,7 @@ import { cardBrandByPrefix, first6Last4, maskPan } from '../domain/card.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { CardConnector, CardData, ConnectorOutcome } from '../connectors/types.ts';
-import { notify } from './callbacks/index.ts';
+import { callbackExpected, notify } from './callbacks/index.ts';
 
 export type CardSource =
   | { kind: 'card'; card: CardData }
@@ -61,17 +62,62 @@ function connectorFor(ctx: ServiceContext, payment: Payment, mids: readonly Mid[
 
 const AUTH_TX_TYPE: Readonly<Record<Intent, TransactionType>> = { sale: 'sale', auth: 'auth', payout: 'credit' };
 
+/** How the first write of an authorization lands: claiming a stored payment, or creating it already claimed. */
+interface AuthorizationWrite {
+  /** What the step needs of the payment before it is written. */
+  subject: { id: string; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null };
+  /** The write is one statement, atomic without a transaction of its own when nothing is vaulted with it. */
+  single: boolean;
+  write(sql: Sql, patch: PaymentPatch, transaction: NewTransaction): Promise<Payment | undefined>;
+}
+
 /** Runs the first step of a card payment: vault the card, claim the payment, ask the connector. */
 export async function authorizeCard(ctx: ServiceContext, input: AuthorizeInput): Promise<PaymentStep> {
-  const { merchant, payment, intent } = input;
+  const { payment } = input;
+  return authorize(ctx, input, {
+    subject: payment,
+    single: false,
+    async write(sql, patch, transaction) {
+      const claimed = await updatePayment(sql, payment.id, { status: 'prepare', pendingOperation: null }, patch, transaction.now);
+      if (claimed) await insertTransaction(sql, transaction);
+      return claimed;
+    },
+  });
+}
+
+/**
+ * authorizeCard for a payment not stored yet (the S2S channel): it is created already claimed, with its first
+ * transaction, in one statement, so a sale with no card to vault costs two writes in all.
+ */
+export async function createAndAuthorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'> & { payment: NewPayment }): Promise<PaymentStep> {
+  const p = input.payment;
+  return authorize(ctx, input, {
+    subject: { id: p.id, amount: p.amount, currency: p.currency, payer: p.payer ?? {}, cardToken: p.cardToken ?? null },
+    single: true,
+    write: (sql, patch, transaction) => insertPaymentWithTransaction(sql, {
+      ...p,
+      status: 'prepare',
+      pendingOperation: patch.pendingOperation,
+      midId: patch.midId,
+      vaultId: patch.vaultId,
+      cardToken: patch.cardToken,
+      payer: patch.payer ?? p.payer,
+      details: { ...p.details, ...patch.details },
+    }, transaction),
+  });
+}
+
+async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite): Promise<PaymentStep> {
+  const { merchant, intent, source } = input;
+  const payment = target.subject;
   const { mid, connector } = routeMid(ctx, input.mids, intent);
   const now = ctx.clock.now();
   const transId = newId();
-  const { claimed, card } = await ctx.db.transaction(async (tx) => {
-    const stored = input.source.kind !== 'transient';
-    const vaulted = input.source.kind === 'transient' ? transientCard(merchant.id, input.source.card) : await vaultCard(ctx, tx, merchant.id, input.source, now);
-    const token = input.tokenize && stored ? await issueCardToken(tx, { merchantId: merchant.id, vaultId: vaulted.id, now }) : null;
-    const claimed = await updatePayment(tx, payment.id, { status: 'prepare', pendingOperation: null }, {
+  const record = async (sql: Sql) => {
+    const stored = source.kind !== 'transient';
+    const vaulted = source.kind === 'transient' ? transientCard(merchant.id, source.card) : await vaultCard(ctx, sql, merchant.id, source, now);
+    const token = input.tokenize && stored ? await issueCardToken(sql, { merchantId: merchant.id, vaultId: vaulted.id, now }) : null;
+    const claimed = await target.write(sql, {
       pendingOperation: 'authorize',
       midId: mid.id,
       vaultId: stored ? vaulted.id : null,
@@ -85,12 +131,11 @@ export async function authorizeCard(ctx: ServiceContext, input: AuthorizeInput):
         brand: cardBrandByPrefix(vaulted.first6Last4.slice(0, 6)) ?? 'card',
         lastTransId: transId,
       },
-    }, now);
+    }, { id: transId, paymentId: payment.id, type: AUTH_TX_TYPE[intent], status: 'waiting', amount: payment.amount, now });
     if (!claimed) throw new GatewayError('sessionNotPayable');
-    await insertTransaction(tx, { id: transId, paymentId: payment.id, type: AUTH_TX_TYPE[intent], status: 'waiting', amount: payment.amount, now });
     return { claimed, card: vaulted };
-  });
-  const source = input.source;
+  };
+  const { claimed, card } = target.single && source.kind === 'transient' ? await record(ctx.db) : await ctx.db.transaction(record);
   const cardData: CardData = source.kind !== 'vault'
     ? source.card
     : { pan: (await loadCard(ctx.db, ctx.keyring, card.id))?.pan() ?? '', expMonth: card.expMonth, expYear: card.expYear, cvv: source.cvv, holder: card.holder ?? undefined };
@@ -156,21 +201,25 @@ export async function applyOutcome(ctx: ServiceContext, merchant: Merchant, paym
   if (outcome.kind === 'pending') return { kind: 'processing', payment };
   const now = ctx.clock.now();
   const plan = planOutcome(payment, intent, outcome);
-  return ctx.db.transaction(async (tx) => {
-    const updated = await updatePayment(tx, payment.id, { status: payment.status, pendingOperation: operation }, { ...plan.patch, pendingOperation: null }, now);
+  const write = async (sql: Sql): Promise<PaymentStep> => {
+    const updated = await updatePaymentAndTransaction(sql, payment.id, { status: payment.status, pendingOperation: operation }, { ...plan.patch, pendingOperation: null }, now,
+      { id: transId, status: plan.txStatus, details: plan.txDetails });
     if (!updated) {
-      const current = (await getPayment(tx, payment.id)) ?? payment;
-      return { kind: 'final', payment: current, transId } as const;
+      const current = (await getPayment(sql, payment.id)) ?? payment;
+      return { kind: 'final', payment: current, transId };
     }
-    await updateTransactionStatus(tx, transId, plan.txStatus, plan.txDetails);
     if (plan.step === 'final' && updated.sessionId && (updated.status === 'settled' || updated.status === 'pending')) {
-      await markSessionPaid(tx, updated.sessionId, updated.id);
+      await markSessionPaid(sql, updated.sessionId, updated.id);
     }
-    if (plan.notify) await notify(tx, merchant, updated, { transId, type: plan.notify.type, status: plan.txStatus, reason: updated.declineReason ?? undefined }, now);
-    if (plan.step === 'challenge') return { kind: 'challenge', payment: updated } as const;
-    if (plan.step === 'redirect') return { kind: 'redirect', payment: updated } as const;
-    return { kind: 'final', payment: updated, transId } as const;
-  });
+    if (plan.notify) await notify(sql, merchant, updated, { transId, type: plan.notify.type, status: plan.txStatus, reason: updated.declineReason ?? undefined }, now);
+    if (plan.step === 'challenge') return { kind: 'challenge', payment: updated };
+    if (plan.step === 'redirect') return { kind: 'redirect', payment: updated };
+    return { kind: 'final', payment: updated, transId };
+  };
+  // The payment and its transaction change in one statement; a session or a callback written with them
+  // needs a transaction around all three.
+  const alone = !payment.sessionId && !(plan.notify && callbackExpected(merchant, payment));
+  return alone ? write(ctx.db) : ctx.db.transaction(write);
 }
 
 interface OutcomePlan {

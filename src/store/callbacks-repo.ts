@@ -170,7 +170,9 @@ export async function claimDue(db: Sql, opts: ClaimOptions): Promise<ClaimedCall
        WHERE d.status = 'pending' AND d.next_attempt_at <= $1
          AND (d.locked_until IS NULL OR d.locked_until <= $1)
          AND NOT EXISTS (SELECT 1 FROM callback_url_health h WHERE h.url = d.url AND h.blocked_until > $1)
-       ORDER BY d.next_attempt_at
+         -- In order per payment: an earlier callback still pending (or retrying) holds the later ones back.
+         AND NOT EXISTS (SELECT 1 FROM callbacks e WHERE e.payment_id = d.payment_id AND e.status = 'pending' AND e.seq < d.seq)
+       ORDER BY d.next_attempt_at, d.seq
        LIMIT $4
        FOR UPDATE OF d SKIP LOCKED)
        AND c.status = 'pending' AND (c.locked_until IS NULL OR c.locked_until <= $1)

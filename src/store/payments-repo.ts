@@ -159,6 +159,20 @@ export async function insertPayment(sql: Sql, p: NewPayment): Promise<Payment> {
   return toPayment(row as PaymentRow);
 }
 
+/** A payment and its first transaction in one statement (the transaction names the payment it creates). */
+export async function insertPaymentWithTransaction(sql: Sql, p: NewPayment, t: NewTransaction): Promise<Payment> {
+  const params = paymentInsertParams(p);
+  const n = params.length;
+  const [row] = await sql.query<PaymentRow>(
+    `WITH p AS (${paymentInsertSql()} RETURNING *),
+       t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
+             VALUES ($${n + 1}, (SELECT id FROM p), $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}))
+     SELECT * FROM p`,
+    [...params, t.id, t.type, t.status, t.amount, JSON.stringify(t.details ?? {}), t.now],
+  );
+  return toPayment(row as PaymentRow);
+}
+
 export async function getPayment(sql: Sql, id: string): Promise<Payment | undefined> {
   if (!isUuid(id)) return undefined;
   const [row] = await sql.query<PaymentRow>('SELECT * FROM payments WHERE id = $1', [id]);
@@ -210,11 +224,8 @@ export interface Expectation {
   refundCeiling?: bigint;
 }
 
-/**
- * Compare-and-set: applies the patch only when the payment still is as expected. Returns the updated
- * payment, or undefined when another writer got there first (or the expectation does not hold).
- */
-export async function updatePayment(sql: Sql, id: string, expect: Expectation, patch: PaymentPatch, now: Date): Promise<Payment | undefined> {
+/** The compare-and-set UPDATE of updatePayment, as SQL and parameters (placeholders from $1). */
+function updateStatement(id: string, expect: Expectation, patch: PaymentPatch, now: Date): { text: string; params: unknown[] } {
   const params: unknown[] = [id, now];
   const sets: string[] = ['updated_at = $2', 'version = version + 1'];
   const where: string[] = ['id = $1'];
@@ -238,7 +249,35 @@ export async function updatePayment(sql: Sql, id: string, expect: Expectation, p
   if (expect.refundCeiling !== undefined) {
     where.push(`refunded_amount + ${param(patch.addRefunded ?? 0n)} <= ${param(expect.refundCeiling)}`);
   }
-  const [row] = await sql.query<PaymentRow>(`UPDATE payments SET ${sets.join(', ')} WHERE ${where.join(' AND ')} RETURNING *`, params);
+  return { text: `UPDATE payments SET ${sets.join(', ')} WHERE ${where.join(' AND ')} RETURNING *`, params };
+}
+
+/**
+ * Compare-and-set: applies the patch only when the payment still is as expected. Returns the updated
+ * payment, or undefined when another writer got there first (or the expectation does not hold).
+ */
+export async function updatePayment(sql: Sql, id: string, expect: Expectation, patch: PaymentPatch, now: Date): Promise<Payment | undefined> {
+  const { text, params } = updateStatement(id, expect, patch, now);
+  const [row] = await sql.query<PaymentRow>(text, params);
+  return row && toPayment(row);
+}
+
+/**
+ * updatePayment and, only when it applied, the status of one of its transactions, in one statement: a
+ * connector's answer is written in a single round trip, atomic without a transaction of its own.
+ */
+export async function updatePaymentAndTransaction(
+  sql: Sql, id: string, expect: Expectation, patch: PaymentPatch, now: Date,
+  transaction: { id: string; status: TransactionStatus; details?: Record<string, unknown> },
+): Promise<Payment | undefined> {
+  const { text, params } = updateStatement(id, expect, patch, now);
+  const n = params.length;
+  const [row] = await sql.query<PaymentRow>(
+    `WITH u AS (${text}),
+       t AS (UPDATE transactions SET status = $${n + 1}, details = details || $${n + 2}::jsonb WHERE id = $${n + 3} AND EXISTS (SELECT 1 FROM u))
+     SELECT * FROM u`,
+    [...params, transaction.status, JSON.stringify(transaction.details ?? {}), transaction.id],
+  );
   return row && toPayment(row);
 }
 
@@ -266,7 +305,9 @@ export interface Transaction {
   createdAt: Date;
 }
 
-export async function insertTransaction(sql: Sql, t: Omit<Transaction, 'createdAt' | 'details'> & { details?: Record<string, unknown>; now: Date }): Promise<void> {
+export type NewTransaction = Omit<Transaction, 'createdAt' | 'details'> & { details?: Record<string, unknown>; now: Date };
+
+export async function insertTransaction(sql: Sql, t: NewTransaction): Promise<void> {
   await sql.query(
     'INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
     [t.id, t.paymentId, t.type, t.status, t.amount, JSON.stringify(t.details ?? {}), t.now],

@@ -334,7 +334,6 @@ export function renderCheckoutPage(vm: CheckoutPageView): string {
       optional: !vm.email.required,
       value: vm.email.value,
       error: errors.email,
-      hint: 'We send the receipt here',
       input: { type: 'email', autocomplete: 'email', inputmode: 'email', maxlength: 255, required: vm.email.required || undefined, spellcheck: 'false', 'data-validate': 'email' },
     });
   }

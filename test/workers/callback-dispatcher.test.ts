@@ -1,6 +1,7 @@
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -150,12 +151,13 @@ for (const { kind, skip } of await storeKinds()) {
     const dispatcher = (opts: Partial<CallbackDispatcherOptions> = {}) =>
       new CallbackDispatcher({ db, clock, logger: log.logger, timeoutMs: 2000, batchSize: 20, pollMs: 10, ...opts });
 
-    type EnqueueOptions = { merchantId?: string; url?: string; protocol?: CallbackProtocol; fields?: FormFields };
+    type EnqueueOptions = { merchantId?: string; paymentId?: string; url?: string; protocol?: CallbackProtocol; fields?: FormFields };
     const enqueue = (opts: EnqueueOptions = {}) =>
       db.transaction((tx) =>
         enqueueCallback(tx, {
           merchantId: opts.merchantId ?? 'm1',
-          paymentId: 'pay-1',
+          // Each callback its own payment unless a test says otherwise: one payment's callbacks go in order.
+          paymentId: opts.paymentId ?? `pay-${randomUUID()}`,
           url: opts.url ?? receiver.url(),
           protocol: opts.protocol ?? 'checkout',
           fields: opts.fields ?? sampleFields(),
@@ -170,9 +172,24 @@ for (const { kind, skip } of await storeKinds()) {
     };
 
     describe('delivery', () => {
+      it('delivers the callbacks of one payment one at a time, in the order they were written', async () => {
+        receiver.answer = () => ({ status: 200, body: 'OK' });
+        const before = receiver.receptions.length;
+        const first = await enqueue({ paymentId: 'ordered', fields: { ...sampleFields(), order_status: '3ds' } });
+        const second = await enqueue({ paymentId: 'ordered', fields: { ...sampleFields(), order_status: 'settled' } });
+        const one = await dispatcher().runOnce();
+        assert.equal(one.claimed, 1, 'the later callback waits for the earlier one');
+        assert.equal((await callback(first)).status, 'delivered');
+        assert.equal((await callback(second)).status, 'pending');
+        await dispatcher().runOnce();
+        assert.equal((await callback(second)).status, 'delivered');
+        const bodies = receiver.receptions.slice(before).map((r) => new URLSearchParams(r.body.toString()).get('order_status'));
+        assert.deepEqual(bodies, ['3ds', 'settled']);
+      });
+
       it('checkout: any 2xx is delivered, whatever the body', async () => {
         receiver.answer = () => ({ status: 204 });
-        const id = await enqueue();
+        const id = await enqueue({ paymentId: 'pay-1' });
         const summary = await dispatcher().runOnce();
         const expected = { claimed: 1, delivered: 1, retried: 0, failed: 0, deferred: 0, leaseLost: 0, errors: 0 };
         assert.deepEqual(summary, expected);

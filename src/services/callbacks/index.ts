@@ -8,6 +8,7 @@ import type { Channel, Payment, TransactionType, TransactionStatus } from '../..
 import { enqueueCallback } from '../../store/callbacks-repo.ts';
 import type { CallbackValue } from '../../domain/signatures.ts';
 import { checkoutCallback } from './checkout-callback.ts';
+import { s2sCardCallback } from './s2s-card-callback.ts';
 
 /** A change the merchant hears about. */
 export interface PaymentEvent {
@@ -28,10 +29,17 @@ export interface CallbackBuilder {
 
 const BUILDERS: Partial<Record<Channel, CallbackBuilder>> = {
   checkout: checkoutCallback,
+  s2s_card: s2sCardCallback,
 };
 
 export function registerCallbackBuilder(channel: Channel, builder: CallbackBuilder): void {
   BUILDERS[channel] = builder;
+}
+
+/** Whether an event of this payment would reach the outbox (its channel has callbacks and a URL to send them to). */
+export function callbackExpected(merchant: Merchant, payment: Payment): boolean {
+  const builder = BUILDERS[payment.channel];
+  return builder !== undefined && builder.url(merchant, payment) !== null;
 }
 
 /** Writes the callback of an event into the outbox, in the transaction of the state change. */

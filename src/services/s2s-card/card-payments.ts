@@ -5,16 +5,20 @@
  */
 import type { ServiceContext } from '../context.ts';
 import type { Merchant, Mid } from '../../store/merchants-repo.ts';
-import { getMerchantPayment, findPaymentsByOrder, insertPayment, type Payment, type PayerInfo, type PaymentDetails } from '../../store/payments-repo.ts';
+import { getMerchantPayment, findPaymentsByOrder, type Payment, type PayerInfo, type PaymentDetails } from '../../store/payments-repo.ts';
 import { findCardByToken } from '../../store/card-vault.ts';
-import { authorizeCard, routeMid, type CardSource, type PaymentStep } from '../card-payments.ts';
+import { createAndAuthorize, type CardSource, type PaymentStep } from '../card-payments.ts';
 import type { CardData } from '../../connectors/types.ts';
 import type { Intent } from '../../domain/routing.ts';
 import type { Money } from '../../domain/money.ts';
 import { GatewayError, type ErrorName } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 
-/** The card of a request: sent in full, or named by a card_token of the same merchant. */
+/**
+ * The card of a request: sent in full, or named by a card_token of the same merchant. A card sent in full is
+ * vaulted only when it must outlive the request (`keep`: a token or a recurring chain needs it); otherwise
+ * only its mask is kept, which is less card data at rest and one write less.
+ */
 export type CardInput = { kind: 'card'; card: CardData; keep: boolean } | { kind: 'token'; token: string; cvv?: string };
 
 export interface StartPaymentInput {
@@ -42,29 +46,34 @@ async function cardSource(ctx: ServiceContext, merchantId: string, card: CardInp
 /** Creates the payment and runs its first connector step. */
 export async function startCardPayment(ctx: ServiceContext, input: StartPaymentInput): Promise<PaymentStep> {
   const { merchant, mids, order } = input;
-  // Routing and the token are checked first, so a request that cannot run leaves no payment behind.
-  const { mid } = routeMid(ctx, mids, input.intent);
+  // The token is resolved first, so a request naming an unknown card leaves no payment behind (nor does
+  // one without an eligible MID: createAndAuthorize routes before it writes).
   const source = await cardSource(ctx, merchant.id, input.card);
-  const payment = await insertPayment(ctx.db, {
-    id: newId(),
-    merchantId: merchant.id,
-    channel: 's2s_card',
-    operation: input.operation,
-    orderId: order.id,
-    amount: order.amount.minor,
-    currency: order.amount.currency,
-    description: order.description,
-    status: 'prepare',
-    auth: input.intent === 'auth',
-    midId: mid.id,
-    cardToken: input.card.kind === 'token' ? input.card.token : null,
-    payer: input.payer,
-    customData: input.customData,
-    callbackUrl: input.callbackUrl,
-    details: input.details,
-    now: ctx.clock.now(),
+  return createAndAuthorize(ctx, {
+    merchant,
+    mids,
+    source,
+    intent: input.intent,
+    tokenize: input.tokenize,
+    payment: {
+      id: newId(),
+      merchantId: merchant.id,
+      channel: 's2s_card',
+      operation: input.operation,
+      orderId: order.id,
+      amount: order.amount.minor,
+      currency: order.amount.currency,
+      description: order.description,
+      status: 'prepare',
+      auth: input.intent === 'auth',
+      cardToken: input.card.kind === 'token' ? input.card.token : null,
+      payer: input.payer,
+      customData: input.customData,
+      callbackUrl: input.callbackUrl,
+      details: input.details,
+      now: ctx.clock.now(),
+    },
   });
-  return authorizeCard(ctx, { merchant, mids, payment, source, intent: input.intent, tokenize: input.tokenize });
 }
 
 /** The merchant's payment a trans_id names, or the not-found error of the asking action (never swapped). */

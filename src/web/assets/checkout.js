@@ -284,11 +284,21 @@
     return out.join(' ');
   }
 
-  function formatCardNumber(input, brandEl, brandIcon) {
+  function formatCardNumber(input, brandEl, brandIcon, e, previous) {
     var value = input.value;
     var caret = input.selectionStart === null ? value.length : input.selectionStart;
     var digitsBeforeCaret = value.slice(0, caret).replace(/\D/g, '').length;
-    var digits = value.replace(/\D/g, '').slice(0, 19);
+    var digits = value.replace(/\D/g, '');
+    // Deleting one of our group spaces deletes the digit beside it, as the payer meant.
+    if (e && previous !== undefined && digits === previous.replace(/\D/g, '') && value.length < previous.length) {
+      if (e.inputType === 'deleteContentBackward' && digitsBeforeCaret > 0) {
+        digits = digits.slice(0, digitsBeforeCaret - 1) + digits.slice(digitsBeforeCaret);
+        digitsBeforeCaret--;
+      } else if (e.inputType === 'deleteContentForward') {
+        digits = digits.slice(0, digitsBeforeCaret) + digits.slice(digitsBeforeCaret + 1);
+      }
+    }
+    digits = digits.slice(0, 19);
     var formatted = groupCard(digits);
     if (formatted !== value) {
       input.value = formatted;
@@ -404,8 +414,10 @@
     var brandEl = doc.getElementById('card-brand');
     var brandIcon = brandEl ? brandEl.innerHTML : '';
     if (number) {
-      number.addEventListener('input', function () {
-        formatCardNumber(number, brandEl, brandIcon);
+      var lastNumber = number.value;
+      number.addEventListener('input', function (e) {
+        formatCardNumber(number, brandEl, brandIcon, e, lastNumber);
+        lastNumber = number.value;
       });
       if (number.value) formatCardNumber(number, brandEl, brandIcon);
     }

@@ -1,0 +1,75 @@
+/**
+ * The processes under load for `npm run bench`: the gateway on PostgreSQL, and beside it a bare Fastify
+ * endpoint doing one INSERT and one UPDATE through the same driver (the yardstick of a payment write).
+ * Prints one JSON line with the ports and the fixtures the load generator needs.
+ */
+import { randomBytes } from 'node:crypto';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { assembleGateway } from '../src/gateway.ts';
+import { loadConfig } from '../src/config.ts';
+import { openPostgres } from '../src/store/database.ts';
+import { keyringFromEnv } from '../src/store/card-vault.ts';
+import { createLogger } from '../src/logger.ts';
+import { insertMerchant, insertMid } from '../src/store/merchants-repo.ts';
+import { newId } from '../src/domain/ids.ts';
+import { checkout, checkoutHash } from '../src/domain/signatures.ts';
+
+const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `bench_${randomBytes(4).toString('hex')}`;
+
+async function startBare(): Promise<number> {
+  const pool = new pg.Pool({ connectionString: url, max: 20, options: `-c search_path=${schema}` });
+  await pool.query('CREATE TABLE bare (id text PRIMARY KEY, amount bigint NOT NULL, status text NOT NULL, updated_at timestamptz)');
+  const app = Fastify();
+  app.post('/bare', async () => {
+    const id = newId();
+    await pool.query('INSERT INTO bare (id, amount, status) VALUES ($1, $2, $3)', [id, 1000, 'prepare']);
+    await pool.query('UPDATE bare SET status = $2, updated_at = now() WHERE id = $1 AND status = $3', [id, 'settled', 'prepare']);
+    return { id };
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return (app.server.address() as { port: number }).port;
+}
+
+async function main() {
+  const db = await openPostgres({ url, schema, max: 20 });
+  const config = { ...loadConfig({}), port: 0 };
+  const gateway = await assembleGateway({ config, db, keyring: keyringFromEnv(undefined, () => randomBytes(32)), logger: createLogger('silent') });
+  const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
+  (gateway.ctx as { baseUrl: string }).baseUrl = address;
+  const merchant = { id: newId(), key: 'bench-key', password: 'bench-password' };
+  await insertMerchant(db, { id: merchant.id, name: 'Bench', key: merchant.key, password: merchant.password, sandbox: true });
+  await insertMid(db, { id: newId(), merchantId: merchant.id, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
+  const barePort = await startBare();
+  const order = { number: 'bench-order', amount: '10.00', currency: 'USD', description: 'Bench order' };
+  const sessionBody = {
+    merchant_key: merchant.key, operation: 'purchase', methods: ['card'], order,
+    success_url: 'https://shop.example/success', cancel_url: 'https://shop.example/cancel',
+    customer: { name: 'John Doe', email: 'success@gmail.com' },
+    hash: checkoutHash(checkout.session(order), merchant.password),
+  };
+  const created = await gateway.app.inject({ method: 'POST', url: '/api/v1/session', payload: sessionBody });
+  if (created.statusCode !== 200) throw new Error(`session creation failed: ${created.body}`);
+  const [row] = await db.query<{ id: string }>('SELECT id FROM payments LIMIT 1');
+  const paymentId = row?.id ?? '';
+  const statusBody = { merchant_key: merchant.key, payment_id: paymentId, hash: checkoutHash(checkout.byPaymentId(paymentId), merchant.password) };
+  process.stdout.write(`${JSON.stringify({ gateway: address, bare: `http://127.0.0.1:${barePort}`, sessionBody, statusBody, merchant, schema })}\n`);
+  const shutdown = async () => {
+    await gateway.close();
+    await db.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown());
+  process.stdin.on('end', () => void shutdown());
+  process.stdin.resume();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,130 @@
+/**
+ * Field rules the schemas cannot say (conditional card data, amounts in their currency, zero amounts, the
+ * merchant's required payer fields) and the mapping of validated form fields to service inputs.
+ */
+import type { Merchant } from '../../store/merchants-repo.ts';
+import type { PayerInfo } from '../../store/payments-repo.ts';
+import type { CardInput } from '../../services/s2s-card/card-payments.ts';
+import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
+import { parseAmount, type Money } from '../../domain/money.ts';
+import { cardNumberAccepted, isExpired, parseExpiry } from '../../domain/card.ts';
+import type { Credit2CardRequest, DebitRequest, SaleRequest } from './schemas.ts';
+
+/** Fields before validation: anything the form parser produced. */
+export type Loose = Record<string, unknown>;
+
+const str = (b: Loose, key: string): string | undefined => (typeof b[key] === 'string' ? (b[key] as string) : undefined);
+
+/** Amounts are stored as bigint minor units: anything a PostgreSQL bigint cannot hold is not a valid amount. */
+const MAX_MINOR = 2n ** 63n - 1n;
+
+function parseWireAmount(text: string, currency: string): ReturnType<typeof parseAmount> {
+  const parsed = parseAmount(text, currency);
+  return parsed.ok && parsed.money.minor > MAX_MINOR ? { ok: false, reason: 'format' } : parsed;
+}
+const blank = (field: string): FieldError => ({ field, message: MESSAGES.blank });
+
+/** The parse of an amount in a currency, as a field error when it does not parse. */
+function amountError(b: Loose, field: string, currencyField: string): FieldError | undefined {
+  const text = str(b, field);
+  const currency = str(b, currencyField);
+  if (text === undefined || currency === undefined) return undefined;
+  const parsed = parseWireAmount(text, currency);
+  if (parsed.ok) return undefined;
+  return parsed.reason === 'currency' ? { field: currencyField, message: MESSAGES.notValid } : { field, message: MESSAGES.notValid };
+}
+
+/**
+ * order_amount in order_currency, more than zero unless zero is allowed (authorization only, or the first
+ * payment of a recurring chain: interface spec Endpoints rule 6).
+ */
+export function orderAmountRules(b: Loose, zeroAllowed: boolean): FieldError[] {
+  const error = amountError(b, 'order_amount', 'order_currency');
+  if (error) return [error];
+  const parsed = parseWireAmount(str(b, 'order_amount') ?? '', str(b, 'order_currency') ?? '');
+  if (parsed.ok && parsed.money.minor === 0n && !zeroAllowed) return [{ field: 'order_amount', message: MESSAGES.notPositive }];
+  return [];
+}
+
+/** Card data, unless a card_token names the card; sent card data wins over a token (platform rule). */
+export function cardRules(b: Loose, fields: readonly string[] = ['card_number', 'card_exp_month', 'card_exp_year', 'card_cvv2']): FieldError[] {
+  const pan = str(b, 'card_number');
+  if (pan === undefined && b.card_token !== undefined) return [];
+  const errors = fields.filter((f) => b[f] === undefined).map(blank);
+  if (pan !== undefined && /^[0-9]{13,19}$/.test(pan) && !cardNumberAccepted(pan)) errors.push({ field: 'card_number', message: MESSAGES.notLuhn });
+  return errors;
+}
+
+/** schedule_start_date and payment_schedule_amount need a schedule_id (kept for the schedules issue). */
+export function scheduleRules(b: Loose): FieldError[] {
+  const errors: FieldError[] = [];
+  if ((b.schedule_start_date !== undefined || b.payment_schedule_amount !== undefined) && b.schedule_id === undefined) errors.push(blank('schedule_id'));
+  const amount = amountError(b, 'payment_schedule_amount', 'order_currency');
+  if (amount?.field === 'payment_schedule_amount') errors.push(amount);
+  return errors;
+}
+
+/** The rules that need the merchant or the clock: Protocol Mapping's required payer fields, card expiry. */
+export function merchantRules(merchant: Merchant, b: Loose, now: Date): void {
+  const required = merchant.settings.requiredPayerFields ?? [];
+  const errors = required.filter((f) => f.startsWith('payer_') && b[f] === undefined).map(blank);
+  const expiry = parseExpiry(str(b, 'card_exp_month') ?? '', str(b, 'card_exp_year') ?? '');
+  if (str(b, 'card_number') !== undefined && expiry && isExpired(expiry, now)) errors.push({ field: 'card_exp_year', message: MESSAGES.notValid });
+  if (errors.length > 0) throw GatewayError.invalid(errors);
+}
+
+/** An amount already validated by the rules above. */
+export function money(text: string, currency: string): Money {
+  const parsed = parseWireAmount(text, currency);
+  if (!parsed.ok) throw GatewayError.field('order_amount', MESSAGES.notValid);
+  return parsed.money;
+}
+
+/** The optional amount of a follow-up, in the payment's currency. */
+export function followUpAmount(text: string | undefined, currency: string): bigint | undefined {
+  if (text === undefined) return undefined;
+  const parsed = parseWireAmount(text, currency);
+  if (!parsed.ok) throw GatewayError.field('amount', MESSAGES.notValid);
+  return parsed.money.minor;
+}
+
+export function cardInput(b: SaleRequest | DebitRequest | Credit2CardRequest, keep: boolean): CardInput {
+  if (b.card_number === undefined) return { kind: 'token', token: b.card_token ?? '', ...('card_cvv2' in b && b.card_cvv2 ? { cvv: b.card_cvv2 } : {}) };
+  const full = b as SaleRequest;
+  return {
+    kind: 'card',
+    keep,
+    card: {
+      pan: b.card_number,
+      expMonth: (full.card_exp_month ?? '').padStart(2, '0'),
+      expYear: full.card_exp_year ?? '',
+      cvv: full.card_cvv2,
+      holder: [b.payer_first_name, b.payer_last_name].filter(Boolean).join(' ') || undefined,
+    },
+  };
+}
+
+/** payer_* form fields -> the stored payer (undefined values are dropped by JSON). */
+export function payerOf(b: SaleRequest | DebitRequest | Credit2CardRequest): PayerInfo {
+  return {
+    email: b.payer_email,
+    firstName: b.payer_first_name,
+    lastName: b.payer_last_name,
+    name: [b.payer_first_name, b.payer_last_name].filter(Boolean).join(' ') || undefined,
+    ip: b.payer_ip,
+    phone: b.payer_phone,
+    birthDate: b.payer_birth_date,
+    country: b.payer_country?.toUpperCase(),
+    state: b.payer_state,
+    city: b.payer_city,
+    address: b.payer_address,
+    zip: b.payer_zip,
+    district: b.payer_district,
+    houseNumber: b.payer_house_number,
+  };
+}
+
+/** payee_* form fields of a CREDIT2CARD, kept with the payment for the connector and the admin side. */
+export function payeeOf(b: Credit2CardRequest): Record<string, string> {
+  return Object.fromEntries(Object.entries(b).filter(([k, v]) => k.startsWith('payee_') && typeof v === 'string')) as Record<string, string>;
+}

@@ -1,0 +1,137 @@
+/**
+ * S2S CARD request schemas, one per action, to the limits of wire-reference 7.3 and the platform's field
+ * tables. Form values are strings; an empty value counts as not sent (routes drop them before validation),
+ * so a required field sent empty answers "This value should not be blank.". Unknown fields are ignored.
+ */
+import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import { MESSAGES } from '../../domain/errors.ts';
+
+const text = (maxLength: number) => Type.String({ maxLength });
+const optional = (maxLength: number) => Type.Optional(text(maxLength));
+const YesNo = Type.Optional(Type.String({ pattern: '^[YN]$', errorMessage: MESSAGES.notChoice }));
+const Amount = Type.String({ maxLength: 32, pattern: '^[0-9]+(\\.[0-9]+)?$', errorMessage: MESSAGES.notValid });
+const Currency = Type.String({ pattern: '^[A-Z]{3,6}$', errorMessage: MESSAGES.notValid });
+const Url = (maxLength: number) => Type.String({ format: 'url', maxLength });
+const Email = Type.String({ format: 'email', maxLength: 256 });
+const Country = Type.String({ pattern: '^[A-Za-z]{2}$', errorMessage: MESSAGES.notValid });
+const Ip = Type.String({ format: 'ip', maxLength: 45 });
+const FreeForm = Type.Record(Type.String(), Type.Unknown());
+
+const base = {
+  action: text(64),
+  client_key: text(255),
+  hash: text(128),
+};
+
+/** Card data: required unless a card_token names a stored card (checked by the action's rules). */
+const card = {
+  card_number: Type.Optional(Type.String({ pattern: '^[0-9]{13,19}$', errorMessage: MESSAGES.notLuhn })),
+  card_exp_month: Type.Optional(Type.String({ pattern: '^(0?[1-9]|1[0-2])$', errorMessage: MESSAGES.notValid })),
+  card_exp_year: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', errorMessage: MESSAGES.notValid })),
+  card_cvv2: Type.Optional(Type.String({ pattern: '^[0-9]{3,4}$', errorMessage: MESSAGES.notValid })),
+  card_token: optional(64),
+};
+
+const order = {
+  channel_id: optional(16),
+  order_id: text(255),
+  order_amount: Amount,
+  order_currency: Currency,
+  order_description: text(1024),
+};
+
+/** payer_* fields, all optional here; each action's rules and the merchant's Protocol Mapping require some. */
+const payer = {
+  payer_first_name: optional(32),
+  payer_last_name: optional(32),
+  payer_middle_name: optional(32),
+  payer_birth_date: Type.Optional(Type.String({ format: 'date' })),
+  payer_address: optional(255),
+  payer_address2: optional(255),
+  payer_house_number: optional(9),
+  payer_country: Type.Optional(Country),
+  payer_state: optional(32),
+  payer_city: optional(40),
+  payer_district: optional(32),
+  payer_zip: optional(10),
+  payer_email: Type.Optional(Email),
+  payer_phone: optional(32),
+  payer_ip: Type.Optional(Ip),
+};
+
+const payee = {
+  payee_first_name: optional(32),
+  payee_last_name: optional(32),
+  payee_middle_name: optional(32),
+  payee_birth_date: Type.Optional(Type.String({ format: 'date' })),
+  payee_address: optional(255),
+  payee_address2: optional(255),
+  payee_country: Type.Optional(Country),
+  payee_state: optional(32),
+  payee_city: optional(32),
+  payee_zip: optional(10),
+  payee_email: Type.Optional(Email),
+  payee_phone: optional(32),
+};
+
+const extras = {
+  parameters: Type.Optional(FreeForm),
+  custom_data: Type.Optional(FreeForm),
+  callback_url: Type.Optional(Url(255)),
+};
+
+const schema = <P extends TProperties>(properties: P) => Type.Object({ ...base, ...properties });
+
+/** What SALE and DEBIT share. */
+const cardPayment = {
+  ...order,
+  ...card,
+  ...payer,
+  ...extras,
+  term_url_3ds: Url(1024),
+  term_url_target: optional(1024),
+  req_token: YesNo,
+  recurring_init: YesNo,
+  payer_present: YesNo,
+  schedule_id: optional(255),
+  schedule_start_date: Type.Optional(Type.String({ format: 'date' })),
+  payment_schedule_amount: Type.Optional(Amount),
+};
+
+/** SALE: the payer's name, e-mail, phone and IP are required; address, country, city, zip only by Protocol Mapping. */
+export const SaleRequest = schema({
+  ...cardPayment,
+  auth: YesNo,
+  payer_first_name: text(32),
+  payer_last_name: text(32),
+  payer_email: Email,
+  payer_phone: text(32),
+  payer_ip: Ip,
+});
+export type SaleRequest = Static<typeof SaleRequest>;
+
+/** DEBIT: as SALE without auth; of the payer only the IP is required (city up to 32 characters). */
+export const DebitRequest = schema({ ...cardPayment, payer_ip: Ip, payer_city: optional(32) });
+export type DebitRequest = Static<typeof DebitRequest>;
+
+export const Credit2CardRequest = schema({
+  ...order,
+  card_number: card.card_number,
+  card_token: card.card_token,
+  ...payee,
+  ...payer,
+  ...extras,
+});
+export type Credit2CardRequest = Static<typeof Credit2CardRequest>;
+
+export const TransRequest = schema({ trans_id: text(255) });
+export type TransRequest = Static<typeof TransRequest>;
+
+export const AmountTransRequest = schema({ trans_id: text(255), amount: Type.Optional(Amount) });
+export type AmountTransRequest = Static<typeof AmountTransRequest>;
+
+export const OrderRequest = schema({ order_id: text(255) });
+export type OrderRequest = Static<typeof OrderRequest>;
+
+/** What every action needs before its own schema is known. */
+export const ActionOnly = Type.Object({ action: Type.String({ minLength: 1, maxLength: 64 }) });
