@@ -13,7 +13,7 @@ import { keyringFromEnv } from '../src/store/card-vault.ts';
 import { createLogger } from '../src/logger.ts';
 import { insertMerchant, insertMid } from '../src/store/merchants-repo.ts';
 import { newId } from '../src/domain/ids.ts';
-import { checkout, checkoutHash } from '../src/domain/signatures.ts';
+import { card6_4, checkout, checkoutHash, s2sCard, s2sHash } from '../src/domain/signatures.ts';
 
 const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `bench_${randomBytes(4).toString('hex')}`;
@@ -54,7 +54,16 @@ async function main() {
   const [row] = await db.query<{ id: string }>('SELECT id FROM payments LIMIT 1');
   const paymentId = row?.id ?? '';
   const statusBody = { merchant_key: merchant.key, payment_id: paymentId, hash: checkoutHash(checkout.byPaymentId(paymentId), merchant.password) };
-  process.stdout.write(`${JSON.stringify({ gateway: address, bare: `http://127.0.0.1:${barePort}`, sessionBody, statusBody, merchant, schema })}\n`);
+  const saleForm = new URLSearchParams({
+    action: 'SALE', client_key: merchant.key, order_id: 'bench-sale', order_amount: '1.99', order_currency: 'USD', order_description: 'Bench sale',
+    card_number: '4111111111111111', card_exp_month: '01', card_exp_year: '2038', card_cvv2: '123',
+    payer_first_name: 'John', payer_last_name: 'Doe', payer_email: 'doe@example.com', payer_phone: '199999999', payer_ip: '123.123.123.123',
+    term_url_3ds: 'https://shop.example/return',
+    hash: s2sHash(s2sCard.f1('doe@example.com', merchant.password, card6_4('4111111111111111'))),
+  }).toString();
+  const sale = await gateway.app.inject({ method: 'POST', url: '/post', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: saleForm });
+  if (JSON.parse(sale.body).result !== 'SUCCESS') throw new Error(`S2S SALE failed: ${sale.body}`);
+  process.stdout.write(`${JSON.stringify({ gateway: address, bare: `http://127.0.0.1:${barePort}`, sessionBody, statusBody, saleForm, merchant, schema })}\n`);
   const shutdown = async () => {
     await gateway.close();
     await db.close();

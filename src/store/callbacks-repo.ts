@@ -164,8 +164,7 @@ export async function claimDue(db: Sql, opts: ClaimOptions): Promise<ClaimedCall
   const leaseToken = newId();
   const lockedUntil = new Date(opts.now.getTime() + opts.lockMs);
   const rows = await db.query<CallbackRow>(
-    `UPDATE callbacks c SET locked_until = $2, lease_token = $3
-     WHERE c.id IN (
+    `WITH due AS MATERIALIZED (
        SELECT d.id FROM callbacks d
        WHERE d.status = 'pending' AND d.next_attempt_at <= $1
          AND (d.locked_until IS NULL OR d.locked_until <= $1)
@@ -175,7 +174,8 @@ export async function claimDue(db: Sql, opts: ClaimOptions): Promise<ClaimedCall
        ORDER BY d.next_attempt_at, d.seq
        LIMIT $4
        FOR UPDATE OF d SKIP LOCKED)
-       AND c.status = 'pending' AND (c.locked_until IS NULL OR c.locked_until <= $1)
+     UPDATE callbacks c SET locked_until = $2, lease_token = $3
+     FROM due WHERE c.id = due.id
      RETURNING c.*`,
     [opts.now, lockedUntil, leaseToken, opts.limit],
   );

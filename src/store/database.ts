@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
 
@@ -42,6 +43,21 @@ export interface PostgresOptions {
   max?: number;
 }
 
+/**
+ * Statements with parameters run as named prepared statements: each connection parses and plans them
+ * once, which is most of a short statement's cost on the server.
+ */
+const statementNames = new Map<string, string>();
+function prepared(text: string, params?: readonly unknown[]): pg.QueryConfig | string {
+  if (!params || params.length === 0) return text;
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `s${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    if (statementNames.size < 5000) statementNames.set(text, name);
+  }
+  return { name, text, values: toParams(params) };
+}
+
 export async function openPostgres(opts: PostgresOptions): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: opts.url,
@@ -64,7 +80,7 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
     }
   }
   const query = async <T>(text: string, params?: readonly unknown[]) =>
-    (await pool.query(text, toParams(params))).rows as T[];
+    (await pool.query(prepared(text, params))).rows as T[];
   return {
     kind: 'postgres',
     query,
@@ -74,7 +90,7 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
         await client.query('BEGIN');
         const result = await fn({
           query: async <T>(text: string, params?: readonly unknown[]) =>
-            (await client.query(text, toParams(params))).rows as T[],
+            (await client.query(prepared(text, params))).rows as T[],
         });
         await client.query('COMMIT');
         return result;

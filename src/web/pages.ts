@@ -159,7 +159,7 @@ function field(f: FieldOptions): Raw {
 </div>`;
 }
 
-/** Where a field name of the errors map lives on the page (for the error summary links). */
+/** Error summary: the form-level message and one link per field error (plain text for fields not on the page). */
 function errorSummary(errors: Record<string, string>, present: Set<string>, labels: Record<string, string>): Raw {
   const formError = errors[''];
   const fieldErrors = Object.entries(errors).filter(([k]) => k !== '');

@@ -319,6 +319,23 @@ describe('hosted pages in a browser', { timeout: 180_000 }, () => {
     assertNoProblems();
   });
 
+  it('switches payment methods with the radio group; fields of other methods are not posted', async () => {
+    const page = await open(
+      renderCheckoutPage(view({ actionUrl: '/pay-apm', methods: [{ key: 'card', label: 'Card' }, { key: 'paypal', label: 'PayPal' }], billing: { required: false, values: {} }, email: undefined })),
+    );
+    assert.equal(await page.locator('#card_number').isVisible(), true);
+    await page.focus('input[name="method"][value="card"]');
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await page.isChecked('input[name="method"][value="paypal"]'), true);
+    assert.equal(await page.locator('#card_number').isVisible(), false);
+    assert.equal(await page.locator('#panel-paypal').isVisible(), true);
+    await page.click('#pay-button');
+    await page.waitForSelector('#received');
+    assert.deepEqual(server.postsTo('/pay-apm')[0]!.fields, [['method', 'paypal']]);
+    await page.close();
+    assertNoProblems();
+  });
+
   it('can be completed with the keyboard only, with a visible focus indicator', async () => {
     const page = await open(renderCheckoutPage(view({ actionUrl: '/pay-keys', billing: { required: false, values: {} } })));
     const typeInto = async (id: string, text: string) => {
