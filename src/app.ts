@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from './services/context.ts';
 import { typeboxValidatorCompiler } from './channels/validation.ts';
 import { installErrorHandling } from './channels/error-handler.ts';
+import { installIdempotency } from './channels/idempotency.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerPageRoutes } from './channels/pages/routes.ts';
 import { registerS2sCardRoutes } from './channels/s2s-card/routes.ts';
@@ -41,6 +42,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  installIdempotency(app, ctx);
   registerCheckoutRoutes(app, ctx);
   registerPageRoutes(app, ctx);
   await registerS2sCardRoutes(app, ctx);
