@@ -164,12 +164,15 @@ export function sameDigest(expected: string, given: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Verifies a merchant's hash against every accepted way of computing it (ASCII and Unicode upper). */
+/**
+ * Verifies a merchant's hash against every accepted way of computing it (ASCII and Unicode upper).
+ * Each comparison is constant-time; stopping at the first match reveals only which recipe the merchant
+ * uses, which is no secret.
+ */
 export function verifyAny(given: unknown, candidates: ReadonlyArray<(upper: UpperMode) => string>): boolean {
   if (typeof given !== 'string' || given.length === 0 || given.length > 128) return false;
-  let ok = false;
-  for (const make of candidates) {
-    for (const upper of ['ascii', 'unicode'] as const) ok = sameDigest(make(upper), given) || ok;
+  for (const upper of ['ascii', 'unicode'] as const) {
+    for (const make of candidates) if (sameDigest(make(upper), given)) return true;
   }
-  return ok;
+  return false;
 }
