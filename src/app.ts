@@ -12,6 +12,10 @@ import { installIdempotency } from './channels/idempotency.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerPageRoutes } from './channels/pages/routes.ts';
 import { registerS2sCardRoutes } from './channels/s2s-card/routes.ts';
+import { registerRecurringRoutes } from './channels/checkout/recurring-routes.ts';
+import { registerTestClockRoutes } from './channels/sandbox/test-clock-routes.ts';
+import { registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
+import { registerApmPageRoutes } from './channels/pages/apm-routes.ts';
 
 export interface AppOptions {
   bodyLimit?: number;
@@ -37,14 +41,18 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   await app.register(swagger, {
     openapi: {
       info: { title: 'Portcullis payment gateway', version: '0.1.0', description: 'Hosted Checkout, S2S CARD and S2S APM, wire-compatible with the Akurateco platform family.' },
-      tags: [{ name: 'Checkout' }, { name: 'Hosted pages' }, { name: 'S2S CARD' }, { name: 'S2S APM' }, { name: 'Admin' }],
+      tags: [{ name: 'Checkout' }, { name: 'Hosted pages' }, { name: 'S2S CARD' }, { name: 'S2S APM' }, { name: 'Admin' }, { name: 'Sandbox' }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   installIdempotency(app, ctx);
   registerCheckoutRoutes(app, ctx);
+  registerRecurringRoutes(app, ctx);
+  registerTestClockRoutes(app, ctx);
   registerPageRoutes(app, ctx);
   await registerS2sCardRoutes(app, ctx);
+  await registerS2sApmRoutes(app, ctx);
+  registerApmPageRoutes(app, ctx);
   return app;
 }

@@ -18,6 +18,7 @@ import type { ServiceContext } from './services/context.ts';
 import { buildApp } from './app.ts';
 import { CallbackDispatcher } from './workers/callback-dispatcher.ts';
 import { PaymentRecheck } from './workers/payment-recheck.ts';
+import { ScheduleRunner, type ScheduleRunnerOptions } from './workers/schedule-runner.ts';
 
 export async function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
   if (config.databaseUrl) return openPostgres({ url: config.databaseUrl });
@@ -46,6 +47,7 @@ export interface Gateway {
   ctx: ServiceContext;
   dispatcher: CallbackDispatcher;
   recheck: PaymentRecheck;
+  runner: ScheduleRunner;
   /** Starts the background workers in this process. */
   startWorkers(): void;
   close(): Promise<void>;
@@ -60,6 +62,8 @@ export interface GatewayParts {
   logRequests?: boolean;
   /** Callback dispatcher options for tests (fast polling, short timeouts). */
   dispatcher?: { pollMs?: number; timeoutMs?: number };
+  /** Schedule runner options (tests poll fast or inject crashes). */
+  runner?: ScheduleRunnerOptions;
 }
 
 export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
@@ -77,21 +81,24 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests });
   const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, ...parts.dispatcher });
   const recheck = new PaymentRecheck(ctx);
+  const runner = new ScheduleRunner(ctx, parts.runner);
   let started = false;
   return {
     app,
     ctx,
     dispatcher,
     recheck,
+    runner,
     startWorkers() {
       if (started) return;
       started = true;
       dispatcher.start();
       recheck.start();
+      runner.start();
     },
     async close() {
       await app.close();
-      if (started) await Promise.all([dispatcher.stop(), recheck.stop()]);
+      if (started) await Promise.all([dispatcher.stop(), recheck.stop(), runner.stop()]);
     },
   };
 }

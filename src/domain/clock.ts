@@ -22,6 +22,14 @@ export class ManualClock implements Clock {
   }
 }
 
+/**
+ * A clock running `offsetMs` ahead of another: a merchant's sandbox test clock, which moves that merchant's
+ * schedule time without moving anyone else's.
+ */
+export function shiftedClock(base: Clock, offsetMs: number): Clock {
+  return offsetMs === 0 ? base : { now: () => new Date(base.now().getTime() + offsetMs) };
+}
+
 /** `YYYY-MM-DD hh:mm:ss` in UTC (decisions D9). */
 export function wireDate(d: Date): string {
   return d.toISOString().slice(0, 19).replace('T', ' ');

@@ -29,6 +29,8 @@ export const ERRORS = {
   voidNotAllowed: { http: 400, code: '100000', message: 'Void is not allowed.' },
   sizeOutOfRange: { http: 400, code: '100000', message: 'size should be within 1..100' },
   parameterDeprecated: { http: 400, code: '100000', message: 'Parameter is deprecated' },
+  scheduleInUse: { http: 400, code: '100000', message: 'Schedule is used by payments and can not be deleted.' },
+  testClockLiveMerchant: { http: 403, code: '100000', message: 'Test clocks are available to sandbox merchants only.' },
   noEligibleMid: { http: 400, code: '204002', message: 'Enabled merchant mappings or MIDs not found.' },
   actionNotSupported: { http: 400, code: '204005', message: 'Payment action not supported.' },
   captureNotPending: { http: 400, code: '208003', message: 'Not acceptable to request the capture for payment not in pending status.' },
@@ -41,6 +43,11 @@ export const ERRORS = {
   duplicateRequest: { http: 400, code: '400', message: 'Duplicate request' },
   idempotencyKeyReused: { http: 422, code: '100000', message: 'Idempotency-Key was already used with another request body.' },
   sessionNotPayable: { http: 400, code: '100000', message: 'Session can not be paid.' },
+  // Hosted payment fields: a bad Token answers 401 on processing and 403 on session/update, as the platform's pages list.
+  sessionTokenInvalid: { http: 401, code: '100000', message: 'Token: Session token is invalid or expired.' },
+  sessionTokenForbidden: { http: 403, code: '100000', message: 'Token: Session token is invalid or expired.' },
+  sessionNotUpdatable: { http: 400, code: '100000', message: 'Session can not be updated' },
+  sessionOperationMismatch: { http: 400, code: '100000', message: 'operation: The session operation does not match this endpoint.' },
   notFound: { http: 404, code: '100000', message: 'Not found.' },
   payloadTooLarge: { http: 413, code: '100000', message: 'Request data is invalid.' },
   unsupportedMediaType: { http: 415, code: '100000', message: 'Request data is invalid.' },
@@ -68,7 +75,14 @@ export const MESSAGES = {
   notLuhn: 'Invalid card number.',
   notInRange: (min: number, max: number) => `This value should be between ${min} and ${max}.`,
   extraField: 'This field was not expected.',
+  exactLength: (n: number) => `This value should have exactly ${n} character${n === 1 ? '' : 's'}.`,
+  notDatetime: 'This value is not a valid datetime.',
+  shouldBeBlank: 'This value should be blank.',
+  equalTo: (v: string) => `This value should be equal to ${v}.`,
   deprecated: 'Parameter is deprecated',
+  notTrue: 'This value should be true.',
+  notInteger: 'This value should be of type integer.',
+  notOnOrAfter: (date: string) => `This value should be greater than or equal to ${date}.`,
 } as const;
 
 export class GatewayError extends Error {

@@ -19,6 +19,8 @@ import { GatewayError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { CardConnector, CardData, ConnectorOutcome } from '../connectors/types.ts';
 import { callbackExpected, notify } from './callbacks/index.ts';
+import { prepareRecurring } from './recurring/recurring-init.ts';
+import { merchantInitiatedOutcome } from './recurring/card-on-file.ts';
 
 export type CardSource =
   | { kind: 'card'; card: CardData }
@@ -62,10 +64,14 @@ function connectorFor(ctx: ServiceContext, payment: Payment, mids: readonly Mid[
 
 const AUTH_TX_TYPE: Readonly<Record<Intent, TransactionType>> = { sale: 'sale', auth: 'auth', payout: 'credit' };
 
+/** Charges of a recurring chain are recorded as recurring transactions, whatever their intent. */
+const RECURRING_OPERATIONS: ReadonlySet<string> = new Set(['recurring', 'recurring_debit']);
+const txTypeOf = (operation: string, intent: Intent): TransactionType => (RECURRING_OPERATIONS.has(operation) ? 'recurring' : AUTH_TX_TYPE[intent]);
+
 /** How the first write of an authorization lands: claiming a stored payment, or creating it already claimed. */
 interface AuthorizationWrite {
   /** What the step needs of the payment before it is written. */
-  subject: { id: string; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null };
+  subject: { id: string; operation: string; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null };
   /** The write is one statement, atomic without a transaction of its own when nothing is vaulted with it. */
   single: boolean;
   write(sql: Sql, patch: PaymentPatch, transaction: NewTransaction): Promise<Payment | undefined>;
@@ -92,7 +98,7 @@ export async function authorizeCard(ctx: ServiceContext, input: AuthorizeInput):
 export async function createAndAuthorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'> & { payment: NewPayment }): Promise<PaymentStep> {
   const p = input.payment;
   return authorize(ctx, input, {
-    subject: { id: p.id, amount: p.amount, currency: p.currency, payer: p.payer ?? {}, cardToken: p.cardToken ?? null },
+    subject: { id: p.id, operation: p.operation, amount: p.amount, currency: p.currency, payer: p.payer ?? {}, cardToken: p.cardToken ?? null },
     single: true,
     write: (sql, patch, transaction) => insertPaymentWithTransaction(sql, {
       ...p,
@@ -131,7 +137,7 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
         brand: cardBrandByPrefix(vaulted.first6Last4.slice(0, 6)) ?? 'card',
         lastTransId: transId,
       },
-    }, { id: transId, paymentId: payment.id, type: AUTH_TX_TYPE[intent], status: 'waiting', amount: payment.amount, now });
+    }, { id: transId, paymentId: payment.id, type: txTypeOf(payment.operation, intent), status: 'waiting', amount: payment.amount, now });
     if (!claimed) throw new GatewayError('sessionNotPayable');
     return { claimed, card: vaulted };
   };
@@ -196,11 +202,17 @@ export function intentOf(payment: Payment): Intent {
 
 const APPROVED_EVENT: Readonly<Record<Intent, StateEvent>> = { sale: 'sold', auth: 'authorized', payout: 'sold' };
 
-/** Applies a connector outcome to a payment claimed with `operation`, writing the callback with it. */
-export async function applyOutcome(ctx: ServiceContext, merchant: Merchant, payment: Payment, transId: string, operation: string, intent: Intent, outcome: ConnectorOutcome): Promise<PaymentStep> {
-  if (outcome.kind === 'pending') return { kind: 'processing', payment };
-  const now = ctx.clock.now();
+/**
+ * Applies a connector outcome to a payment claimed with `operation`, writing the callback with it. An approved
+ * payment that starts a recurring chain (or puts one on a schedule) writes the chain in the same transaction.
+ */
+export async function applyOutcome(ctx: ServiceContext, merchant: Merchant, payment: Payment, transId: string, operation: string, intent: Intent, answer: ConnectorOutcome): Promise<PaymentStep> {
+  if (answer.kind === 'pending') return { kind: 'processing', payment };
+  const outcome = payment.details.merchantInitiated === true ? merchantInitiatedOutcome(answer) : answer;
   const plan = planOutcome(payment, intent, outcome);
+  const recurring = outcome.kind === 'approved' ? await prepareRecurring(ctx, merchant, payment) : undefined;
+  if (recurring) plan.patch.details = { ...plan.patch.details, ...recurring.details };
+  const now = ctx.clock.now();
   const write = async (sql: Sql): Promise<PaymentStep> => {
     const updated = await updatePaymentAndTransaction(sql, payment.id, { status: payment.status, pendingOperation: operation }, { ...plan.patch, pendingOperation: null }, now,
       { id: transId, status: plan.txStatus, details: plan.txDetails });
@@ -211,6 +223,7 @@ export async function applyOutcome(ctx: ServiceContext, merchant: Merchant, paym
     if (plan.step === 'final' && updated.sessionId && (updated.status === 'settled' || updated.status === 'pending')) {
       await markSessionPaid(sql, updated.sessionId, updated.id);
     }
+    await recurring?.record(sql, updated, now);
     if (plan.notify) await notify(sql, merchant, updated, { transId, type: plan.notify.type, status: plan.txStatus, reason: updated.declineReason ?? undefined }, now);
     if (plan.step === 'challenge') return { kind: 'challenge', payment: updated };
     if (plan.step === 'redirect') return { kind: 'redirect', payment: updated };
@@ -218,7 +231,7 @@ export async function applyOutcome(ctx: ServiceContext, merchant: Merchant, paym
   };
   // The payment and its transaction change in one statement; a session or a callback written with them
   // needs a transaction around all three.
-  const alone = !payment.sessionId && !(plan.notify && callbackExpected(merchant, payment));
+  const alone = !payment.sessionId && !recurring && !(plan.notify && callbackExpected(merchant, payment));
   return alone ? write(ctx.db) : ctx.db.transaction(write);
 }
 
@@ -232,7 +245,7 @@ interface OutcomePlan {
 
 /** Which transition, callback and transaction status an outcome means: decided without I/O. */
 function planOutcome(payment: Payment, intent: Intent, outcome: Exclude<ConnectorOutcome, { kind: 'pending' }>): OutcomePlan {
-  const finalType: TransactionType = payment.operation === 'debit' ? 'debit' : intent === 'payout' ? 'credit' : 'sale';
+  const finalType: TransactionType = RECURRING_OPERATIONS.has(payment.operation) ? 'recurring' : payment.operation === 'debit' ? 'debit' : intent === 'payout' ? 'credit' : 'sale';
   const transition = (event: StateEvent) => {
     const to = nextStatus(payment.status, event);
     if (!to) throw new Error(`transition ${payment.status} -${event}-> is not in the state table`);

@@ -2,12 +2,16 @@
 import type { ServiceContext } from './context.ts';
 import type { Merchant, Mid } from '../store/merchants-repo.ts';
 import { insertSessionWithPayment, type SessionRequest } from '../store/sessions-repo.ts';
-import type { PayerInfo } from '../store/payments-repo.ts';
+import type { PayerInfo, PaymentDetails } from '../store/payments-repo.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../domain/errors.ts';
 import { newId, newToken } from '../domain/ids.ts';
-import type { Money } from '../domain/money.ts';
+import { formatAmount, type Money } from '../domain/money.ts';
 import { findMethod } from '../domain/methods/catalog.ts';
+import { prepareSessionParameters, validateSessionParameters } from '../domain/methods/validate.ts';
 import { routeMid } from './card-payments.ts';
+import { parseAmount, formatAmount as canonicalAmount } from '../domain/money.ts';
+import { scheduleForRequest } from './schedules/subscriptions.ts';
+import { cardOnFileOf } from './recurring/card-on-file.ts';
 
 export interface OpenSessionInput {
   operation: 'purchase' | 'debit' | 'credit';
@@ -25,7 +29,24 @@ export interface OpenedSession {
 
 export const DEFAULT_SESSION_EXPIRY_MINUTES = 60;
 
-/** Business rules beyond the schema: zero amounts, auth only on purchase, known methods. */
+/** The session's own fields by Checkout path, for catalog members with source 'request'. */
+function requestFields({ request: r, order }: OpenSessionInput): Record<string, unknown> {
+  const billing = Object.entries(r.billingAddress ?? {}).map(([k, v]) => [`billing_address.${k}`, v]);
+  return {
+    'order.number': order.number,
+    'order.amount': formatAmount(order.amount.minor, order.amount.currency),
+    'order.currency': order.amount.currency,
+    'order.description': order.description,
+    'customer.name': r.customer?.name,
+    'customer.email': r.customer?.email,
+    ...Object.fromEntries(billing),
+    success_url: r.successUrl,
+    cancel_url: r.cancelUrl,
+    error_url: r.errorUrl,
+  };
+}
+
+/** Business rules beyond the schema: zero amounts, auth only on purchase, known methods and their parameters. */
 function checkRules(input: OpenSessionInput): FieldError[] {
   const errors: FieldError[] = [];
   const { request, order, operation } = input;
@@ -34,10 +55,39 @@ function checkRules(input: OpenSessionInput): FieldError[] {
   if (request.auth && operation !== 'purchase') errors.push({ field: 'auth', message: MESSAGES.notCorrect });
   request.methods.forEach((key, i) => {
     const method = findMethod(key);
-    if (!method || !method.operations.includes(operation)) errors.push({ field: `methods[${i}]`, message: MESSAGES.notChoice });
+    if (!method || !method.operations.includes(operation) || !(method.channels ?? ['checkout']).includes('checkout')) errors.push({ field: `methods[${i}]`, message: MESSAGES.notChoice });
   });
+  // The hosted page can still ask the payer for members the catalog marks collectOnPage.
+  const methodContext = { operation, currency: order.amount.currency, billingCountry: request.billingAddress?.country, canCollect: true, request: requestFields(input) };
+  errors.push(...validateSessionParameters(request.methods, request.parameters, methodContext));
   if ((request.scheduleStartDate || request.paymentScheduleAmount) && !request.scheduleId) errors.push({ field: 'schedule_id', message: MESSAGES.blank });
-  return errors;
+  return [...errors, ...scheduleRules(input)];
+}
+
+/**
+ * A schedule needs a recurring chain (recurring_init) and something to charge: payment_schedule_amount in the
+ * order's currency, more than zero, required when the initiating amount is zero.
+ */
+function scheduleRules({ request, order }: OpenSessionInput): FieldError[] {
+  if (!request.scheduleId) return [];
+  if (!request.recurringInit) return [{ field: 'recurring_init', message: MESSAGES.notTrue }];
+  if (request.paymentScheduleAmount === undefined) return order.amount.minor === 0n ? [{ field: 'payment_schedule_amount', message: MESSAGES.blank }] : [];
+  const parsed = parseAmount(request.paymentScheduleAmount, order.amount.currency);
+  if (!parsed.ok) return [{ field: 'payment_schedule_amount', message: MESSAGES.notValid }];
+  return parsed.money.minor === 0n ? [{ field: 'payment_schedule_amount', message: MESSAGES.notPositive }] : [];
+}
+
+/** What each payment of a session keeps of the request: token and chain flags, and the schedule the chain starts. */
+export function sessionPaymentDetails(request: SessionRequest, currency: string): PaymentDetails {
+  const details: PaymentDetails = { reqToken: request.reqToken, recurringInit: request.recurringInit };
+  const cof = cardOnFileOf({ storesCard: request.recurringInit || request.reqToken, usesStoredCard: false, payerPresent: true });
+  if (cof) details.cof = cof;
+  if (!request.scheduleId) return details;
+  details.schedule_id = request.scheduleId;
+  if (request.scheduleStartDate) details.schedule_start_date = request.scheduleStartDate;
+  const amount = request.paymentScheduleAmount === undefined ? undefined : parseAmount(request.paymentScheduleAmount, currency);
+  if (amount?.ok) details.payment_schedule_amount = canonicalAmount(amount.money.minor, currency);
+  return details;
 }
 
 export async function openSession(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], input: OpenSessionInput): Promise<OpenedSession> {
@@ -45,6 +95,7 @@ export async function openSession(ctx: ServiceContext, merchant: Merchant, mids:
   if (errors.length > 0) throw GatewayError.invalid(errors);
   const intent = input.operation === 'credit' ? 'payout' : input.request.auth ? 'auth' : 'sale';
   const { mid } = routeMid(ctx, mids, intent);
+  if (input.request.scheduleId) await scheduleForRequest(ctx, merchant.id, input.request.scheduleId, input.request.scheduleStartDate);
   const now = ctx.clock.now();
   const sessionId = newToken(24);
   const paymentId = newId();
@@ -58,7 +109,7 @@ export async function openSession(ctx: ServiceContext, merchant: Merchant, mids:
       amount: input.order.amount.minor,
       currency: input.order.amount.currency,
       description: input.order.description,
-      request: input.request,
+      request: { ...input.request, parameters: prepareSessionParameters(input.request.parameters) },
       expiresAt: new Date(now.getTime() + input.sessionExpiryMinutes * 60_000),
       paymentId,
       createdAt: now,
@@ -78,7 +129,7 @@ export async function openSession(ctx: ServiceContext, merchant: Merchant, mids:
       midId: mid.id,
       payer: input.payer,
       customData: input.request.customData,
-      details: { reqToken: input.request.reqToken, recurringInit: input.request.recurringInit },
+      details: sessionPaymentDetails(input.request, input.order.amount.currency),
       now,
     },
   );

@@ -11,6 +11,7 @@ import { GatewayError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { authorizeCard, completeChallenge, type PaymentStep, type CardSource } from './card-payments.ts';
 import { returnQuery, withQuery } from './callbacks/checkout-callback.ts';
+import { sessionPaymentDetails } from './checkout-sessions.ts';
 
 export type SessionState =
   | { kind: 'missing' }
@@ -44,7 +45,7 @@ function resumeStep(payment: Payment): PaymentStep | undefined {
 }
 
 /** A declined attempt leaves the session open: the next attempt is a new payment of the same order. */
-async function attemptFor(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>): Promise<Payment> {
+export async function attemptFor(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>): Promise<Payment> {
   const { payment, session } = state;
   if (payment.status === 'prepare') return payment;
   const now = ctx.clock.now();
@@ -53,7 +54,7 @@ async function attemptFor(ctx: ServiceContext, state: Extract<SessionState, { ki
       id: newId(), merchantId: payment.merchantId, sessionId: session.id, channel: 'checkout', operation: payment.operation,
       orderId: payment.orderId, amount: payment.amount, currency: payment.currency, description: payment.description,
       status: 'prepare', auth: payment.auth, midId: payment.midId, payer: payment.payer, customData: payment.customData,
-      details: { reqToken: payment.details.reqToken, recurringInit: payment.details.recurringInit }, now,
+      details: sessionPaymentDetails(session.request, payment.currency), now,
     });
     if (!(await switchSessionPayment(tx, session.id, payment.id, next.id))) throw new GatewayError('sessionNotPayable');
     return next;

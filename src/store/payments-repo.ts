@@ -222,6 +222,8 @@ export interface Expectation {
   pendingOperation?: string | null;
   /** Guard for amount reservations: refunded_amount + addRefunded must stay within this. */
   refundCeiling?: bigint;
+  /** The version read: no other write may have happened since (for changes the status alone cannot guard). */
+  version?: number;
 }
 
 /** The compare-and-set UPDATE of updatePayment, as SQL and parameters (placeholders from $1). */
@@ -246,6 +248,7 @@ function updateStatement(id: string, expect: Expectation, patch: PaymentPatch, n
   }
   if (expect.pendingOperation === null) where.push('pending_operation IS NULL');
   else if (expect.pendingOperation !== undefined) where.push(`pending_operation = ${param(expect.pendingOperation)}`);
+  if (expect.version !== undefined) where.push(`version = ${param(expect.version)}`);
   if (expect.refundCeiling !== undefined) {
     where.push(`refunded_amount + ${param(patch.addRefunded ?? 0n)} <= ${param(expect.refundCeiling)}`);
   }
@@ -292,7 +295,7 @@ export async function findStalledPayments(sql: Sql, before: Date, limit: number)
 
 // --- transactions -----------------------------------------------------------------------------------
 
-export type TransactionType = 'sale' | 'auth' | '3ds' | 'redirect' | 'capture' | 'refund' | 'reversal' | 'void' | 'credit' | 'debit' | 'chargeback' | 'recurring';
+export type TransactionType = 'sale' | 'auth' | '3ds' | 'redirect' | 'capture' | 'refund' | 'reversal' | 'void' | 'credit' | 'debit' | 'chargeback' | 'recurring' | 'retry';
 export type TransactionStatus = 'success' | 'fail' | 'waiting' | 'undefined';
 
 export interface Transaction {

@@ -23,6 +23,23 @@ export interface SessionRequest {
   paymentScheduleAmount?: string;
   payee?: Record<string, unknown>;
   vatCalc?: boolean;
+  /** Set on sessions opened by `POST /api/v1/session/token` (hosted payment fields). */
+  hostedFields?: { returnUrl: string };
+  /** The card the hosted fields collected last (the PAN is in the vault), until an attempt takes it. */
+  collectedCard?: CollectedCard;
+  /** A payment attempt started (hosted payment fields): the session can no longer be updated. */
+  attempted?: boolean;
+}
+
+/** A card collected by the hosted fields: a vault row and what may be shown of it. Never the PAN or the CVV. */
+export interface CollectedCard {
+  vaultId: string;
+  mask: string;
+  /** MM/YYYY */
+  expiry: string;
+  /** Browser details the field frame reported, snake_case as the callbacks name them. */
+  browser?: Record<string, string>;
+  collectedAt: string;
 }
 
 export interface Session {
@@ -99,6 +116,62 @@ export async function switchSessionPayment(sql: Sql, id: string, fromPaymentId: 
   const rows = await sql.query(
     'UPDATE sessions SET payment_id = $3 WHERE id = $1 AND status = $4 AND payment_id IS NOT DISTINCT FROM $2 RETURNING id',
     [id, fromPaymentId, toPaymentId, 'open'],
+  );
+  return rows.length === 1;
+}
+
+// --- hosted payment fields ----------------------------------------------------------------------------
+
+/** Records the card the hosted fields collected (replacing an earlier one) on an open, unexpired session. */
+export async function recordCollectedCard(sql: Sql, id: string, card: CollectedCard, now: Date): Promise<boolean> {
+  const rows = await sql.query(
+    `UPDATE sessions SET request = request || jsonb_build_object('collectedCard', $2::jsonb)
+     WHERE id = $1 AND status = 'open' AND expires_at > $3 RETURNING id`,
+    [id, JSON.stringify(card), now],
+  );
+  return rows.length === 1;
+}
+
+/**
+ * Starts a payment attempt of an open session: marks it attempted (no update is accepted after that) and
+ * takes the collected card, in one statement, so two racing attempts cannot both take the same card.
+ * Undefined when the session is not open any more; `card` is null when no card was waiting.
+ */
+export async function beginSessionAttempt(sql: Sql, id: string, now: Date): Promise<{ card: CollectedCard | null } | undefined> {
+  const [row] = await sql.query<{ card: CollectedCard | null }>(
+    `WITH old AS (SELECT id, request->'collectedCard' AS card FROM sessions WHERE id = $1 AND status = 'open' AND expires_at > $2 FOR UPDATE)
+     UPDATE sessions s SET request = (s.request - 'collectedCard') || '{"attempted": true}'::jsonb
+     FROM old WHERE s.id = old.id RETURNING old.card`,
+    [id, now],
+  );
+  return row && { card: row.card ?? null };
+}
+
+export interface SessionOrderChange {
+  amount: bigint;
+  currency: string;
+  description: string;
+  /** Merged into the stored request (top-level keys replaced). */
+  request: Partial<SessionRequest>;
+  /** Merged into the first payment's payer. */
+  payer: Record<string, string>;
+}
+
+/**
+ * Changes the order (and payer data) of a session no one has tried to pay yet, and its payment with it.
+ * False when the session is paid, expired, attempted, or its payment is no longer untouched.
+ */
+export async function updateUnattemptedSession(sql: Sql, id: string, change: SessionOrderChange, now: Date): Promise<boolean> {
+  const rows = await sql.query(
+    `WITH s AS (
+       UPDATE sessions SET amount = $2, currency = $3, description = $4, request = request || $5::jsonb
+       WHERE id = $1 AND status = 'open' AND expires_at > $7 AND COALESCE(request->>'attempted', 'false') <> 'true'
+         AND EXISTS (SELECT 1 FROM payments p WHERE p.id = sessions.payment_id AND p.status = 'prepare' AND p.pending_operation IS NULL)
+       RETURNING payment_id)
+     UPDATE payments SET amount = $2, currency = $3, description = $4, payer = payer || $6::jsonb, updated_at = $7, version = version + 1
+     WHERE id = (SELECT payment_id FROM s) AND status = 'prepare' AND pending_operation IS NULL
+     RETURNING id`,
+    [id, change.amount, change.currency, change.description, JSON.stringify(change.request), JSON.stringify(change.payer), now],
   );
   return rows.length === 1;
 }

@@ -55,7 +55,7 @@ const svg = (body: string, cls = 'icon'): Raw =>
     `<svg class="${cls}" viewBox="0 0 24 24" width="24" height="24" aria-hidden="true" focusable="false" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${body}</svg>`,
   );
 
-const ICONS = {
+export const ICONS = {
   lock: () => svg('<rect x="4" y="11" width="16" height="10" rx="2"/><path d="M8 11V7a4 4 0 0 1 8 0v4"/>'),
   clock: () => svg('<circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/>'),
   card: () => svg('<rect x="2.5" y="5" width="19" height="14" rx="2"/><path d="M2.5 10h19M6.5 15h4"/>'),
@@ -71,17 +71,21 @@ const ICONS = {
 // ---------------------------------------------------------------------------------------------------
 // Layout
 
-interface LayoutOptions {
+export interface LayoutOptions {
   title: string;
-  page: 'checkout' | 'acs' | 'provider' | 'redirect' | 'message';
+  /** data-page of <body>: which part of the page scripts runs (checkout.js, or apm.js for the `apm-*` pages). */
+  page: 'checkout' | 'acs' | 'provider' | 'redirect' | 'message' | `apm-${string}` | `sandbox-${string}`;
   main: Raw;
   config?: unknown;
   /** Extra class on <body>. */
   theme?: string;
   footer?: Raw;
+  /** Further same-origin stylesheets and scripts (the alternative-method pages add theirs). */
+  styles?: readonly string[];
+  scripts?: readonly string[];
 }
 
-function layout(o: LayoutOptions): string {
+export function layout(o: LayoutOptions): string {
   const footer =
     o.footer ??
     html`<footer class="trust">${ICONS.lock()}<span>Secure payment page · Portcullis</span></footer>`;
@@ -96,7 +100,9 @@ function layout(o: LayoutOptions): string {
 <title>${o.title}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${STYLESHEET_URL}">
+${(o.styles ?? []).map((href) => html`<link rel="stylesheet" href="${href}">`)}
 <script src="${SCRIPT_URL}" defer></script>
+${(o.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
 </head>
 <body${attrs({ class: ['pc', o.theme].filter(Boolean).join(' '), 'data-page': o.page })}>
 <div class="shell">
@@ -112,7 +118,7 @@ ${o.config === undefined ? '' : html`<script type="application/json" id="config"
 // ---------------------------------------------------------------------------------------------------
 // Form pieces
 
-interface FieldOptions {
+export interface FieldOptions {
   name: string;
   label: string;
   /** Input attributes (type, autocomplete, inputmode, maxlength, ...). */
@@ -135,7 +141,7 @@ function describedBy(name: string, hint: boolean, error: boolean): string | unde
   return ids.length ? ids.join(' ') : undefined;
 }
 
-function field(f: FieldOptions): Raw {
+export function field(f: FieldOptions): Raw {
   const id = f.name;
   const common = {
     id,
@@ -210,7 +216,7 @@ function sandboxBanner(): Raw {
   return html`<div class="sandbox" role="note">${ICONS.flask()}<p><strong>Sandbox:</strong> use 4111 1111 1111 1111, expiry month decides the outcome (01 success, 02 decline, 05 3-D Secure)</p></div>`;
 }
 
-function initials(name: string): string {
+export function initials(name: string): string {
   const letters = name
     .trim()
     .split(/\s+/)
@@ -221,6 +227,21 @@ function initials(name: string): string {
 
 // ---------------------------------------------------------------------------------------------------
 // Checkout
+
+/** What happens after the payer continues with an alternative method, by its payer experience. */
+const METHOD_INTROS: Readonly<Record<string, (label: string) => string>> = {
+  redirect: (l) => `After you continue, you will complete the payment with ${l}.`,
+  qr: () => 'After you continue, scan the QR code shown with your banking app.',
+  details: () => 'After you continue, you will see the details to make the payment.',
+  app_confirmation: (l) => `After you continue, confirm the payment in your ${l} app.`,
+  extra_fields: (l) => `After you continue, ${l} may ask for a few details.`,
+  otp: () => 'After you continue, we send a one-time code to your phone.',
+  link: () => 'After you continue, we send you a link to pay.',
+};
+
+function methodIntro(m: { label: string; experience?: string }): string {
+  return (METHOD_INTROS[m.experience ?? 'redirect'] ?? METHOD_INTROS.redirect!)(m.label);
+}
 
 /** Shown only without JavaScript (the script shows the field only for these countries). */
 const STATE_HINT = 'Needed only for Australia, Canada, India, Japan and the United States.';
@@ -294,21 +315,6 @@ export function renderCheckoutPage(vm: CheckoutPageView): string {
     );
   }
 
-  const panels = vm.methods.map((m) => {
-    const active = m.key === selected;
-    const body =
-      m.key === 'card'
-        ? html`${cardFields}`
-        : html`<p class="panel-intro">${ICONS.external()}<span>After you continue, you will complete the payment with ${m.label}.</span></p>`;
-    return html`<div${attrs({
-      class: `method-panel${active ? ' is-active' : ''}`,
-      id: `panel-${m.key}`,
-      'data-method': m.key,
-      role: multi ? 'group' : undefined,
-      'aria-label': multi ? m.label : undefined,
-    })}>${body}</div>`;
-  });
-
   const methodPicker = multi
     ? html`<fieldset class="methods" id="method">
   <legend>Payment method</legend>
@@ -352,7 +358,7 @@ export function renderCheckoutPage(vm: CheckoutPageView): string {
     value: country,
     error: errors.billing_country,
     options: [{ value: '', label: 'Select a country' }, ...vm.countries.map((c) => ({ value: c.code, label: c.name }))],
-    input: { autocomplete: 'country', required: true, 'data-validate': 'country' },
+    input: { autocomplete: 'country', required: req(true), 'data-validate': 'country' },
   })}
   ${field({
     name: 'billing_state',
@@ -368,20 +374,20 @@ export function renderCheckoutPage(vm: CheckoutPageView): string {
     label: 'Address',
     value: b.address,
     error: errors.billing_address,
-    input: { type: 'text', autocomplete: 'address-line1', maxlength: 32, minlength: 2, required: true, 'data-validate': 'address' },
+    input: { type: 'text', autocomplete: 'address-line1', maxlength: 32, minlength: 2, required: req(true), 'data-validate': 'address' },
   })}
   <div class="row">${field({
     name: 'billing_city',
     label: 'City',
     value: b.city,
     error: errors.billing_city,
-    input: { type: 'text', autocomplete: 'address-level2', maxlength: 40, minlength: 2, required: true, 'data-validate': 'city' },
+    input: { type: 'text', autocomplete: 'address-level2', maxlength: 40, minlength: 2, required: req(true), 'data-validate': 'city' },
   })}${field({
     name: 'billing_zip',
     label: 'Postal code',
     value: b.zip,
     error: errors.billing_zip,
-    input: { type: 'text', autocomplete: 'postal-code', maxlength: 10, minlength: 2, required: true, spellcheck: 'false', 'data-validate': 'zip' },
+    input: { type: 'text', autocomplete: 'postal-code', maxlength: 10, minlength: 2, required: req(true), spellcheck: 'false', 'data-validate': 'zip' },
   })}</div>
   ${field({
     name: 'billing_phone',
@@ -393,6 +399,24 @@ export function renderCheckoutPage(vm: CheckoutPageView): string {
   })}
 </fieldset>`;
   }
+
+  // Billing belongs to the card: with several methods it sits in the card panel, so choosing another method
+  // disables it with the card fields.
+  const billingInCard = multi && vm.methods.some((m) => m.key === 'card');
+  const panels = vm.methods.map((m) => {
+    const active = m.key === selected;
+    const body =
+      m.key === 'card'
+        ? html`${cardFields}${billingInCard ? billingBlock : ''}`
+        : html`<p class="panel-intro">${ICONS.external()}<span>${methodIntro(m)}</span></p>`;
+    return html`<div${attrs({
+      class: `method-panel${active ? ' is-active' : ''}`,
+      id: `panel-${m.key}`,
+      'data-method': m.key,
+      role: multi ? 'group' : undefined,
+      'aria-label': multi ? m.label : undefined,
+    })}>${body}</div>`;
+  });
 
   const summaryLabel = isPayout ? 'Payout from' : 'Pay';
   const main = html`<main class="panel" id="main">
@@ -410,7 +434,7 @@ export function renderCheckoutPage(vm: CheckoutPageView): string {
     ${emailBlock}
     ${methodPicker}
     <div class="method-panels">${panels}</div>
-    ${billingBlock}
+    ${billingInCard ? '' : billingBlock}
     <button type="submit" class="btn btn--primary btn--pay" id="pay-button">${ICONS.lock()}<span class="btn-label">${isPayout ? 'Receive' : 'Pay'} ${amountText}</span></button>
     ${vm.cancelUrl ? html`<p class="cancel"><a href="${safeUrl(vm.cancelUrl)}" id="cancel-link">Cancel and return to merchant</a></p>` : ''}
   </form>
@@ -435,7 +459,7 @@ export function renderCheckoutPage(vm: CheckoutPageView): string {
 // ---------------------------------------------------------------------------------------------------
 // 3-D Secure ACS (sandbox)
 
-function hiddenFields(fields: Record<string, string> | undefined): Raw[] {
+export function hiddenFields(fields: Record<string, string> | undefined): Raw[] {
   return Object.entries(fields ?? {}).map(([name, value]) => html`<input${attrs({ type: 'hidden', name, value })}>`);
 }
 

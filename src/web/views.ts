@@ -28,8 +28,8 @@ export interface CheckoutPageView {
   /** amount is already formatted for display (e.g. "1,250.00"). */
   order: { number: string; amount: string; currency: string; description: string };
   operation: 'purchase' | 'debit' | 'credit';
-  /** Methods in the order the merchant listed them; only `card` has fields today. */
-  methods: { key: string; label: string }[];
+  /** Methods in the order the merchant listed them; `card` has its fields here, the others their own pages. */
+  methods: { key: string; label: string; experience?: string }[];
   selectedMethod: string;
   /** Form POST target, e.g. /checkout/<id>/pay. */
   actionUrl: string;

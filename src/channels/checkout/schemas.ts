@@ -13,7 +13,8 @@ export const SessionRequest = Type.Object({
   merchant_key: MerchantKey,
   operation: Type.Union([Type.Literal('purchase'), Type.Literal('debit'), Type.Literal('credit')], { errorMessage: 'The value you selected is not a valid choice.' }),
   methods: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
-  parameters: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.Unknown()))),
+  // Each member is checked against the method catalog (domain/methods/validate.ts), which names the failing path.
+  parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   order: Type.Object({
     number: OrderNumber,
     amount: AmountText,
@@ -94,3 +95,85 @@ export const PaymentIdRequest = Type.Object({
   hash: Hash,
 });
 export type PaymentIdRequest = Static<typeof PaymentIdRequest>;
+
+// --- hosted payment fields and card credit (wire-reference 2.1) -------------------------------------------
+
+const Currency = Type.String({ pattern: '^[A-Z]{3,6}$' });
+const Description = Type.String({ minLength: 2, maxLength: 1024 });
+
+/** `POST /api/v1/session/token`: the session body; return_url is mandatory, the payer URLs optional, card methods only. */
+export const SessionTokenRequest = Type.Object({
+  ...SessionRequest.properties,
+  operation: Type.Union([Type.Literal('purchase'), Type.Literal('debit')], { errorMessage: 'The value you selected is not a valid choice.' }),
+  success_url: Type.Optional(Url),
+  cancel_url: Type.Optional(Url),
+  return_url: Url,
+});
+export type SessionTokenRequest = Static<typeof SessionTokenRequest>;
+
+export const SessionTokenResponse = Type.Object({ token: Type.String() });
+
+/** `PUT /api/v1/session/update`: only what changes; flat order_* names and the nested order object both accepted. */
+export const SessionUpdateRequest = Type.Object({
+  order: Type.Optional(Type.Object({ amount: Type.Optional(AmountText), currency: Type.Optional(Currency), description: Type.Optional(Description) })),
+  order_amount: Type.Optional(AmountText),
+  order_currency: Type.Optional(Currency),
+  order_description: Type.Optional(Description),
+  customer: SessionRequest.properties.customer,
+  billing_address: SessionRequest.properties.billing_address,
+  custom_data: SessionRequest.properties.custom_data,
+});
+export type SessionUpdateRequest = Static<typeof SessionUpdateRequest>;
+
+const BrowserValue = Type.Union([Type.String({ maxLength: 2048 }), Type.Number(), Type.Boolean(), Type.Null()], { errorMessage: 'This value is not valid.' });
+
+/** `POST /api/v1/processing/{purchase|debit}/card` (header Token): the card itself came through the hosted fields. */
+export const ProcessingRequest = Type.Object({
+  name: Type.String({ minLength: 2, maxLength: 32 }),
+  with_hosted_fields: Type.Optional(Type.Union([Type.Literal(true), Type.Literal('true'), Type.Literal('Y'), Type.Literal(1)], { errorMessage: 'This value should be true.' })),
+  email: Type.Optional(Type.String({ minLength: 2, maxLength: 255, format: 'email' })),
+  billing_address: SessionRequest.properties.billing_address,
+  browser_info: Type.Optional(Type.Record(Type.String(), BrowserValue, { maxProperties: 32 })),
+  birth_day: Type.Optional(Type.String({ format: 'date' })),
+  selected_language: Type.Optional(Type.String({ minLength: 2, maxLength: 16, pattern: '^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$' })),
+});
+export type ProcessingRequest = Static<typeof ProcessingRequest>;
+
+export const ProcessingResponse = Type.Object({
+  result: Type.Union(['success', 'decline', 'redirect', 'waiting', 'undefined'].map((v) => Type.Literal(v))),
+  redirect_url: Type.Optional(Type.String()),
+  redirect_params: Type.Optional(Type.Record(Type.String(), Type.String())),
+  redirect_method: Type.Optional(Type.String()),
+  return_url_query_params: Type.Optional(Type.Record(Type.String(), Type.String())),
+  decline_message: Type.Optional(Type.String()),
+  public_id: Type.String(),
+});
+
+/** What the card field frame posts to the gateway (never through the merchant's page). */
+export const CollectRequest = Type.Object({
+  card_number: Type.String({ minLength: 1, maxLength: 32 }),
+  card_expiry: Type.String({ minLength: 1, maxLength: 16 }),
+  card_cvv: Type.String({ minLength: 1, maxLength: 8 }),
+  browser: Type.Optional(Type.Record(Type.String(), BrowserValue, { maxProperties: 16 })),
+});
+export type CollectRequest = Static<typeof CollectRequest>;
+
+/** `POST /api/v1/payment/card/credit`: a payout to a card sent in full or named by card_token. */
+export const CardCreditRequest = Type.Object({
+  merchant_key: MerchantKey,
+  order_id: OrderNumber,
+  order_amount: AmountText,
+  order_currency: Currency,
+  order_description: Description,
+  card_number: Type.Optional(Type.String({ pattern: '^[0-9]{13,19}$' })),
+  card_token: Type.Optional(Type.String({ minLength: 64, maxLength: 64 })),
+  payee_first_name: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
+  payee_last_name: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
+  payee_email: Type.Optional(Type.String({ minLength: 2, maxLength: 255, format: 'email' })),
+  payee_ip: Type.Optional(Type.String({ format: 'ip' })),
+  custom_data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  hash: Hash,
+});
+export type CardCreditRequest = Static<typeof CardCreditRequest>;
+
+export const CardCreditResponse = Type.Object({ payment_id: Type.String(), result: Type.Literal('accepted') });

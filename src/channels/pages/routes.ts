@@ -17,6 +17,8 @@ import type { CheckoutPageView } from '../../web/views.ts';
 import { parseCheckoutForm } from '../../web/checkout-form.ts';
 import { COUNTRIES_BY_NAME } from '../../web/countries.ts';
 import { ASSETS } from '../../web/assets.ts';
+import { apmChoiceOf, payWithApm, withoutUnfinishedApm } from './apm-routes.ts';
+import { apmOf } from '../../services/apm/details.ts';
 
 const PAGE = { schema: { hide: true }, config: { dialect: 'html' as const } };
 
@@ -49,14 +51,15 @@ function checkoutView(ctx: ServiceContext, state: Extract<SessionState, { kind: 
     merchantName: merchant.name,
     order: { number: session.orderNumber, amount: formatAmount(session.amount, session.currency), currency: session.currency, description: session.description },
     operation: session.operation,
-    methods: session.request.methods.map((key) => ({ key, label: findMethod(key)?.label ?? key })),
+    methods: session.request.methods.map((key) => ({ key, label: findMethod(key)?.label ?? key, experience: findMethod(key)?.experience })),
     selectedMethod: session.request.methods[0] ?? 'card',
     actionUrl: `${base}/pay`,
     cancelUrl: `${base}/cancel`,
     expiresAt: session.expiresAt.toISOString(),
     expiredUrl: `${base}/expired`,
     now: ctx.clock.now().toISOString(),
-    billing: { required: billingNeeded(state), values: session.request.billingAddress ?? {} },
+    // Only the card form asks for a billing address; alternative methods ask on their own pages what they need.
+    billing: { required: billingNeeded(state) && session.request.methods.includes('card'), values: session.request.billingAddress ?? {} },
     email: state.payment.payer.email ? undefined : { required: false },
     values: {},
     errors: {},
@@ -117,10 +120,12 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
     if (state.kind === 'expired') return expired(reply, state);
     if (state.kind === 'paid') return message(reply, 'Already paid', 'This order has already been paid. Thank you.', 'success');
     const view = checkoutView(ctx, state);
-    const parsed = parseCheckoutForm(typeof req.body === 'object' && req.body ? req.body : {}, {
+    const body = typeof req.body === 'object' && req.body ? req.body : {};
+    const apm = apmChoiceOf(body, state);
+    const parsed = parseCheckoutForm(body, {
       now: ctx.clock.now(),
       methods: state.session.request.methods,
-      billingRequired: view.billing.required,
+      billingRequired: view.billing.required && !apm,
       email: view.email ? { required: view.email.required } : undefined,
       expiryOnly: view.cardOnly?.expiryOnly,
     });
@@ -128,7 +133,9 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
       return sendHtml(reply, renderCheckoutPage({ ...view, errors: parsed.errors, values: parsed.values, billing: { ...view.billing, values: parsed.billing }, email: view.email && { ...view.email, value: parsed.email } }), 422);
     }
     try {
-      const step = await payByCard(ctx, state, parsed.value);
+      if (apm) return await payWithApm(reply, ctx, state, apm, parsed.value);
+      // A payment left unfinished with another method is withdrawn first (the payer changed their mind).
+      const step = await payByCard(ctx, await withoutUnfinishedApm(ctx, state), parsed.value);
       return continueAfter(reply, ctx, step, state.merchant, state);
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
@@ -197,7 +204,8 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
 
 async function challengeTarget(ctx: ServiceContext, paymentId: string, status: '3ds' | 'redirect'): Promise<{ payment: Payment; merchant: Merchant } | undefined> {
   const payment = await getPayment(ctx.db, paymentId);
-  if (!payment || payment.status !== status) return undefined;
+  // Alternative-method payments have their own provider pages (apm-routes.ts).
+  if (!payment || payment.status !== status || apmOf(payment)) return undefined;
   const merchant = await findMerchantById(ctx.db, payment.merchantId);
   return merchant && { payment, merchant };
 }

@@ -11,13 +11,24 @@ import { startCardPayment, paymentByTransId, newestPaymentOfOrder } from '../../
 import { capture, refund, reverse, voidPayment } from '../../services/follow-ups.ts';
 import { transHashTerms, isPayout } from '../../services/callbacks/s2s-card-callback.ts';
 import { s2sCard, s2sHash, s2sHashWithRawSuffix, card6_4, type Term, type UpperMode } from '../../domain/signatures.ts';
-import { GatewayError, type ErrorName, type FieldError } from '../../domain/errors.ts';
-import { formatAmount } from '../../domain/money.ts';
+import { GatewayError, MESSAGES, type ErrorName, type FieldError } from '../../domain/errors.ts';
+import { formatAmount, parseAmount } from '../../domain/money.ts';
 import {
-  AmountTransRequest, Credit2CardRequest, DebitRequest, OrderRequest, SaleRequest, TransRequest,
+  AmountTransRequest, CreateScheduleRequest, Credit2CardRequest, DebitRequest, DescheduleRequest, OrderRequest, RecurringDebitRequest,
+  RecurringSaleRequest, SaleRequest, ScheduleIdRequest, TransRequest, UpdateScheduleRequest,
 } from './schemas.ts';
 import { cardInput, cardRules, followUpAmount, merchantRules, money, orderAmountRules, payeeOf, payerOf, scheduleRules, type Loose } from './fields.ts';
-import { acceptedAnswer, detailsAnswer, followUpAnswer, paymentAnswer, statusAnswer, type Answer, type Dialect } from './answers.ts';
+import {
+  acceptedAnswer, detailsAnswer, followUpAnswer, paymentAnswer, scheduleActionAnswer, scheduleInfoAnswer, statusAnswer, type Answer, type Dialect,
+} from './answers.ts';
+import { chainOf, chargeChain, type ChainKind } from '../../services/recurring/recurring-charges.ts';
+import { retryRecurringCharge } from '../../services/recurring/retry.ts';
+import { cardOnFileOf } from '../../services/recurring/card-on-file.ts';
+import { scheduleForRequest } from '../../services/schedules/subscriptions.ts';
+import {
+  createSchedule, deleteSchedule, descheduleChain, pauseSchedule, runSchedule, scheduleOf, updateSchedule,
+} from '../../services/schedules/schedules.ts';
+import { SCHEDULE_FIELD_NAMES, type ScheduleFields } from '../../services/schedules/schedule-fields.ts';
 
 export interface Call {
   ctx: ServiceContext;
@@ -40,10 +51,10 @@ interface Spec<B, T> {
 
 export type ActionSpec =
   | { kind: 'supported'; byGet: boolean; spec: Spec<Loose, unknown> }
-  /** Actions of the platform this gateway does not serve yet (schedules and recurring: issue 4). */
+  /** Actions of the platform this gateway does not serve (CARD2CARD). */
   | { kind: 'not-supported'; byGet: boolean };
 
-const define = <B, T = undefined>(spec: Spec<B, T>): ActionSpec => ({ kind: 'supported', byGet: false, spec: spec as unknown as Spec<Loose, unknown> });
+const define = <B, T = undefined>(spec: Spec<B, T>, byGet = false): ActionSpec => ({ kind: 'supported', byGet, spec: spec as unknown as Spec<Loose, unknown> });
 const NOT_YET: ActionSpec = { kind: 'not-supported', byGet: false };
 
 // --- hashes ------------------------------------------------------------------------------------------
@@ -78,6 +89,8 @@ function cardPaymentDetails(call: Call, b: SaleRequest | DebitRequest, tokenized
     noCallbacks: b.callback_url === undefined && !call.merchant.notificationUrl,
     parameters: b.parameters,
   };
+  const cof = cardOnFileOf({ storesCard: tokenized || b.recurring_init === 'Y', usesStoredCard: b.card_number === undefined, payerPresent: b.payer_present !== 'N' });
+  if (cof) details.cof = cof;
   if (b.schedule_id !== undefined) details.schedule_id = b.schedule_id;
   if (b.schedule_start_date !== undefined) details.schedule_start_date = b.schedule_start_date;
   if (b.payment_schedule_amount !== undefined) details.payment_schedule_amount = formatAmount(money(b.payment_schedule_amount, b.order_currency).minor, b.order_currency);
@@ -92,6 +105,7 @@ async function cardPayment(call: Call, action: 'SALE' | 'DEBIT', b: SaleRequest 
   // req_token is ignored when the card is named by card_token; a debit's card always gets a token (6.7.0).
   const reqToken = b.req_token === 'Y' && sentCard;
   const tokenize = reqToken || (action === 'DEBIT' && sentCard);
+  if (b.schedule_id !== undefined) await scheduleForRequest(ctx, merchant.id, b.schedule_id, b.schedule_start_date);
   const step = await startCardPayment(ctx, {
     merchant,
     mids,
@@ -111,16 +125,32 @@ async function cardPayment(call: Call, action: 'SALE' | 'DEBIT', b: SaleRequest 
 
 // --- the table ---------------------------------------------------------------------------------------
 
+/**
+ * A schedule needs a recurring chain to charge (recurring_init=Y), and something to charge: a zero-amount
+ * initiating payment needs payment_schedule_amount.
+ */
+function chainScheduleRules(f: Loose): FieldError[] {
+  if (f.schedule_id === undefined) return [];
+  if (f.recurring_init !== 'Y') return [{ field: 'recurring_init', message: MESSAGES.notTrue }];
+  const currency = typeof f.order_currency === 'string' ? f.order_currency : '';
+  const amount = (field: string) => (typeof f[field] === 'string' ? parseAmount(f[field] as string, currency) : undefined);
+  const scheduled = amount('payment_schedule_amount');
+  if (scheduled?.ok && scheduled.money.minor === 0n) return [{ field: 'payment_schedule_amount', message: MESSAGES.notPositive }];
+  const order = amount('order_amount');
+  if (scheduled === undefined && order?.ok && order.money.minor === 0n) return [{ field: 'payment_schedule_amount', message: MESSAGES.blank }];
+  return [];
+}
+
 const SALE = define<SaleRequest>({
   schema: SaleRequest,
-  rules: (f) => [...cardRules(f), ...orderAmountRules(f, f.auth === 'Y' || f.recurring_init === 'Y'), ...scheduleRules(f)],
+  rules: (f) => [...cardRules(f), ...orderAmountRules(f, f.auth === 'Y' || f.recurring_init === 'Y'), ...scheduleRules(f), ...chainScheduleRules(f)],
   hashes: (m, b) => [formula(m, s2sCard.f1(b.payer_email, m.password, cardTerm(b)))],
   handle: (call, b) => cardPayment(call, 'SALE', b),
 });
 
 const DEBIT = define<DebitRequest>({
   schema: DebitRequest,
-  rules: (f) => [...cardRules(f), ...orderAmountRules(f, f.recurring_init === 'Y'), ...scheduleRules(f)],
+  rules: (f) => [...cardRules(f), ...orderAmountRules(f, f.recurring_init === 'Y'), ...scheduleRules(f), ...chainScheduleRules(f)],
   // payer_email is optional on DEBIT: an absent term is left out of the formula.
   hashes: (m, b) => [formula(m, s2sCard.f1(b.payer_email ?? '', m.password, cardTerm(b)))],
   handle: (call, b) => cardPayment(call, 'DEBIT', b),
@@ -206,14 +236,105 @@ const GET_TRANS_STATUS_BY_ORDER = define<OrderRequest, Payment>({
   handle: async ({ merchant }, _b, p) => statusAnswer('GET_TRANS_STATUS_BY_ORDER', p, merchant),
 });
 
+/** RETRY re-attempts a declined recurring charge; any other payment is the recurring entity's "Incorrect transaction". */
 const RETRY = define<TransRequest, Payment>({
   schema: TransRequest,
   target: byTransId('paymentNotFound'),
   hashes: (m, _b, p) => [formula(m, s2sCard.f1(p.payer.email ?? '', m.password, p.details.first6Last4 ?? ''))],
-  // RETRY re-attempts a softly declined recurring charge. Recurring charges arrive with issue 4, so for now
-  // no payment qualifies, and the answer is the recurring entity's own error.
-  handle: async () => {
-    throw new GatewayError('incorrectTransaction');
+  async handle({ ctx, merchant, mids }, _b, p) {
+    await retryRecurringCharge(ctx, merchant, mids, p);
+    return acceptedAnswer('RETRY', p);
+  },
+});
+
+// --- recurring charges -------------------------------------------------------------------------------
+
+/** RECURRING_SALE and RECURRING_DEBIT: F1 over the e-mail and card of the chain's first payment. */
+function recurringCharge(action: 'RECURRING_SALE' | 'RECURRING_DEBIT', kind: ChainKind, schema: TSchema): ActionSpec {
+  return define<RecurringSaleRequest, Payment>({
+    schema,
+    target: (ctx, m, b) => chainOf(ctx, m.id, b.recurring_first_trans_id, b.recurring_token, kind),
+    hashes: (m, _b, init) => [formula(m, s2sCard.f1(init.payer.email ?? '', m.password, init.details.first6Last4 ?? ''))],
+    async handle(call, b, init) {
+      const step = await chargeChain(call.ctx, {
+        merchant: call.merchant,
+        mids: call.mids,
+        channel: 's2s_card',
+        init,
+        order: { id: b.order_id, amount: b.order_amount, description: b.order_description },
+        amountField: 'order_amount',
+        auth: b.auth === 'Y',
+        customData: b.custom_data,
+        callbackUrl: b.callback_url,
+        scheduleId: b.schedule_id,
+      });
+      return paymentAnswer(action, step, call.merchant, call.dialect, { cardToken: false, amounts: true });
+    },
+  });
+}
+
+// --- schedules (protocol-independent: a Checkout-only merchant's key works as client_key) --------------
+
+/** The schedule parameters sent (form text), for the schedule's own rules to read. */
+function scheduleFields(b: Loose): ScheduleFields {
+  return Object.fromEntries(SCHEDULE_FIELD_NAMES.filter((k) => typeof b[k] === 'string').map((k) => [k, b[k]])) as ScheduleFields;
+}
+
+/** delays is retired (6.7.0): sending it is refused, whatever else the request says. */
+function refuseDelays(b: { delays?: string }): void {
+  if (b.delays !== undefined) throw new GatewayError('parameterDeprecated', [{ field: 'delays', message: MESSAGES.deprecated }]);
+}
+
+/** F4 over the schedule_id sent; the schedule itself is loaded after the hash, so an unknown id needs the password. */
+const byScheduleId = (m: Merchant, b: { schedule_id: string }): HashRecipe[] => [formula(m, s2sCard.f4(b.schedule_id, m.password))];
+
+const CREATE_SCHEDULE = define<CreateScheduleRequest>({
+  schema: CreateScheduleRequest,
+  hashes: (m) => [formula(m, s2sCard.f3(m.password))],
+  async handle({ ctx, merchant }, b) {
+    refuseDelays(b);
+    const schedule = await createSchedule(ctx, merchant, scheduleFields(b));
+    return scheduleActionAnswer('CREATE_SCHEDULE', schedule.id);
+  },
+});
+
+const UPDATE_SCHEDULE = define<UpdateScheduleRequest>({
+  schema: UpdateScheduleRequest,
+  hashes: byScheduleId,
+  async handle({ ctx, merchant }, b) {
+    refuseDelays(b);
+    await updateSchedule(ctx, merchant, b.schedule_id, scheduleFields(b));
+    return scheduleActionAnswer('UPDATE_SCHEDULE');
+  },
+});
+
+/** A schedule action by schedule_id that answers only its success; `action` is the spec's spelling (D1). */
+const scheduleCommand = (action: string, run: (call: Call, id: string) => Promise<void>): ActionSpec => define<ScheduleIdRequest>({
+  schema: ScheduleIdRequest,
+  hashes: byScheduleId,
+  async handle(call, b) {
+    await run(call, b.schedule_id);
+    return scheduleActionAnswer(action);
+  },
+});
+
+const DELETE_SCHEDULE = scheduleCommand('DELETE_SCHEDULE', ({ ctx, merchant }, id) => deleteSchedule(ctx, merchant, id));
+const PAUSE = scheduleCommand('PAUSE', ({ ctx, merchant }, id) => pauseSchedule(ctx, merchant, id));
+const RUN = scheduleCommand('RUN', ({ ctx, merchant }, id) => runSchedule(ctx, merchant, id));
+
+/** SCHEDULE_INFO, by POST or by GET (the platform documents GET). */
+const SCHEDULE_INFO = define<ScheduleIdRequest>({
+  schema: ScheduleIdRequest,
+  hashes: byScheduleId,
+  handle: async ({ ctx, merchant }, b) => scheduleInfoAnswer('SCHEDULE_INFO', await scheduleOf(ctx.db, merchant, b.schedule_id)),
+}, true);
+
+const DESCHEDULE = define<DescheduleRequest>({
+  schema: DescheduleRequest,
+  hashes: byScheduleId,
+  async handle({ ctx, merchant }, b) {
+    await descheduleChain(ctx, merchant, b.schedule_id, b.recurring_token);
+    return scheduleActionAnswer('DESCHEDULE');
   },
 });
 
@@ -229,16 +350,16 @@ export const ACTIONS: Readonly<Record<string, ActionSpec>> = {
   GET_TRANS_STATUS_BY_ORDER,
   GET_TRANS_DETAILS,
   RETRY,
-  RECURRING_SALE: NOT_YET,
-  RECURRING_DEBIT: NOT_YET,
+  RECURRING_SALE: recurringCharge('RECURRING_SALE', 'sale', RecurringSaleRequest),
+  RECURRING_DEBIT: recurringCharge('RECURRING_DEBIT', 'debit', RecurringDebitRequest),
   CARD2CARD: NOT_YET,
-  CREATE_SCHEDULE: NOT_YET,
-  UPDATE_SCHEDULE: NOT_YET,
-  DELETE_SCHEDULE: NOT_YET,
-  PAUSE: NOT_YET,
-  PAUSE_SCHEDULE: NOT_YET,
-  RUN: NOT_YET,
-  RUN_SCHEDULE: NOT_YET,
-  SCHEDULE_INFO: { kind: 'not-supported', byGet: true },
-  DESCHEDULE: NOT_YET,
+  CREATE_SCHEDULE,
+  UPDATE_SCHEDULE,
+  DELETE_SCHEDULE,
+  PAUSE,
+  PAUSE_SCHEDULE: PAUSE,
+  RUN,
+  RUN_SCHEDULE: RUN,
+  SCHEDULE_INFO,
+  DESCHEDULE,
 };

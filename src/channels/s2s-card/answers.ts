@@ -12,6 +12,7 @@ import { optionalFields } from '../../services/callbacks/checkout-callback.ts';
 import { s2sStatus, type PaymentStatus } from '../../domain/payment-state.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
+import type { Schedule } from '../../store/schedules-repo.ts';
 
 export type Answer = Record<string, unknown>;
 
@@ -40,7 +41,7 @@ function redirectParams(redirect: PayerRedirect, v2: boolean): unknown {
 
 function recurringFields(p: Payment): Answer {
   const out: Answer = {};
-  for (const key of ['recurring_token', 'schedule_id'] as const) {
+  for (const key of ['recurring_token', 'schedule_id', 'first_recurring_date'] as const) {
     const value = p.details[key];
     if (typeof value === 'string') out[key] = value;
   }
@@ -119,5 +120,40 @@ export function detailsAnswer(p: Payment, merchant: Merchant, transactions: read
     currency: p.currency,
     ...(p.details.cardMask ? { card: p.details.cardMask } : {}),
     transactions: transactions.map((t) => ({ date: wireDate(t.createdAt), type: t.type, status: t.status, amount: formatAmount(t.amount, p.currency) })),
+  };
+}
+
+/** The schedule actions that change something: PAUSE, RUN, DELETE, UPDATE, DESCHEDULE (CREATE adds schedule_id). */
+export function scheduleActionAnswer(action: string, scheduleId?: string): Answer {
+  return { action, result: 'SUCCESS', ...(scheduleId !== undefined ? { schedule_id: scheduleId } : {}) };
+}
+
+/** The delay's own parameters, present only for the kind that uses them. */
+function delayFields(delay: Schedule['rule']['delay']): Answer {
+  if (delay.kind === 'delay_by_interval') return { first_payment_interval_length: delay.interval.length, first_payment_interval_unit: delay.interval.unit };
+  if (delay.kind === 'day_of_week') return { first_payment_day_of_week: delay.weekday };
+  if (delay.kind === 'day_of_month') return { first_payment_day_of_month: delay.day };
+  return {};
+}
+
+/**
+ * SCHEDULE_INFO: the documented fields in their order (delays is retired: null), then the 6.7.0 ones. The docs
+ * show no `result`; it is added as every other answer has one, which no parser of the documented fields minds.
+ */
+export function scheduleInfoAnswer(action: string, s: Schedule): Answer {
+  const { rule } = s;
+  return {
+    action,
+    result: 'SUCCESS',
+    schedule_id: s.id,
+    name: s.name,
+    interval_length: rule.interval.length,
+    interval_unit: rule.interval.unit,
+    day_of_month: rule.dayOfMonth ?? null,
+    payments_count: rule.paymentsCount,
+    delays: null,
+    paused: s.paused ? 'Y' : 'N',
+    delayed_first_payment: rule.delay.kind,
+    ...delayFields(rule.delay),
   };
 }

@@ -133,5 +133,48 @@ export type AmountTransRequest = Static<typeof AmountTransRequest>;
 export const OrderRequest = schema({ order_id: text(255) });
 export type OrderRequest = Static<typeof OrderRequest>;
 
+/** RECURRING_SALE and RECURRING_DEBIT: a charge on a chain, named by its first payment and recurring_token (no card, no currency). */
+const recurringCharge = {
+  order_id: text(255),
+  order_amount: Amount,
+  order_description: text(1024),
+  recurring_first_trans_id: text(255),
+  recurring_token: text(255),
+  schedule_id: optional(255),
+  custom_data: extras.custom_data,
+  callback_url: extras.callback_url,
+};
+export const RecurringSaleRequest = schema({ ...recurringCharge, auth: YesNo });
+export type RecurringSaleRequest = Static<typeof RecurringSaleRequest>;
+export const RecurringDebitRequest = schema(recurringCharge);
+export type RecurringDebitRequest = Static<typeof RecurringDebitRequest>;
+
+/**
+ * The schedule parameters (wire-reference 7.3): all optional here, numbers as form text. Which are required,
+ * and their ranges, are the schedule's own rules (services/schedules/schedule-fields.ts), so that CREATE and
+ * UPDATE (which changes only what is sent) read them alike. delays is accepted only to be refused.
+ */
+const scheduleParameters = {
+  name: optional(100),
+  interval_length: optional(16),
+  interval_unit: optional(16),
+  day_of_month: optional(16),
+  payments_count: optional(16),
+  delayed_first_payment: optional(32),
+  first_payment_interval_length: optional(16),
+  first_payment_interval_unit: optional(16),
+  first_payment_day_of_week: optional(16),
+  first_payment_day_of_month: optional(16),
+  delays: optional(16),
+};
+export const CreateScheduleRequest = schema(scheduleParameters);
+export type CreateScheduleRequest = Static<typeof CreateScheduleRequest>;
+export const UpdateScheduleRequest = schema({ schedule_id: text(255), ...scheduleParameters });
+export type UpdateScheduleRequest = Static<typeof UpdateScheduleRequest>;
+export const ScheduleIdRequest = schema({ schedule_id: text(255) });
+export type ScheduleIdRequest = Static<typeof ScheduleIdRequest>;
+export const DescheduleRequest = schema({ schedule_id: text(255), recurring_token: text(255) });
+export type DescheduleRequest = Static<typeof DescheduleRequest>;
+
 /** What every action needs before its own schema is known. */
 export const ActionOnly = Type.Object({ action: Type.String({ minLength: 1, maxLength: 64 }) });

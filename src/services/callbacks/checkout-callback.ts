@@ -11,6 +11,8 @@ import type { CallbackBuilder, PaymentEvent } from './index.ts';
 
 const THREE_DS_FIELDS = ['threeDSServerTransID', 'dsTransID', 'acsTransID', 'xid', 'transStatus', 'transStatusReason', 'eci', 'protocolVersion', 'authenticationFlow'] as const;
 
+const CARD_ON_FILE_FIELDS = ['initiator', 'source', 'sequence'] as const;
+
 /** Payer attributes, each switched on separately in Protocol Mapping (all off by default). */
 const PAYER_FIELDS: Readonly<Record<string, (p: Payment) => string | undefined>> = {
   payer_first_name: (p) => p.payer.firstName ?? p.payer.name?.split(' ')[0],
@@ -68,6 +70,9 @@ export function optionalFields(enabled: readonly string[], payment: Payment, emp
   if (on.has('browser') && payment.details.browser) {
     for (const [key, value] of Object.entries(payment.details.browser)) out[`browser_${key}`] = value;
   }
+  // Card-on-file discriminators, each switched on separately (off by default).
+  const cof = payment.details.cof as Record<string, string> | undefined;
+  for (const key of CARD_ON_FILE_FIELDS) if (on.has(key) && cof?.[key]) out[key] = cof[key];
   for (const [key, read] of Object.entries(PAYER_FIELDS)) if (on.has(key)) {
     const value = read(payment);
     if (value) out[key] = value;

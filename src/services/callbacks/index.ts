@@ -9,6 +9,7 @@ import { enqueueCallback } from '../../store/callbacks-repo.ts';
 import type { CallbackValue } from '../../domain/signatures.ts';
 import { checkoutCallback } from './checkout-callback.ts';
 import { s2sCardCallback } from './s2s-card-callback.ts';
+import { s2sApmCallback } from '../apm/callback.ts';
 
 /** A change the merchant hears about. */
 export interface PaymentEvent {
@@ -30,6 +31,7 @@ export interface CallbackBuilder {
 const BUILDERS: Partial<Record<Channel, CallbackBuilder>> = {
   checkout: checkoutCallback,
   s2s_card: s2sCardCallback,
+  s2s_apm: s2sApmCallback,
 };
 
 export function registerCallbackBuilder(channel: Channel, builder: CallbackBuilder): void {

@@ -23,7 +23,9 @@ const FOLLOW_UP_ACTIONS: Partial<Record<TransactionType, string>> = {
 };
 
 /** payments.operation -> the S2S action that created it. */
-export const PAYMENT_ACTIONS: Readonly<Record<string, string>> = { purchase: 'SALE', debit: 'DEBIT', credit: 'CREDIT2CARD' };
+export const PAYMENT_ACTIONS: Readonly<Record<string, string>> = {
+  purchase: 'SALE', debit: 'DEBIT', credit: 'CREDIT2CARD', recurring: 'RECURRING_SALE', recurring_debit: 'RECURRING_DEBIT',
+};
 
 /** Which of the optional fields each action's callback carries (wire-reference 4.4 and the platform's tables). */
 interface CallbackShape {
@@ -38,6 +40,9 @@ interface CallbackShape {
 const SHAPES: Readonly<Record<string, CallbackShape>> = {
   SALE: { date: 'trans_date', descriptor: true, amount: true, currency: true, card: true },
   DEBIT: { date: 'trans_date', descriptor: true, amount: true, currency: true, card: true },
+  // Charges of a recurring chain, the schedule's own and RETRY of a declined one among them (wire-reference 4.4).
+  RECURRING_SALE: { date: 'trans_date', descriptor: true, amount: true, currency: true, card: true },
+  RECURRING_DEBIT: { date: 'trans_date', descriptor: true, amount: true, currency: true, card: true },
   CREDIT2CARD: { date: 'trans_date', descriptor: false, amount: false, currency: false, card: false },
   CAPTURE: { date: 'trans_date', descriptor: true, amount: true, currency: true, card: false },
   CREDITVOID: { date: 'creditvoid_date', descriptor: false, amount: true, currency: false, card: false },
@@ -81,7 +86,7 @@ function cardFields(payment: Payment): Record<string, CallbackValue> {
   if (payment.details.cardMask) out.card = payment.details.cardMask;
   if (payment.details.cardExpiry) out.card_expiration_date = payment.details.cardExpiry;
   if (payment.cardToken && (payment.operation === 'debit' || payment.details.reqToken)) out.card_token = payment.cardToken;
-  for (const key of ['recurring_token', 'schedule_id'] as const) {
+  for (const key of ['recurring_token', 'schedule_id', 'first_recurring_date'] as const) {
     const value = payment.details[key];
     if (typeof value === 'string') out[key] = value;
   }

@@ -1,0 +1,4 @@
+// Prints docs/methods.md from the method catalog: node --import tsx scripts/methods-doc.ts > docs/methods.md
+import { renderMethodsDoc } from '../src/domain/methods/doc.ts';
+
+process.stdout.write(renderMethodsDoc());

@@ -1,0 +1,305 @@
+/**
+ * The payer's pages of the alternative methods, for Checkout and S2S APM payments alike, at /pay/{payment}:
+ * the fields the request lacked, then what the provider asks (a QR code, payment details, an app, a link, a
+ * one-time code, or its own page), and back to the merchant. The pages poll /pay/{payment}/status and move
+ * on by themselves. Beside them, the sandbox provider's pages: its payment page, the payer's app or bank, and
+ * the outbox of what it sent. Plain HTML forms in, HTML out (PRG: every POST answers 303 to the page).
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import QRCode from 'qrcode';
+import type { ServiceContext } from '../../services/context.ts';
+import { attemptFor, checkoutDestination, linkTarget, loadSession, outcomeOf, type SessionState } from '../../services/hosted-checkout.ts';
+import { abandon, chooseMethod, proceed, refresh, stepOf, submitCode, submitFields, QR_EXPIRED, type ApmStep } from '../../services/apm/payments.ts';
+import { apmOf, awaitingProvider, unfinishedApm, type ApmDetails } from '../../services/apm/details.ts';
+import { apmMethod, carriedOn, pageFields, type ApmMethod } from '../../services/apm/methods.ts';
+import { sandboxApm } from '../../services/apm/connector.ts';
+import { getPayment, type Payment } from '../../store/payments-repo.ts';
+import { findMerchantById, type Merchant } from '../../store/merchants-repo.ts';
+import { getSession } from '../../store/sessions-repo.ts';
+import { findMethod, type Operation } from '../../domain/methods/catalog.ts';
+import { formatAmount } from '../../domain/money.ts';
+import { GatewayError } from '../../domain/errors.ts';
+import type { SandboxApmPayment } from '../../connectors/sandbox/sandbox-apm.ts';
+import { PAGE_HEADERS, renderMessagePage, renderProviderPage, renderRedirectPage } from '../../web/pages.ts';
+import {
+  renderApmCodePage, renderApmExpiredPage, renderApmFieldsPage, renderApmWaitPage, renderSandboxDevicePage, renderSandboxOutboxPage,
+  type ApmWaitPageView, type OrderView,
+} from '../../web/apm-pages.ts';
+import { fieldViews, parseFieldsForm } from '../../web/apm-form.ts';
+import { COUNTRIES_BY_NAME } from '../../web/countries.ts';
+
+const PAGE = { schema: { hide: true }, config: { dialect: 'html' as const } };
+const JSON_ROUTE = { schema: { hide: true }, config: { dialect: 'json' as const } };
+
+type Open = Extract<SessionState, { kind: 'open' }>;
+type Found = { payment: Payment; merchant: Merchant; apm: ApmDetails };
+
+const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).headers(PAGE_HEADERS).send(body);
+
+const message = (reply: FastifyReply, title: string, text: string, kind: 'info' | 'success' | 'error', status = 200) =>
+  sendHtml(reply, renderMessagePage({ title, message: text, kind }), status);
+
+const payPage = (id: string) => `/pay/${id}`;
+
+function first(body: unknown, name: string): string {
+  if (typeof body !== 'object' || body === null) return '';
+  const v = (body as Record<string, unknown>)[name];
+  const value = Array.isArray(v) ? v[0] : v;
+  return typeof value === 'string' ? value.slice(0, 255) : '';
+}
+
+// --- from the Checkout page ------------------------------------------------------------------------
+
+/** The alternative method the payer chose on the Checkout page, if the session offers it. */
+export function apmChoiceOf(body: Record<string, unknown>, state: Open): ApmMethod | undefined {
+  const key = first(body, 'method') || (state.session.request.methods.length === 1 ? state.session.request.methods[0]! : '');
+  if (!state.session.request.methods.includes(key)) return undefined;
+  const method = apmMethod(key, state.session.operation);
+  return method && carriedOn(method, 'checkout') ? method : undefined;
+}
+
+/** The session with any unfinished alternative-method attempt withdrawn (the payer chose again). */
+export async function withoutUnfinishedApm(ctx: ServiceContext, state: Open): Promise<Open> {
+  if (!unfinishedApm(state.payment)) return state;
+  await abandon(ctx, state.payment);
+  const fresh = await loadSession(ctx, state.session.id);
+  if (fresh.kind !== 'open') throw new GatewayError('sessionNotPayable');
+  return fresh;
+}
+
+/** The payer chose an alternative method on the Checkout page: a new attempt with it, then its page. */
+export async function payWithApm(reply: FastifyReply, ctx: ServiceContext, state: Open, method: ApmMethod, form: { email?: string }): Promise<FastifyReply> {
+  const open = await withoutUnfinishedApm(ctx, state);
+  const attempt = await attemptFor(ctx, open);
+  const params = open.session.request.parameters?.[method.key] ?? {};
+  const step = await chooseMethod(ctx, open.merchant, attempt, method, { ...params }, form.email ? { email: form.email } : {});
+  return reply.redirect(payPage(step.payment.id), 303);
+}
+
+// --- the payer page ---------------------------------------------------------------------------------
+
+async function findApm(ctx: ServiceContext, id: string): Promise<Found | undefined> {
+  const payment = await getPayment(ctx.db, id);
+  const apm = payment && apmOf(payment);
+  if (!payment || !apm) return undefined;
+  const merchant = await findMerchantById(ctx.db, payment.merchantId);
+  return merchant && { payment, merchant, apm };
+}
+
+/** Where the payment is now: a chosen method takes its first step; a waiting one is asked of the provider. */
+async function advance(ctx: ServiceContext, f: Found): Promise<ApmStep> {
+  if (f.payment.status === 'prepare' && !f.payment.pendingOperation && f.apm.stage === 'new') return proceed(ctx, f.merchant, f.payment);
+  if (awaitingProvider(f.payment)) return refresh(ctx, f.payment);
+  return stepOf(f.payment);
+}
+
+function orderOf(p: Payment, merchant: Merchant): OrderView {
+  return { merchantName: merchant.name, number: p.orderId, amount: formatAmount(p.amount, p.currency), currency: p.currency, description: p.description };
+}
+
+const methodLabel = (key: string) => findMethod(key)?.label ?? key;
+
+/** Checkout payers may go back to the method choice; S2S payers may only cancel. */
+function leave(p: Payment): Pick<ApmWaitPageView, 'back' | 'cancelUrl'> {
+  return p.sessionId ? { back: { href: `/checkout/${p.sessionId}`, label: 'Choose another payment method' } } : { cancelUrl: `${payPage(p.id)}/cancel` };
+}
+
+/** Sandbox only: where a tester plays the payer (the app, the bank, the outbox). */
+function sandboxLinks(f: Found, kind: string): { href: string; label: string }[] {
+  if (!f.merchant.sandbox || typeof f.payment.details.connectorRef !== 'string') return [];
+  const ref = encodeURIComponent(f.payment.details.connectorRef);
+  const outbox = (to: string | undefined) => (to ? [{ href: `/sandbox/outbox?to=${encodeURIComponent(to)}`, label: 'Read the message in the sandbox outbox' }] : []);
+  const payer = f.payment.payer;
+  const links: Record<string, { href: string; label: string }[]> = {
+    qr: [{ href: `/sandbox/apm/${ref}/app`, label: 'Scan with the sandbox bank app' }],
+    details: [{ href: `/sandbox/apm/${ref}/app`, label: 'Send the transfer from the sandbox bank' }],
+    app: [{ href: `/sandbox/apm/${ref}/app`, label: 'Open the sandbox app on the phone' }, ...outbox(payer.phone ?? payer.email)],
+    link: outbox(apmOf(f.payment)?.action?.kind === 'link' && (apmOf(f.payment)?.action as { channel: string }).channel === 'sms' ? payer.phone : payer.email),
+    otp: outbox(payer.phone ?? payer.email),
+  };
+  return links[kind] ?? [];
+}
+
+async function renderStep(reply: FastifyReply, ctx: ServiceContext, f: Found, step: ApmStep): Promise<FastifyReply> {
+  const p = step.payment;
+  const found: Found = { ...f, payment: p, apm: apmOf(p) ?? f.apm };
+  const order = orderOf(p, f.merchant);
+  const label = methodLabel(found.apm.method);
+  const wait = (kind: ApmWaitPageView['kind'], extra: Partial<ApmWaitPageView> = {}) => sendHtml(reply, renderApmWaitPage({
+    kind, order, methodLabel: label, statusUrl: `${payPage(p.id)}/status`, pageUrl: payPage(p.id), now: ctx.clock.now().toISOString(),
+    ...leave(p), sandboxLinks: sandboxLinks(found, kind), ...extra,
+  }));
+  if (step.kind === 'processing') return wait('processing', { back: undefined, cancelUrl: undefined });
+  if (step.kind === 'final') return finalPage(reply, ctx, found);
+  if (found.apm.stage !== 'started') return fieldsPage(reply, found, {}, {});
+  const action = found.apm.action;
+  switch (action?.kind) {
+    case 'redirect':
+      return reply.redirect(action.url, 303);
+    case 'qr':
+      return wait('qr', { qr: { image: await qrImage(action.payload), expiresAt: action.expiresAt } });
+    case 'details':
+      return wait('details', { details: action.details });
+    case 'app':
+      return wait('app', { sentTo: action.sentTo });
+    case 'link':
+      return wait('link', { sentTo: action.sentTo, channel: action.channel });
+    case 'otp':
+      return sendHtml(reply, renderApmCodePage({
+        order, methodLabel: label, actionUrl: `${payPage(p.id)}/code`, sentTo: action.sentTo, ...(action.error ? { error: action.error } : {}),
+        ...leave(p), sandboxLinks: sandboxLinks(found, 'otp'),
+      }));
+    default:
+      return wait('processing');
+  }
+}
+
+/** The QR code as an SVG data URI (the page's CSP allows data: images). */
+async function qrImage(payload: string): Promise<string> {
+  const svg = await QRCode.toString(payload, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  return `data:image/svg+xml;base64,${Buffer.from(svg, 'utf8').toString('base64')}`;
+}
+
+function fieldsPage(reply: FastifyReply, f: Found, values: Record<string, string>, errors: Record<string, string>, status = 200): FastifyReply {
+  const method = findMethod(f.apm.method);
+  const fields = method ? pageFields(method, f.apm.params, f.payment.payer, f.payment.operation as Operation) : [];
+  return sendHtml(reply, renderApmFieldsPage({
+    order: orderOf(f.payment, f.merchant), methodLabel: methodLabel(f.apm.method), actionUrl: `${payPage(f.payment.id)}/fields`,
+    ...leave(f.payment), fields: fieldViews(fields), values, errors, countries: COUNTRIES_BY_NAME, sandbox: f.merchant.sandbox,
+  }), status);
+}
+
+/** A decided payment: back to the merchant (Checkout success or error URL, S2S return_url). */
+async function finalPage(reply: FastifyReply, ctx: ServiceContext, f: Found, leaving = false): Promise<FastifyReply> {
+  const p = f.payment;
+  const session = p.sessionId ? await getSession(ctx.db, p.sessionId) : undefined;
+  const outcome = outcomeOf(p);
+  if (session && p.status === 'decline' && p.declineReason === QR_EXPIRED && !leaving) {
+    const open = session.status === 'open' && session.expiresAt.getTime() > ctx.clock.now().getTime();
+    return sendHtml(reply, renderApmExpiredPage({
+      order: orderOf(p, f.merchant), methodLabel: methodLabel(f.apm.method), leaveUrl: `${payPage(p.id)}/leave`,
+      ...(open ? { retry: { actionUrl: `/checkout/${session.id}/pay`, method: f.apm.method } } : {}),
+    }));
+  }
+  const title = outcome === 'success' ? 'Payment successful' : 'Payment declined';
+  const text = outcome === 'success' ? 'Thank you. Returning you to the merchant…' : `${p.declineReason ?? 'The payment was declined'}. Returning you to the merchant…`;
+  if (session) {
+    const dest = checkoutDestination(f.merchant, session, p, outcome);
+    return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title, message: text }));
+  }
+  if (f.apm.returnUrl) {
+    return sendHtml(reply, renderRedirectPage({ url: f.apm.returnUrl, method: 'GET', target: linkTarget(f.merchant, f.apm.returnTarget), title, message: text }));
+  }
+  return message(reply, title, 'You may close this page.', outcome === 'success' ? 'success' : 'error');
+}
+
+// --- sandbox provider pages -------------------------------------------------------------------------
+
+/** What the payer's app or bank shows, by the experience that sent the payer there. */
+function devicePage(rec: SandboxApmPayment): { appName: string; heading: string; approveLabel: string; lines?: { label: string; value: string }[] } {
+  if (rec.experience === 'qr') return { appName: 'Sandbox Bank', heading: 'Pay this QR code (instant payment)', approveLabel: 'Pay', lines: [{ label: 'Reference', value: rec.reference.slice(-20) }] };
+  if (rec.experience === 'details') return { appName: 'Sandbox Bank', heading: 'Send this transfer', approveLabel: 'Send transfer', lines: [{ label: 'Payment reference', value: rec.reference.slice(-12).toUpperCase() }] };
+  return { appName: `Sandbox ${methodLabel(rec.method)} app`, heading: 'Confirm this payment', approveLabel: 'Confirm' };
+}
+
+const DECIDED: Readonly<Record<string, { title: string; text: string; kind: 'success' | 'error' }>> = {
+  executed: { title: 'Payment confirmed', text: 'The payment was made. You can close this page; the merchant\'s page updates itself.', kind: 'success' },
+  rejected: { title: 'Payment not made', text: 'The payment was refused or cancelled. You can close this page.', kind: 'error' },
+};
+
+function decided(reply: FastifyReply, rec: SandboxApmPayment) {
+  const d = DECIDED[rec.state] ?? DECIDED.rejected!;
+  return message(reply, d.title, rec.reason && rec.state === 'rejected' ? `${rec.reason}. ${d.text}` : d.text, d.kind);
+}
+
+export function registerApmPageRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.get<{ Params: { id: string } }>('/pay/:id', PAGE, async (req, reply) => {
+    const f = await findApm(ctx, req.params.id);
+    if (!f) return message(reply, 'Payment not found', 'This payment does not exist.', 'error', 404);
+    return renderStep(reply, ctx, f, await advance(ctx, f));
+  });
+
+  app.get<{ Params: { id: string } }>('/pay/:id/status', JSON_ROUTE, async (req, reply) => {
+    const f = await findApm(ctx, req.params.id);
+    if (!f) throw new GatewayError('paymentNotFound');
+    const step = await advance(ctx, f);
+    const waiting = step.kind === 'processing' || (step.kind === 'payer' && apmOf(step.payment)?.stage === 'started');
+    return reply.header('cache-control', 'no-store').send({ state: waiting ? 'waiting' : 'done' });
+  });
+
+  app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/pay/:id/fields', PAGE, async (req, reply) => {
+    const f = await findApm(ctx, req.params.id);
+    if (!f) return message(reply, 'Payment not found', 'This payment does not exist.', 'error', 404);
+    const method = findMethod(f.apm.method);
+    if (f.apm.stage !== 'fields' || !method) return reply.redirect(payPage(f.payment.id), 303);
+    const parsed = parseFieldsForm(req.body ?? {}, pageFields(method, f.apm.params, f.payment.payer, f.payment.operation as Operation), f.payment.payer.country);
+    if (!parsed.ok) return fieldsPage(reply, f, parsed.values, parsed.errors, 422);
+    await submitFields(ctx, f.payment, parsed.values);
+    return reply.redirect(payPage(f.payment.id), 303);
+  });
+
+  app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/pay/:id/code', PAGE, async (req, reply) => {
+    const f = await findApm(ctx, req.params.id);
+    if (!f) return message(reply, 'Payment not found', 'This payment does not exist.', 'error', 404);
+    await submitCode(ctx, f.payment, first(req.body, 'code').replace(/\s+/g, ''));
+    return reply.redirect(payPage(f.payment.id), 303);
+  });
+
+  app.post<{ Params: { id: string } }>('/pay/:id/cancel', PAGE, async (req, reply) => {
+    const f = await findApm(ctx, req.params.id);
+    if (!f) return message(reply, 'Payment not found', 'This payment does not exist.', 'error', 404);
+    await abandon(ctx, f.payment);
+    return reply.redirect(payPage(f.payment.id), 303);
+  });
+
+  app.get<{ Params: { id: string } }>('/pay/:id/leave', PAGE, async (req, reply) => {
+    const f = await findApm(ctx, req.params.id);
+    if (!f) return message(reply, 'Payment not found', 'This payment does not exist.', 'error', 404);
+    const step = await advance(ctx, f);
+    if (step.kind !== 'final') return reply.redirect(payPage(f.payment.id), 303);
+    return finalPage(reply, ctx, { ...f, payment: step.payment }, true);
+  });
+
+  // --- sandbox provider ---------------------------------------------------------------------------
+  const sandbox = () => sandboxApm(ctx);
+  const pending = async (ref: string, reply: FastifyReply, render: (rec: SandboxApmPayment) => FastifyReply) => {
+    const rec = await sandbox().find(ref);
+    if (!rec) return message(reply, 'Nothing to pay', 'There is no payment with this reference at the sandbox provider.', 'error', 404);
+    return rec.state === 'pending' ? render(rec) : decided(reply, rec);
+  };
+  const decide = async (ref: string, body: unknown, reply: FastifyReply, backToMerchant: boolean) => {
+    const rec = await sandbox().payerDecision(ref, first(body, 'decision') === 'decline' ? 'reject' : 'approve');
+    if (!rec) return message(reply, 'Nothing to pay', 'There is no payment with this reference at the sandbox provider.', 'error', 404);
+    // A provider page the payer was redirected to sends them back; an app or a mailed link was opened elsewhere.
+    if (backToMerchant && rec.experience === 'redirect' && rec.returnUrl) return reply.redirect(rec.returnUrl, 303);
+    return decided(reply, rec);
+  };
+
+  app.get<{ Params: { ref: string } }>('/sandbox/apm/:ref', PAGE, async (req, reply) => pending(req.params.ref, reply, (rec) => sendHtml(reply, renderProviderPage({
+    title: `Sandbox ${methodLabel(rec.method)}`, merchantName: rec.merchantName, amount: formatAmount(rec.amount, rec.currency), currency: rec.currency,
+    description: rec.description, actionUrl: `/sandbox/apm/${encodeURIComponent(rec.reference)}`, fields: {}, approveLabel: 'Pay', declineLabel: 'Cancel',
+  }))));
+  app.post<{ Params: { ref: string }; Body: Record<string, unknown> }>('/sandbox/apm/:ref', PAGE, async (req, reply) => decide(req.params.ref, req.body, reply, true));
+
+  app.get<{ Params: { ref: string } }>('/sandbox/apm/:ref/app', PAGE, async (req, reply) => pending(req.params.ref, reply, (rec) => sendHtml(reply, renderSandboxDevicePage({
+    ...devicePage(rec), merchantName: rec.merchantName, amount: formatAmount(rec.amount, rec.currency), currency: rec.currency,
+    description: rec.description, actionUrl: `/sandbox/apm/${encodeURIComponent(rec.reference)}/app`, declineLabel: 'Reject',
+  }))));
+  app.post<{ Params: { ref: string }; Body: Record<string, unknown> }>('/sandbox/apm/:ref/app', PAGE, async (req, reply) => decide(req.params.ref, req.body, reply, false));
+
+  app.get<{ Querystring: Record<string, unknown> }>('/sandbox/outbox', PAGE, async (req, reply) => {
+    const to = first(req.query, 'to').trim();
+    const messages = to ? await sandbox().outbox(to) : [];
+    return sendHtml(reply, renderSandboxOutboxPage({
+      ...(to ? { recipient: to } : {}),
+      messages: messages.map((m) => ({ channel: m.channel, recipient: m.recipient, subject: m.subject, body: m.body, link: m.link, date: m.createdAt.toISOString() })),
+    }));
+  });
+
+  app.get<{ Querystring: Record<string, unknown> }>('/sandbox/outbox/messages', JSON_ROUTE, async (req, reply) => {
+    const to = first(req.query, 'to').trim();
+    if (!to) throw GatewayError.field('to', 'This value should not be blank.');
+    const messages = await sandbox().outbox(to);
+    return reply.header('cache-control', 'no-store').send({ messages: messages.map((m) => ({ ...m, createdAt: m.createdAt.toISOString() })) });
+  });
+}

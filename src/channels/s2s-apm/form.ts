@@ -1,0 +1,52 @@
+/**
+ * Reading an S2S form request: form-encoded or multipart bodies nested by bracket keys, empty values dropped
+ * (PHP clients send unused optional fields empty), and D3 validation answers. S2S CARD reads its requests the
+ * same way; this module keeps the APM channel independent of that one's internals.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
+import { collectErrors, compile } from '../validation.ts';
+import { toGatewayError } from '../error-handler.ts';
+import { parseForm } from '../../app.ts';
+
+/** Fields before validation: anything the form parser produced. */
+export type Loose = Record<string, unknown>;
+
+/** Multipart: fields only, bounded; a file part fails the request. */
+export const MULTIPART_LIMITS = { files: 0, fields: 1000, parts: 1000, fieldNameSize: 200, fieldSize: 64 * 1024 };
+
+export async function formFields(req: FastifyRequest): Promise<Loose> {
+  const fields = req.isMultipart() ? parseForm(await multipartQuery(req)) : req.body;
+  if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) return {};
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== ''));
+}
+
+/** Multipart fields back to a query string, so bracket keys nest as in a form body; a broken body is a D3 error. */
+async function multipartQuery(req: FastifyRequest): Promise<string> {
+  const query = new URLSearchParams();
+  try {
+    for await (const part of req.parts()) if (part.type === 'field' && typeof part.value === 'string') query.append(part.fieldname, part.value);
+  } catch (err) {
+    throw toGatewayError(err) ?? new GatewayError('invalidRequest', [{ field: 'request', message: 'The multipart body is malformed.' }]);
+  }
+  return query.toString();
+}
+
+/** Fields holding a NUL character, which no PostgreSQL text or jsonb value can store. */
+function nulFields(value: unknown, path: string): FieldError[] {
+  if (typeof value === 'string') return value.includes('\u0000') ? [{ field: path, message: MESSAGES.notValid }] : [];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, v]) => nulFields(v, path ? `${path}.${key}` : key));
+}
+
+/** Schema errors and the action's own rules, one message per field (the first found), in one answer. */
+export function validateFields(schema: TSchema, fields: Loose, rules?: (fields: Loose) => FieldError[]): void {
+  const check = compile(schema);
+  const schemaErrors = check.Check(fields) ? [] : collectErrors(check, fields);
+  const errors = new Map<string, string>();
+  // The action's rules read values the schema has vetted: they run only on a schema-valid request.
+  const more = schemaErrors.length === 0 ? (rules?.(fields) ?? []) : [];
+  for (const e of [...nulFields(fields, ''), ...schemaErrors, ...more]) if (!errors.has(e.field)) errors.set(e.field, e.message);
+  if (errors.size > 0) throw GatewayError.invalid([...errors].map(([field, message]) => ({ field, message })));
+}

@@ -1,0 +1,75 @@
+/**
+ * The S2S APM channel (decisions D4): `POST /apm/post`, form-encoded or multipart, the action named in
+ * `action`; `{s2s_apm_host}` is `{base_url}/apm`. Decode, pick the action's row, validate, authenticate,
+ * call, encode; the rows live in actions.ts. Every answer, errors included, is JSON with `"result": "ERROR"`
+ * on errors. Beside it, the bank callback a QR-payment bank posts (ACSC paid, RJCT refused).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { ServiceContext } from '../../services/context.ts';
+import { handleBankCallback } from '../../services/apm/payments.ts';
+import { apmS2sStatus } from '../../services/apm/details.ts';
+import { BANK_CALLBACK_PATH } from '../../services/apm/connector.ts';
+import { GatewayError, MESSAGES } from '../../domain/errors.ts';
+import { verifyAny } from '../../domain/signatures.ts';
+import { validate } from '../validation.ts';
+import { ACTIONS, type ActionSpec } from './actions.ts';
+import type { Answer } from './answers.ts';
+import { formFields, MULTIPART_LIMITS, validateFields, type Loose } from './form.ts';
+import { BankCallback } from './schemas.ts';
+
+const ROUTE = {
+  config: { dialect: 's2s' as const },
+  schema: {
+    tags: ['S2S APM'],
+    summary: 'S2S APM action (form fields; the action in `action`)',
+    description: 'SALE (auth=Y holds the funds), CAPTURE, VOID, CREDITVOID, CREDIT2VIRTUAL, GET_TRANS_STATUS. '
+      + 'Body: application/x-www-form-urlencoded or multipart/form-data; each action has its own hash.',
+  },
+};
+
+function actionFor(fields: Loose): Extract<ActionSpec, { kind: 'supported' }>['spec'] {
+  const action = fields.action;
+  if (action === undefined) throw GatewayError.field('action', MESSAGES.blank);
+  if (typeof action !== 'string') throw GatewayError.field('action', MESSAGES.notType('string'));
+  const row = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
+  if (!row) throw GatewayError.field('action', MESSAGES.notChoice);
+  if (row.kind === 'not-supported') throw new GatewayError('actionNotSupported');
+  return row.spec;
+}
+
+async function answer(ctx: ServiceContext, req: FastifyRequest): Promise<Answer> {
+  const fields = await formFields(req);
+  const spec = actionFor(fields);
+  validateFields(spec.schema, fields, spec.rules);
+  const found = await ctx.merchants.byMerchantKey(fields.client_key as string);
+  if (!found) throw new GatewayError('merchantNotFound');
+  if (!verifyAny(fields.hash, spec.hashes(found.merchant, fields))) throw new GatewayError('hashInvalid');
+  return spec.handle({ ctx, merchant: found.merchant }, fields);
+}
+
+export async function registerS2sApmRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
+  // An encapsulated scope: multipart parsing and the refusal of JSON apply to this route only.
+  await app.register(async (scope) => {
+    scope.removeContentTypeParser(['application/json', 'text/plain']);
+    await scope.register(multipart, { limits: MULTIPART_LIMITS });
+    scope.addHook('onRequest', async (req) => {
+      if (Number(req.headers['content-length'] ?? 0) > scope.initialConfig.bodyLimit!) throw new GatewayError('payloadTooLarge', [{ field: 'request', message: 'The request body is too large.' }]);
+    });
+    scope.post('/apm/post', ROUTE, (req) => answer(ctx, req));
+  });
+
+  app.post(BANK_CALLBACK_PATH, {
+    config: { dialect: 'json' as const },
+    schema: {
+      tags: ['S2S APM'],
+      summary: 'Bank callback of the QR method (ACSC paid, RJCT refused)',
+      description: 'Form or JSON: EndToEndId (the trans_id), TxSts (ACSC, RJCT or PDNG), TxId (the bank\'s reference). The gateway reads '
+        + 'the payment\'s status back from the provider before it changes anything, so the callback needs no signature.',
+    },
+  }, async (req) => {
+    const body = validate<BankCallback>(BankCallback, typeof req.body === 'object' && req.body !== null ? req.body : {});
+    const payment = await handleBankCallback(ctx, { endToEndId: body.EndToEndId, status: body.TxSts });
+    return { result: 'OK', trans_id: payment.id, status: apmS2sStatus(payment) };
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * S2S APM request schemas, one per action, to the limits of the platform's S2S APM document and wire-reference
+ * 7.3 (brand up to 36, identifier up to 255, return_url up to 1024, payer_zip up to 32). Form values are
+ * strings; an empty value counts as not sent. Unknown fields are ignored.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { MESSAGES } from '../../domain/errors.ts';
+
+const text = (maxLength: number) => Type.String({ maxLength });
+const optional = (maxLength: number) => Type.Optional(text(maxLength));
+const Amount = Type.String({ maxLength: 32, pattern: '^[0-9]+(\\.[0-9]+)?$', errorMessage: MESSAGES.notValid });
+const Currency = Type.String({ pattern: '^[A-Z]{3,6}$', errorMessage: MESSAGES.notValid });
+const Url = (maxLength: number) => Type.String({ format: 'url', maxLength });
+const Email = Type.String({ format: 'email', maxLength: 256 });
+const Country = Type.String({ pattern: '^[A-Za-z]{2}$', errorMessage: MESSAGES.notValid });
+const FreeForm = Type.Record(Type.String(), Type.Unknown());
+
+const base = { action: text(64), client_key: text(255), hash: text(128) };
+
+const order = {
+  channel_id: optional(16),
+  brand: text(36),
+  order_id: text(255),
+  order_amount: Amount,
+  order_currency: Currency,
+  order_description: text(1024),
+};
+
+export const SaleRequest = Type.Object({
+  ...base,
+  ...order,
+  identifier: optional(255),
+  crypto_network: optional(50),
+  payer_first_name: optional(32),
+  payer_last_name: optional(32),
+  payer_middle_name: optional(32),
+  payer_address: optional(255),
+  payer_house_number: optional(9),
+  payer_country: Type.Optional(Country),
+  payer_state: optional(32),
+  payer_city: optional(40),
+  payer_district: optional(32),
+  payer_zip: optional(32),
+  payer_email: Type.Optional(Email),
+  payer_phone: optional(32),
+  payer_birth_date: Type.Optional(Type.String({ format: 'date' })),
+  payer_ip: Type.String({ format: 'ip', maxLength: 45 }),
+  return_url: Url(1024),
+  return_url_target: optional(1024),
+  // Any value is accepted: exactly Y holds the funds, anything else is an immediate sale (interface spec).
+  auth: optional(32),
+  parameters: Type.Optional(FreeForm),
+  custom_data: Type.Optional(FreeForm),
+  callback_url: Type.Optional(Url(255)),
+});
+export type SaleRequest = Static<typeof SaleRequest>;
+
+export const Credit2VirtualRequest = Type.Object({
+  ...base,
+  ...order,
+  order_description: optional(1024),
+  parameters: FreeForm,
+  payee_first_name: text(32),
+  payee_last_name: text(32),
+  payee_email: Email,
+  payee_phone: optional(32),
+  custom_data: Type.Optional(FreeForm),
+  callback_url: Type.Optional(Url(255)),
+});
+export type Credit2VirtualRequest = Static<typeof Credit2VirtualRequest>;
+
+export const TransRequest = Type.Object({ ...base, trans_id: text(255) });
+export type TransRequest = Static<typeof TransRequest>;
+
+export const AmountTransRequest = Type.Object({ ...base, trans_id: text(255), amount: Type.Optional(Amount) });
+export type AmountTransRequest = Static<typeof AmountTransRequest>;
+
+/** The bank callback (ISO 20022 status report terms): the end-to-end id is the gateway's trans_id. */
+export const BankCallback = Type.Object({
+  EndToEndId: Type.String({ minLength: 1, maxLength: 64 }),
+  TxSts: Type.String({ pattern: '^(ACSC|RJCT|PDNG)$', errorMessage: MESSAGES.notChoice }),
+  TxId: Type.Optional(Type.String({ maxLength: 128 })),
+});
+export type BankCallback = Static<typeof BankCallback>;

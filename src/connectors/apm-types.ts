@@ -1,0 +1,96 @@
+/**
+ * The connector interface for alternative payment methods: how the gateway reaches an APM provider (a bank
+ * with instant payments, a wallet, a mobile-money operator). A provider often needs the payer to act
+ * somewhere else (a page, an app, a QR code, a one-time code), so `initiate` may answer with the action the
+ * payer must take; the provider's final word then arrives later and is read with `status` (after the payer
+ * returns, while the payer page polls, or when the provider notifies the gateway).
+ * Connectors are called outside database transactions, as card connectors are.
+ */
+import type { FollowUpOutcome } from './types.ts';
+
+/** The payer experiences a provider can ask for (interface spec, "What the service does" 8), card form aside. */
+export type ApmExperience = 'redirect' | 'qr' | 'details' | 'app_confirmation' | 'extra_fields' | 'otp' | 'link';
+
+export interface ApmPayer {
+  email?: string;
+  phone?: string;
+  name?: string;
+  /** Billing country, ISO 3166-1 alpha-2. */
+  country?: string;
+  ip?: string;
+}
+
+export interface ApmInitiateRequest {
+  /** The gateway's payment id; the provider reports it back as the end-to-end id of its notifications. */
+  paymentId: string;
+  method: string;
+  experience: ApmExperience;
+  /** sale takes the funds; auth holds them until a capture (S2S APM auth=Y). */
+  intent: 'sale' | 'auth';
+  amount: bigint;
+  currency: string;
+  orderId: string;
+  description: string;
+  merchantName: string;
+  payer: ApmPayer;
+  /** parameters.<method> of the request, with the fields the payer gave on the page. */
+  params: Readonly<Record<string, unknown>>;
+  /** The method's experience settings from the catalog (QR lifetime, how a link is sent). */
+  options: Readonly<Record<string, string | number | boolean>>;
+  /** Where the provider's own page sends the payer back. */
+  returnUrl: string;
+}
+
+/** What the payer must do before the provider decides. */
+export type PayerAction =
+  | { kind: 'redirect'; url: string }
+  /** `payload` is the text the QR code encodes; `expiresAt` an ISO instant after which it cannot be paid. */
+  | { kind: 'qr'; payload: string; expiresAt: string }
+  | { kind: 'details'; details: readonly { label: string; value: string }[] }
+  | { kind: 'app'; sentTo: string }
+  | { kind: 'otp'; sentTo: string; error?: string }
+  | { kind: 'link'; sentTo: string; channel: 'email' | 'sms' };
+
+export type ApmOutcome =
+  | { kind: 'approved'; reference: string }
+  | { kind: 'declined'; reason: string; reference?: string }
+  | { kind: 'action'; reference: string; action: PayerAction }
+  /** No answer (timeout, provider down): the payment stays in flight. */
+  | { kind: 'pending'; reason: string };
+
+/** The provider's view of a payment: still open, paid (executed, ISO 20022 ACSC) or refused (rejected, RJCT). */
+export type ProviderState = 'pending' | 'executed' | 'rejected';
+
+export interface ProviderStatus {
+  state: ProviderState;
+  reason?: string;
+}
+
+/** The answer to a one-time code: a provider status, or the same challenge again with why. */
+export type CodeAnswer = ProviderStatus & { retry?: string };
+
+export interface ApmPayoutRequest {
+  paymentId: string;
+  method: string;
+  amount: bigint;
+  currency: string;
+  orderId: string;
+  description: string;
+  payee: { email?: string; phone?: string; name?: string };
+  params: Readonly<Record<string, unknown>>;
+}
+
+export interface ApmConnector {
+  readonly name: string;
+  initiate(req: ApmInitiateRequest): Promise<ApmOutcome>;
+  verifyCode(reference: string, code: string): Promise<CodeAnswer>;
+  status(reference: string): Promise<ProviderStatus>;
+  /** Withdraws a payment the payer has not finished; answers the provider's final state (it may have been paid meanwhile). */
+  cancel(reference: string, reason: string): Promise<ProviderStatus>;
+  capture(p: { reference: string; amount: bigint; currency: string }): Promise<FollowUpOutcome>;
+  refund(p: { reference: string; amount: bigint; currency: string }): Promise<FollowUpOutcome>;
+  reverse(p: { reference: string; amount: bigint; currency: string }): Promise<FollowUpOutcome>;
+  void(p: { reference: string }): Promise<FollowUpOutcome>;
+  /** A payout to a wallet or mobile-money account (CREDIT2VIRTUAL). */
+  payout(req: ApmPayoutRequest): Promise<ApmOutcome>;
+}

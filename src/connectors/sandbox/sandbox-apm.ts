@@ -1,0 +1,302 @@
+/**
+ * The sandbox APM provider: behaves as the platform's test engine for alternative methods (decisions D8: payer
+ * e-mail success@gmail.com succeeds, fail@gmail.com is declined). It keeps its own records and an outbox of the
+ * e-mails, SMS and app notifications it "sends", and serves the payer's side through the sandbox pages: the
+ * provider page, the phone or bank app, the outbox. When the payer acts there, it notifies the gateway as a
+ * bank does (ACSC paid, RJCT refused). Time comes from the injected clock, so QR lifetimes can be tested.
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import type { Sql } from '../../store/database.ts';
+import type { Clock } from '../../domain/clock.ts';
+import { formatAmount } from '../../domain/money.ts';
+import { newToken } from '../../domain/ids.ts';
+import type {
+  ApmConnector, ApmExperience, ApmInitiateRequest, ApmOutcome, ApmPayoutRequest, CodeAnswer, PayerAction, ProviderState, ProviderStatus,
+} from '../apm-types.ts';
+import type { FollowUpOutcome } from '../types.ts';
+
+export const DECLINE_REASON = 'Declined by processing';
+export const CANCELLED_REASON = 'Cancelled by payer';
+export const QR_EXPIRED_REASON = 'QR code expired';
+export const DEFAULT_QR_LIFETIME_SECONDS = 60;
+const MAX_CODE_FAILURES = 3;
+
+/** D8: the payer's e-mail decides what the provider does with a payment the payer went through with. */
+const OUTCOME_BY_EMAIL: Readonly<Record<string, ProviderState>> = { 'success@gmail.com': 'executed', 'fail@gmail.com': 'rejected' };
+
+export function sandboxDecision(email: string | undefined): { state: ProviderState; reason?: string } {
+  const state = (email && OUTCOME_BY_EMAIL[email.trim().toLowerCase()]) || 'executed';
+  return state === 'rejected' ? { state, reason: DECLINE_REASON } : { state };
+}
+
+export interface SandboxApmPayment {
+  reference: string;
+  endToEndId: string;
+  method: string;
+  experience: ApmExperience;
+  intent: string;
+  merchantName: string;
+  amount: bigint;
+  currency: string;
+  description: string;
+  payerEmail: string | null;
+  payerPhone: string | null;
+  state: ProviderState;
+  reason: string | null;
+  expiresAt: Date | null;
+  returnUrl: string | null;
+}
+
+export interface OutboxMessage {
+  id: string;
+  channel: 'email' | 'sms' | 'push';
+  recipient: string;
+  subject: string;
+  body: string;
+  link: string | null;
+  createdAt: Date;
+}
+
+/** What the provider tells the gateway when a payment is decided (ISO 20022 transaction status codes). */
+export interface ProviderNotification {
+  endToEndId: string;
+  reference: string;
+  status: 'ACSC' | 'RJCT';
+}
+
+export interface SandboxApmOptions {
+  db: Sql;
+  clock: Clock;
+  /** The gateway's public address, read when needed (tests learn it only once listening). */
+  baseUrl: () => string;
+  notify: (n: ProviderNotification) => Promise<void>;
+}
+
+interface Row {
+  reference: string;
+  end_to_end_id: string;
+  method: string;
+  experience: ApmExperience;
+  intent: string;
+  merchant_name: string;
+  amount: bigint;
+  currency: string;
+  description: string;
+  payer_email: string | null;
+  payer_phone: string | null;
+  state: ProviderState;
+  reason: string | null;
+  otp_code: string | null;
+  otp_failures: number;
+  expires_at: Date | null;
+  return_url: string | null;
+}
+
+const toPayment = (r: Row): SandboxApmPayment => ({
+  reference: r.reference,
+  endToEndId: r.end_to_end_id,
+  method: r.method,
+  experience: r.experience,
+  intent: r.intent,
+  merchantName: r.merchant_name,
+  amount: BigInt(r.amount),
+  currency: r.currency,
+  description: r.description,
+  payerEmail: r.payer_email,
+  payerPhone: r.payer_phone,
+  state: r.state,
+  reason: r.reason,
+  expiresAt: r.expires_at === null ? null : new Date(r.expires_at),
+  returnUrl: r.return_url,
+});
+
+const statusOf = (r: { state: ProviderState; reason: string | null }): ProviderStatus => (r.reason ? { state: r.state, reason: r.reason } : { state: r.state });
+
+/** A QR payload in the layout of the NBS IPS standard (the QR method's scheme): tag:value pairs joined by |. */
+function ipsPayload(p: { reference: string; merchantName: string; amount: bigint; currency: string; description: string }): string {
+  const clean = (s: string, max: number) => s.replace(/[|\r\n]/g, ' ').slice(0, max);
+  const amount = formatAmount(p.amount, p.currency).replace('.', ',');
+  return ['K:PR', 'V:01', 'C:1', 'R:845000000040484987', `N:${clean(p.merchantName, 70)}`, `I:${p.currency}${amount}`, 'SF:289', `S:${clean(p.description, 35)}`, `RO:${p.reference.slice(-20)}`].join('|');
+}
+
+const sixDigits = () => String(randomInt(0, 1_000_000)).padStart(6, '0');
+
+/** Masks an e-mail or phone number for the payer page ("su*****@gmail.com", "*******4567"). */
+export function maskContact(contact: string): string {
+  const at = contact.indexOf('@');
+  if (at > 0) return `${contact.slice(0, Math.min(2, at))}${'*'.repeat(Math.max(1, at - 2))}${contact.slice(at)}`;
+  return contact.length <= 4 ? contact : `${'*'.repeat(contact.length - 4)}${contact.slice(-4)}`;
+}
+
+export class SandboxApmConnector implements ApmConnector {
+  readonly name = 'sandbox-apm';
+
+  constructor(private readonly o: SandboxApmOptions) {}
+
+  private url(path: string): string {
+    return `${this.o.baseUrl()}${path}`;
+  }
+
+  /** What each experience asks of the payer; extra_fields has nothing left to ask (the gateway collected the fields). */
+  private readonly steps: Readonly<Record<ApmExperience, (p: SandboxApmPayment, req: ApmInitiateRequest) => Promise<PayerAction | undefined>>> = {
+    redirect: async (p) => ({ kind: 'redirect', url: this.url(`/sandbox/apm/${p.reference}`) }),
+    qr: async (p) => ({ kind: 'qr', payload: ipsPayload(p), expiresAt: (p.expiresAt ?? this.o.clock.now()).toISOString() }),
+    details: async (p) => ({
+      kind: 'details',
+      details: [
+        { label: 'Beneficiary', value: 'Portcullis Sandbox Collections' },
+        { label: 'IBAN', value: 'XK05 1212 0123 4567 8906' },
+        { label: 'BIC', value: 'SBOXXKPR' },
+        { label: 'Amount', value: `${formatAmount(p.amount, p.currency)} ${p.currency}` },
+        { label: 'Payment reference', value: p.reference.slice(-12).toUpperCase() },
+      ],
+    }),
+    app_confirmation: async (p) => {
+      const to = p.payerPhone ?? p.payerEmail ?? 'payer';
+      await this.send('push', to, `Confirm ${formatAmount(p.amount, p.currency)} ${p.currency} to ${p.merchantName}`, 'Open the app to confirm or reject the payment.', this.url(`/sandbox/apm/${p.reference}/app`));
+      return { kind: 'app', sentTo: maskContact(to) };
+    },
+    otp: async (p) => {
+      const to = p.payerPhone ?? p.payerEmail ?? 'payer';
+      const code = sixDigits();
+      await this.o.db.query('UPDATE sandbox_apm_payments SET otp_code = $2 WHERE reference = $1', [p.reference, code]);
+      await this.send(p.payerPhone ? 'sms' : 'email', to, 'Your payment code', `Your code to pay ${formatAmount(p.amount, p.currency)} ${p.currency} to ${p.merchantName} is ${code}.`, null);
+      return { kind: 'otp', sentTo: maskContact(to) };
+    },
+    link: async (p, req) => {
+      const channel = req.options.sendBy === 'sms' ? 'sms' : 'email';
+      const to = (channel === 'sms' ? p.payerPhone : p.payerEmail) ?? 'payer';
+      await this.send(channel, to, `Payment request from ${p.merchantName}`, `Pay ${formatAmount(p.amount, p.currency)} ${p.currency} for "${p.description}" with the link below.`, this.url(`/sandbox/apm/${p.reference}`));
+      return { kind: 'link', sentTo: maskContact(to), channel };
+    },
+    extra_fields: async () => undefined,
+  };
+
+  async initiate(req: ApmInitiateRequest): Promise<ApmOutcome> {
+    const now = this.o.clock.now();
+    const reference = `sbxapm_${newToken(18)}`;
+    const lifetime = Number(req.options.qrLifetimeSeconds ?? DEFAULT_QR_LIFETIME_SECONDS);
+    const expiresAt = req.experience === 'qr' ? new Date(now.getTime() + (Number.isFinite(lifetime) && lifetime > 0 ? lifetime : DEFAULT_QR_LIFETIME_SECONDS) * 1000) : null;
+    const decided = req.experience === 'extra_fields' ? sandboxDecision(req.payer.email) : { state: 'pending' as const };
+    const [row] = await this.o.db.query<Row>(
+      `INSERT INTO sandbox_apm_payments (reference, end_to_end_id, method, experience, intent, merchant_name, amount, currency, description,
+         payer_email, payer_phone, state, reason, expires_at, return_url, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16) RETURNING *`,
+      [reference, req.paymentId, req.method, req.experience, req.intent, req.merchantName, req.amount, req.currency, req.description,
+        req.payer.email ?? null, req.payer.phone ?? null, decided.state, decided.reason ?? null, expiresAt, req.returnUrl, now],
+    );
+    const payment = toPayment(row as Row);
+    const action = await this.steps[req.experience](payment, req);
+    if (action) return { kind: 'action', reference, action };
+    return decided.state === 'executed' ? { kind: 'approved', reference } : { kind: 'declined', reason: decided.reason ?? DECLINE_REASON, reference };
+  }
+
+  async verifyCode(reference: string, code: string): Promise<CodeAnswer> {
+    const [row] = await this.o.db.query<Row>('SELECT * FROM sandbox_apm_payments WHERE reference = $1', [reference]);
+    if (!row) return { state: 'rejected', reason: 'Unknown payment' };
+    if (row.state !== 'pending') return statusOf(row);
+    if (row.otp_code !== null && code.trim() === row.otp_code) {
+      const decided = sandboxDecision(row.payer_email ?? undefined);
+      return this.decide(reference, decided.state, decided.reason);
+    }
+    // Counted in the database, so guesses from two tabs cannot exceed the limit between them.
+    const [counted] = await this.o.db.query<Row>(
+      'UPDATE sandbox_apm_payments SET otp_failures = otp_failures + 1, updated_at = $2 WHERE reference = $1 AND state = $3 RETURNING *',
+      [reference, this.o.clock.now(), 'pending'],
+    );
+    if (!counted) return this.status(reference);
+    const left = MAX_CODE_FAILURES - counted.otp_failures;
+    if (left <= 0) return this.decide(reference, 'rejected', 'Too many wrong codes');
+    return { state: 'pending', retry: `The code is not correct. ${left} ${left === 1 ? 'attempt' : 'attempts'} left.` };
+  }
+
+  async status(reference: string): Promise<ProviderStatus> {
+    const [row] = await this.o.db.query<Row>('SELECT * FROM sandbox_apm_payments WHERE reference = $1', [reference]);
+    if (!row) return { state: 'rejected', reason: 'Unknown payment' };
+    if (row.state === 'pending' && row.expires_at !== null && new Date(row.expires_at).getTime() <= this.o.clock.now().getTime()) {
+      return this.decide(reference, 'rejected', QR_EXPIRED_REASON);
+    }
+    return statusOf(row);
+  }
+
+  async cancel(reference: string, reason: string): Promise<ProviderStatus> {
+    return this.decide(reference, 'rejected', reason);
+  }
+
+  /** Moves a pending payment to its final state once; answers whatever state it ends in. */
+  private async decide(reference: string, state: ProviderState, reason?: string): Promise<ProviderStatus> {
+    const [row] = await this.o.db.query<Row>(
+      'UPDATE sandbox_apm_payments SET state = $2, reason = $3, updated_at = $4 WHERE reference = $1 AND state = $5 RETURNING *',
+      [reference, state, reason ?? null, this.o.clock.now(), 'pending'],
+    );
+    if (row) return statusOf(row);
+    const [current] = await this.o.db.query<Row>('SELECT * FROM sandbox_apm_payments WHERE reference = $1', [reference]);
+    return current ? statusOf(current) : { state: 'rejected', reason: 'Unknown payment' };
+  }
+
+  async capture(): Promise<FollowUpOutcome> {
+    return { kind: 'approved', reference: `sbxapm_${randomUUID()}` };
+  }
+
+  async refund(): Promise<FollowUpOutcome> {
+    return { kind: 'approved', reference: `sbxapm_${randomUUID()}` };
+  }
+
+  async reverse(): Promise<FollowUpOutcome> {
+    return { kind: 'approved', reference: `sbxapm_${randomUUID()}` };
+  }
+
+  async void(): Promise<FollowUpOutcome> {
+    return { kind: 'approved', reference: `sbxapm_${randomUUID()}` };
+  }
+
+  async payout(req: ApmPayoutRequest): Promise<ApmOutcome> {
+    const reference = `sbxapm_${randomUUID()}`;
+    const email = req.payee.email ?? (typeof req.params.customer_email === 'string' ? req.params.customer_email : undefined);
+    const decided = sandboxDecision(email);
+    return decided.state === 'executed' ? { kind: 'approved', reference } : { kind: 'declined', reason: decided.reason ?? DECLINE_REASON, reference };
+  }
+
+  // --- the provider's own side: what the sandbox pages show and do ------------------------------------
+
+  async find(reference: string): Promise<SandboxApmPayment | undefined> {
+    if (reference.length > 64) return undefined;
+    const [row] = await this.o.db.query<Row>('SELECT * FROM sandbox_apm_payments WHERE reference = $1', [reference]);
+    if (!row) return undefined;
+    await this.status(reference); // an expired QR code turns rejected before anyone sees it
+    const [fresh] = await this.o.db.query<Row>('SELECT * FROM sandbox_apm_payments WHERE reference = $1', [reference]);
+    return fresh && toPayment(fresh);
+  }
+
+  /**
+   * The payer approved or refused on a sandbox page (provider page, app, bank). An approval still goes the way
+   * the payer's e-mail says (D8). The gateway is told either way, as a bank notifies a finalized payment.
+   */
+  async payerDecision(reference: string, decision: 'approve' | 'reject'): Promise<SandboxApmPayment | undefined> {
+    const payment = await this.find(reference);
+    if (!payment) return undefined;
+    if (payment.state === 'pending') {
+      const decided = decision === 'approve' ? sandboxDecision(payment.payerEmail ?? undefined) : { state: 'rejected' as const, reason: CANCELLED_REASON };
+      await this.decide(reference, decided.state, decided.reason);
+    }
+    const final = (await this.find(reference)) ?? payment;
+    if (final.state !== 'pending') await this.o.notify({ endToEndId: final.endToEndId, reference, status: final.state === 'executed' ? 'ACSC' : 'RJCT' });
+    return final;
+  }
+
+  private async send(channel: OutboxMessage['channel'], recipient: string, subject: string, body: string, link: string | null): Promise<void> {
+    await this.o.db.query(
+      'INSERT INTO sandbox_outbox (id, channel, recipient, subject, body, link, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [randomUUID(), channel, recipient, subject, body, link, this.o.clock.now()],
+    );
+  }
+
+  /** The newest messages sent to one address (e-mail or phone), at most 50. */
+  async outbox(recipient: string): Promise<OutboxMessage[]> {
+    const rows = await this.o.db.query<{ id: string; channel: OutboxMessage['channel']; recipient: string; subject: string; body: string; link: string | null; created_at: Date }>(
+      'SELECT * FROM sandbox_outbox WHERE lower(recipient) = lower($1) ORDER BY seq DESC LIMIT 50',
+      [recipient.trim().slice(0, 255)],
+    );
+    return rows.map((r) => ({ id: r.id, channel: r.channel, recipient: r.recipient, subject: r.subject, body: r.body, link: r.link, createdAt: new Date(r.created_at) }));
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * What an APM payment keeps in details.apm, and the questions about it that callbacks, answers and pages ask.
+ * Pure: no I/O.
+ */
+import type { Payment } from '../../store/payments-repo.ts';
+import { s2sStatus } from '../../domain/payment-state.ts';
+import type { ApmExperience, PayerAction } from '../../connectors/apm-types.ts';
+
+export interface ApmDetails {
+  method: string;
+  experience: ApmExperience;
+  /** new: chosen; fields: waiting for the payer's fields on the page; started: at the provider. */
+  stage: 'new' | 'fields' | 'started';
+  params: Record<string, unknown>;
+  /** What the payer must do while the provider waits. */
+  action?: PayerAction;
+  /** S2S APM: where the payer goes when the payment is decided (return_url, return_url_target). */
+  returnUrl?: string;
+  returnTarget?: string;
+}
+
+export function apmOf(p: Payment): ApmDetails | undefined {
+  const apm = p.details.apm;
+  return apm !== null && typeof apm === 'object' ? (apm as ApmDetails) : undefined;
+}
+
+/** A payment the provider has and the payer has not finished (a page, an app, a QR code, a code). */
+export function awaitingProvider(p: Payment): boolean {
+  return apmOf(p)?.stage === 'started' && p.status === 'redirect' && !p.pendingOperation && typeof p.details.connectorRef === 'string';
+}
+
+/** An APM payment of a session the payer has not finished: choosing again first withdraws it. */
+export function unfinishedApm(p: Payment): boolean {
+  return apmOf(p) !== undefined && p.status === 'redirect' && !p.pendingOperation;
+}
+
+/**
+ * The S2S status of an APM payment. One initiated and waiting for its payer elsewhere (an app, a QR code, a
+ * transfer, a code, a link) is PENDING, the platform's meaning of the word for APMs and the QR method's provider
+ * status pending; one whose payer still has to be sent to a page is REDIRECT.
+ */
+export function apmS2sStatus(p: Payment): string {
+  const action = apmOf(p)?.action;
+  if (awaitingProvider(p) && action && action.kind !== 'redirect') return 'PENDING';
+  return s2sStatus(p.status);
+}
+

@@ -1,0 +1,301 @@
+/**
+ * APM payments, whatever the channel (hosted Checkout or S2S APM). A payment carries its method in
+ * details.apm and goes: prepare -> (fields the payer must give on the page) -> at the provider -> either
+ * decided at once, or waiting for the payer's action (status redirect, the action in details.apm.action)
+ * until the provider says executed or rejected. Connector calls sit outside transactions (claimed first with
+ * pending_operation); every state change is a compare-and-set with its callback written in the same
+ * transaction (design principle 4). What the provider says is always asked of the provider itself, so a
+ * notification or a page reload can only make the gateway look, never decide.
+ */
+import type { ServiceContext } from '../context.ts';
+import { findMerchantById, type Merchant } from '../../store/merchants-repo.ts';
+import {
+  getPayment, insertPayment, insertTransaction, updatePayment, updatePaymentAndTransaction,
+  type Expectation, type Payment, type PayerInfo, type PaymentPatch, type TransactionType,
+} from '../../store/payments-repo.ts';
+import type { Sql } from '../../store/database.ts';
+import { markSessionPaid } from '../../store/sessions-repo.ts';
+import { nextStatus, type PaymentEvent, type PaymentStatus } from '../../domain/payment-state.ts';
+import { findMethod, QR_PROVIDER_STATES } from '../../domain/methods/catalog.ts';
+import { GatewayError } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import type { Money } from '../../domain/money.ts';
+import type { ApmOutcome, PayerAction, ProviderStatus } from '../../connectors/apm-types.ts';
+import { notify } from '../callbacks/index.ts';
+import { apmOf, apmS2sStatus, awaitingProvider, unfinishedApm, type ApmDetails } from './details.ts';
+import { apmConnector } from './connector.ts';
+import { contactPhone, pageFields, PAYER_PATHS, type ApmMethod } from './methods.ts';
+
+export const QR_EXPIRED = 'QR code expired';
+export const CANCELLED = 'Cancelled by payer';
+const DECLINED = 'Declined by processing';
+
+export type ApmStep =
+  /** The payer has something to do on the payer page. */
+  | { kind: 'payer'; payment: Payment }
+  | { kind: 'final'; payment: Payment }
+  /** A connector call of this payment has no answer yet. */
+  | { kind: 'processing'; payment: Payment };
+
+export function stepOf(p: Payment): ApmStep {
+  if (p.pendingOperation) return { kind: 'processing', payment: p };
+  if (p.status === 'prepare' || p.status === 'redirect') return { kind: 'payer', payment: p };
+  return { kind: 'final', payment: p };
+}
+
+async function reload(ctx: ServiceContext, payment: Payment): Promise<Payment> {
+  return (await getPayment(ctx.db, payment.id)) ?? payment;
+}
+
+async function merchantOf(ctx: ServiceContext, payment: Payment): Promise<Merchant> {
+  const merchant = await findMerchantById(ctx.db, payment.merchantId);
+  if (!merchant) throw new GatewayError('paymentNotFound');
+  return merchant;
+}
+
+function transition(from: PaymentStatus, event: PaymentEvent): PaymentStatus {
+  const to = nextStatus(from, event);
+  if (!to) throw new Error(`transition ${from} -${event}-> is not in the state table`);
+  return to;
+}
+
+/** A connector that throws or hangs leaves the payment in flight. */
+async function call<T>(ctx: ServiceContext, paymentId: string, fn: () => Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    ctx.logger.error({ err: (err as Error).message, paymentId }, 'APM connector call failed');
+    return fallback;
+  }
+}
+
+// --- starting -------------------------------------------------------------------------------------
+
+export interface NewApmSale {
+  merchant: Merchant;
+  method: ApmMethod;
+  order: { id: string; amount: Money; description: string };
+  auth: boolean;
+  params: Record<string, unknown>;
+  payer: PayerInfo;
+  customData?: Record<string, unknown>;
+  callbackUrl?: string;
+  returnUrl?: string;
+  returnTarget?: string;
+  identifier?: string;
+}
+
+/** S2S APM SALE: the payment is written with its method, then takes its first step. */
+export { apmOf, awaitingProvider, unfinishedApm, apmS2sStatus, type ApmDetails } from './details.ts';
+
+export async function startApmSale(ctx: ServiceContext, input: NewApmSale): Promise<ApmStep> {
+  const { merchant, method, order } = input;
+  apmConnector(ctx, merchant); // routing first: a merchant without a provider leaves no payment behind
+  const apm: ApmDetails = { method: method.key, experience: method.experience, stage: 'new', params: input.params, returnUrl: input.returnUrl, returnTarget: input.returnTarget };
+  const payment = await insertPayment(ctx.db, {
+    id: newId(), merchantId: merchant.id, channel: 's2s_apm', operation: 'purchase', orderId: order.id, amount: order.amount.minor,
+    currency: order.amount.currency, description: order.description, status: 'prepare', auth: input.auth, payer: input.payer,
+    customData: input.customData, callbackUrl: input.callbackUrl,
+    details: {
+      brand: method.key, apm, gatewayUrl: ctx.baseUrl, identifier: input.identifier,
+      noCallbacks: input.callbackUrl === undefined && !merchant.notificationUrl,
+    },
+    now: ctx.clock.now(),
+  });
+  return proceed(ctx, merchant, payment);
+}
+
+/** Hosted Checkout: the payer chose a method for the session's payment (in prepare). */
+export async function chooseMethod(ctx: ServiceContext, merchant: Merchant, payment: Payment, method: ApmMethod, params: Record<string, unknown>, payer: PayerInfo): Promise<ApmStep> {
+  apmConnector(ctx, merchant);
+  const apm: ApmDetails = { method: method.key, experience: method.experience, stage: 'new', params };
+  const chosen = await updatePayment(ctx.db, payment.id, { status: 'prepare', pendingOperation: null, version: payment.version },
+    { payer: { ...payment.payer, ...payer }, details: { brand: method.key, apm } }, ctx.clock.now());
+  if (!chosen) throw new GatewayError('sessionNotPayable');
+  return proceed(ctx, merchant, chosen);
+}
+
+/** Asks the payer for what the request lacks, or goes to the provider. */
+export async function proceed(ctx: ServiceContext, merchant: Merchant, payment: Payment): Promise<ApmStep> {
+  const apm = apmOf(payment);
+  const method = apm && findMethod(apm.method);
+  if (!apm || !method) return stepOf(payment);
+  const missing = pageFields(method, apm.params, payment.payer);
+  if (missing.length === 0) return initiate(ctx, merchant, payment, apm);
+  if (apm.stage === 'fields') return stepOf(payment);
+  const asked = await updatePayment(ctx.db, payment.id, { status: payment.status, pendingOperation: null, version: payment.version },
+    { status: payment.status === 'prepare' ? transition('prepare', 'redirect_required') : payment.status, details: { apm: { ...apm, stage: 'fields' } } }, ctx.clock.now());
+  return stepOf(asked ?? (await reload(ctx, payment)));
+}
+
+/**
+ * The payer gave the missing fields (by page field name: a member path of the parameters, or a payer path such
+ * as customer.email): kept with the payment, then the next step.
+ */
+export async function submitFields(ctx: ServiceContext, payment: Payment, given: Readonly<Record<string, string>>): Promise<ApmStep> {
+  const apm = apmOf(payment);
+  if (!apm || apm.stage !== 'fields' || payment.status !== 'redirect' || payment.pendingOperation) return stepOf(payment);
+  const merchant = await merchantOf(ctx, payment);
+  const payer: PayerInfo = { ...payment.payer };
+  const params: Record<string, unknown> = structuredClone(apm.params);
+  for (const [name, value] of Object.entries(given)) {
+    const key = PAYER_PATHS[name];
+    if (key) payer[key] = value;
+    else setPath(params, name.split('.'), value);
+  }
+  const updated = await updatePayment(ctx.db, payment.id, { status: 'redirect', pendingOperation: null, version: payment.version },
+    { payer, details: { apm: { ...apm, params } } }, ctx.clock.now());
+  return updated ? proceed(ctx, merchant, updated) : stepOf(await reload(ctx, payment));
+}
+
+/** params.a.b = value, creating the objects on the way (members such as bankDetails.cbu). */
+function setPath(obj: Record<string, unknown>, path: readonly string[], value: string): void {
+  const [head, ...rest] = path;
+  if (head === undefined || head === '__proto__' || head === 'constructor' || head === 'prototype') return;
+  if (rest.length === 0) {
+    obj[head] = value;
+    return;
+  }
+  const next = obj[head];
+  const child = next !== null && typeof next === 'object' && !Array.isArray(next) ? (next as Record<string, unknown>) : {};
+  obj[head] = child;
+  setPath(child, rest, value);
+}
+
+async function initiate(ctx: ServiceContext, merchant: Merchant, payment: Payment, apm: ApmDetails): Promise<ApmStep> {
+  const connector = apmConnector(ctx, merchant);
+  const method = findMethod(apm.method);
+  const transId = newId();
+  const now = ctx.clock.now();
+  const claimed = await ctx.db.transaction(async (tx) => {
+    const claim = await updatePayment(tx, payment.id, { status: payment.status, pendingOperation: null, version: payment.version },
+      { pendingOperation: 'apm_initiate', details: { lastTransId: transId, apm: { ...apm, stage: 'started' } } }, now);
+    if (claim) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: payment.auth ? 'auth' : 'sale', status: 'waiting', amount: payment.amount, now });
+    return claim;
+  });
+  if (!claimed) return stepOf(await reload(ctx, payment));
+  const p = claimed.payer;
+  const outcome = await call<ApmOutcome>(ctx, payment.id, () => connector.initiate({
+    paymentId: payment.id, method: apm.method, experience: apm.experience, intent: payment.auth ? 'auth' : 'sale', amount: payment.amount,
+    currency: payment.currency, orderId: payment.orderId, description: payment.description, merchantName: merchant.name,
+    payer: { email: p.email, phone: p.phone ?? contactPhone(apm.params), name: p.name, country: p.country, ip: p.ip }, params: apm.params,
+    options: method?.experienceOptions ?? {}, returnUrl: `${ctx.baseUrl}/pay/${payment.id}`,
+  }), { kind: 'pending', reason: 'Connector unavailable' });
+  const expect: Expectation = { status: claimed.status, pendingOperation: 'apm_initiate' };
+  if (outcome.kind === 'pending') return { kind: 'processing', payment: claimed };
+  if (outcome.kind === 'action') return awaitPayer(ctx, merchant, claimed, expect, outcome.reference, outcome.action);
+  return finish(ctx, merchant, claimed, expect, transId, outcome.kind === 'approved'
+    ? { approved: true, reference: outcome.reference }
+    : { approved: false, reason: outcome.reason, reference: outcome.reference });
+}
+
+/** The provider waits for the payer: the payment shows the action; an S2S merchant hears REDIRECT. */
+async function awaitPayer(ctx: ServiceContext, merchant: Merchant, payment: Payment, expect: Expectation, reference: string, action: PayerAction): Promise<ApmStep> {
+  const now = ctx.clock.now();
+  const apm = apmOf(payment)!;
+  const patch: PaymentPatch = {
+    status: payment.status === 'prepare' ? transition('prepare', 'redirect_required') : payment.status,
+    pendingOperation: null,
+    details: { connectorRef: reference, apm: { ...apm, stage: 'started', action } },
+  };
+  const updated = await ctx.db.transaction(async (tx) => {
+    const u = await updatePayment(tx, payment.id, expect, patch, now);
+    if (u && u.channel === 's2s_apm') await notify(tx, merchant, u, { transId: u.details.lastTransId ?? u.id, type: 'redirect', status: 'waiting' }, now);
+    return u;
+  });
+  return stepOf(updated ?? (await reload(ctx, payment)));
+}
+
+interface Decision {
+  approved: boolean;
+  reason?: string;
+  reference?: string;
+}
+
+const finalType = (p: Payment): TransactionType => (p.operation === 'credit' ? 'credit' : 'sale');
+
+/** The payment's final state, its transaction, the session and the callback, in one transaction. */
+async function finish(ctx: ServiceContext, merchant: Merchant, payment: Payment, expect: Expectation, transId: string | undefined, d: Decision): Promise<ApmStep> {
+  const now = ctx.clock.now();
+  const to = transition(payment.status, d.approved ? (payment.auth ? 'authorized' : 'sold') : 'declined');
+  const patch: PaymentPatch = d.approved
+    ? { status: to, capturedAmount: payment.auth ? 0n : payment.amount, pendingOperation: null }
+    : { status: to, declineReason: d.reason ?? DECLINED, pendingOperation: null };
+  if (d.reference) patch.details = { connectorRef: d.reference };
+  const txStatus = d.approved ? 'success' : 'fail';
+  const write = async (sql: Sql): Promise<Payment | undefined> => {
+    const updated = transId
+      ? await updatePaymentAndTransaction(sql, payment.id, expect, patch, now, { id: transId, status: txStatus, details: d.approved ? {} : { reason: patch.declineReason } })
+      : await updatePayment(sql, payment.id, expect, patch, now);
+    if (!updated) return undefined;
+    if (d.approved && updated.sessionId) await markSessionPaid(sql, updated.sessionId, updated.id);
+    await notify(sql, merchant, updated, { transId: transId ?? updated.id, type: finalType(updated), status: txStatus, ...(d.approved ? {} : { reason: updated.declineReason ?? DECLINED }) }, now);
+    return updated;
+  };
+  const updated = await ctx.db.transaction(write);
+  return stepOf(updated ?? (await reload(ctx, payment)));
+}
+
+// --- the provider's answer -----------------------------------------------------------------------------
+
+/** Applies what the provider says of a payment waiting for it (pending changes nothing). */
+async function settle(ctx: ServiceContext, merchant: Merchant, payment: Payment, status: ProviderStatus): Promise<ApmStep> {
+  if (!awaitingProvider(payment) || status.state === 'pending') return stepOf(payment);
+  return finish(ctx, merchant, payment, { status: 'redirect', pendingOperation: null }, payment.details.lastTransId,
+    { approved: status.state === 'executed', reason: status.reason });
+}
+
+/**
+ * Asks the provider what became of a waiting payment. A QR code past its lifetime (the gateway's clock) is
+ * withdrawn first; if the bank executed it just before, that payment stands.
+ */
+export async function refresh(ctx: ServiceContext, payment: Payment): Promise<ApmStep> {
+  if (!awaitingProvider(payment)) return stepOf(payment);
+  const merchant = await merchantOf(ctx, payment);
+  const connector = apmConnector(ctx, merchant);
+  const action = apmOf(payment)?.action;
+  const ref = payment.details.connectorRef as string;
+  const expired = action?.kind === 'qr' && Date.parse(action.expiresAt) <= ctx.clock.now().getTime();
+  const pending: ProviderStatus = { state: 'pending' };
+  const status = await call(ctx, payment.id, () => (expired ? connector.cancel(ref, QR_EXPIRED) : connector.status(ref)), pending);
+  return settle(ctx, merchant, payment, status);
+}
+
+/** The payer left an unfinished payment (chose another method): withdrawn at the provider, declined here. */
+export async function abandon(ctx: ServiceContext, payment: Payment): Promise<ApmStep> {
+  if (!unfinishedApm(payment)) return stepOf(payment);
+  const merchant = await merchantOf(ctx, payment);
+  if (!awaitingProvider(payment)) {
+    return finish(ctx, merchant, payment, { status: 'redirect', pendingOperation: null, version: payment.version }, undefined, { approved: false, reason: CANCELLED });
+  }
+  const connector = apmConnector(ctx, merchant);
+  const status = await call(ctx, payment.id, () => connector.cancel(payment.details.connectorRef as string, CANCELLED), { state: 'pending' } as ProviderStatus);
+  return settle(ctx, merchant, payment, status);
+}
+
+/** The one-time code the payer typed: the provider decides, or asks again. */
+export async function submitCode(ctx: ServiceContext, payment: Payment, code: string): Promise<ApmStep> {
+  const apm = apmOf(payment);
+  if (!awaitingProvider(payment) || apm?.action?.kind !== 'otp') return stepOf(payment);
+  const merchant = await merchantOf(ctx, payment);
+  const connector = apmConnector(ctx, merchant);
+  const answer = await call(ctx, payment.id, () => connector.verifyCode(payment.details.connectorRef as string, code.slice(0, 32)), { state: 'pending' });
+  if (!answer.retry) return settle(ctx, merchant, payment, answer);
+  const retried = await updatePayment(ctx.db, payment.id, { status: 'redirect', pendingOperation: null },
+    { details: { apm: { ...apm, action: { ...apm.action, error: answer.retry } } } }, ctx.clock.now());
+  return stepOf(retried ?? (await reload(ctx, payment)));
+}
+
+/**
+ * The provider's notification (the bank callback: ACSC paid, RJCT refused) names the payment by its
+ * end-to-end id. It only makes the gateway look: the status is read back from the provider, so a forged
+ * or stale notification cannot settle anything.
+ */
+export async function handleBankCallback(ctx: ServiceContext, n: { endToEndId: string; status: string }): Promise<Payment> {
+  const payment = await getPayment(ctx.db, n.endToEndId);
+  if (!payment || !apmOf(payment)) throw new GatewayError('transactionDoesNotExist');
+  const { payment: after } = await refresh(ctx, payment);
+  const claimed = QR_PROVIDER_STATES[n.status];
+  if (claimed && claimed !== apmS2sStatus(after)) ctx.logger.warn({ paymentId: after.id, claimed: n.status }, 'bank callback not confirmed by the provider; ignored');
+  return after;
+}

@@ -1,0 +1,119 @@
+/**
+ * What the schedule runner writes, decided without I/O: the payment a due chain's next charge creates and
+ * the chain's position after it (claim), the result of the connector's answer (outcome), and its callback.
+ */
+import type { Merchant, Mid } from '../../store/merchants-repo.ts';
+import type { Channel, Payment, PaymentDetails } from '../../store/payments-repo.ts';
+import type { Claim, ChargeOutcome, DueChain, OutboxRow } from '../../store/schedules-repo.ts';
+import { callbackBody } from '../../store/callbacks-repo.ts';
+import type { ConnectorOutcome } from '../../connectors/types.ts';
+import { eligibleMids } from '../../domain/routing.ts';
+import { nextStatus } from '../../domain/payment-state.ts';
+import { nextDueDate, startOfDay } from '../../domain/schedule-calendar.ts';
+import { ERRORS } from '../../domain/errors.ts';
+import { checkoutCallback } from '../callbacks/checkout-callback.ts';
+import { s2sCardCallback } from '../callbacks/s2s-card-callback.ts';
+import type { CallbackBuilder, PaymentEvent } from '../callbacks/index.ts';
+import { CARD_ON_FILE } from '../recurring/card-on-file.ts';
+
+/** Where a charge stands on its chain, kept with its payment. */
+export interface ScheduleCharge {
+  subscriptionId: string;
+  seq: number;
+  dueDate: string;
+  /** Charged under a test clock: dated at its due instant, as if the runner had run through the skipped time. */
+  simulated: boolean;
+}
+
+export const scheduleChargeOf = (p: Payment): ScheduleCharge | undefined => p.details.scheduleCharge as ScheduleCharge | undefined;
+
+/** The chain's MID when it can still take a sale (a card-on-file token belongs to it), else the best one that can. */
+export function chargeMid(mids: readonly Mid[], chainMidId: string | null, connectors: ReadonlySet<string>): Mid | undefined {
+  const eligible = eligibleMids(mids, 'sale', connectors);
+  return eligible.find((m) => m.id === chainMidId) ?? eligible[0];
+}
+
+/** The instant a charge is dated: now, or under a test clock its due instant. */
+export function chargeInstant(charge: Pick<ScheduleCharge, 'dueDate' | 'simulated'>, now: Date): Date {
+  return charge.simulated ? startOfDay(charge.dueDate) : now;
+}
+
+/** Card facts and chain ids the charge carries into its callbacks and status lookups. */
+function chargeDetails(chain: DueChain, charge: ScheduleCharge, transactionId: string): PaymentDetails {
+  const { subscription: s, origin } = chain;
+  const d = origin.details;
+  return {
+    cardMask: d.cardMask, cardExpiry: d.cardExpiry, first6Last4: d.first6Last4, brand: d.brand,
+    gatewayUrl: d.gatewayUrl, noCallbacks: d.noCallbacks,
+    recurring_init_trans_id: s.initPaymentId, recurring_token: s.recurringToken, schedule_id: s.scheduleId, first_recurring_date: s.firstDate,
+    merchantInitiated: true, cof: CARD_ON_FILE.scheduled, lastTransId: transactionId, scheduleCharge: charge,
+  };
+}
+
+/** The claim of a due chain's next payment: its charge row, its payment (held by `claim`), the chain's next position. */
+export function claimOf(chain: DueChain, ids: { paymentId: string; transactionId: string }, claim: string, mid: Mid | undefined, now: Date, lockedUntil: Date): Claim {
+  const { subscription: s, origin, rule } = chain;
+  const dueDate = s.nextDueDate as string;
+  const charge: ScheduleCharge = { subscriptionId: s.id, seq: s.nextSeq, dueDate, simulated: chain.clockOffsetMs !== 0 };
+  const at = chargeInstant(charge, now);
+  const next = nextDueDate(rule, { nextSeq: s.nextSeq + 1, lastDue: dueDate, first: { date: s.firstDate, anchorDay: s.anchorDay } });
+  const payment: Payment = {
+    id: ids.paymentId, merchantId: s.merchantId, sessionId: null, channel: origin.channel, operation: s.operation,
+    orderId: origin.orderId, amount: s.amount, currency: s.currency, description: origin.description, status: 'prepare', auth: false,
+    capturedAmount: 0n, refundedAmount: 0n, midId: mid?.id ?? null, vaultId: origin.vaultId, cardToken: null, payer: origin.payer,
+    threeDs: null, declineReason: null, customData: origin.customData, callbackUrl: origin.callbackUrl,
+    details: chargeDetails(chain, charge, ids.transactionId), pendingOperation: claim, version: 0, createdAt: at, updatedAt: at,
+  };
+  return {
+    subscriptionId: s.id, seq: s.nextSeq, dueDate, transactionId: ids.transactionId, payment, lockedUntil,
+    next: { id: s.id, nextSeq: s.nextSeq + 1, lastDueDate: dueDate, nextDueDate: next ?? null },
+  };
+}
+
+export type FinalOutcome = Extract<ConnectorOutcome, { kind: 'approved' | 'declined' }>;
+
+/** A charge that found no MID to go to is declined with the routing error's text. */
+export const NO_MID: FinalOutcome = { kind: 'declined', reason: ERRORS.noEligibleMid.message };
+
+function transition(event: 'sold' | 'declined'): Payment['status'] {
+  const to = nextStatus('prepare', event);
+  if (!to) throw new Error(`prepare -${event}-> is not in the state table`);
+  return to;
+}
+
+/** The write of a connector's final answer, the payment as it will read afterwards, and the event to report. */
+export function outcomeOf(payment: Payment, outcome: FinalOutcome, at: Date): { write: ChargeOutcome; after: Payment; event: PaymentEvent } {
+  const approved = outcome.kind === 'approved';
+  const transactionId = String(payment.details.lastTransId);
+  const details: PaymentDetails = approved ? { connectorRef: outcome.reference, rrn: outcome.rrn, approvalCode: outcome.approvalCode } : {};
+  const write: ChargeOutcome = {
+    paymentId: payment.id,
+    status: transition(approved ? 'sold' : 'declined'),
+    capturedAmount: approved ? payment.amount : 0n,
+    declineReason: approved ? null : outcome.reason,
+    threeDs: outcome.threeDs ?? null,
+    details,
+    transactionId,
+    transactionStatus: approved ? 'success' : 'fail',
+    transactionDetails: approved ? { reference: outcome.reference } : { reason: outcome.reason },
+    at,
+  };
+  const after: Payment = {
+    ...payment, status: write.status as Payment['status'], capturedAmount: write.capturedAmount, declineReason: write.declineReason,
+    threeDs: outcome.threeDs ?? payment.threeDs, details: { ...payment.details, ...details }, pendingOperation: null, updatedAt: at,
+  };
+  const event: PaymentEvent = { transId: transactionId, type: 'recurring', status: write.transactionStatus as PaymentEvent['status'], ...(approved ? {} : { reason: outcome.reason }) };
+  return { write, after, event };
+}
+
+/** The channels a recurring chain can start on, with their callback builders. */
+const CALLBACKS: Partial<Record<Channel, CallbackBuilder>> = { checkout: checkoutCallback, s2s_card: s2sCardCallback };
+
+/** The outbox row of a charge's callback, or undefined when the payment's callbacks go nowhere. */
+export function outboxRowOf(merchant: Merchant, after: Payment, event: PaymentEvent, at: Date, id: string): OutboxRow | undefined {
+  const builder = CALLBACKS[after.channel];
+  const url = builder?.url(merchant, after);
+  const fields = url ? builder?.fields(merchant, after, event, at) : undefined;
+  if (!builder || !url || !fields) return undefined;
+  return { id, merchantId: merchant.id, paymentId: after.id, url, protocol: builder.protocol, fields, body: callbackBody(builder.protocol, fields) };
+}

@@ -1,0 +1,86 @@
+/**
+ * The fields form of an alternative method: which inputs it shows (from the fields the service says are
+ * missing) and the server-side reading of what the payer posted, with messages for people rather than the
+ * API's. Fields that depend on the billing country are read only for the countries they apply to.
+ */
+import { appliesTo, type PageField } from '../services/apm/methods.ts';
+import { isCountryCode } from './countries.ts';
+import { validateEmail } from './checkout-form.ts';
+import type { ApmFieldView } from './apm-views.ts';
+
+const COUNTRY = 'billing_address.country';
+const HINTS: Readonly<Record<string, string>> = {
+  'customer.email': 'The payment link or receipt is sent to this address.',
+  'billing_address.phone': 'With the country code, e.g. +233 20 123 4567.',
+};
+
+function kindOf(f: PageField): ApmFieldView['kind'] {
+  if (f.name === COUNTRY || f.spec?.format === 'country') return 'country';
+  if (f.spec?.type === 'email') return 'email';
+  if (/phone|mobile/i.test(f.name)) return 'tel';
+  return f.spec?.values && f.spec.values.length > 1 ? 'select' : 'text';
+}
+
+export function fieldViews(fields: readonly PageField[]): ApmFieldView[] {
+  return fields.map((f) => {
+    const spec = f.spec;
+    const kind = kindOf(f);
+    return {
+      name: f.name,
+      label: f.label,
+      kind,
+      ...(kind === 'select' && spec?.values ? { options: spec.values } : {}),
+      ...(spec?.minLength !== undefined ? { minLength: spec.minLength } : {}),
+      ...(spec?.maxLength !== undefined ? { maxLength: spec.maxLength } : {}),
+      ...(spec?.shape === 'N' ? { numeric: true } : {}),
+      ...(f.requiredIn ? { requiredIn: f.requiredIn } : {}),
+      ...(f.exemptIn ? { exemptIn: f.exemptIn } : {}),
+      ...(HINTS[f.name] ? { hint: HINTS[f.name] } : {}),
+      ...(!f.required ? { optional: true } : {}),
+    };
+  });
+}
+
+export type FieldsFormResult = { ok: true; values: Record<string, string> } | { ok: false; errors: Record<string, string>; values: Record<string, string> };
+
+function first(body: Record<string, unknown>, name: string): string {
+  const v = body[name];
+  const value = Array.isArray(v) ? v[0] : v;
+  return typeof value === 'string' ? value.trim().slice(0, 1024) : '';
+}
+
+/** The message for a value, or undefined when it is fine. */
+function message(f: PageField, value: string): string | undefined {
+  const label = f.label.toLowerCase();
+  const kind = kindOf(f);
+  if (value === '') return f.required ? (kind === 'country' || kind === 'select' ? `Select the ${label}` : `Enter the ${label}`) : undefined;
+  if (kind === 'country') return isCountryCode(value) ? undefined : 'Select a country';
+  if (kind === 'email') return validateEmail(value, true);
+  const spec = f.spec;
+  if (!spec) return undefined;
+  if (spec.values && spec.values.length > 0 && !spec.values.includes(value)) return `Select the ${label}`;
+  const length = [...value].length;
+  if (spec.minLength !== undefined && length < spec.minLength) return `Use at least ${spec.minLength} characters`;
+  if (spec.maxLength !== undefined && length > spec.maxLength) return `Use at most ${spec.maxLength} characters`;
+  if (spec.shape === 'N' && !/^[0-9]+$/.test(value)) return 'Use digits only';
+  if (spec.shape === 'A' && !/^\p{L}+$/u.test(value)) return 'Use letters only';
+  if (spec.pattern && !new RegExp(spec.pattern, 'u').test(value)) return `Check the ${label}: it is not in the expected format`;
+  return undefined;
+}
+
+/** Reads the posted fields form; `knownCountry` is the billing country the payment already has. */
+export function parseFieldsForm(body: Record<string, unknown>, fields: readonly PageField[], knownCountry: string | undefined): FieldsFormResult {
+  const values: Record<string, string> = {};
+  for (const f of fields) values[f.name] = first(body, f.name);
+  const country = fields.some((f) => f.name === COUNTRY) ? values[COUNTRY]!.toUpperCase() : knownCountry;
+  if (country !== undefined && fields.some((f) => f.name === COUNTRY)) values[COUNTRY] = country;
+  const errors: Record<string, string> = {};
+  const accepted: Record<string, string> = {};
+  for (const f of fields) {
+    if (!appliesTo(f, country || undefined)) continue;
+    const error = message(f, values[f.name]!);
+    if (error) errors[f.name] = error;
+    else if (values[f.name] !== '') accepted[f.name] = values[f.name]!;
+  }
+  return Object.keys(errors).length === 0 ? { ok: true, values: accepted } : { ok: false, errors, values };
+}

@@ -1,0 +1,107 @@
+/**
+ * View models of the alternative-method pages: the payer pages at /pay/{payment} (fields to fill, a QR code,
+ * payment details, an app or link wait, a one-time code, an expired code) and the sandbox provider's pages (the
+ * phone or bank app, the outbox). The routes build them; apm-pages.ts renders them without I/O or clock.
+ */
+
+export interface OrderView {
+  merchantName: string;
+  number: string;
+  /** Formatted for display ("1,250.00"). */
+  amount: string;
+  currency: string;
+  description: string;
+}
+
+/** A field of the fields form. */
+export interface ApmFieldView {
+  name: string;
+  label: string;
+  kind: 'text' | 'email' | 'tel' | 'country' | 'select';
+  options?: readonly string[];
+  minLength?: number;
+  maxLength?: number;
+  /** Digits only (the spec's N shape). */
+  numeric?: boolean;
+  /** Shown and required only for these billing countries; elsewhere hidden by the script (and ignored by the server). */
+  requiredIn?: readonly string[];
+  exemptIn?: readonly string[];
+  hint?: string;
+  /** Offered, not required. */
+  optional?: boolean;
+}
+
+export interface ApmFieldsPageView {
+  order: OrderView;
+  methodLabel: string;
+  actionUrl: string;
+  /** "Choose another method" (Checkout) or "Cancel" (a form posting to cancelUrl). */
+  back?: { href: string; label: string };
+  cancelUrl?: string;
+  fields: readonly ApmFieldView[];
+  values: Record<string, string>;
+  /** Field name -> message; '' a form-level message. */
+  errors: Record<string, string>;
+  countries: readonly { code: string; name: string }[];
+  sandbox: boolean;
+}
+
+export type WaitKind = 'qr' | 'details' | 'app' | 'link' | 'processing';
+
+export interface ApmWaitPageView {
+  kind: WaitKind;
+  order: OrderView;
+  methodLabel: string;
+  /** JSON status endpoint the page polls; pageUrl is where it goes once something changed. */
+  statusUrl: string;
+  pageUrl: string;
+  /** ISO instant of the server's clock, so countdowns follow it rather than the payer's. */
+  now: string;
+  qr?: { image: string; expiresAt: string };
+  details?: readonly { label: string; value: string }[];
+  /** Masked e-mail or phone the provider wrote to. */
+  sentTo?: string;
+  channel?: 'email' | 'sms';
+  back?: { href: string; label: string };
+  cancelUrl?: string;
+  /** Sandbox only: links for testers (the sandbox app, bank or outbox). */
+  sandboxLinks?: readonly { href: string; label: string }[];
+}
+
+export interface ApmCodePageView {
+  order: OrderView;
+  methodLabel: string;
+  actionUrl: string;
+  sentTo: string;
+  error?: string;
+  back?: { href: string; label: string };
+  cancelUrl?: string;
+  sandboxLinks?: readonly { href: string; label: string }[];
+}
+
+export interface ApmExpiredPageView {
+  order: OrderView;
+  methodLabel: string;
+  /** Asks for a new code: posts `method` to the session's pay URL. */
+  retry?: { actionUrl: string; method: string };
+  leaveUrl: string;
+}
+
+export interface SandboxDevicePageView {
+  /** e.g. "Sandbox Wallet" or "Sandbox Bank". */
+  appName: string;
+  heading: string;
+  merchantName: string;
+  amount: string;
+  currency: string;
+  description: string;
+  lines?: readonly { label: string; value: string }[];
+  actionUrl: string;
+  approveLabel: string;
+  declineLabel: string;
+}
+
+export interface SandboxOutboxPageView {
+  recipient?: string;
+  messages: readonly { channel: string; recipient: string; subject: string; body: string; link: string | null; date: string }[];
+}

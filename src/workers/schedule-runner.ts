@@ -1,0 +1,267 @@
+/**
+ * The schedule runner: charges every due payment of every schedule exactly once per (chain, payment number),
+ * however many runners run and wherever they crash.
+ *
+ * 1. Claim (one transaction): lock due chains (`FOR UPDATE SKIP LOCKED`), write for each its charge row (primary
+ *    key (subscription, seq): a payment number can be claimed once), its payment held by this claim's token
+ *    with a lease, and the chain's next position.
+ * 2. Fence: move the claimed payments to 'authorize' with a compare-and-set on the token. Only then is the
+ *    connector called: a runner whose claim was taken over cannot reach the connector.
+ * 3. Charge outside any transaction, then write each answer with its callback (outbox) in one statement,
+ *    compare-and-set on the in-flight state.
+ *
+ * A crash leaves payments in one of two states, which the next pass of any runner resolves once the lease ran
+ * out (design principle 4): still claimed (the connector was never called) -> taken over and charged; in
+ * 'authorize' (the connector may have been called) -> the connector is asked what became of it, never asked
+ * to charge again.
+ */
+import type { ServiceContext } from '../services/context.ts';
+import type { Sql } from '../store/database.ts';
+import { findMerchantById, listMids, type Merchant, type Mid } from '../store/merchants-repo.ts';
+import type { Payment } from '../store/payments-repo.ts';
+import { loadCard, type LoadedCard } from '../store/card-vault.ts';
+import {
+  findExpiredCharges, insertClaims, lockDueChains, markAuthorizing, recordOutcomes, takeOverCharge, type Claim, type OutboxRow,
+} from '../store/schedules-repo.ts';
+import type { CardConnector, ConnectorOutcome } from '../connectors/types.ts';
+import { newId } from '../domain/ids.ts';
+import { chargeInstant, chargeMid, claimOf, NO_MID, outboxRowOf, outcomeOf, scheduleChargeOf, type FinalOutcome } from '../services/schedules/charges.ts';
+import { merchantInitiatedOutcome } from '../services/recurring/card-on-file.ts';
+
+/** Points where tests simulate a crash: a hook that throws ends the pass there, as a dead process would. */
+export interface RunnerHooks {
+  /** The claim is committed; no payment of it is fenced yet. */
+  afterClaim?(paymentIds: readonly string[]): void | Promise<void>;
+  /** The connector answered for this payment; nothing of the answer is written yet. */
+  afterCharge?(paymentId: string): void | Promise<void>;
+}
+
+export interface ScheduleRunnerOptions {
+  /** Pause between passes when the last one found less than a full batch. Default 1 s. */
+  pollMs?: number;
+  /** Chains claimed per pass. Default 200. */
+  batchSize?: number;
+  /** How long a claim holds before another runner may take it over. Default 60 s. */
+  leaseMs?: number;
+  /** Connector calls in flight at once within a pass. Default 16. */
+  concurrency?: number;
+  /** Passes running side by side in this process. Default 1. */
+  lanes?: number;
+  hooks?: RunnerHooks;
+}
+
+export interface PassSummary {
+  /** Payments claimed by this pass (new ones, and expired claims taken over). */
+  claimed: number;
+  /** Payments whose outcome this pass wrote. */
+  recorded: number;
+  /** Payments left in flight (no answer yet): resolved after their lease. */
+  left: number;
+}
+
+interface MerchantEntry {
+  merchant: Merchant;
+  mids: Mid[];
+  at: number;
+}
+
+const MERCHANT_TTL_MS = 5_000;
+const newClaim = () => `schedule:${newId()}`;
+
+export class ScheduleRunner {
+  private readonly pollMs: number;
+  private readonly batchSize: number;
+  private readonly leaseMs: number;
+  private readonly concurrency: number;
+  private readonly lanes: number;
+  private readonly hooks: RunnerHooks;
+  private readonly merchants = new Map<string, MerchantEntry>();
+  private loops: Promise<void>[] = [];
+  private stopping = false;
+  private wakers = new Set<() => void>();
+
+  constructor(private readonly ctx: ServiceContext, opts: ScheduleRunnerOptions = {}) {
+    this.pollMs = opts.pollMs ?? 1_000;
+    this.batchSize = opts.batchSize ?? 200;
+    this.leaseMs = opts.leaseMs ?? 60_000;
+    this.concurrency = Math.max(1, opts.concurrency ?? 16);
+    this.lanes = Math.max(1, opts.lanes ?? 1);
+    this.hooks = opts.hooks ?? {};
+  }
+
+  /** One pass: take over expired claims, then claim and charge one batch of due payments. */
+  async runOnce(): Promise<PassSummary> {
+    const recovered = await this.recover();
+    const fresh = await this.claimDue();
+    const charged = await this.charge(fresh.claim, fresh.payments);
+    return { claimed: recovered.claimed + fresh.payments.length, recorded: recovered.recorded + charged.recorded, left: recovered.left + charged.left };
+  }
+
+  start(): void {
+    if (this.loops.length > 0) return;
+    this.stopping = false;
+    this.loops = Array.from({ length: this.lanes }, () => this.loop());
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const wake of this.wakers) wake();
+    await Promise.all(this.loops);
+    this.loops = [];
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      let full = false;
+      try {
+        full = (await this.runOnce()).claimed >= this.batchSize;
+      } catch (err) {
+        this.ctx.logger.error({ err: (err as Error).message }, 'schedule runner: pass failed; its claims are taken over after the lease');
+      }
+      // A full batch suggests more are due: go again at once.
+      if (!full && !this.stopping) await this.sleep(this.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakers.add(done);
+    });
+  }
+
+  private async merchantOf(sql: Sql, id: string): Promise<MerchantEntry | undefined> {
+    const hit = this.merchants.get(id);
+    if (hit && Date.now() - hit.at < MERCHANT_TTL_MS) return hit;
+    const merchant = await findMerchantById(sql, id);
+    if (!merchant) return undefined;
+    const entry = { merchant, mids: await listMids(sql, id), at: Date.now() };
+    this.merchants.set(id, entry);
+    return entry;
+  }
+
+  // --- 1. claim ----------------------------------------------------------------------------------------
+
+  private async claimDue(): Promise<{ claim: string; payments: Payment[] }> {
+    const claim = newClaim();
+    const now = this.ctx.clock.now();
+    const lockedUntil = new Date(now.getTime() + this.leaseMs);
+    const connectors = new Set(this.ctx.connectors.keys());
+    const payments = await this.ctx.db.transaction(async (tx) => {
+      const chains = await lockDueChains(tx, now, this.batchSize);
+      const claims: Claim[] = [];
+      for (const chain of chains) {
+        const mids = (await this.merchantOf(tx, chain.subscription.merchantId))?.mids ?? [];
+        const mid = chargeMid(mids, chain.origin.midId, connectors);
+        claims.push(claimOf(chain, { paymentId: newId(), transactionId: newId() }, claim, mid, now, lockedUntil));
+      }
+      const written = await insertClaims(tx, claims, now);
+      return claims.filter((c) => written.has(c.payment.id)).map((c) => c.payment);
+    });
+    if (payments.length > 0) await this.hooks.afterClaim?.(payments.map((p) => p.id));
+    return { claim, payments };
+  }
+
+  // --- 2 and 3. fence, charge, write -------------------------------------------------------------------
+
+  private async charge(claim: string, claimed: readonly Payment[]): Promise<{ recorded: number; left: number }> {
+    if (claimed.length === 0) return { recorded: 0, left: 0 };
+    const fenced = await markAuthorizing(this.ctx.db, claimed.map((p) => p.id), claim);
+    const ours = claimed.filter((p) => fenced.has(p.id)).map((p) => ({ ...p, pendingOperation: 'authorize' }));
+    const cards = new Map<string, Promise<LoadedCard | undefined>>();
+    const answers = await mapBounded(ours, this.concurrency, async (p) => {
+      const answer = await this.authorize(p, cards);
+      await this.hooks.afterCharge?.(p.id);
+      return { payment: p, answer };
+    });
+    return this.record(answers);
+  }
+
+  private async connectorFor(payment: Payment): Promise<CardConnector | undefined> {
+    const mids = (await this.merchantOf(this.ctx.db, payment.merchantId))?.mids ?? [];
+    return this.ctx.connectors.get(mids.find((m) => m.id === payment.midId)?.connector ?? '');
+  }
+
+  /** Asks the connector to charge; a connector that throws leaves the payment in flight for the re-check. */
+  private async authorize(payment: Payment, cards: Map<string, Promise<LoadedCard | undefined>>): Promise<ConnectorOutcome> {
+    const connector = await this.connectorFor(payment);
+    if (!connector) return NO_MID;
+    const vaultId = payment.vaultId ?? '';
+    if (!cards.has(vaultId)) cards.set(vaultId, vaultId ? loadCard(this.ctx.db, this.ctx.keyring, vaultId) : Promise.resolve(undefined));
+    const card = await cards.get(vaultId);
+    if (!card) return { kind: 'declined', reason: 'Card no longer available' };
+    try {
+      return merchantInitiatedOutcome(await connector.authorize({
+        paymentId: payment.id, intent: 'sale', amount: payment.amount, currency: payment.currency,
+        card: { pan: card.pan(), expMonth: card.expMonth, expYear: card.expYear, holder: card.holder ?? undefined },
+      }));
+    } catch (err) {
+      this.ctx.logger.error({ paymentId: payment.id, err: (err as Error).message }, 'schedule charge: connector call failed; left for re-check');
+      return { kind: 'pending', reason: 'Connector unavailable' };
+    }
+  }
+
+  /** Writes the final answers with their callbacks in one statement; pending ones stay in flight. */
+  private async record(answers: readonly { payment: Payment; answer: ConnectorOutcome }[]): Promise<{ recorded: number; left: number }> {
+    const final = answers.filter((a): a is { payment: Payment; answer: FinalOutcome } => a.answer.kind === 'approved' || a.answer.kind === 'declined');
+    if (final.length === 0) return { recorded: 0, left: answers.length };
+    const now = this.ctx.clock.now();
+    const writes = [];
+    const outbox: OutboxRow[] = [];
+    for (const { payment, answer } of final) {
+      const charge = scheduleChargeOf(payment);
+      const at = charge ? chargeInstant(charge, now) : now;
+      const { write, after, event } = outcomeOf(payment, answer, at);
+      writes.push(write);
+      const merchant = (await this.merchantOf(this.ctx.db, payment.merchantId))?.merchant;
+      const row = merchant && outboxRowOf(merchant, after, event, at, newId());
+      if (row) outbox.push(row);
+    }
+    const written = await recordOutcomes(this.ctx.db, writes, outbox, now);
+    return { recorded: written.size, left: answers.length - final.length };
+  }
+
+  // --- recovery ----------------------------------------------------------------------------------------
+
+  /** Takes over charges whose lease ran out: charges the never-called, asks the connector about the rest. */
+  private async recover(): Promise<PassSummary> {
+    const now = this.ctx.clock.now();
+    const expired = await findExpiredCharges(this.ctx.db, now, this.batchSize);
+    if (expired.length === 0) return { claimed: 0, recorded: 0, left: 0 };
+    const claim = newClaim();
+    const lockedUntil = new Date(now.getTime() + this.leaseMs);
+    const taken = (await Promise.all(expired.map((e) => takeOverCharge(this.ctx.db, e, lockedUntil, claim)))).filter((p): p is Payment => p !== undefined);
+    const charged = await this.charge(claim, taken.filter((p) => p.pendingOperation === claim));
+    const asked = await this.inquire(taken.filter((p) => p.pendingOperation === 'authorize'));
+    return { claimed: taken.length, recorded: charged.recorded + asked.recorded, left: charged.left + asked.left };
+  }
+
+  /** The connector may have charged these before their runner died: ask it, never charge again. */
+  private async inquire(payments: readonly Payment[]): Promise<{ recorded: number; left: number }> {
+    const answers = await mapBounded(payments, this.concurrency, async (payment) => {
+      const connector = await this.connectorFor(payment);
+      const answer = await connector?.inquire({ paymentId: payment.id }).catch(() => undefined);
+      return { payment, answer: answer ? merchantInitiatedOutcome(answer) : ({ kind: 'pending', reason: 'No answer' } as const) };
+    });
+    return this.record(answers);
+  }
+}
+
+/** Runs fn over items with at most `limit` at once; results keep the items' order. */
+async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
