@@ -10,6 +10,8 @@ import { typeboxValidatorCompiler } from './channels/validation.ts';
 import { installErrorHandling } from './channels/error-handler.ts';
 import { installIdempotency } from './channels/idempotency.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
+import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
+import { registerCardCreditRoutes } from './channels/checkout/credit-routes.ts';
 import { registerPageRoutes } from './channels/pages/routes.ts';
 import { registerS2sCardRoutes } from './channels/s2s-card/routes.ts';
 import { registerRecurringRoutes } from './channels/checkout/recurring-routes.ts';
@@ -48,6 +50,8 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   installIdempotency(app, ctx);
   registerCheckoutRoutes(app, ctx);
+  registerHostedFieldsRoutes(app, ctx);
+  registerCardCreditRoutes(app, ctx);
   registerRecurringRoutes(app, ctx);
   registerTestClockRoutes(app, ctx);
   registerPageRoutes(app, ctx);

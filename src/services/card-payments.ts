@@ -146,9 +146,14 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
     ? source.card
     : { pan: (await loadCard(ctx.db, ctx.keyring, card.id))?.pan() ?? '', expMonth: card.expMonth, expYear: card.expYear, cvv: source.cvv, holder: card.holder ?? undefined };
   const outcome = await callConnector(ctx, () =>
-    connector.authorize({ paymentId: payment.id, intent, amount: payment.amount, currency: payment.currency, card: cardData, payerIp: claimed.payer.ip, browser: claimed.details.browser }),
+    connector.authorize({ paymentId: payment.id, intent, amount: payment.amount, currency: payment.currency, card: cardData, payerIp: claimed.payer.ip, browser: connectorBrowser(claimed.details.browser) }),
   );
   return applyOutcome(ctx, merchant, claimed, transId, 'authorize', intent, outcome);
+}
+
+/** Browser details are stored as the callbacks name them (accept_headers); connectors take them camelCased (acceptHeaders). */
+function connectorBrowser(browser: Record<string, string> | undefined): Record<string, string> | undefined {
+  return browser && Object.fromEntries(Object.entries(browser).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]));
 }
 
 /** What a transient card leaves behind: its mask and first6+last4, never the PAN. */

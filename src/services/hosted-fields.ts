@@ -30,6 +30,9 @@ import { Secret } from '../domain/secret.ts';
 /** How long a collected CVV waits for the processing call. */
 export const CVV_TTL_MS = 10 * 60_000;
 
+/** Amounts are PostgreSQL bigint minor units. */
+const MAX_MINOR = 2n ** 63n - 1n;
+
 /** Upper bound of CVVs held at once, so a flood of collections cannot grow memory without limit. */
 const CVV_MAX_ENTRIES = 50_000;
 
@@ -119,6 +122,7 @@ export async function updateHostedSession(ctx: ServiceContext, token: unknown, c
   const amountText = change.amount ?? formatAmount(session.amount, session.currency);
   const parsed = parseAmount(amountText, currency);
   if (!parsed.ok) throw GatewayError.field(parsed.reason === 'currency' ? 'order.currency' : 'order.amount', MESSAGES.notValid);
+  if (parsed.money.minor > MAX_MINOR) throw GatewayError.field('order.amount', MESSAGES.notValid);
   const zeroAllowed = session.request.recurringInit || (session.operation === 'purchase' && session.request.auth);
   if (parsed.money.minor === 0n && !zeroAllowed) throw GatewayError.field('order.amount', MESSAGES.notPositive);
 
@@ -134,15 +138,13 @@ export async function updateHostedSession(ctx: ServiceContext, token: unknown, c
     Object.assign(payer, billingPayer(change.billingAddress));
   }
   if (change.customData) request.customData = change.customData;
-  const updated = await ctx.db.transaction(async (tx) => {
-    const ok = await updateUnattemptedSession(tx, session.id, {
-      amount: parsed.money.minor, currency, description: change.description ?? session.description, request, payer,
+  // In a transaction: if the payment was claimed meanwhile (the hosted page), the session change is undone too.
+  await ctx.db.transaction(async (tx) => {
+    const updated = await updateUnattemptedSession(tx, session.id, {
+      amount: parsed.money.minor, currency, description: change.description ?? session.description, request, payer, customData: change.customData,
     }, ctx.clock.now());
-    // The first payment carries the custom_data its callbacks return.
-    if (ok && change.customData) await tx.query('UPDATE payments SET custom_data = $2 WHERE id = $1', [state.payment.id, JSON.stringify(change.customData)]);
-    return ok;
+    if (!updated) throw new GatewayError('sessionNotUpdatable');
   });
-  if (!updated) throw new GatewayError('sessionNotUpdatable');
 }
 
 // --- collecting the card (from the field frame) --------------------------------------------------------
@@ -237,14 +239,16 @@ export async function processHostedFields(ctx: ServiceContext, cvvs: CollectedCv
   if (first.session.operation !== operation) throw new GatewayError('sessionOperationMismatch');
   const running = resumed(first);
   if (running) return { step: running, merchant: first.merchant, session: first.session };
+  // Nothing to charge is no attempt: the session stays updatable.
+  if (!first.session.request.collectedCard && !first.session.request.cardTokens?.length) throw GatewayError.field('card_number', MESSAGES.blank);
 
   const begun = await beginSessionAttempt(ctx.db, first.session.id, ctx.clock.now());
-  if (!begun) throw new GatewayError('sessionTokenInvalid');
-  // Read again after the session is marked attempted: an update that landed before it is seen, none after it.
+  // Read again after the session is marked attempted: an update that landed before it is seen, none after it;
+  // and a racing call that got there first is answered with its attempt.
   const state = await sessionByToken(ctx, token, 'sessionTokenInvalid');
   const again = resumed(state);
   if (again) return { step: again, merchant: state.merchant, session: state.session };
-  if (state.kind !== 'open') throw new GatewayError('sessionNotPayable');
+  if (state.kind !== 'open' || !begun) throw new GatewayError('sessionNotPayable');
 
   const { session, merchant } = state;
   const source = await cardSource(ctx, cvvs, session, merchant, begun.card);
@@ -269,7 +273,7 @@ export async function processHostedFields(ctx: ServiceContext, cvvs: CollectedCv
 async function cardSource(ctx: ServiceContext, cvvs: CollectedCvvs, session: Session, merchant: Merchant, card: CollectedCard | null): Promise<CardSource> {
   if (card) {
     const cvv = cvvs.take(session.id, card.vaultId);
-    if (cvv === undefined) ctx.logger.warn({ session: session.id }, 'hosted fields: no CVV in this process for the collected card; charging without CVV');
+    if (cvv === undefined) ctx.logger.warn({ merchantId: merchant.id }, 'hosted fields: no CVV in this process for the collected card; charging without CVV');
     return { kind: 'vault', vaultId: card.vaultId, ...(cvv === undefined ? {} : { cvv }) };
   }
   const token = session.request.cardTokens?.[0];

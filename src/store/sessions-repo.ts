@@ -155,6 +155,8 @@ export interface SessionOrderChange {
   request: Partial<SessionRequest>;
   /** Merged into the first payment's payer. */
   payer: Record<string, string>;
+  /** Replaces the custom_data the payment's callbacks return, when given. */
+  customData?: Record<string, unknown>;
 }
 
 /**
@@ -168,10 +170,12 @@ export async function updateUnattemptedSession(sql: Sql, id: string, change: Ses
        WHERE id = $1 AND status = 'open' AND expires_at > $7 AND COALESCE(request->>'attempted', 'false') <> 'true'
          AND EXISTS (SELECT 1 FROM payments p WHERE p.id = sessions.payment_id AND p.status = 'prepare' AND p.pending_operation IS NULL)
        RETURNING payment_id)
-     UPDATE payments SET amount = $2, currency = $3, description = $4, payer = payer || $6::jsonb, updated_at = $7, version = version + 1
+     UPDATE payments SET amount = $2, currency = $3, description = $4, payer = payer || $6::jsonb, custom_data = COALESCE($8::jsonb, custom_data),
+       updated_at = $7, version = version + 1
      WHERE id = (SELECT payment_id FROM s) AND status = 'prepare' AND pending_operation IS NULL
      RETURNING id`,
-    [id, change.amount, change.currency, change.description, JSON.stringify(change.request), JSON.stringify(change.payer), now],
+    [id, change.amount, change.currency, change.description, JSON.stringify(change.request), JSON.stringify(change.payer), now,
+      change.customData === undefined ? null : JSON.stringify(change.customData)],
   );
   return rows.length === 1;
 }

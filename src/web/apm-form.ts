@@ -54,6 +54,8 @@ function message(f: PageField, value: string): string | undefined {
   const label = f.label.toLowerCase();
   const kind = kindOf(f);
   if (value === '') return f.required ? (kind === 'country' || kind === 'select' ? `Select the ${label}` : `Enter the ${label}`) : undefined;
+  // Control characters are never part of a real value (and PostgreSQL cannot store NUL).
+  if (/[\u0000-\u001f\u007f]/.test(value)) return `Check the ${label}: it contains characters that are not allowed`;
   if (kind === 'country') return isCountryCode(value) ? undefined : 'Select a country';
   if (kind === 'email') return validateEmail(value, true);
   const spec = f.spec;

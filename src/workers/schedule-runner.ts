@@ -66,6 +66,8 @@ interface MerchantEntry {
 }
 
 const MERCHANT_TTL_MS = 5_000;
+/** A payment fenced but not sent: it stays in flight, and the re-check finds the connector never charged it. */
+const NOT_SENT: ConnectorOutcome = { kind: 'pending', reason: 'Not sent: the pass failed' };
 const newClaim = () => `schedule:${newId()}`;
 
 export class ScheduleRunner {
@@ -174,9 +176,16 @@ export class ScheduleRunner {
     const fenced = await markAuthorizing(this.ctx.db, claimed.map((p) => p.id), claim);
     const ours = claimed.filter((p) => fenced.has(p.id)).map((p) => ({ ...p, pendingOperation: 'authorize' }));
     const cards = new Map<string, Promise<LoadedCard | undefined>>();
+    // Once a pass fails it starts no more connector calls: what it fenced is resolved by the re-check.
+    let failed = false;
     const answers = await mapBounded(ours, this.concurrency, async (p) => {
-      const answer = await this.authorize(p, cards);
-      await this.hooks.afterCharge?.(p.id);
+      const answer = failed ? NOT_SENT : await this.authorize(p, cards, () => failed);
+      try {
+        await this.hooks.afterCharge?.(p.id);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
       return { payment: p, answer };
     });
     return this.record(answers);
@@ -188,13 +197,14 @@ export class ScheduleRunner {
   }
 
   /** Asks the connector to charge; a connector that throws leaves the payment in flight for the re-check. */
-  private async authorize(payment: Payment, cards: Map<string, Promise<LoadedCard | undefined>>): Promise<ConnectorOutcome> {
+  private async authorize(payment: Payment, cards: Map<string, Promise<LoadedCard | undefined>>, passFailed: () => boolean): Promise<ConnectorOutcome> {
     const connector = await this.connectorFor(payment);
     if (!connector) return NO_MID;
     const vaultId = payment.vaultId ?? '';
     if (!cards.has(vaultId)) cards.set(vaultId, vaultId ? loadCard(this.ctx.db, this.ctx.keyring, vaultId) : Promise.resolve(undefined));
     const card = await cards.get(vaultId);
     if (!card) return { kind: 'declined', reason: 'Card no longer available' };
+    if (passFailed()) return NOT_SENT;
     try {
       return merchantInitiatedOutcome(await connector.authorize({
         paymentId: payment.id, intent: 'sale', amount: payment.amount, currency: payment.currency,
@@ -252,16 +262,26 @@ export class ScheduleRunner {
   }
 }
 
-/** Runs fn over items with at most `limit` at once; results keep the items' order. */
+/**
+ * Runs fn over items with at most `limit` at once; results keep the items' order. After a failure no item is
+ * started, and the first error is thrown only once every item in progress has settled: a failed pass leaves
+ * nothing running behind it.
+ */
 async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = [];
   let next = 0;
+  let failure: { error: unknown } | undefined;
   const worker = async (): Promise<void> => {
-    while (next < items.length) {
+    while (!failure && next < items.length) {
       const i = next++;
-      results[i] = await fn(items[i] as T);
+      try {
+        results[i] = await fn(items[i] as T);
+      } catch (error) {
+        failure ??= { error };
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw failure.error;
   return results;
 }

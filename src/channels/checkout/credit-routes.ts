@@ -1,0 +1,43 @@
+/**
+ * `POST /api/v1/payment/card/credit` (decisions D4, wire-reference 2.1): a payout to a card, signed with
+ * `order_id + order_amount + order_currency + order_description + PASSWORD` (wire-reference 1.1). 200 means
+ * accepted; the outcome reaches the merchant by callback (type=credit).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ServiceContext } from '../../services/context.ts';
+import { authenticate } from '../merchant-auth.ts';
+import { checkout, checkoutHash } from '../../domain/signatures.ts';
+import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
+import { cardNumberAccepted } from '../../domain/card.ts';
+import { creditCard } from '../../services/card-credit.ts';
+import { CardCreditRequest, CardCreditResponse } from './schemas.ts';
+import { amountText, isFieldError, wireMoney } from './hosted-fields-routes.ts';
+
+export function registerCardCreditRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.post<{ Body: CardCreditRequest }>('/api/v1/payment/card/credit', {
+    schema: { tags: ['Checkout'], summary: 'Pay out to a card (card_number or card_token); the outcome comes by callback', body: CardCreditRequest, response: { 200: CardCreditResponse } },
+  }, async (req) => {
+    const b = req.body;
+    const amount = amountText(b.order_amount);
+    const { merchant, mids } = await authenticate(ctx, b.merchant_key, b.hash, (m) => [
+      (upper) => checkoutHash(checkout.cardCredit({ orderId: b.order_id, amount, currency: b.order_currency, description: b.order_description }), m.password, m.digest, upper),
+    ]);
+    const errors: FieldError[] = [];
+    const money = wireMoney('order_amount', 'order_currency', amount, b.order_currency);
+    if (isFieldError(money)) errors.push(money);
+    else if (money.minor === 0n) errors.push({ field: 'order_amount', message: MESSAGES.notPositive });
+    // Card data sent win over a card_token (the platform's rule, as on S2S CARD).
+    if (b.card_number === undefined && b.card_token === undefined) errors.push({ field: 'card_number', message: MESSAGES.blank });
+    if (b.card_number !== undefined && !cardNumberAccepted(b.card_number)) errors.push({ field: 'card_number', message: MESSAGES.notLuhn });
+    if (errors.length > 0 || isFieldError(money)) throw GatewayError.invalid(errors);
+    const step = await creditCard(ctx, {
+      merchant,
+      mids,
+      order: { id: b.order_id, amount: money, description: b.order_description },
+      card: b.card_number !== undefined ? { kind: 'number', pan: b.card_number } : { kind: 'token', token: b.card_token as string },
+      payee: { firstName: b.payee_first_name, lastName: b.payee_last_name, email: b.payee_email, ip: b.payee_ip },
+      customData: b.custom_data,
+    });
+    return { payment_id: step.payment.id, result: 'accepted' as const };
+  });
+}
