@@ -24,6 +24,8 @@ export interface ApmInitiateRequest {
   /** The gateway's payment id; the provider reports it back as the end-to-end id of its notifications. */
   paymentId: string;
   method: string;
+  /** The catalog's kind of the method ('bank code', 'crypto address', ...), for providers that serve several. */
+  methodKind: string;
   experience: ApmExperience;
   /** sale takes the funds; auth holds them until a capture (S2S APM auth=Y). */
   intent: 'sale' | 'auth';

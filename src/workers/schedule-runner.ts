@@ -45,7 +45,7 @@ export interface ScheduleRunnerOptions {
   leaseMs?: number;
   /** Connector calls in flight at once within a pass. Default 16. */
   concurrency?: number;
-  /** Passes running side by side in this process. Default 1. */
+  /** Passes running side by side in this process. Default 2 (one pass waits on the store half the time). */
   lanes?: number;
   hooks?: RunnerHooks;
 }
@@ -87,7 +87,7 @@ export class ScheduleRunner {
     this.batchSize = opts.batchSize ?? 200;
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.concurrency = Math.max(1, opts.concurrency ?? 16);
-    this.lanes = Math.max(1, opts.lanes ?? 1);
+    this.lanes = Math.max(1, opts.lanes ?? 2);
     this.hooks = opts.hooks ?? {};
   }
 
@@ -116,7 +116,9 @@ export class ScheduleRunner {
     while (!this.stopping) {
       let full = false;
       try {
-        full = (await this.runOnce()).claimed >= this.batchSize;
+        const pass = await this.runOnce();
+        if (pass.claimed > 0) this.ctx.logger.debug({ ...pass }, 'schedule runner pass');
+        full = pass.claimed >= this.batchSize;
       } catch (err) {
         this.ctx.logger.error({ err: (err as Error).message }, 'schedule runner: pass failed; its claims are taken over after the lease');
       }

@@ -79,6 +79,16 @@ for (const { kind, skip } of await storeKinds()) {
       await finalCallback(body.trans_id, 'DECLINED');
     });
 
+    it('settles once when bank callbacks and status lookups race', async () => {
+      const body = await qrSale();
+      await bankSets(body.trans_id, 'executed');
+      await Promise.all([...Array.from({ length: 4 }, () => bankCallback(gw, body.trans_id, 'ACSC')), ...Array.from({ length: 4 }, () => status(body.trans_id))]);
+      const rows = await gw.store.db.query<{ n: bigint }>("SELECT count(*) AS n FROM callbacks WHERE payment_id = $1 AND fields->>'status' = 'SETTLED'", [body.trans_id]);
+      assert.equal(Number(rows[0]!.n), 1);
+      const tx = await gw.store.db.query<{ status: string }>('SELECT status FROM transactions WHERE payment_id = $1', [body.trans_id]);
+      assert.deepEqual(tx.map((t) => t.status), ['success']);
+    });
+
     it('settles by status lookup when the provider reports executed', async () => {
       const body = await qrSale();
       await bankSets(body.trans_id, 'executed');

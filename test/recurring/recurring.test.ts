@@ -9,14 +9,16 @@ import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { checkoutHash, startListener, type Listener, type ReceivedCallback } from '../support/merchant.ts';
 import { getPayment, listTransactions } from '../../src/store/payments-repo.ts';
+import { ManualClock } from '../../src/domain/clock.ts';
 import { CARD, EMAIL, errorOf, f1, f2, messages, orderId, saleFields } from '../s2s-card/support.ts';
 import {
-  checkoutRecurring, initSale, PAGE_EMAIL, payCheckout, recurringSale, scriptConnector, sessionBody, type ScriptedConnector,
+  checkoutRecurring, f3, initSale, PAGE_EMAIL, payCheckout, recurringSale, scriptConnector, sessionBody, type ScriptedConnector,
 } from './support.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const COF_FIELDS = ['initiator', 'source', 'sequence'];
+
 
 for (const { kind, skip } of await storeKinds()) {
   describe(`recurring chains (${kind})`, { skip }, () => {
@@ -29,6 +31,7 @@ for (const { kind, skip } of await storeKinds()) {
     before(async () => {
       listener = await startListener();
       gw = await startTestGateway(kind, {
+        clock: new ManualClock('2030-01-15T10:00:00Z'),
         workers: true,
         notificationUrl: listener.url,
         settings: { callbackFields: COF_FIELDS, statusFields: COF_FIELDS },
@@ -190,6 +193,20 @@ for (const { kind, skip } of await storeKinds()) {
       });
     });
 
+    it('puts an existing chain on a schedule from a recurring charge naming it, once', async () => {
+      const sch = await gw.postForm('/post', { action: 'CREATE_SCHEDULE', client_key: gw.merchant.key, name: 'Later', interval_length: '1', interval_unit: 'month', payments_count: '2', hash: f3(gw.merchant.password) });
+      const init = await initSale(gw);
+      const chain = { initId: init.body.trans_id, token: init.body.recurring_token };
+      const first = await checkoutRecurring(gw, chain, { amount: '2.00' }, { schedule_id: sch.body.schedule_id });
+      assert.equal(first.body.schedule_id, sch.body.schedule_id, first.text);
+      assert.equal(first.body.first_recurring_date, '2030-02-15', 'counted from the charge that put the chain on the schedule');
+      const again = await recurringSale(gw, chain, { schedule_id: sch.body.schedule_id });
+      assert.equal(again.body.first_recurring_date, first.body.first_recurring_date, 'the chain keeps its one subscription');
+      const rows = await gw.store.db.query('SELECT id FROM schedule_subscriptions WHERE recurring_token = $1', [chain.token]);
+      assert.equal(rows.length, 1);
+      assert.deepEqual(errorOf(await recurringSale(gw, chain, { schedule_id: UNKNOWN })), { http_code: 400, error_code: '100000', error_message: 'Schedule not found', result: 'ERROR' });
+    });
+
     describe('RETRY', () => {
       it('retries a declined recurring charge: ACCEPTED, then SETTLED, reported as RECURRING_SALE', async () => {
         const init = await initSale(gw);
@@ -207,7 +224,8 @@ for (const { kind, skip } of await storeKinds()) {
         const payment = await getPayment(gw.store.db, declined.body.trans_id);
         assert.equal(payment?.status, 'settled');
         assert.equal(payment?.declineReason, null);
-        assert.deepEqual((await listTransactions(gw.store.db, payment!.id)).map((t) => [t.type, t.status]), [['recurring', 'fail'], ['retry', 'success']]);
+        // Both transactions bear the test's fixed clock time: compared without their order.
+        assert.deepEqual((await listTransactions(gw.store.db, payment!.id)).map((t) => `${t.type}:${t.status}`).sort(), ['recurring:fail', 'retry:success']);
         const again = await gw.postForm('/post', { action: 'RETRY', client_key: gw.merchant.key, trans_id: declined.body.trans_id, hash: f1(EMAIL, gw.merchant.password, CARD) });
         assert.equal(errorOf(again).error_message, 'Incorrect transaction', 'a settled charge is not retried');
       });

@@ -125,8 +125,8 @@ export class ScriptedConnector extends SandboxCardConnector implements CardConne
   }
 
   /** The truth, as a real acquirer would tell it: approved if it was ever asked to charge, else never charged. */
-  override async inquire(p: { paymentId: string }): Promise<ConnectorOutcome | undefined> {
-    return this.calls.includes(p.paymentId) ? { kind: 'approved', reference: `inquired-${p.paymentId}` } : { kind: 'declined', reason: 'Processing interrupted' };
+  override async inquire(p?: { paymentId: string }): Promise<ConnectorOutcome | undefined> {
+    return p && this.calls.includes(p.paymentId) ? { kind: 'approved', reference: `inquired-${p.paymentId}` } : { kind: 'declined', reason: 'Processing interrupted' };
   }
 }
 

@@ -10,7 +10,7 @@ import QRCode from 'qrcode';
 import type { ServiceContext } from '../../services/context.ts';
 import { attemptFor, checkoutDestination, linkTarget, loadSession, outcomeOf, type SessionState } from '../../services/hosted-checkout.ts';
 import { abandon, chooseMethod, proceed, refresh, stepOf, submitCode, submitFields, QR_EXPIRED, type ApmStep } from '../../services/apm/payments.ts';
-import { apmOf, awaitingProvider, unfinishedApm, type ApmDetails } from '../../services/apm/details.ts';
+import { apmOf, awaitingProvider, payerPhone, unfinishedApm, type ApmDetails } from '../../services/apm/details.ts';
 import { apmMethod, carriedOn, pageFields, type ApmMethod } from '../../services/apm/methods.ts';
 import { sandboxApm } from '../../services/apm/connector.ts';
 import { getPayment, type Payment } from '../../store/payments-repo.ts';
@@ -69,6 +69,10 @@ export async function withoutUnfinishedApm(ctx: ServiceContext, state: Open): Pr
 
 /** The payer chose an alternative method on the Checkout page: a new attempt with it, then its page. */
 export async function payWithApm(reply: FastifyReply, ctx: ServiceContext, state: Open, method: ApmMethod, form: { email?: string }): Promise<FastifyReply> {
+  // Payouts to an alternative method are not run from the hosted page (yet): the payer has nothing to pay.
+  if (state.session.operation === 'credit') throw new GatewayError('actionNotSupported');
+  // No stored text may hold a control character (PostgreSQL cannot store NUL in jsonb).
+  if (form.email && /[\u0000-\u001f\u007f]/.test(form.email)) throw GatewayError.field('email', 'This value is not a valid email address.');
   const open = await withoutUnfinishedApm(ctx, state);
   const attempt = await attemptFor(ctx, open);
   const params = open.session.request.parameters?.[method.key] ?? {};
@@ -109,13 +113,15 @@ function sandboxLinks(f: Found, kind: string): { href: string; label: string }[]
   if (!f.merchant.sandbox || typeof f.payment.details.connectorRef !== 'string') return [];
   const ref = encodeURIComponent(f.payment.details.connectorRef);
   const outbox = (to: string | undefined) => (to ? [{ href: `/sandbox/outbox?to=${encodeURIComponent(to)}`, label: 'Read the message in the sandbox outbox' }] : []);
-  const payer = f.payment.payer;
+  const email = f.payment.payer.email;
+  const phone = payerPhone(f.payment);
+  const action = apmOf(f.payment)?.action;
   const links: Record<string, { href: string; label: string }[]> = {
     qr: [{ href: `/sandbox/apm/${ref}/app`, label: 'Scan with the sandbox bank app' }],
     details: [{ href: `/sandbox/apm/${ref}/app`, label: 'Send the transfer from the sandbox bank' }],
-    app: [{ href: `/sandbox/apm/${ref}/app`, label: 'Open the sandbox app on the phone' }, ...outbox(payer.phone ?? payer.email)],
-    link: outbox(apmOf(f.payment)?.action?.kind === 'link' && (apmOf(f.payment)?.action as { channel: string }).channel === 'sms' ? payer.phone : payer.email),
-    otp: outbox(payer.phone ?? payer.email),
+    app: [{ href: `/sandbox/apm/${ref}/app`, label: 'Open the sandbox app on the phone' }, ...outbox(phone ?? email)],
+    link: outbox(action?.kind === 'link' && action.channel === 'sms' ? phone : email),
+    otp: outbox(phone ?? email),
   };
   return links[kind] ?? [];
 }

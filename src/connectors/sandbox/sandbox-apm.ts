@@ -5,7 +5,7 @@
  * provider page, the phone or bank app, the outbox. When the payer acts there, it notifies the gateway as a
  * bank does (ACSC paid, RJCT refused). Time comes from the injected clock, so QR lifetimes can be tested.
  */
-import { randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomInt, randomUUID } from 'node:crypto';
 import type { Sql } from '../../store/database.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { formatAmount } from '../../domain/money.ts';
@@ -119,6 +119,27 @@ function ipsPayload(p: { reference: string; merchantName: string; amount: bigint
   return ['K:PR', 'V:01', 'C:1', 'R:845000000040484987', `N:${clean(p.merchantName, 70)}`, `I:${p.currency}${amount}`, 'SF:289', `S:${clean(p.description, 35)}`, `RO:${p.reference.slice(-20)}`].join('|');
 }
 
+/** What a bank-transfer payer is shown: where to send the money and the reference that matches it. */
+function transferDetails(p: SandboxApmPayment): { label: string; value: string }[] {
+  return [
+    { label: 'Beneficiary', value: 'Portcullis Sandbox Collections' },
+    { label: 'IBAN', value: 'XK05 1212 0123 4567 8906' },
+    { label: 'BIC', value: 'SBOXXKPR' },
+    { label: 'Amount', value: `${formatAmount(p.amount, p.currency)} ${p.currency}` },
+    { label: 'Payment reference', value: p.reference.slice(-12).toUpperCase() },
+  ];
+}
+
+/** What a crypto payer is shown: a deposit address of this payment (made up, in the TRON address shape). */
+function cryptoDetails(p: SandboxApmPayment): { label: string; value: string }[] {
+  const address = `T${createHash('sha256').update(p.reference).digest('base64url').replace(/[^A-Za-z1-9]/g, '').slice(0, 33)}`;
+  return [
+    { label: 'Network', value: 'TRC20' },
+    { label: 'Deposit address', value: address },
+    { label: 'Amount', value: `${formatAmount(p.amount, p.currency)} ${p.currency}` },
+  ];
+}
+
 const sixDigits = () => String(randomInt(0, 1_000_000)).padStart(6, '0');
 
 /** Masks an e-mail or phone number for the payer page ("su*****@gmail.com", "*******4567"). */
@@ -141,16 +162,7 @@ export class SandboxApmConnector implements ApmConnector {
   private readonly steps: Readonly<Record<ApmExperience, (p: SandboxApmPayment, req: ApmInitiateRequest) => Promise<PayerAction | undefined>>> = {
     redirect: async (p) => ({ kind: 'redirect', url: this.url(`/sandbox/apm/${p.reference}`) }),
     qr: async (p) => ({ kind: 'qr', payload: ipsPayload(p), expiresAt: (p.expiresAt ?? this.o.clock.now()).toISOString() }),
-    details: async (p) => ({
-      kind: 'details',
-      details: [
-        { label: 'Beneficiary', value: 'Portcullis Sandbox Collections' },
-        { label: 'IBAN', value: 'XK05 1212 0123 4567 8906' },
-        { label: 'BIC', value: 'SBOXXKPR' },
-        { label: 'Amount', value: `${formatAmount(p.amount, p.currency)} ${p.currency}` },
-        { label: 'Payment reference', value: p.reference.slice(-12).toUpperCase() },
-      ],
-    }),
+    details: async (p, req) => ({ kind: 'details', details: /crypto/i.test(req.methodKind) ? cryptoDetails(p) : transferDetails(p) }),
     app_confirmation: async (p) => {
       const to = p.payerPhone ?? p.payerEmail ?? 'payer';
       await this.send('push', to, `Confirm ${formatAmount(p.amount, p.currency)} ${p.currency} to ${p.merchantName}`, 'Open the app to confirm or reject the payment.', this.url(`/sandbox/apm/${p.reference}/app`));

@@ -30,7 +30,12 @@ async function deliver(ctx: ServiceContext, n: ProviderNotification): Promise<vo
   } catch (err) {
     ctx.logger.warn({ err: (err as Error).message, paymentId: n.endToEndId }, 'sandbox bank callback failed; handled in process');
   }
-  await handleBankCallback(ctx, { endToEndId: n.endToEndId, status: n.status });
+  try {
+    await handleBankCallback(ctx, { endToEndId: n.endToEndId, status: n.status });
+  } catch (err) {
+    // The payer's decision stands at the provider; the next look (status lookup, payer page) applies it.
+    ctx.logger.error({ err: (err as Error).message, paymentId: n.endToEndId }, 'sandbox bank callback not applied');
+  }
 }
 
 export function sandboxApm(ctx: ServiceContext): SandboxApmConnector {

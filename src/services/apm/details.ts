@@ -5,6 +5,7 @@
 import type { Payment } from '../../store/payments-repo.ts';
 import { s2sStatus } from '../../domain/payment-state.ts';
 import type { ApmExperience, PayerAction } from '../../connectors/apm-types.ts';
+import { contactPhone } from './methods.ts';
 
 export interface ApmDetails {
   method: string;
@@ -45,3 +46,8 @@ export function apmS2sStatus(p: Payment): string {
   return s2sStatus(p.status);
 }
 
+
+/** The phone a code or app request goes to: the method's own phone member (payer_phone, mobile_number) first. */
+export function payerPhone(p: Payment): string | undefined {
+  return contactPhone(apmOf(p)?.params ?? {}) ?? p.payer.phone;
+}

@@ -22,9 +22,9 @@ import { newId } from '../../domain/ids.ts';
 import type { Money } from '../../domain/money.ts';
 import type { ApmOutcome, PayerAction, ProviderStatus } from '../../connectors/apm-types.ts';
 import { notify } from '../callbacks/index.ts';
-import { apmOf, apmS2sStatus, awaitingProvider, unfinishedApm, type ApmDetails } from './details.ts';
+import { apmOf, apmS2sStatus, awaitingProvider, payerPhone, unfinishedApm, type ApmDetails } from './details.ts';
 import { apmConnector } from './connector.ts';
-import { contactPhone, pageFields, PAYER_PATHS, type ApmMethod } from './methods.ts';
+import { pageFields, PAYER_PATHS, type ApmMethod } from './methods.ts';
 
 export const QR_EXPIRED = 'QR code expired';
 export const CANCELLED = 'Cancelled by payer';
@@ -120,7 +120,8 @@ export async function proceed(ctx: ServiceContext, merchant: Merchant, payment: 
   const apm = apmOf(payment);
   const method = apm && findMethod(apm.method);
   if (!apm || !method) return stepOf(payment);
-  const missing = pageFields(method, apm.params, payment.payer);
+  // Optional fields are offered with the required ones, never asked for alone.
+  const missing = pageFields(method, apm.params, payment.payer, payment.operation === 'debit' ? 'debit' : 'purchase').filter((f) => f.required);
   if (missing.length === 0) return initiate(ctx, merchant, payment, apm);
   if (apm.stage === 'fields') return stepOf(payment);
   const asked = await updatePayment(ctx.db, payment.id, { status: payment.status, pendingOperation: null, version: payment.version },
@@ -176,9 +177,9 @@ async function initiate(ctx: ServiceContext, merchant: Merchant, payment: Paymen
   if (!claimed) return stepOf(await reload(ctx, payment));
   const p = claimed.payer;
   const outcome = await call<ApmOutcome>(ctx, payment.id, () => connector.initiate({
-    paymentId: payment.id, method: apm.method, experience: apm.experience, intent: payment.auth ? 'auth' : 'sale', amount: payment.amount,
+    paymentId: payment.id, method: apm.method, methodKind: method?.kind ?? '', experience: apm.experience, intent: payment.auth ? 'auth' : 'sale', amount: payment.amount,
     currency: payment.currency, orderId: payment.orderId, description: payment.description, merchantName: merchant.name,
-    payer: { email: p.email, phone: p.phone ?? contactPhone(apm.params), name: p.name, country: p.country, ip: p.ip }, params: apm.params,
+    payer: { email: p.email, phone: payerPhone(claimed), name: p.name, country: p.country, ip: p.ip }, params: apm.params,
     options: method?.experienceOptions ?? {}, returnUrl: `${ctx.baseUrl}/pay/${payment.id}`,
   }), { kind: 'pending', reason: 'Connector unavailable' });
   const expect: Expectation = { status: claimed.status, pendingOperation: 'apm_initiate' };
@@ -212,7 +213,8 @@ interface Decision {
   reference?: string;
 }
 
-const finalType = (p: Payment): TransactionType => (p.operation === 'credit' ? 'credit' : 'sale');
+const FINAL_TYPES: Readonly<Record<string, TransactionType>> = { credit: 'credit', debit: 'debit' };
+const finalType = (p: Payment): TransactionType => FINAL_TYPES[p.operation] ?? 'sale';
 
 /** The payment's final state, its transaction, the session and the callback, in one transaction. */
 async function finish(ctx: ServiceContext, merchant: Merchant, payment: Payment, expect: Expectation, transId: string | undefined, d: Decision): Promise<ApmStep> {

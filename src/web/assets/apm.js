@@ -102,7 +102,7 @@
   // Fields form: fields for some billing countries only
 
   function initFields() {
-    var country = doc.getElementById('billing_country');
+    var country = doc.querySelector('select[name="billing_address.country"]');
     var conditional = doc.querySelectorAll('[data-required-in], [data-exempt-in]');
     if (country) {
       var sync = function () {
