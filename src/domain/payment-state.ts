@@ -17,7 +17,11 @@ export type PaymentEvent =
   | 'refunded_partially'
   | 'refunded_fully'
   | 'voided'
-  | 'charged_back';
+  | 'charged_back'
+  // RETRY of a declined recurring charge that the acquirer now approves (wire-reference 5.2: a soft decline
+  // retried "may change final status").
+  | 'retried_sold'
+  | 'retried_authorized';
 
 /** from -> event -> to. Anything not listed is not allowed. */
 const TRANSITIONS: Readonly<Record<PaymentStatus, Partial<Record<PaymentEvent, PaymentStatus>>>> = {
@@ -26,7 +30,7 @@ const TRANSITIONS: Readonly<Record<PaymentStatus, Partial<Record<PaymentEvent, P
   redirect: { authorized: 'pending', sold: 'settled', declined: 'decline' },
   pending: { captured: 'settled', reversed: 'reversal' },
   settled: { refunded_partially: 'settled', refunded_fully: 'refund', voided: 'void', charged_back: 'chargeback', reversed: 'reversal' },
-  decline: {},
+  decline: { retried_sold: 'settled', retried_authorized: 'pending' },
   refund: { charged_back: 'chargeback' },
   reversal: {},
   void: {},

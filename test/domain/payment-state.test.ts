@@ -17,7 +17,7 @@ import {
 
 const EVENTS: PaymentEvent[] = [
   'challenge_required', 'redirect_required', 'authorized', 'sold', 'declined', 'captured', 'reversed',
-  'refunded_partially', 'refunded_fully', 'voided', 'charged_back',
+  'refunded_partially', 'refunded_fully', 'voided', 'charged_back', 'retried_sold', 'retried_authorized',
 ];
 
 /** [from, event, to], one row per allowed transition. */
@@ -28,6 +28,9 @@ const EXPECTED: readonly [PaymentStatus, PaymentEvent, PaymentStatus][] = [
   ['prepare', 'declined', 'decline'],
   ['prepare', 'challenge_required', '3ds'],
   ['prepare', 'redirect_required', 'redirect'],
+  // RETRY of a declined recurring charge (5.2: a soft decline retried may change the final status)
+  ['decline', 'retried_sold', 'settled'],
+  ['decline', 'retried_authorized', 'pending'],
   // payer back from the ACS or the provider page: SETTLED or DECLINED (PENDING if auth)
   ['3ds', 'sold', 'settled'],
   ['3ds', 'authorized', 'pending'],
@@ -51,7 +54,7 @@ const EXPECTED: readonly [PaymentStatus, PaymentEvent, PaymentStatus][] = [
 const expectedNext = (from: PaymentStatus, event: PaymentEvent): PaymentStatus | undefined =>
   EXPECTED.find(([f, e]) => f === from && e === event)?.[2];
 
-const TERMINAL: PaymentStatus[] = ['decline', 'refund', 'reversal', 'void', 'chargeback'];
+const TERMINAL: PaymentStatus[] = ['refund', 'reversal', 'void', 'chargeback'];
 
 describe('payment state: the whole table', () => {
   for (const from of STATUSES) {

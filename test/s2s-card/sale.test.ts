@@ -6,6 +6,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { getPayment } from '../../src/store/payments-repo.ts';
 import { createHash } from 'node:crypto';
 import { CARD, EMAIL, errorOf, f1, f2, messages, sale, saleFields, signedSale } from './support.ts';
+import { newSchedule } from '../recurring/support.ts';
 
 /** F1 as merchant libraries using mb_strtoupper compute it (Unicode upper case). */
 const unicodeF1 = (email: string, password: string, pan: string) =>
@@ -193,13 +194,14 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('stores term_url_3ds, term_url_target, payer_present and the schedule fields with the payment', async () => {
-      const res = await sale(gw, { term_url_target: '_blank', payer_present: 'N', schedule_id: 'sch-1', schedule_start_date: '2031-02-01', payment_schedule_amount: '9.5' });
+      const scheduleId = await newSchedule(gw, { name: 'Monthly', interval_length: '1', interval_unit: 'month', payments_count: '12' });
+      const res = await sale(gw, { term_url_target: '_blank', payer_present: 'N', recurring_init: 'Y', schedule_id: scheduleId, schedule_start_date: '2031-02-01', payment_schedule_amount: '9.5' });
       assert.equal(res.body.result, 'SUCCESS', res.text);
       const payment = await getPayment(gw.store.db, res.body.trans_id);
       assert.equal(payment?.details.termUrl3ds, 'http://client.site.com/return.php');
       assert.equal(payment?.details.linkTarget, '_blank');
       assert.equal(payment?.details.payerPresent, false);
-      assert.equal(payment?.details.schedule_id, 'sch-1');
+      assert.equal(payment?.details.schedule_id, scheduleId);
       assert.equal(payment?.details.schedule_start_date, '2031-02-01');
       assert.equal(payment?.details.payment_schedule_amount, '9.50');
     });

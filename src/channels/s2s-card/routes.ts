@@ -20,7 +20,9 @@ const ROUTE = {
   schema: {
     tags: ['S2S CARD'],
     summary: 'S2S CARD action (form fields; the action in `action`)',
-    description: 'SALE, DEBIT, CREDIT2CARD, CAPTURE, VOID, CREDITVOID, GET_TRANS_STATUS, GET_TRANS_STATUS_BY_ORDER, GET_TRANS_DETAILS, RETRY. '
+    description: 'SALE, DEBIT, CREDIT2CARD, CAPTURE, VOID, CREDITVOID, GET_TRANS_STATUS, GET_TRANS_STATUS_BY_ORDER, GET_TRANS_DETAILS, RETRY, '
+      + 'RECURRING_SALE, RECURRING_DEBIT, CREATE_SCHEDULE, UPDATE_SCHEDULE, DELETE_SCHEDULE, PAUSE (PAUSE_SCHEDULE), RUN (RUN_SCHEDULE), '
+      + 'SCHEDULE_INFO (also by GET), DESCHEDULE. '
       + 'Body: application/x-www-form-urlencoded or multipart/form-data. /v2/post lists redirect_params as [{name, value}].',
   },
 };

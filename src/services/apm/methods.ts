@@ -4,7 +4,7 @@
  * lacks, the billing country when such a member depends on it, and the e-mail or phone a link or a code is
  * sent to), and the catalog's parameter rules on S2S APM. Pure: no I/O.
  */
-import { METHODS, findMethod, type MethodEntry, type Operation, type ParamSpec, type PayerExperience } from '../../domain/methods/catalog.ts';
+import { findMethod, type MethodEntry, type Operation, type ParamSpec } from '../../domain/methods/catalog.ts';
 import { pageFields as catalogPageFields, validateMethodParameters } from '../../domain/methods/validate.ts';
 import type { ApmExperience } from '../../connectors/apm-types.ts';
 import type { FieldError } from '../../domain/errors.ts';
@@ -22,10 +22,6 @@ export function apmMethod(key: string, operation: Operation = 'purchase'): ApmMe
 /** Methods a channel may carry (an entry without a channel list is carried everywhere). */
 export function carriedOn(method: MethodEntry, channel: 'checkout' | 's2s_apm'): boolean {
   return !method.channels || method.channels.includes(channel);
-}
-
-export function apmMethodsOf(experience: PayerExperience): MethodEntry[] {
-  return Object.values(METHODS).filter((m) => m.experience === experience);
 }
 
 /**

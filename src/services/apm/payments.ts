@@ -86,8 +86,6 @@ export interface NewApmSale {
 }
 
 /** S2S APM SALE: the payment is written with its method, then takes its first step. */
-export { apmOf, awaitingProvider, unfinishedApm, apmS2sStatus, type ApmDetails } from './details.ts';
-
 export async function startApmSale(ctx: ServiceContext, input: NewApmSale): Promise<ApmStep> {
   const { merchant, method, order } = input;
   apmConnector(ctx, merchant); // routing first: a merchant without a provider leaves no payment behind

@@ -13,11 +13,16 @@ import { newId } from '../../domain/ids.ts';
 import type { PaymentStatus } from '../../domain/payment-state.ts';
 import type { ConnectorOutcome } from '../../connectors/types.ts';
 import { notify } from '../callbacks/index.ts';
+import { nextStatus } from '../../domain/payment-state.ts';
 import { merchantInitiatedOutcome } from './card-on-file.ts';
 import { isRecurringCharge } from './recurring-init.ts';
 
-/** The status an approved retry gives a declined charge, by what the charge asked for. */
-const RETRY_APPROVED: Readonly<Record<'sale' | 'auth', PaymentStatus>> = { sale: 'settled', auth: 'pending' };
+/** The status an approved retry gives a declined charge, by what the charge asked for (the state table). */
+function retryApproved(payment: Payment): PaymentStatus {
+  const to = nextStatus('decline', payment.auth ? 'retried_authorized' : 'retried_sold');
+  if (!to) throw new Error('the state table has no retry transition');
+  return to;
+}
 
 /** The payment and transaction patch of a retry's answer. */
 function retryPatch(payment: Payment, outcome: Exclude<ConnectorOutcome, { kind: 'pending' | 'challenge' | 'redirect' }>): { patch: PaymentPatch; approved: boolean } {
@@ -25,7 +30,7 @@ function retryPatch(payment: Payment, outcome: Exclude<ConnectorOutcome, { kind:
   return {
     approved: true,
     patch: {
-      status: RETRY_APPROVED[payment.auth ? 'auth' : 'sale'],
+      status: retryApproved(payment),
       capturedAmount: payment.auth ? 0n : payment.amount,
       declineReason: null,
       details: { connectorRef: outcome.reference, rrn: outcome.rrn, approvalCode: outcome.approvalCode },
