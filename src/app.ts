@@ -3,10 +3,10 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import qs from 'qs';
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from './services/context.ts';
 import { typeboxValidatorCompiler } from './channels/validation.ts';
+import { parseForm } from './channels/form.ts';
 import { installErrorHandling } from './channels/error-handler.ts';
 import { installIdempotency } from './channels/idempotency.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
@@ -25,8 +25,6 @@ export interface AppOptions {
   logRequests?: boolean;
 }
 
-/** Bracket keys (`parameters[a]=b`) become nested objects; limits keep hostile bodies cheap. */
-export const parseForm = (body: string) => qs.parse(body, { depth: 5, arrayLimit: 100, parameterLimit: 1000, allowPrototypes: false });
 
 export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({

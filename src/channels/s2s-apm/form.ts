@@ -8,7 +8,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
 import { collectErrors, compile } from '../validation.ts';
 import { toGatewayError } from '../error-handler.ts';
-import { parseForm } from '../../app.ts';
+import { parseForm } from '../form.ts';
 
 /** Fields before validation: anything the form parser produced. */
 export type Loose = Record<string, unknown>;

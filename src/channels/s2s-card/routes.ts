@@ -10,7 +10,7 @@ import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts'
 import { verifyAny } from '../../domain/signatures.ts';
 import { collectErrors, compile } from '../validation.ts';
 import { toGatewayError } from '../error-handler.ts';
-import { parseForm } from '../../app.ts';
+import { parseForm } from '../form.ts';
 import { ACTIONS, type ActionSpec } from './actions.ts';
 import type { Answer } from './answers.ts';
 import type { Loose } from './fields.ts';
