@@ -34,6 +34,8 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
     genReqId: () => randomUUID(),
     trustProxy: true,
     return503OnClosing: true,
+    // Long path segments (ids, tokens) reach the routes, which answer them with D3 bodies, not a bare 414.
+    routerOptions: { maxParamLength: 1024 },
   });
   app.setValidatorCompiler(typeboxValidatorCompiler);
   installErrorHandling(app);

@@ -28,8 +28,19 @@ const FRAMEWORK_ERRORS: Readonly<Record<string, { error: ErrorName; field?: stri
   FST_REQ_FILE_TOO_LARGE: { error: 'payloadTooLarge', field: 'request', message: 'The request body is too large.' },
 };
 
+/**
+ * PostgreSQL data errors (class 22: NUL or invalid bytes in text, numbers out of range, bad dates; 54000: a
+ * value too large to index) mean the input could not be stored: a bad request, never a 500. The statement
+ * failed, so its transaction rolled back and nothing was half-written.
+ */
+function isInputRejectedByDatabase(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^(22[0-9A-Z]{3}|54000)$/.test(code) && typeof (err as { severity?: unknown }).severity === 'string';
+}
+
 export function toGatewayError(err: unknown): GatewayError | undefined {
   if (err instanceof GatewayError) return err;
+  if (isInputRejectedByDatabase(err)) return new GatewayError('invalidRequest', [{ field: 'request', message: 'This value is not valid.' }]);
   const code = (err as FastifyError | undefined)?.code;
   const known = code ? FRAMEWORK_ERRORS[code] : undefined;
   if (known) return new GatewayError(known.error, known.field ? [{ field: known.field, message: known.message ?? 'This value is not valid.' }] : []);

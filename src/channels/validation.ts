@@ -9,7 +9,7 @@ import { GatewayError, MESSAGES, type FieldError } from '../domain/errors.ts';
 import { isIP } from 'node:net';
 
 FormatRegistry.Set('url', (v) => isHttpUrl(v));
-FormatRegistry.Set('email', (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v));
+FormatRegistry.Set('email', (v) => /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u.test(v));
 FormatRegistry.Set('date', (v) => isCalendarDate(v));
 FormatRegistry.Set('ip', (v) => isIP(v) !== 0);
 

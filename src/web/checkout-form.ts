@@ -106,7 +106,7 @@ export function validateHolder(input: string): string | undefined {
 export function validateEmail(input: string, required: boolean): string | undefined {
   const v = input.trim();
   if (v === '') return required ? MESSAGES.emailEmpty : undefined;
-  if (v.length > 255 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v)) return MESSAGES.email;
+  if (v.length > 255 || !/^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u.test(v)) return MESSAGES.email;
   return undefined;
 }
 

@@ -10,7 +10,8 @@ import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { parseAmount, formatAmount, type Money } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
 import { openSession, DEFAULT_SESSION_EXPIRY_MINUTES } from '../../services/checkout-sessions.ts';
-import { capture, refund, voidPayment } from '../../services/follow-ups.ts';
+import { capturePayment, refundPayment, voidAnyPayment } from '../../services/payment-follow-ups.ts';
+import { paymentMethodOf } from '../../services/apm/details.ts';
 import { findPaymentsByOrder, getMerchantPayment, type Payment } from '../../store/payments-repo.ts';
 import type { Merchant } from '../../store/merchants-repo.ts';
 import type { SessionRequest as StoredSessionRequest } from '../../store/sessions-repo.ts';
@@ -83,7 +84,7 @@ export function statusBody(merchant: Merchant, p: Payment): Record<string, unkno
     body.card = p.details.cardMask;
     if (p.details.cardExpiry) body.card_expiration_date = p.details.cardExpiry;
   }
-  if (merchant.settings.checkoutPaymentMethod) body.checkout_payment_method = 'card';
+  if (merchant.settings.checkoutPaymentMethod) body.checkout_payment_method = paymentMethodOf(p);
   Object.assign(body, optionalFields(enabled, p, false));
   return body;
 }
@@ -154,7 +155,7 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
 
   app.post<{ Body: AmountRequest }>('/api/v1/payment/capture', { schema: { ...TAG, summary: 'Capture a held authorization (DMS)', body: AmountRequest } }, async (req) => {
     const { merchant, mids, payment, value } = await followUpTarget(req.body, true);
-    const result = await capture(ctx, merchant, mids, payment, value);
+    const result = await capturePayment(ctx, merchant, mids, payment, value);
     const outcome = result.outcome.kind;
     return {
       payment_id: payment.id,
@@ -167,13 +168,13 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
 
   app.post<{ Body: AmountRequest }>('/api/v1/payment/refund', { schema: { ...TAG, summary: 'Refund a settled payment (or release a held authorization)', body: AmountRequest } }, async (req) => {
     const { merchant, mids, payment, value } = await followUpTarget(req.body, true);
-    await refund(ctx, merchant, mids, payment, value);
+    await refundPayment(ctx, merchant, mids, payment, value);
     return { payment_id: payment.id, result: 'accepted' };
   });
 
   app.post<{ Body: PaymentIdRequest }>('/api/v1/payment/void', { schema: { ...TAG, summary: 'Void a settled payment', body: PaymentIdRequest } }, async (req) => {
     const { merchant, mids, payment } = await followUpTarget(req.body, false);
-    const result = await voidPayment(ctx, merchant, mids, payment);
+    const result = await voidAnyPayment(ctx, merchant, mids, payment);
     const ok = result.outcome.kind === 'approved';
     return {
       status: ok ? 'SUCCESS' : 'FAIL',

@@ -25,6 +25,11 @@ export function apmOf(p: Payment): ApmDetails | undefined {
   return apm !== null && typeof apm === 'object' ? (apm as ApmDetails) : undefined;
 }
 
+/** The method a payment was made with, in the Checkout terminology (card, or the APM's key). */
+export function paymentMethodOf(p: Payment): string {
+  return apmOf(p)?.method ?? 'card';
+}
+
 /** A payment the provider has and the payer has not finished (a page, an app, a QR code, a code). */
 export function awaitingProvider(p: Payment): boolean {
   return apmOf(p)?.stage === 'started' && p.status === 'redirect' && !p.pendingOperation && typeof p.details.connectorRef === 'string';

@@ -7,6 +7,7 @@ import type { Payment } from '../../store/payments-repo.ts';
 import { checkout, checkoutHash, type CallbackValue } from '../../domain/signatures.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
+import { apmOf, paymentMethodOf } from '../apm/details.ts';
 import type { CallbackBuilder, PaymentEvent } from './index.ts';
 
 const THREE_DS_FIELDS = ['threeDSServerTransID', 'dsTransID', 'acsTransID', 'xid', 'transStatus', 'transStatusReason', 'eci', 'protocolVersion', 'authenticationFlow'] as const;
@@ -65,8 +66,8 @@ export function optionalFields(enabled: readonly string[], payment: Payment, emp
     put('RRN', payment.details.rrn);
     put('ARN', undefined);
   }
-  if (on.has('brand') && payment.details.brand) out.brand = 'payment_document_card';
-  if (on.has('payment_method')) out.payment_method = payment.details.brand ?? 'card';
+  if (on.has('brand') && payment.details.brand) out.brand = apmOf(payment) ? 'payment_document_virtual' : 'payment_document_card';
+  if (on.has('payment_method')) out.payment_method = paymentMethodOf(payment);
   if (on.has('browser') && payment.details.browser) {
     for (const [key, value] of Object.entries(payment.details.browser)) out[`browser_${key}`] = value;
   }
@@ -115,7 +116,7 @@ export const checkoutCallback: CallbackBuilder = {
       if (typeof value === 'string' && value) body[key] = value;
     }
     if (payment.customData) body.custom_data = toCallbackValue(payment.customData);
-    if (merchant.settings.checkoutPaymentMethod) body.checkout_payment_method = 'card';
+    if (merchant.settings.checkoutPaymentMethod) body.checkout_payment_method = paymentMethodOf(payment);
     Object.assign(body, optionalFields(merchant.settings.callbackFields ?? [], payment, true));
     return body;
   },
@@ -126,9 +127,9 @@ export function returnQuery(merchant: Merchant, payment: Payment, transId: strin
   const { hash } = signedOrderFields(merchant, payment);
   const query = new URLSearchParams({ payment_id: payment.id, trans_id: transId, order_id: payment.orderId, hash });
   const extra = merchant.settings.returnParams ?? [];
-  if (extra.includes('payment_method')) query.set('payment_method', payment.details.brand ?? 'card');
+  if (extra.includes('payment_method')) query.set('payment_method', paymentMethodOf(payment));
   if (extra.includes('brand') && payment.details.brand) query.set('brand', payment.details.brand);
-  if (merchant.settings.checkoutPaymentMethod) query.set('checkout_payment_method', 'card');
+  if (merchant.settings.checkoutPaymentMethod) query.set('checkout_payment_method', paymentMethodOf(payment));
   return query;
 }
 

@@ -1,0 +1,22 @@
+/**
+ * Capture, refund and void of any payment, whatever paid it: card payments go through the card
+ * connector of their MID, alternative-method payments through their provider. Channels call these.
+ */
+import type { ServiceContext } from './context.ts';
+import type { Merchant, Mid } from '../store/merchants-repo.ts';
+import type { Payment } from '../store/payments-repo.ts';
+import { capture, refund, voidPayment, type FollowUpResult } from './follow-ups.ts';
+import { apmOf } from './apm/details.ts';
+import { captureApm, creditVoidApm, voidApm } from './apm/follow-ups.ts';
+
+export function capturePayment(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint): Promise<FollowUpResult> {
+  return apmOf(payment) ? captureApm(ctx, merchant, payment, amount) : capture(ctx, merchant, mids, payment, amount);
+}
+
+export function refundPayment(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint): Promise<FollowUpResult> {
+  return apmOf(payment) ? creditVoidApm(ctx, merchant, payment, amount) : refund(ctx, merchant, mids, payment, amount);
+}
+
+export function voidAnyPayment(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment): Promise<FollowUpResult> {
+  return apmOf(payment) ? voidApm(ctx, merchant, payment) : voidPayment(ctx, merchant, mids, payment);
+}
