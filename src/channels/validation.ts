@@ -7,26 +7,12 @@ import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { FormatRegistry, type TSchema } from '@sinclair/typebox';
 import { GatewayError, MESSAGES, type FieldError } from '../domain/errors.ts';
 import { isIP } from 'node:net';
+import { isCalendarDate, isEmail, isHttpUrl } from '../domain/methods/formats.ts';
 
 FormatRegistry.Set('url', (v) => isHttpUrl(v));
-FormatRegistry.Set('email', (v) => /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u.test(v));
+FormatRegistry.Set('email', (v) => isEmail(v));
 FormatRegistry.Set('date', (v) => isCalendarDate(v));
 FormatRegistry.Set('ip', (v) => isIP(v) !== 0);
-
-export function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
-  } catch {
-    return false;
-  }
-}
-
-export function isCalendarDate(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const d = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(value);
-}
 
 const FORMAT_MESSAGES: Readonly<Record<string, string>> = {
   url: MESSAGES.notUrl,

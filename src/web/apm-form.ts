@@ -4,7 +4,7 @@
  * API's. Fields that depend on the billing country are read only for the countries they apply to.
  */
 import { appliesTo, type PageField } from '../services/apm/methods.ts';
-import { isCountryCode } from './countries.ts';
+import { isCountryCode } from '../domain/countries.ts';
 import { validateEmail } from './checkout-form.ts';
 import type { ApmFieldView } from './apm-views.ts';
 

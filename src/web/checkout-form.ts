@@ -3,7 +3,7 @@
  * CHECKOUT_FIELDS). The browser script (assets/checkout.js) applies the same rules with the same messages
  * before submitting; this module is the authority, since the page must also work without JavaScript.
  */
-import { isCountryCode, stateRequired } from './countries.ts';
+import { isCountryCode, stateRequired } from '../domain/countries.ts';
 
 export const MESSAGES = {
   method: 'Choose a payment method',

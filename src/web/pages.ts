@@ -5,7 +5,7 @@
  * so they run under CONTENT_SECURITY_POLICY (no inline script, no inline style, no inline handlers).
  * Every flow works with JavaScript off: plain form POSTs and links.
  */
-import { STATE_REQUIRED_COUNTRIES } from './countries.ts';
+import { STATE_REQUIRED_COUNTRIES } from '../domain/countries.ts';
 import { attrs, html, jsonForScript, raw, type Raw } from './html.ts';
 import type {
   AcsPageView,

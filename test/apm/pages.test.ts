@@ -11,7 +11,7 @@ import {
 } from '../../src/web/apm-pages.ts';
 import { fieldViews, parseFieldsForm } from '../../src/web/apm-form.ts';
 import { pageFields } from '../../src/services/apm/methods.ts';
-import { COUNTRIES_BY_NAME } from '../../src/web/countries.ts';
+import { COUNTRIES_BY_NAME } from '../../src/domain/countries.ts';
 import { ASSETS } from '../../src/web/assets.ts';
 import { countryDependent, representative } from './support.ts';
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ASSETS } from '../../src/web/assets.ts';
-import { COUNTRIES_BY_NAME } from '../../src/web/countries.ts';
+import { COUNTRIES_BY_NAME } from '../../src/domain/countries.ts';
 import { CONTENT_SECURITY_POLICY, renderAcsPage, renderCheckoutPage, renderRedirectPage } from '../../src/web/pages.ts';
 import { CHECKOUT_FIELDS, type CheckoutPageView } from '../../src/web/views.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ASSETS, assetHeaders } from '../../src/web/assets.ts';
-import { COUNTRIES, COUNTRIES_BY_NAME, STATE_REQUIRED_COUNTRIES, isCountryCode } from '../../src/web/countries.ts';
+import { COUNTRIES, COUNTRIES_BY_NAME, STATE_REQUIRED_COUNTRIES, isCountryCode } from '../../src/domain/countries.ts';
 import { attrs, escapeHtml, html, jsonForScript } from '../../src/web/html.ts';
 import {
   CONTENT_SECURITY_POLICY,

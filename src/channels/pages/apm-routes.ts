@@ -26,7 +26,7 @@ import {
   type ApmWaitPageView, type OrderView,
 } from '../../web/apm-pages.ts';
 import { fieldViews, parseFieldsForm } from '../../web/apm-form.ts';
-import { COUNTRIES_BY_NAME } from '../../web/countries.ts';
+import { COUNTRIES_BY_NAME } from '../../domain/countries.ts';
 
 const PAGE = { schema: { hide: true }, config: { dialect: 'html' as const } };
 const JSON_ROUTE = { schema: { hide: true }, config: { dialect: 'json' as const } };

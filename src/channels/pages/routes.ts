@@ -15,7 +15,7 @@ import { findMethod } from '../../domain/methods/catalog.ts';
 import { renderCheckoutPage, renderAcsPage, renderProviderPage, renderRedirectPage, renderMessagePage, CONTENT_SECURITY_POLICY } from '../../web/pages.ts';
 import type { CheckoutPageView } from '../../web/views.ts';
 import { parseCheckoutForm } from '../../web/checkout-form.ts';
-import { COUNTRIES_BY_NAME } from '../../web/countries.ts';
+import { COUNTRIES_BY_NAME } from '../../domain/countries.ts';
 import { ASSETS } from '../../web/assets.ts';
 import { apmChoiceOf, payWithApm, withoutUnfinishedApm } from './apm-routes.ts';
 import { apmOf } from '../../services/apm/details.ts';

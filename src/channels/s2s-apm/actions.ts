@@ -17,7 +17,7 @@ import { GatewayError, MESSAGES, type ErrorName, type FieldError } from '../../d
 import { followUpAmount, money, orderAmountRules } from '../s2s-card/fields.ts';
 import { AmountTransRequest, Credit2VirtualRequest, SaleRequest, TransRequest } from './schemas.ts';
 import { acceptedAnswer, captureAnswer, payoutAnswer, saleAnswer, statusAnswer, voidAnswer, type Answer } from './answers.ts';
-import type { Loose } from './form.ts';
+import type { Loose } from '../s2s-form.ts';
 
 export interface Call {
   ctx: ServiceContext;

@@ -15,7 +15,7 @@ import { verifyAny } from '../../domain/signatures.ts';
 import { validate } from '../validation.ts';
 import { ACTIONS, type ActionSpec } from './actions.ts';
 import type { Answer } from './answers.ts';
-import { formFields, MULTIPART_LIMITS, validateFields, type Loose } from './form.ts';
+import { formFields, MULTIPART_LIMITS, validateFields, type Loose } from '../s2s-form.ts';
 import { BankCallback } from './schemas.ts';
 
 const ROUTE = {

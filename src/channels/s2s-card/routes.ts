@@ -6,14 +6,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { ServiceContext } from '../../services/context.ts';
-import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
+import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { verifyAny } from '../../domain/signatures.ts';
-import { collectErrors, compile } from '../validation.ts';
 import { toGatewayError } from '../error-handler.ts';
-import { parseForm } from '../form.ts';
+import { formFields, MULTIPART_LIMITS, validateFields, type Loose } from '../s2s-form.ts';
 import { ACTIONS, type ActionSpec } from './actions.ts';
 import type { Answer } from './answers.ts';
-import type { Loose } from './fields.ts';
 
 const ROUTE = {
   config: { dialect: 's2s' as const },
@@ -27,34 +25,6 @@ const ROUTE = {
   },
 };
 
-/** Multipart: fields only, bounded; a file part fails the request (FST_FILES_LIMIT: "Files are not accepted."). */
-const MULTIPART_LIMITS = { files: 0, fields: 1000, parts: 1000, fieldNameSize: 200, fieldSize: 64 * 1024 };
-
-/** The request's fields as the form parser nests them (bracket keys become objects), empty values dropped. */
-async function formFields(req: FastifyRequest): Promise<Loose> {
-  let fields: unknown;
-  if (req.method === 'GET') fields = parseForm(req.url.split('?')[1] ?? '');
-  else if (req.isMultipart()) fields = parseForm(await multipartQuery(req));
-  else fields = req.body;
-  if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) return {};
-  // PHP clients send unused optional fields empty: an empty value counts as not sent.
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== ''));
-}
-
-/**
- * Multipart fields back to a query string, so bracket keys nest exactly as in a form body. Read here rather
- * than by the plugin's body hook, so that a broken multipart body is a D3 validation error, not a 500.
- */
-async function multipartQuery(req: FastifyRequest): Promise<string> {
-  const query = new URLSearchParams();
-  try {
-    for await (const part of req.parts()) if (part.type === 'field' && typeof part.value === 'string') query.append(part.fieldname, part.value);
-  } catch (err) {
-    throw toGatewayError(err) ?? new GatewayError('invalidRequest', [{ field: 'request', message: 'The multipart body is malformed.' }]);
-  }
-  return query.toString();
-}
-
 function actionFor(fields: Loose, method: string): ActionSpec {
   const action = fields.action;
   if (action === undefined) throw GatewayError.field('action', MESSAGES.blank);
@@ -65,29 +35,12 @@ function actionFor(fields: Loose, method: string): ActionSpec {
   return spec;
 }
 
-/** Fields holding a NUL character, which no PostgreSQL text or jsonb value can store. */
-function nulFields(value: unknown, path: string): FieldError[] {
-  if (typeof value === 'string') return value.includes('\u0000') ? [{ field: path, message: MESSAGES.notValid }] : [];
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, v]) => nulFields(v, path ? `${path}.${key}` : key));
-}
-
-/** Schema errors and the action's own field rules, one message per field (the first found), in one answer. */
-function validated(spec: Extract<ActionSpec, { kind: 'supported' }>['spec'], fields: Loose): void {
-  const check = compile(spec.schema);
-  // Check first: collecting errors walks the whole schema, which a valid request should not pay for.
-  const schemaErrors = check.Check(fields) ? [] : collectErrors(check, fields);
-  const errors = new Map<string, string>();
-  for (const e of [...nulFields(fields, ''), ...schemaErrors, ...(spec.rules?.(fields) ?? [])]) if (!errors.has(e.field)) errors.set(e.field, e.message);
-  if (errors.size > 0) throw GatewayError.invalid([...errors].map(([field, message]) => ({ field, message })));
-}
-
 async function answer(ctx: ServiceContext, req: FastifyRequest, v2: boolean): Promise<Answer> {
   const fields = await formFields(req);
   const action = actionFor(fields, req.method);
   if (action.kind === 'not-supported') throw new GatewayError('actionNotSupported');
   const spec = action.spec;
-  validated(spec, fields);
+  validateFields(spec.schema, fields, spec.rules, { alwaysRunRules: true });
   const found = await ctx.merchants.byMerchantKey(fields.client_key as string);
   if (!found) throw new GatewayError('merchantNotFound');
   // The target is loaded before the hash check: F2 and F7 hash the e-mail and card of the payment named.

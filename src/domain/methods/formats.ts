@@ -1,6 +1,5 @@
 /** Value formats the catalog names (pure checks, no I/O). */
-// The ISO 3166-1 list lives with the page's country picker; it is plain data, shared rather than copied.
-import { isCountryCode } from '../../web/countries.ts';
+import { isCountryCode } from '../countries.ts';
 
 export function isHttpUrl(value: string): boolean {
   try {
@@ -11,7 +10,8 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-export const isEmail = (value: string): boolean => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
+/** No white space or control characters (a NUL cannot even be stored). */
+export const isEmail = (value: string): boolean => /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u.test(value);
 
 export function isCalendarDate(value: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;

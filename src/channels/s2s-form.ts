@@ -1,14 +1,14 @@
 /**
- * Reading an S2S form request: form-encoded or multipart bodies nested by bracket keys, empty values dropped
- * (PHP clients send unused optional fields empty), and D3 validation answers. S2S CARD reads its requests the
- * same way; this module keeps the APM channel independent of that one's internals.
+ * Reading an S2S request (S2S CARD and S2S APM): form-encoded or multipart bodies (or a GET query string)
+ * nested by bracket keys, empty values dropped (PHP clients send unused optional fields empty), and D3
+ * validation answers.
  */
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
-import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
-import { collectErrors, compile } from '../validation.ts';
-import { toGatewayError } from '../error-handler.ts';
-import { parseForm } from '../form.ts';
+import { GatewayError, MESSAGES, type FieldError } from '../domain/errors.ts';
+import { collectErrors, compile } from './validation.ts';
+import { toGatewayError } from './error-handler.ts';
+import { parseForm } from './form.ts';
 
 /** Fields before validation: anything the form parser produced. */
 export type Loose = Record<string, unknown>;
@@ -17,7 +17,10 @@ export type Loose = Record<string, unknown>;
 export const MULTIPART_LIMITS = { files: 0, fields: 1000, parts: 1000, fieldNameSize: 200, fieldSize: 64 * 1024 };
 
 export async function formFields(req: FastifyRequest): Promise<Loose> {
-  const fields = req.isMultipart() ? parseForm(await multipartQuery(req)) : req.body;
+  let fields: unknown;
+  if (req.method === 'GET') fields = parseForm(req.url.split('?')[1] ?? '');
+  else if (req.isMultipart()) fields = parseForm(await multipartQuery(req));
+  else fields = req.body;
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) return {};
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== ''));
 }
@@ -40,13 +43,17 @@ function nulFields(value: unknown, path: string): FieldError[] {
   return Object.entries(value).flatMap(([key, v]) => nulFields(v, path ? `${path}.${key}` : key));
 }
 
-/** Schema errors and the action's own rules, one message per field (the first found), in one answer. */
-export function validateFields(schema: TSchema, fields: Loose, rules?: (fields: Loose) => FieldError[]): void {
+/**
+ * Schema errors and the action's own rules, one message per field (the first found), in one answer.
+ * By default the rules run only on a schema-valid request (they may read values the schema vets);
+ * `alwaysRunRules` reports both at once, for rules written to cope with any input.
+ */
+export function validateFields(schema: TSchema, fields: Loose, rules?: (fields: Loose) => FieldError[], opts: { alwaysRunRules?: boolean } = {}): void {
   const check = compile(schema);
   const schemaErrors = check.Check(fields) ? [] : collectErrors(check, fields);
   const errors = new Map<string, string>();
   // The action's rules read values the schema has vetted: they run only on a schema-valid request.
-  const more = schemaErrors.length === 0 ? (rules?.(fields) ?? []) : [];
+  const more = schemaErrors.length === 0 || opts.alwaysRunRules ? (rules?.(fields) ?? []) : [];
   for (const e of [...nulFields(fields, ''), ...schemaErrors, ...more]) if (!errors.has(e.field)) errors.set(e.field, e.message);
   if (errors.size > 0) throw GatewayError.invalid([...errors].map(([field, message]) => ({ field, message })));
 }
