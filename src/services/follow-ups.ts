@@ -1,15 +1,17 @@
 /**
- * Capture, refund, reversal and void of an existing payment, for every channel. Each claims the payment
- * with a compare-and-set (an operation in flight blocks any other), calls the connector, then applies the
- * result with a second compare-and-set and writes the callback in the same transaction.
+ * Capture, refund, reversal and void of an existing payment, for every channel and every kind of payment.
+ * Each claims the payment with a compare-and-set (an operation in flight blocks any other; refund amounts
+ * are reserved), calls the acquirer or provider outside any transaction, then applies the result with a
+ * second compare-and-set and writes the callback in the same transaction. What differs between card and
+ * alternative-method payments is only who is called: a FollowUpPort.
  */
 import type { ServiceContext } from './context.ts';
 import type { Merchant, Mid } from '../store/merchants-repo.ts';
 import { getPayment, insertTransaction, updatePayment, updateTransactionStatus, type Payment, type PaymentPatch, type TransactionType } from '../store/payments-repo.ts';
-import { nextStatus } from '../domain/payment-state.ts';
-import { GatewayError, type ErrorName } from '../domain/errors.ts';
+import { nextStatus, type PaymentEvent, type PaymentStatus } from '../domain/payment-state.ts';
+import { GatewayError, MESSAGES, type ErrorName } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import type { CardConnector, FollowUpOutcome } from '../connectors/types.ts';
+import type { FollowUpOutcome } from '../connectors/types.ts';
 import { notify } from './callbacks/index.ts';
 
 export interface FollowUpResult {
@@ -18,25 +20,37 @@ export interface FollowUpResult {
   outcome: FollowUpOutcome;
 }
 
+/** Who carries out follow-ups of a payment: its card connector, or its alternative method's provider. */
+export interface FollowUpPort {
+  capture(p: Payment, amount: bigint): Promise<FollowUpOutcome>;
+  refund(p: Payment, amount: bigint): Promise<FollowUpOutcome>;
+  reverse(p: Payment): Promise<FollowUpOutcome>;
+  void(p: Payment): Promise<FollowUpOutcome>;
+}
+
 interface FollowUpPlan {
   operation: 'capture' | 'refund' | 'reversal' | 'void';
   type: TransactionType;
   amount: bigint;
   /** The claim: what must hold, and what to reserve, when the operation starts. */
-  claim: { status: Payment['status']; patch: PaymentPatch; refundCeiling?: bigint };
-  call: (connector: CardConnector, payment: Payment) => Promise<FollowUpOutcome>;
+  claim: { status: PaymentStatus; patch: PaymentPatch; refundCeiling?: bigint };
+  call: (payment: Payment) => Promise<FollowUpOutcome>;
   onApproved: (payment: Payment) => PaymentPatch;
-  onDeclined: (payment: Payment) => PaymentPatch;
+  onDeclined: PaymentPatch;
+  /** The error when the claim finds the payment changed and nothing is in flight. */
+  busy: ErrorName;
 }
 
-function must<T>(value: T | undefined, error: ErrorName): T {
-  if (value === undefined) throw new GatewayError(error);
-  return value;
+const reference = (p: Payment): string => (typeof p.details.connectorRef === 'string' ? p.details.connectorRef : p.id);
+
+/** The status a transition of the state table leads to; a missing row is a programming error. */
+function to(from: PaymentStatus, event: PaymentEvent): PaymentStatus {
+  const status = nextStatus(from, event);
+  if (!status) throw new Error(`transition ${from} -${event}-> is not in the state table`);
+  return status;
 }
 
-async function run(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, plan: FollowUpPlan, busyError: ErrorName): Promise<FollowUpResult> {
-  const connector = ctx.connectors.get(mids.find((m) => m.id === payment.midId)?.connector ?? '');
-  if (!connector) throw new GatewayError('noEligibleMid');
+async function run(ctx: ServiceContext, merchant: Merchant, payment: Payment, plan: FollowUpPlan): Promise<FollowUpResult> {
   const transId = newId();
   const now = ctx.clock.now();
   const claimed = await ctx.db.transaction(async (tx) => {
@@ -48,11 +62,11 @@ async function run(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[]
   });
   if (!claimed) {
     const current = await getPayment(ctx.db, payment.id);
-    throw new GatewayError(current?.pendingOperation ? 'operationInProgress' : busyError);
+    throw new GatewayError(current?.pendingOperation ? 'operationInProgress' : plan.busy);
   }
   let outcome: FollowUpOutcome;
   try {
-    outcome = await plan.call(connector, claimed);
+    outcome = await plan.call(claimed);
   } catch (err) {
     ctx.logger.error({ err: (err as Error).message, paymentId: payment.id }, `${plan.operation} call failed; left for re-check`);
     outcome = { kind: 'pending', reason: 'Connector unavailable' };
@@ -61,7 +75,7 @@ async function run(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[]
   const done = ctx.clock.now();
   const approved = outcome.kind === 'approved';
   const updated = await ctx.db.transaction(async (tx) => {
-    const patch = approved ? plan.onApproved(claimed) : plan.onDeclined(claimed);
+    const patch = approved ? plan.onApproved(claimed) : plan.onDeclined;
     const updated = await updatePayment(tx, payment.id, { pendingOperation: plan.operation }, { ...patch, pendingOperation: null }, done);
     if (!updated) return claimed;
     await updateTransactionStatus(tx, transId, approved ? 'success' : 'fail', outcome.kind === 'declined' ? { reason: outcome.reason } : {});
@@ -74,26 +88,19 @@ async function run(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[]
   return { payment: updated, transId, outcome };
 }
 
-const expiry = (p: Payment) => {
-  const [expMonth = '', expYear = ''] = (p.details.cardExpiry ?? '/').split('/');
-  return { expMonth, expYear };
-};
-
 /** DMS capture of a held authorization: in full, or once in part. */
-export async function capture(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint): Promise<FollowUpResult> {
+export async function captureWith(ctx: ServiceContext, merchant: Merchant, port: FollowUpPort, payment: Payment, amount?: bigint): Promise<FollowUpResult> {
   if (payment.status !== 'pending' || !payment.auth) throw new GatewayError('captureNotPending');
   const value = amount ?? payment.amount;
-  if (value <= 0n) throw GatewayError.field('amount', 'This value should be greater than 0.');
+  if (value <= 0n) throw GatewayError.field('amount', MESSAGES.notPositive);
   if (value > payment.amount) throw new GatewayError('captureTooLarge');
-  return run(ctx, merchant, mids, payment, {
-    operation: 'capture',
-    type: 'capture',
-    amount: value,
+  return run(ctx, merchant, payment, {
+    operation: 'capture', type: 'capture', amount: value, busy: 'captureNotPending',
     claim: { status: 'pending', patch: {} },
-    call: (c, p) => c.capture({ reference: p.details.connectorRef ?? p.id, amount: value, currency: p.currency, card: expiry(p) }),
-    onApproved: () => ({ status: must(nextStatus('pending', 'captured'), 'captureNotPending'), capturedAmount: value }),
-    onDeclined: () => ({}),
-  }, 'captureNotPending');
+    call: (p) => port.capture(p, value),
+    onApproved: () => ({ status: to('pending', 'captured'), capturedAmount: value }),
+    onDeclined: {},
+  });
 }
 
 /**
@@ -101,54 +108,75 @@ export async function capture(ctx: ServiceContext, merchant: Merchant, mids: rea
  * or reversal of a held authorization (whole amount only). The amount is reserved at the claim so racing
  * refunds can never exceed what was taken.
  */
-export async function refund(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint): Promise<FollowUpResult> {
-  if (payment.status === 'pending') return reverse(ctx, merchant, mids, payment, amount);
+export async function refundWith(ctx: ServiceContext, merchant: Merchant, port: FollowUpPort, payment: Payment, amount?: bigint): Promise<FollowUpResult> {
+  if (payment.status === 'pending' && payment.auth) return reverseWith(ctx, merchant, port, payment, amount);
   if (payment.status !== 'settled') throw new GatewayError('refundNotAllowed');
   const remaining = payment.capturedAmount - payment.refundedAmount;
   const value = amount ?? remaining;
-  if (value <= 0n) throw amount === undefined ? new GatewayError('refundTooLarge') : GatewayError.field('amount', 'This value should be greater than 0.');
+  if (value <= 0n) throw amount === undefined ? new GatewayError('refundTooLarge') : GatewayError.field('amount', MESSAGES.notPositive);
   if (value > remaining) throw new GatewayError('refundTooLarge');
-  return run(ctx, merchant, mids, payment, {
-    operation: 'refund',
-    type: 'refund',
-    amount: value,
+  return run(ctx, merchant, payment, {
+    operation: 'refund', type: 'refund', amount: value, busy: 'refundTooLarge',
     claim: { status: 'settled', patch: { addRefunded: value }, refundCeiling: payment.capturedAmount },
-    call: (c, p) => c.refund({ reference: p.details.connectorRef ?? p.id, amount: value, currency: p.currency }),
-    onApproved: (p) => ({ status: must(nextStatus('settled', p.refundedAmount >= p.capturedAmount ? 'refunded_fully' : 'refunded_partially'), 'refundNotAllowed') }),
-    onDeclined: () => ({ addRefunded: -value }),
-  }, 'refundTooLarge');
+    call: (p) => port.refund(p, value),
+    onApproved: (p) => ({ status: to('settled', p.refundedAmount >= p.capturedAmount ? 'refunded_fully' : 'refunded_partially') }),
+    onDeclined: { addRefunded: -value },
+  });
 }
 
 /**
- * Reversal, whole amount only: of a held authorization (refund() routes those here), or of a completed
+ * Reversal, whole amount only: of a held authorization (refundWith() routes those here), or of a completed
  * debit (S2S CARD CREDITVOID of a settled DEBIT; nothing may have been refunded from it).
  */
-export async function reverse(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint): Promise<FollowUpResult> {
+export async function reverseWith(ctx: ServiceContext, merchant: Merchant, port: FollowUpPort, payment: Payment, amount?: bigint): Promise<FollowUpResult> {
   const from = payment.status;
   const settledDebit = from === 'settled' && payment.operation === 'debit';
   if (from !== 'pending' && !settledDebit) throw new GatewayError('refundNotAllowed');
   if (amount !== undefined && amount !== payment.amount) throw new GatewayError('reversalPartial');
-  return run(ctx, merchant, mids, payment, {
-    operation: 'reversal',
-    type: 'reversal',
-    amount: payment.amount,
+  return run(ctx, merchant, payment, {
+    operation: 'reversal', type: 'reversal', amount: payment.amount, busy: 'refundNotAllowed',
     claim: { status: from, patch: {}, ...(settledDebit ? { refundCeiling: 0n } : {}) },
-    call: (c, p) => c.reverse({ reference: p.details.connectorRef ?? p.id, amount: p.amount, currency: p.currency }),
-    onApproved: () => ({ status: must(nextStatus(from, 'reversed'), 'refundNotAllowed') }),
-    onDeclined: () => ({}),
-  }, 'refundNotAllowed');
+    call: (p) => port.reverse(p),
+    onApproved: () => ({ status: to(from, 'reversed') }),
+    onDeclined: {},
+  });
 }
 
 /** Void: only a settled payment with nothing refunded; a held authorization answers "Void is not allowed." */
-export async function voidPayment(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment): Promise<FollowUpResult> {
+export async function voidWith(ctx: ServiceContext, merchant: Merchant, port: FollowUpPort, payment: Payment): Promise<FollowUpResult> {
   if (payment.status !== 'settled' || payment.refundedAmount > 0n) throw new GatewayError('voidNotAllowed');
-  return run(ctx, merchant, mids, payment, {
-    operation: 'void',
-    type: 'void',
-    amount: payment.capturedAmount,
+  return run(ctx, merchant, payment, {
+    operation: 'void', type: 'void', amount: payment.capturedAmount, busy: 'voidNotAllowed',
     claim: { status: 'settled', patch: {}, refundCeiling: 0n },
-    call: (c, p) => c.void({ reference: p.details.connectorRef ?? p.id }),
-    onApproved: () => ({ status: must(nextStatus('settled', 'voided'), 'voidNotAllowed') }),
-    onDeclined: () => ({}),
-  }, 'voidNotAllowed');
+    call: (p) => port.void(p),
+    onApproved: () => ({ status: to('settled', 'voided') }),
+    onDeclined: {},
+  });
 }
+
+// --- card payments: the port is the card connector of the payment's MID ------------------------------------
+
+const expiry = (p: Payment) => {
+  const [expMonth = '', expYear = ''] = (p.details.cardExpiry ?? '/').split('/');
+  return { expMonth, expYear };
+};
+
+export function cardPort(ctx: ServiceContext, mids: readonly Mid[], payment: Payment): FollowUpPort {
+  const connector = ctx.connectors.get(mids.find((m) => m.id === payment.midId)?.connector ?? '');
+  if (!connector) throw new GatewayError('noEligibleMid');
+  return {
+    capture: (p, amount) => connector.capture({ reference: reference(p), amount, currency: p.currency, card: expiry(p) }),
+    refund: (p, amount) => connector.refund({ reference: reference(p), amount, currency: p.currency }),
+    reverse: (p) => connector.reverse({ reference: reference(p), amount: p.amount, currency: p.currency }),
+    void: (p) => connector.void({ reference: reference(p) }),
+  };
+}
+
+export const capture = (ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint) =>
+  captureWith(ctx, merchant, cardPort(ctx, mids, payment), payment, amount);
+export const refund = (ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint) =>
+  refundWith(ctx, merchant, cardPort(ctx, mids, payment), payment, amount);
+export const reverse = (ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint) =>
+  reverseWith(ctx, merchant, cardPort(ctx, mids, payment), payment, amount);
+export const voidPayment = (ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment) =>
+  voidWith(ctx, merchant, cardPort(ctx, mids, payment), payment);
