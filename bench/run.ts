@@ -28,7 +28,7 @@ async function load(name: string, url: string, body: unknown, rate?: number): Pr
     method: 'POST',
     headers: { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' },
     body: form ? body : JSON.stringify(body ?? {}),
-    connections: rate ? Math.min(connections, 10) : connections,
+    connections,
     duration: seconds,
     ...(rate ? { overallRate: rate } : {}),
   });
