@@ -9,6 +9,7 @@ import { typeboxValidatorCompiler } from './channels/validation.ts';
 import { parseForm } from './channels/form.ts';
 import { installErrorHandling } from './channels/error-handler.ts';
 import { installIdempotency } from './channels/idempotency.ts';
+import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
 import { registerCardCreditRoutes } from './channels/checkout/credit-routes.ts';
@@ -23,6 +24,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Log requests (off in tests and benchmarks). */
   logRequests?: boolean;
+  /** Operator token of the admin API; without one the admin API refuses every request. */
+  adminToken?: string;
 }
 
 
@@ -43,6 +46,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   await app.register(swagger, {
     openapi: {
       info: { title: 'Portcullis payment gateway', version: '0.1.0', description: 'Hosted Checkout, S2S CARD and S2S APM, wire-compatible with the Akurateco platform family.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       tags: [{ name: 'Checkout' }, { name: 'Hosted pages' }, { name: 'S2S CARD' }, { name: 'S2S APM' }, { name: 'Admin' }, { name: 'Sandbox' }],
     },
   });
@@ -58,5 +62,6 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   await registerS2sCardRoutes(app, ctx);
   await registerS2sApmRoutes(app, ctx);
   registerApmPageRoutes(app, ctx);
+  registerAdminCallbackRoutes(app, ctx, opts.adminToken);
   return app;
 }

@@ -22,6 +22,8 @@ export interface Config {
   bodyLimit: number;
   /** Run the background workers (callback dispatcher, payment re-check) in this process. */
   workers: boolean;
+  /** Bearer token of the operator's admin API; absent: one is generated at start and printed. */
+  adminToken?: string;
 }
 
 function intFrom(value: string | undefined, fallback: number, name: string): number {
@@ -48,5 +50,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimit: intFrom(env.BODY_LIMIT, 256 * 1024, 'BODY_LIMIT'),
     workers: env.WORKERS !== 'off',
+    adminToken: env.ADMIN_TOKEN || undefined,
   };
 }

@@ -78,7 +78,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     baseUrl: parts.config.baseUrl,
     logger,
   };
-  const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests });
+  const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, adminToken: parts.config.adminToken });
   const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, ...parts.dispatcher });
   const recheck = new PaymentRecheck(ctx);
   const runner = new ScheduleRunner(ctx, parts.runner);

@@ -49,6 +49,7 @@ export const ERRORS = {
   sessionNotUpdatable: { http: 400, code: '100000', message: 'Session can not be updated' },
   sessionOperationMismatch: { http: 400, code: '100000', message: 'operation: The session operation does not match this endpoint.' },
   notFound: { http: 404, code: '100000', message: 'Not found.' },
+  adminUnauthorized: { http: 401, code: '100000', message: 'Authorization: Operator token is not valid.' },
   payloadTooLarge: { http: 413, code: '100000', message: 'Request data is invalid.' },
   unsupportedMediaType: { http: 415, code: '100000', message: 'Request data is invalid.' },
   internal: { http: 500, code: '100000', message: 'Internal error.' },

@@ -48,6 +48,8 @@ export interface CallbackAttemptRecord {
 
 export interface CallbackWithAttempts extends CallbackRecord {
   attemptLog: CallbackAttemptRecord[];
+  /** The exact form body sent (encoded once, at enqueue). */
+  body: string;
 }
 
 interface CallbackRow {
@@ -352,7 +354,7 @@ export async function listCallbacks(sql: Sql, filter: CallbackFilter = {}): Prom
     log.push(toAttempt(a));
     logs.set(a.callback_id, log);
   }
-  return rows.map((r) => ({ ...toRecord(r), attemptLog: logs.get(r.id) ?? [] }));
+  return rows.map((r) => ({ ...toRecord(r), attemptLog: logs.get(r.id) ?? [], body: r.body ?? callbackBody(r.protocol, r.fields) }));
 }
 
 /**

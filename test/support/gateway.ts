@@ -44,6 +44,8 @@ export interface TestGatewayOptions extends MerchantOptions {
   clock?: Clock;
   /** Start the callback dispatcher and re-check worker (polling fast). */
   workers?: boolean;
+  /** Operator token of the admin API. */
+  adminToken?: string;
 }
 
 function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLSearchParams()): URLSearchParams {
@@ -58,7 +60,7 @@ function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLS
 
 export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions = {}): Promise<TestGateway> {
   const store = await openTestStore(kind);
-  const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0' };
+  const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken };
   const keyring = keyringFromEnv(undefined, () => randomBytes(32));
   const gateway = await assembleGateway({
     config,
