@@ -9,6 +9,7 @@ import { typeboxValidatorCompiler } from './channels/validation.ts';
 import { parseForm } from './channels/form.ts';
 import { installErrorHandling } from './channels/error-handler.ts';
 import { installIdempotency } from './channels/idempotency.ts';
+import { installMetrics } from './channels/metrics.ts';
 import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
@@ -53,6 +54,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   installIdempotency(app, ctx);
+  installMetrics(app);
   registerCheckoutRoutes(app, ctx);
   registerHostedFieldsRoutes(app, ctx);
   registerCardCreditRoutes(app, ctx);
