@@ -11,7 +11,7 @@ import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts'
 import { cardNumberAccepted } from '../../domain/card.ts';
 import { creditCard } from '../../services/card-credit.ts';
 import { CardCreditRequest, CardCreditResponse } from './schemas.ts';
-import { amountText, isFieldError, wireMoney } from './hosted-fields-routes.ts';
+import { amountText, isFieldError, wireMoney } from './wire.ts';
 
 export function registerCardCreditRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.post<{ Body: CardCreditRequest }>('/api/v1/payment/card/credit', {

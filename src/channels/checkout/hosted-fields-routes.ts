@@ -11,7 +11,6 @@ import type { ServiceContext } from '../../services/context.ts';
 import { authenticate } from '../merchant-auth.ts';
 import { checkout, checkoutHash } from '../../domain/signatures.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
-import { parseAmount, type Money } from '../../domain/money.ts';
 import { openSession, DEFAULT_SESSION_EXPIRY_MINUTES } from '../../services/checkout-sessions.ts';
 import {
   CollectedCvvs, collectCard, processHostedFields, updateHostedSession,
@@ -27,53 +26,15 @@ import {
   COLLECT_PATH, FRAME_CSP, FRAME_PATH, FRAME_SCRIPT, FRAME_SCRIPT_PATH, FRAME_STYLE, FRAME_STYLE_PATH, SDK_FILE, SDK_PATH,
   isFieldKind, renderFieldFrame, type StaticFile,
 } from '../../web/hosted-fields/frame.ts';
+import { amountText, isFieldError, storedRequest, wireMoney } from './wire.ts';
 
 const TAG = { tags: ['Checkout'] };
 
-/** The amount exactly as the merchant sent it: that string is what the hash covers. */
-export const amountText = (value: string | number): string => (typeof value === 'number' ? String(value) : value);
-
-/** Amounts live as PostgreSQL bigint minor units: anything larger is not a valid amount. */
-const MAX_MINOR = 2n ** 63n - 1n;
-
-/** An amount in its currency, or the field error naming what is wrong with it. */
-export function wireMoney(field: string, currencyField: string, text: string, currency: string): Money | FieldError {
-  const parsed = parseAmount(text, currency);
-  if (!parsed.ok) return { field: parsed.reason === 'currency' ? currencyField : field, message: MESSAGES.notValid };
-  if (parsed.money.minor > MAX_MINOR) return { field, message: MESSAGES.notValid };
-  return parsed.money;
-}
-
-export const isFieldError = (value: Money | FieldError): value is FieldError => 'field' in value;
-
-const flag = (value: boolean | string | undefined): boolean => value === true || value === 'Y' || value === 'true';
-
 /** The stored request of a hosted-fields session: card only, and every payer return goes to return_url. */
 function hostedRequest(body: SessionTokenRequest): StoredSessionRequest {
-  const tokens = body.card_token === undefined ? undefined : Array.isArray(body.card_token) ? body.card_token : [body.card_token];
-  return {
-    methods: ['card'],
-    parameters: (body.parameters ?? {}) as StoredSessionRequest['parameters'],
-    // After 3-D Secure or a redirect the payer comes back to return_url, whatever the outcome.
-    successUrl: body.return_url,
-    cancelUrl: body.return_url,
-    errorUrl: body.return_url,
-    expiryUrl: body.return_url,
-    urlTarget: body.url_target,
-    reqToken: flag(body.req_token),
-    recurringInit: flag(body.recurring_init),
-    auth: flag(body.auth),
-    vatCalc: flag(body.vat_calc),
-    customData: body.custom_data,
-    customer: body.customer && { name: body.customer.name, email: body.customer.email, birthDate: body.customer.birth_date, ip: body.customer.ip },
-    billingAddress: body.billing_address as Record<string, string> | undefined,
-    payerIp: body.payer_ip,
-    cardTokens: tokens,
-    scheduleId: body.schedule_id,
-    scheduleStartDate: body.schedule_start_date,
-    paymentScheduleAmount: body.payment_schedule_amount === undefined ? undefined : amountText(body.payment_schedule_amount),
-    hostedFields: { returnUrl: body.return_url },
-  };
+  // After 3-D Secure or a redirect the payer comes back to return_url, whatever the outcome.
+  const back = body.return_url;
+  return storedRequest(body, { methods: ['card'], successUrl: back, cancelUrl: back, errorUrl: back, expiryUrl: back, hostedFields: { returnUrl: back } });
 }
 
 // --- browser details -------------------------------------------------------------------------------------

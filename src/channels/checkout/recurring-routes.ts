@@ -15,6 +15,7 @@ import { getMerchantPayment, type Payment } from '../../store/payments-repo.ts';
 import { chainOf, chargeChain } from '../../services/recurring/recurring-charges.ts';
 import { retryRecurringCharge } from '../../services/recurring/retry.ts';
 import { OrderNumber } from './schemas.ts';
+import { amountText } from './wire.ts';
 
 const TAG = { tags: ['Checkout'] };
 const AmountText = Type.Union([Type.String({ maxLength: 255 }), Type.Number()], { errorMessage: MESSAGES.notValid });
@@ -43,8 +44,6 @@ export type RecurringRequest = Static<typeof RecurringRequest>;
 const RetryRequest = Type.Object({ merchant_key: MerchantKey, payment_id: Type.String({ minLength: 1, maxLength: 64 }), hash: Hash });
 type RetryRequest = Static<typeof RetryRequest>;
 
-/** The amount exactly as sent: that string is what the hash covers. */
-const amountText = (value: string | number): string => (typeof value === 'number' ? String(value) : value);
 
 /** The Recurring answer (wire-reference 3.1): status in the status lookup's lower case, the order in the chain's currency. */
 function recurringAnswer(p: Payment): Record<string, unknown> {

@@ -7,7 +7,7 @@ import type { ServiceContext } from '../../services/context.ts';
 import { authenticate } from '../merchant-auth.ts';
 import { checkout, checkoutHash } from '../../domain/signatures.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
-import { parseAmount, formatAmount, type Money } from '../../domain/money.ts';
+import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
 import { openSession, DEFAULT_SESSION_EXPIRY_MINUTES } from '../../services/checkout-sessions.ts';
 import { capturePayment, refundPayment, voidAnyPayment } from '../../services/payment-follow-ups.ts';
@@ -17,44 +17,19 @@ import type { Merchant } from '../../store/merchants-repo.ts';
 import type { SessionRequest as StoredSessionRequest } from '../../store/sessions-repo.ts';
 import { optionalFields } from '../../services/callbacks/checkout-callback.ts';
 import { AmountRequest, PaymentIdRequest, SessionRequest, SessionResponse, StatusRequestShape, type StatusRequest } from './schemas.ts';
+import { amountText, moneyOrThrow, storedRequest } from './wire.ts';
 
 const TAG = { tags: ['Checkout'] };
 
-/** The amount exactly as the merchant sent it: that string is what the hash covers. */
-const amountText = (value: string | number): string => (typeof value === 'number' ? String(value) : value);
-
-function money(field: string, text: string, currency: string): Money {
-  const parsed = parseAmount(text, currency);
-  if (parsed.ok) return parsed.money;
-  throw GatewayError.field(parsed.reason === 'currency' ? 'order.currency' : field, parsed.reason === 'currency' ? 'This value is not valid.' : 'This value is not valid.');
-}
-
-const flag = (value: boolean | string | undefined): boolean => value === true || value === 'Y' || value === 'true';
-
-function storedRequest(body: SessionRequest): StoredSessionRequest {
-  const tokens = body.card_token === undefined ? undefined : Array.isArray(body.card_token) ? body.card_token : [body.card_token];
-  return {
+function storedSessionRequest(body: SessionRequest): StoredSessionRequest {
+  return storedRequest(body, {
     methods: body.methods ?? ['card'],
-    parameters: (body.parameters ?? {}) as StoredSessionRequest['parameters'],
     successUrl: body.success_url,
     cancelUrl: body.cancel_url,
     expiryUrl: body.expiry_url,
     errorUrl: body.error_url,
-    urlTarget: body.url_target,
-    reqToken: flag(body.req_token),
-    recurringInit: flag(body.recurring_init),
-    auth: flag(body.auth),
-    vatCalc: flag(body.vat_calc),
-    customData: body.custom_data,
-    customer: body.customer && { name: body.customer.name, email: body.customer.email, birthDate: body.customer.birth_date, ip: body.customer.ip },
-    billingAddress: body.billing_address as Record<string, string> | undefined,
-    payerIp: body.payer_ip,
-    cardTokens: tokens,
-    scheduleId: body.schedule_id,
-    scheduleStartDate: body.schedule_start_date,
-    paymentScheduleAmount: body.payment_schedule_amount === undefined ? undefined : amountText(body.payment_schedule_amount),
     payee: body.payee,
-  };
+  });
 }
 
 /** The status lookup answer (wire-reference 3.1), with the optional fields Protocol Mapping enables. */
@@ -104,10 +79,10 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
     const { merchant, mids } = await authenticate(ctx, body.merchant_key, body.hash, (m) => [
       (upper) => checkoutHash(checkout.session({ number: body.order.number, amount, currency: body.order.currency, description: body.order.description }), m.password, m.digest, upper),
     ]);
-    const request = storedRequest(body);
+    const request = storedSessionRequest(body);
     const opened = await openSession(ctx, merchant, mids, {
       operation: body.operation,
-      order: { number: body.order.number, amount: money('order.amount', amount, body.order.currency), description: body.order.description },
+      order: { number: body.order.number, amount: moneyOrThrow('order.amount', 'order.currency', amount, body.order.currency), description: body.order.description },
       request,
       sessionExpiryMinutes: body.session_expiry ?? DEFAULT_SESSION_EXPIRY_MINUTES,
       payer: {
@@ -149,7 +124,7 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
     ]);
     const payment = await getMerchantPayment(ctx.db, merchant.id, body.payment_id);
     if (!payment) throw new GatewayError('paymentDoesNotExist');
-    const value = body.amount === undefined ? undefined : money('amount', amount, payment.currency).minor;
+    const value = body.amount === undefined ? undefined : moneyOrThrow('amount', 'currency', amount, payment.currency).minor;
     return { merchant, mids, payment, value };
   }
 

@@ -8,7 +8,6 @@ import multipart from '@fastify/multipart';
 import type { ServiceContext } from '../../services/context.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { verifyAny } from '../../domain/signatures.ts';
-import { toGatewayError } from '../error-handler.ts';
 import { formFields, MULTIPART_LIMITS, validateFields, type Loose } from '../s2s-form.ts';
 import { ACTIONS, type ActionSpec } from './actions.ts';
 import type { Answer } from './answers.ts';
