@@ -24,6 +24,12 @@ export interface Config {
   workers: boolean;
   /** Bearer token of the operator's admin API; absent: one is generated at start and printed. */
   adminToken?: string;
+  /** Schedule runner tuning; unset values keep the runner's defaults. */
+  runner: { lanes?: number; batchSize?: number; leaseMs?: number };
+}
+
+function optionalInt(value: string | undefined, name: string): number | undefined {
+  return value === undefined || value === '' ? undefined : intFrom(value, 0, name);
 }
 
 function intFrom(value: string | undefined, fallback: number, name: string): number {
@@ -51,5 +57,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: intFrom(env.BODY_LIMIT, 256 * 1024, 'BODY_LIMIT'),
     workers: env.WORKERS !== 'off',
     adminToken: env.ADMIN_TOKEN || undefined,
+    runner: {
+      lanes: optionalInt(env.RUNNER_LANES, 'RUNNER_LANES'),
+      batchSize: optionalInt(env.RUNNER_BATCH_SIZE, 'RUNNER_BATCH_SIZE'),
+      leaseMs: optionalInt(env.RUNNER_LEASE_MS, 'RUNNER_LEASE_MS'),
+    },
   };
 }

@@ -81,7 +81,8 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, adminToken: parts.config.adminToken });
   const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, ...parts.dispatcher });
   const recheck = new PaymentRecheck(ctx);
-  const runner = new ScheduleRunner(ctx, parts.runner);
+  const fromConfig = Object.fromEntries(Object.entries(parts.config.runner ?? {}).filter(([, v]) => v !== undefined));
+  const runner = new ScheduleRunner(ctx, { ...fromConfig, ...parts.runner });
   let started = false;
   return {
     app,

@@ -1,0 +1,34 @@
+/** Configuration by environment: defaults, overrides and refusals of bad values. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { loadConfig } from '../src/config.ts';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.port, 8080);
+    assert.equal(c.baseUrl, 'http://localhost:8080');
+    assert.equal(c.databaseUrl, undefined);
+    assert.equal(c.dataDir, path.resolve('./.data'));
+    assert.equal(c.workers, true);
+    assert.deepEqual(c.runner, { lanes: undefined, batchSize: undefined, leaseMs: undefined });
+  });
+
+  it('reads every variable', () => {
+    const c = loadConfig({ PORT: '9000', BASE_URL: 'https://pay.example/', DATABASE_URL: 'postgres://x/y', DATA_DIR: '/tmp/d', WORKERS: 'off', ADMIN_TOKEN: 't', RUNNER_LANES: '4', RUNNER_BATCH_SIZE: '250', RUNNER_LEASE_MS: '30000', DEMO_MERCHANT_KEY: 'k' });
+    assert.equal(c.port, 9000);
+    assert.equal(c.baseUrl, 'https://pay.example');
+    assert.equal(c.databaseUrl, 'postgres://x/y');
+    assert.equal(c.dataDir, '/tmp/d');
+    assert.equal(c.workers, false);
+    assert.equal(c.adminToken, 't');
+    assert.deepEqual(c.runner, { lanes: 4, batchSize: 250, leaseMs: 30000 });
+    assert.equal(c.demoMerchant.key, 'k');
+  });
+
+  it('refuses values that are not whole numbers', () => {
+    assert.throws(() => loadConfig({ PORT: 'eighty' }), /PORT/);
+    assert.throws(() => loadConfig({ RUNNER_LANES: '-1' }), /RUNNER_LANES/);
+  });
+});
