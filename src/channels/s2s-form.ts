@@ -3,7 +3,8 @@
  * nested by bracket keys, empty values dropped (PHP clients send unused optional fields empty), and D3
  * validation answers.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
 import type { TSchema } from '@sinclair/typebox';
 import { GatewayError, MESSAGES, type FieldError } from '../domain/errors.ts';
 import { collectErrors, compile } from './validation.ts';
@@ -56,4 +57,19 @@ export function validateFields(schema: TSchema, fields: Loose, rules?: (fields: 
   const more = schemaErrors.length === 0 || opts.alwaysRunRules ? (rules?.(fields) ?? []) : [];
   for (const e of [...nulFields(fields, ''), ...schemaErrors, ...more]) if (!errors.has(e.field)) errors.set(e.field, e.message);
   if (errors.size > 0) throw GatewayError.invalid([...errors].map(([field, message]) => ({ field, message })));
+}
+
+/**
+ * An encapsulated scope for S2S routes: form and multipart bodies only (JSON and text refused with 415), and
+ * a declared length over the body limit refused before parsing (busboy would stream multipart past it).
+ */
+export async function registerS2sScope(app: FastifyInstance, routes: (scope: FastifyInstance) => void): Promise<void> {
+  await app.register(async (scope) => {
+    scope.removeContentTypeParser(['application/json', 'text/plain']);
+    await scope.register(multipart, { limits: MULTIPART_LIMITS });
+    scope.addHook('onRequest', async (req) => {
+      if (Number(req.headers['content-length'] ?? 0) > scope.initialConfig.bodyLimit!) throw new GatewayError('payloadTooLarge', [{ field: 'request', message: 'The request body is too large.' }]);
+    });
+    routes(scope);
+  });
 }

@@ -5,7 +5,7 @@
  * the same, and every form is a plain POST.
  */
 import { attrs, html, raw, type Raw } from './html.ts';
-import { field, hiddenFields, ICONS, initials, layout, safeUrl } from './pages.ts';
+import { field, hiddenFields, ICONS, initials, layout, providerHeader, safeUrl } from './pages.ts';
 import type {
   ApmCodePageView, ApmExpiredPageView, ApmFieldView, ApmFieldsPageView, ApmWaitPageView, OrderView, SandboxDevicePageView, SandboxOutboxPageView,
 } from './apm-views.ts';
@@ -210,10 +210,7 @@ export function renderApmExpiredPage(vm: ApmExpiredPageView): string {
 
 export function renderSandboxDevicePage(vm: SandboxDevicePageView): string {
   const main = html`<main class="panel panel--provider" id="main">
-  <header class="provider-header">
-    <span class="provider-logo">${ICONS.wallet()}</span>
-    <div><p class="provider-name">${vm.appName}</p><p class="badge">Sandbox provider</p></div>
-  </header>
+  ${providerHeader(vm.appName)}
   <h1 class="page-title">${vm.heading}</h1>
   <dl class="details">
     <div><dt>Merchant</dt><dd>${vm.merchantName}</dd></div>

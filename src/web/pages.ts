@@ -503,12 +503,17 @@ export function renderAcsPage(vm: AcsPageView): string {
 // ---------------------------------------------------------------------------------------------------
 // Sandbox provider (redirect method)
 
+/** The header of every sandbox provider screen: the provider's name and a sandbox badge. */
+export function providerHeader(name: string): Raw {
+  return html`<header class="provider-header">
+    <span class="provider-logo">${ICONS.wallet()}</span>
+    <div><p class="provider-name">${name}</p><p class="badge">Sandbox provider</p></div>
+  </header>`;
+}
+
 export function renderProviderPage(vm: ProviderPageView): string {
   const main = html`<main class="panel panel--provider" id="main">
-  <header class="provider-header">
-    <span class="provider-logo">${ICONS.wallet()}</span>
-    <div><p class="provider-name">${vm.title}</p><p class="badge">Sandbox provider</p></div>
-  </header>
+  ${providerHeader(vm.title)}
   <h1 class="page-title">Approve the payment</h1>
   <dl class="details">
     <div><dt>Merchant</dt><dd>${vm.merchantName}</dd></div>

@@ -5,7 +5,6 @@
  * on errors. Beside it, the bank callback a QR-payment bank posts (ACSC paid, RJCT refused).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import multipart from '@fastify/multipart';
 import type { ServiceContext } from '../../services/context.ts';
 import { handleBankCallback } from '../../services/apm/payments.ts';
 import { apmS2sStatus } from '../../services/apm/details.ts';
@@ -15,7 +14,7 @@ import { verifyAny } from '../../domain/signatures.ts';
 import { validate } from '../validation.ts';
 import { ACTIONS, type ActionSpec } from './actions.ts';
 import type { Answer } from './answers.ts';
-import { formFields, MULTIPART_LIMITS, validateFields, type Loose } from '../s2s-form.ts';
+import { formFields, registerS2sScope, validateFields, type Loose } from '../s2s-form.ts';
 import { BankCallback } from './schemas.ts';
 
 const ROUTE = {
@@ -49,13 +48,7 @@ async function answer(ctx: ServiceContext, req: FastifyRequest): Promise<Answer>
 }
 
 export async function registerS2sApmRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
-  // An encapsulated scope: multipart parsing and the refusal of JSON apply to this route only.
-  await app.register(async (scope) => {
-    scope.removeContentTypeParser(['application/json', 'text/plain']);
-    await scope.register(multipart, { limits: MULTIPART_LIMITS });
-    scope.addHook('onRequest', async (req) => {
-      if (Number(req.headers['content-length'] ?? 0) > scope.initialConfig.bodyLimit!) throw new GatewayError('payloadTooLarge', [{ field: 'request', message: 'The request body is too large.' }]);
-    });
+  await registerS2sScope(app, (scope) => {
     scope.post('/apm/post', ROUTE, (req) => answer(ctx, req));
   });
 

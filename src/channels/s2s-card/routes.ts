@@ -4,11 +4,10 @@
  * live in actions.ts. Every answer, errors included, is JSON with the S2S dialect (`"result": "ERROR"`).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import multipart from '@fastify/multipart';
 import type { ServiceContext } from '../../services/context.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { verifyAny } from '../../domain/signatures.ts';
-import { formFields, MULTIPART_LIMITS, validateFields, type Loose } from '../s2s-form.ts';
+import { formFields, registerS2sScope, validateFields, type Loose } from '../s2s-form.ts';
 import { ACTIONS, type ActionSpec } from './actions.ts';
 import type { Answer } from './answers.ts';
 
@@ -49,14 +48,7 @@ async function answer(ctx: ServiceContext, req: FastifyRequest, v2: boolean): Pr
 }
 
 export async function registerS2sCardRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
-  // An encapsulated scope: multipart parsing and the refusal of JSON apply to these routes only.
-  await app.register(async (scope) => {
-    scope.removeContentTypeParser(['application/json', 'text/plain']);
-    await scope.register(multipart, { limits: MULTIPART_LIMITS });
-    // busboy streams multipart past bodyLimit; a declared length over it is refused before parsing.
-    scope.addHook('onRequest', async (req) => {
-      if (Number(req.headers['content-length'] ?? 0) > scope.initialConfig.bodyLimit!) throw new GatewayError('payloadTooLarge', [{ field: 'request', message: 'The request body is too large.' }]);
-    });
+  await registerS2sScope(app, (scope) => {
     for (const [path, v2] of [['/post', false], ['/v2/post', true]] as const) {
       scope.post(path, ROUTE, (req) => answer(ctx, req, v2));
       scope.get(path, { ...ROUTE, schema: { ...ROUTE.schema, summary: 'S2S CARD SCHEDULE_INFO by GET' } }, (req) => answer(ctx, req, v2));
