@@ -3,6 +3,7 @@
  * expects, and an empty result means another request won.
  */
 import type { Sql } from './database.ts';
+import { groupCommit, type GroupCommit } from './group-commit.ts';
 import type { PaymentStatus } from '../domain/payment-state.ts';
 import type { ThreeDsAttributes } from '../connectors/types.ts';
 
@@ -136,8 +137,14 @@ export function toPayment(r: PaymentRow): Payment {
 export type NewPayment = Pick<Payment, 'id' | 'merchantId' | 'channel' | 'operation' | 'orderId' | 'amount' | 'currency' | 'description' | 'status' | 'auth'> &
   Partial<Pick<Payment, 'sessionId' | 'midId' | 'vaultId' | 'cardToken' | 'payer' | 'customData' | 'callbackUrl' | 'details' | 'pendingOperation' | 'threeDs' | 'declineReason'>> & { now: Date };
 
-const INSERT_COLUMNS = `id, merchant_id, session_id, channel, operation, order_id, amount, currency, description, status, auth,
-  mid_id, vault_id, card_token, payer, custom_data, callback_url, details, pending_operation, three_ds, decline_reason, created_at, updated_at`;
+/** The columns a new payment is written with, in the order of paymentInsertParams, with their types. */
+const INSERT_COLUMNS = [
+  ['id', 'text'], ['merchant_id', 'text'], ['session_id', 'text'], ['channel', 'text'], ['operation', 'text'], ['order_id', 'text'],
+  ['amount', 'int8'], ['currency', 'text'], ['description', 'text'], ['status', 'text'], ['auth', 'bool'], ['mid_id', 'text'],
+  ['vault_id', 'text'], ['card_token', 'text'], ['payer', 'jsonb'], ['custom_data', 'jsonb'], ['callback_url', 'text'], ['details', 'jsonb'],
+  ['pending_operation', 'text'], ['three_ds', 'jsonb'], ['decline_reason', 'text'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'],
+] as const;
+const INSERT_COLUMN_LIST = INSERT_COLUMNS.map(([name]) => name).join(', ');
 
 export function paymentInsertParams(p: NewPayment): unknown[] {
   return [
@@ -150,8 +157,8 @@ export function paymentInsertParams(p: NewPayment): unknown[] {
 
 /** `INSERT INTO payments (...) VALUES ($n...)` with placeholders starting at `from`. */
 export function paymentInsertSql(from = 1): string {
-  const placeholders = Array.from({ length: 23 }, (_, i) => `$${i + from}`).join(', ');
-  return `INSERT INTO payments (${INSERT_COLUMNS}) VALUES (${placeholders})`;
+  const placeholders = INSERT_COLUMNS.map((_, i) => `$${i + from}`).join(', ');
+  return `INSERT INTO payments (${INSERT_COLUMN_LIST}) VALUES (${placeholders})`;
 }
 
 export async function insertPayment(sql: Sql, p: NewPayment): Promise<Payment> {
@@ -159,18 +166,53 @@ export async function insertPayment(sql: Sql, p: NewPayment): Promise<Payment> {
   return toPayment(row as PaymentRow);
 }
 
-/** A payment and its first transaction in one statement (the transaction names the payment it creates). */
-export async function insertPaymentWithTransaction(sql: Sql, p: NewPayment, t: NewTransaction): Promise<Payment> {
-  const params = paymentInsertParams(p);
-  const n = params.length;
-  const [row] = await sql.query<PaymentRow>(
-    `WITH p AS (${paymentInsertSql()} RETURNING *),
-       t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
-             VALUES ($${n + 1}, (SELECT id FROM p), $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}))
-     SELECT * FROM p`,
-    [...params, t.id, t.type, t.status, t.amount, JSON.stringify(t.details ?? {}), t.now],
-  );
+interface PaymentWithTransaction {
+  payment: NewPayment;
+  transaction: NewTransaction;
+}
+
+const transactionInsertParams = (t: NewTransaction): unknown[] => [t.id, t.type, t.status, t.amount, JSON.stringify(t.details ?? {}), t.now];
+
+const INSERT_WITH_TRANSACTION = `WITH p AS (${paymentInsertSql()} RETURNING *),
+  t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
+        VALUES ($24, (SELECT id FROM p), $25, $26, $27, $28, $29))
+  SELECT * FROM p`;
+
+/** The same write for many payments: each column travels as one array, unnested into rows. */
+const INSERT_MANY_WITH_TRANSACTIONS = (() => {
+  const columns = [...INSERT_COLUMNS, ['tx_id', 'text'], ['tx_type', 'text'], ['tx_status', 'text'], ['tx_amount', 'int8'], ['tx_details', 'jsonb'], ['tx_created_at', 'timestamptz']];
+  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
+  return `WITH i AS (SELECT * FROM unnest(${arrays}) AS i(${columns.map(([name]) => name).join(', ')})),
+    p AS (INSERT INTO payments (${INSERT_COLUMN_LIST}) SELECT ${INSERT_COLUMN_LIST} FROM i RETURNING *),
+    t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
+          SELECT i.tx_id, p.id, i.tx_type, i.tx_status, i.tx_amount, i.tx_details, i.tx_created_at FROM i JOIN p ON p.id = i.id)
+    SELECT * FROM p`;
+})();
+
+async function insertOneWithTransaction(sql: Sql, { payment, transaction }: PaymentWithTransaction): Promise<Payment> {
+  const [row] = await sql.query<PaymentRow>(INSERT_WITH_TRANSACTION, [...paymentInsertParams(payment), ...transactionInsertParams(transaction)]);
   return toPayment(row as PaymentRow);
+}
+
+async function insertManyWithTransactions(sql: Sql, items: readonly PaymentWithTransaction[]): Promise<Payment[]> {
+  const rows = items.map(({ payment, transaction }) => [...paymentInsertParams(payment), ...transactionInsertParams(transaction)]);
+  const inserted = await sql.query<PaymentRow>(INSERT_MANY_WITH_TRANSACTIONS, columnArrays(rows));
+  const byId = new Map(inserted.map((row) => [row.id, row]));
+  return items.map(({ payment }) => {
+    const row = byId.get(payment.id);
+    if (!row) throw new Error(`payment ${payment.id} missing from its batch insert`);
+    return toPayment(row);
+  });
+}
+
+/**
+ * A payment and its first transaction in one statement (the transaction names the payment it creates).
+ * Outside a transaction, writes made at the same time share one statement (group commit).
+ */
+export async function insertPaymentWithTransaction(sql: Sql, p: NewPayment, t: NewTransaction): Promise<Payment> {
+  const item = { payment: p, transaction: t };
+  const batched = groupWriters(sql);
+  return batched ? batched.insert(item) : insertOneWithTransaction(sql, item);
 }
 
 export async function getPayment(sql: Sql, id: string): Promise<Payment | undefined> {
@@ -195,19 +237,26 @@ export async function findPaymentsByOrder(sql: Sql, merchantId: string, orderId:
 
 /** Columns a compare-and-set may change, with how each is written. */
 const SETTABLE = {
-  status: { column: 'status' },
-  capturedAmount: { column: 'captured_amount' },
-  refundedAmount: { column: 'refunded_amount' },
-  midId: { column: 'mid_id' },
-  vaultId: { column: 'vault_id' },
-  cardToken: { column: 'card_token' },
-  payer: { column: 'payer', json: true },
-  threeDs: { column: 'three_ds', json: true },
-  declineReason: { column: 'decline_reason' },
-  customData: { column: 'custom_data', json: true },
-  callbackUrl: { column: 'callback_url' },
-  pendingOperation: { column: 'pending_operation' },
-} as const satisfies Record<string, { column: string; json?: boolean }>;
+  status: { column: 'status', type: 'text' },
+  capturedAmount: { column: 'captured_amount', type: 'int8' },
+  refundedAmount: { column: 'refunded_amount', type: 'int8' },
+  midId: { column: 'mid_id', type: 'text' },
+  vaultId: { column: 'vault_id', type: 'text' },
+  cardToken: { column: 'card_token', type: 'text' },
+  payer: { column: 'payer', type: 'jsonb', json: true },
+  threeDs: { column: 'three_ds', type: 'jsonb', json: true },
+  declineReason: { column: 'decline_reason', type: 'text' },
+  customData: { column: 'custom_data', type: 'jsonb', json: true },
+  callbackUrl: { column: 'callback_url', type: 'text' },
+  pendingOperation: { column: 'pending_operation', type: 'text' },
+} as const satisfies Record<string, { column: string; type: string; json?: boolean }>;
+type Settable = keyof typeof SETTABLE;
+const SETTABLE_KEYS = Object.keys(SETTABLE) as Settable[];
+
+/** A patched column's value as a statement parameter. */
+function settableParam(key: Settable, value: unknown): unknown {
+  return 'json' in SETTABLE[key] && value != null ? JSON.stringify(value) : value ?? null;
+}
 
 export type PaymentPatch = Partial<Pick<Payment, keyof typeof SETTABLE>> & {
   /** Merged into details (jsonb ||). */
@@ -235,10 +284,8 @@ function updateStatement(id: string, expect: Expectation, patch: PaymentPatch, n
     params.push(v);
     return `$${params.length}`;
   };
-  for (const [key, spec] of Object.entries(SETTABLE) as [keyof typeof SETTABLE, { column: string; json?: boolean }][]) {
-    if (!(key in patch)) continue;
-    const value = patch[key];
-    sets.push(`${spec.column} = ${param(spec.json && value != null ? JSON.stringify(value) : value ?? null)}`);
+  for (const key of SETTABLE_KEYS) {
+    if (key in patch) sets.push(`${SETTABLE[key].column} = ${param(settableParam(key, patch[key]))}`);
   }
   if (patch.details) sets.push(`details = details || ${param(JSON.stringify(patch.details))}::jsonb`);
   if (patch.addRefunded !== undefined) sets.push(`refunded_amount = refunded_amount + ${param(patch.addRefunded)}`);
@@ -265,23 +312,160 @@ export async function updatePayment(sql: Sql, id: string, expect: Expectation, p
   return row && toPayment(row);
 }
 
-/**
- * updatePayment and, only when it applied, the status of one of its transactions, in one statement: a
- * connector's answer is written in a single round trip, atomic without a transaction of its own.
- */
-export async function updatePaymentAndTransaction(
-  sql: Sql, id: string, expect: Expectation, patch: PaymentPatch, now: Date,
-  transaction: { id: string; status: TransactionStatus; details?: Record<string, unknown> },
-): Promise<Payment | undefined> {
-  const { text, params } = updateStatement(id, expect, patch, now);
+interface PaymentAndTransactionUpdate {
+  id: string;
+  expect: Expectation;
+  patch: PaymentPatch;
+  now: Date;
+  transaction: { id: string; status: TransactionStatus; details?: Record<string, unknown> };
+}
+
+async function updateOneWithTransaction(sql: Sql, u: PaymentAndTransactionUpdate): Promise<Payment | undefined> {
+  const { text, params } = updateStatement(u.id, u.expect, u.patch, u.now);
   const n = params.length;
   const [row] = await sql.query<PaymentRow>(
     `WITH u AS (${text}),
        t AS (UPDATE transactions SET status = $${n + 1}, details = details || $${n + 2}::jsonb WHERE id = $${n + 3} AND EXISTS (SELECT 1 FROM u))
      SELECT * FROM u`,
-    [...params, transaction.status, JSON.stringify(transaction.details ?? {}), transaction.id],
+    [...params, u.transaction.status, JSON.stringify(u.transaction.details ?? {}), u.transaction.id],
   );
   return row && toPayment(row);
+}
+
+/**
+ * What a batched update needs to know of an update's shape: the columns it sets and how it is guarded.
+ * Updates of one shape share a statement; null means the update is always written alone.
+ */
+interface UpdateShape {
+  keys: Settable[];
+  details: boolean;
+  status: boolean;
+  pending: 'null' | 'value' | 'any';
+}
+
+function shapeOf({ expect, patch }: PaymentAndTransactionUpdate): UpdateShape | null {
+  if (expect.version !== undefined || expect.refundCeiling !== undefined || patch.addRefunded !== undefined) return null;
+  return {
+    keys: SETTABLE_KEYS.filter((key) => key in patch),
+    details: patch.details !== undefined,
+    status: expect.status !== undefined,
+    pending: expect.pendingOperation === null ? 'null' : expect.pendingOperation === undefined ? 'any' : 'value',
+  };
+}
+
+const shapeKey = (shape: UpdateShape): string => `${shape.keys.join(',')}|${shape.details}|${shape.status}|${shape.pending}`;
+
+const batchedUpdateSql = new Map<string, string>();
+
+/**
+ * The compare-and-set of updateOneWithTransaction for many payments at once: each row of v is one update,
+ * numbered by ord. Two updates of one payment in a batch cannot both apply (a row is updated once per
+ * statement), so the one left out sees a lost compare-and-set, exactly as if it had come second.
+ */
+function batchedUpdateStatement(shape: UpdateShape): string {
+  const key = shapeKey(shape);
+  const cached = batchedUpdateSql.get(key);
+  if (cached) return cached;
+  const columns: [string, string][] = [['ord', 'int4'], ['id', 'text'], ['now', 'timestamptz']];
+  const sets = ['updated_at = v.now', 'version = p.version + 1'];
+  for (const k of shape.keys) {
+    columns.push([SETTABLE[k].column, SETTABLE[k].type]);
+    sets.push(`${SETTABLE[k].column} = v.${SETTABLE[k].column}`);
+  }
+  if (shape.details) {
+    columns.push(['details', 'jsonb']);
+    sets.push('details = p.details || v.details');
+  }
+  const where = ['p.id = v.id'];
+  if (shape.status) {
+    columns.push(['expect_status', 'text']);
+    where.push("p.status = ANY(string_to_array(v.expect_status, ','))");
+  }
+  if (shape.pending === 'null') where.push('p.pending_operation IS NULL');
+  if (shape.pending === 'value') {
+    columns.push(['expect_pending', 'text']);
+    where.push('p.pending_operation = v.expect_pending');
+  }
+  columns.push(['tx_id', 'text'], ['tx_status', 'text'], ['tx_details', 'jsonb']);
+  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
+  const text = `WITH v AS (SELECT * FROM unnest(${arrays}) AS v(${columns.map(([name]) => name).join(', ')})),
+    u AS (UPDATE payments p SET ${sets.join(', ')} FROM v WHERE ${where.join(' AND ')}
+          RETURNING v.ord AS batch_ord, v.tx_id AS batch_tx_id, v.tx_status AS batch_tx_status, v.tx_details AS batch_tx_details, p.*),
+    t AS (UPDATE transactions tr SET status = u.batch_tx_status, details = tr.details || u.batch_tx_details FROM u WHERE tr.id = u.batch_tx_id)
+    SELECT * FROM u`;
+  batchedUpdateSql.set(key, text);
+  return text;
+}
+
+/** One row of a batched update's parameters, in the column order of batchedUpdateStatement. */
+function batchedUpdateRow(u: PaymentAndTransactionUpdate, shape: UpdateShape, ord: number): unknown[] {
+  const row: unknown[] = [ord, u.id, u.now];
+  for (const key of shape.keys) row.push(settableParam(key, u.patch[key]));
+  if (shape.details) row.push(JSON.stringify(u.patch.details));
+  if (shape.status) row.push(typeof u.expect.status === 'string' ? u.expect.status : (u.expect.status ?? []).join(','));
+  if (shape.pending === 'value') row.push(u.expect.pendingOperation);
+  row.push(u.transaction.id, u.transaction.status, JSON.stringify(u.transaction.details ?? {}));
+  return row;
+}
+
+async function updateManyWithTransactions(sql: Sql, items: readonly PaymentAndTransactionUpdate[]): Promise<(Payment | undefined)[]> {
+  const shape = shapeOf(items[0]!)!;
+  const rows = await sql.query<PaymentRow & { batch_ord: number }>(batchedUpdateStatement(shape), columnArrays(items.map((u, ord) => batchedUpdateRow(u, shape, ord))));
+  const applied = new Map(rows.map((row) => [row.batch_ord, row]));
+  return items.map((_, ord) => {
+    const row = applied.get(ord);
+    return row && toPayment(row);
+  });
+}
+
+/**
+ * updatePayment and, only when it applied, the status of one of its transactions, in one statement: a
+ * connector's answer is written in a single round trip, atomic without a transaction of its own. Outside a
+ * transaction, updates of the same shape made at the same time share one statement (group commit).
+ */
+export async function updatePaymentAndTransaction(
+  sql: Sql, id: string, expect: Expectation, patch: PaymentPatch, now: Date,
+  transaction: { id: string; status: TransactionStatus; details?: Record<string, unknown> },
+): Promise<Payment | undefined> {
+  const update = { id, expect, patch, now, transaction };
+  const batched = shapeOf(update) && groupWriters(sql);
+  return batched ? batched.update(update) : updateOneWithTransaction(sql, update);
+}
+
+// --- group commit -----------------------------------------------------------------------------------
+
+/** Rows of parameters turned into one array per column: the parameters of an unnest. */
+function columnArrays(rows: readonly unknown[][]): unknown[][] {
+  const width = rows[0]?.length ?? 0;
+  return Array.from({ length: width }, (_, c) => rows.map((row) => {
+    const value = row[c];
+    return typeof value === 'bigint' ? value.toString() : value;
+  }));
+}
+
+interface GroupWriters {
+  insert: GroupCommit<PaymentWithTransaction, Payment>;
+  update: GroupCommit<PaymentAndTransactionUpdate, Payment | undefined>;
+}
+
+const writersByDatabase = new WeakMap<Sql, GroupWriters>();
+
+/** The group-commit writers of a database; none inside a transaction, whose statements must stay in it. */
+function groupWriters(sql: Sql): GroupWriters | undefined {
+  if (!('transaction' in sql)) return undefined;
+  let writers = writersByDatabase.get(sql);
+  if (!writers) {
+    writers = {
+      insert: groupCommit({ one: (item) => insertOneWithTransaction(sql, item), many: (items) => insertManyWithTransactions(sql, items) }),
+      update: groupCommit({
+        one: (item) => updateOneWithTransaction(sql, item),
+        many: (items) => updateManyWithTransactions(sql, items),
+        keyOf: (item) => shapeKey(shapeOf(item)!),
+      }),
+    };
+    writersByDatabase.set(sql, writers);
+  }
+  return writers;
 }
 
 /** Payments whose connector call has been in flight longer than the cutoff (a crash left them). */

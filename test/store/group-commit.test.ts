@@ -1,0 +1,190 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { groupCommit } from '../../src/store/group-commit.ts';
+import { insertMerchant, insertMid } from '../../src/store/merchants-repo.ts';
+import {
+  getPayment, insertPaymentWithTransaction, listTransactions, updatePaymentAndTransaction, type NewPayment, type Payment,
+} from '../../src/store/payments-repo.ts';
+import { openTestStore, storeKinds, type TestStore } from '../support/stores.ts';
+
+/** A statement log for groupCommit's two ways of writing. */
+function recorder(failing = new Set<number>()) {
+  const statements: { kind: 'one' | 'many'; items: number[] }[] = [];
+  const tick = () => new Promise((r) => setTimeout(r, 5));
+  return {
+    statements,
+    one: async (item: number) => {
+      statements.push({ kind: 'one', items: [item] });
+      await tick();
+      if (failing.has(item)) throw new Error(`item ${item} is bad`);
+      return item * 10;
+    },
+    many: async (items: readonly number[]) => {
+      statements.push({ kind: 'many', items: [...items] });
+      await tick();
+      if (items.some((i) => failing.has(i))) throw new Error('batch failed');
+      return items.map((i) => i * 10);
+    },
+  };
+}
+
+describe('groupCommit', () => {
+  it('writes a lone item through the single-row statement', async () => {
+    const r = recorder();
+    const submit = groupCommit({ one: r.one, many: r.many });
+    assert.equal(await submit(7), 70);
+    assert.deepEqual(r.statements, [{ kind: 'one', items: [7] }]);
+  });
+
+  it('writes items submitted in one turn together, each caller getting its own answer', async () => {
+    const r = recorder();
+    const submit = groupCommit({ one: r.one, many: r.many });
+    const answers = await Promise.all([1, 2, 3, 4].map(submit));
+    assert.deepEqual(answers, [10, 20, 30, 40]);
+    assert.deepEqual(r.statements, [{ kind: 'many', items: [1, 2, 3, 4] }]);
+  });
+
+  it('queues items while maxInFlight statements run, and writes them in the next batch', async () => {
+    const r = recorder();
+    const submit = groupCommit({ one: r.one, many: r.many, maxInFlight: 1 });
+    const first = submit(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const later = [2, 3, 4].map(submit);
+    assert.deepEqual(await Promise.all([first, ...later]), [10, 20, 30, 40]);
+    assert.deepEqual(r.statements, [{ kind: 'one', items: [1] }, { kind: 'many', items: [2, 3, 4] }]);
+  });
+
+  it('splits at maxBatch', async () => {
+    const r = recorder();
+    const submit = groupCommit({ one: r.one, many: r.many, maxBatch: 2 });
+    await Promise.all([1, 2, 3, 4, 5].map(submit));
+    assert.deepEqual(r.statements.map((s) => s.items), [[1, 2], [3, 4], [5]]);
+  });
+
+  it('keeps items of different keys in different statements', async () => {
+    const r = recorder();
+    const submit = groupCommit({ one: r.one, many: r.many, keyOf: (i) => (i % 2 ? 'odd' : 'even') });
+    await Promise.all([1, 2, 3, 4].map(submit));
+    assert.deepEqual(r.statements.map((s) => s.items).sort(), [[1, 3], [2, 4]]);
+  });
+
+  it('retries a failed batch item by item, so only the bad item fails', async () => {
+    const r = recorder(new Set([3]));
+    const submit = groupCommit({ one: r.one, many: r.many });
+    const settled = await Promise.allSettled([1, 2, 3, 4].map(submit));
+    assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    assert.match(String((settled[2] as PromiseRejectedResult).reason), /item 3 is bad/);
+    assert.equal(r.statements.filter((s) => s.kind === 'one').length, 4);
+  });
+});
+
+for (const { kind, skip } of await storeKinds()) {
+  describe(`group commit of payment writes on ${kind}`, { skip }, () => {
+    let store: TestStore;
+    const merchantId = randomUUID();
+    const midId = randomUUID();
+    const now = new Date('2030-01-15T10:00:00Z');
+
+    /** Statements run by the store, to tell batched writes from single ones. */
+    const statements: string[] = [];
+    const batchedStatements = () => statements.filter((text) => /^WITH [iv] AS \(SELECT \* FROM unnest/.test(text)).length;
+
+    before(async () => {
+      store = await openTestStore(kind);
+      const query = store.db.query.bind(store.db);
+      store.db.query = (text, params) => {
+        statements.push(text);
+        return query(text, params);
+      };
+      await insertMerchant(store.db, { id: merchantId, name: 'Batch', key: `key-${merchantId}`, password: 'secret', sandbox: true });
+      await insertMid(store.db, { id: midId, merchantId, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
+    });
+    after(() => store.dispose());
+
+    const newPayment = (orderId: string, description = 'Batch order'): NewPayment => ({
+      id: randomUUID(), merchantId, channel: 's2s_card', operation: 'purchase', orderId, amount: 1999n, currency: 'USD', description,
+      status: 'prepare', auth: false, midId, pendingOperation: 'authorize', payer: { email: 'doe@example.com' },
+      details: { cardMask: '411111****1111', lastTransId: 'x' }, now,
+    });
+    const create = (p: NewPayment) => insertPaymentWithTransaction(store.db, p, { id: randomUUID(), paymentId: p.id, type: 'sale', status: 'waiting', amount: p.amount, now });
+
+    it('creates payments written at the same time, each with its transaction, as if written alone', async () => {
+      const wanted = Array.from({ length: 30 }, (_, i) => newPayment(`order-${i}`));
+      const before = batchedStatements();
+      const created = await Promise.all(wanted.map(create));
+      assert.ok(batchedStatements() > before, 'the inserts shared a statement');
+      for (const [i, p] of created.entries()) {
+        assert.equal(p.id, wanted[i]!.id);
+        assert.equal(p.orderId, `order-${i}`);
+        assert.equal(p.amount, 1999n);
+        assert.equal(p.status, 'prepare');
+        assert.equal(p.pendingOperation, 'authorize');
+        assert.deepEqual(p.details, { cardMask: '411111****1111', lastTransId: 'x' });
+        assert.equal(p.version, 0);
+        const transactions = await listTransactions(store.db, p.id);
+        assert.deepEqual(transactions.map((t) => [t.type, t.status, t.amount]), [['sale', 'waiting', 1999n]]);
+      }
+    });
+
+    it('fails only the payment whose row the database rejects', async () => {
+      const good = [newPayment('good-1'), newPayment('good-2')];
+      const bad = newPayment('bad', 'NUL \u0000 byte');
+      const settled = await Promise.allSettled([create(good[0]!), create(bad), create(good[1]!)]);
+      assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.equal(await getPayment(store.db, bad.id), undefined);
+      assert.equal((await getPayment(store.db, good[1]!.id))?.orderId, 'good-2');
+    });
+
+    const settle = (p: Payment, status: 'settled' | 'decline', transId: string) =>
+      updatePaymentAndTransaction(store.db, p.id, { status: 'prepare', pendingOperation: 'authorize' },
+        status === 'settled' ? { status, capturedAmount: p.amount, pendingOperation: null, details: { rrn: '123' } } : { status, declineReason: 'Declined', pendingOperation: null },
+        now, { id: transId, status: status === 'settled' ? 'success' : 'fail' });
+
+    it('applies outcomes written at the same time, each to its own payment and transaction', async () => {
+      const payments = await Promise.all(Array.from({ length: 20 }, (_, i) => create(newPayment(`outcome-${i}`))));
+      const transIds = await Promise.all(payments.map(async (p) => (await listTransactions(store.db, p.id))[0]!.id));
+      const before = batchedStatements();
+      const updated = await Promise.all(payments.map((p, i) => settle(p, i % 3 ? 'settled' : 'decline', transIds[i]!)));
+      assert.ok(batchedStatements() > before, 'the updates shared a statement');
+      for (const [i, u] of updated.entries()) {
+        assert.ok(u, `outcome ${i} applied`);
+        assert.equal(u.id, payments[i]!.id);
+        assert.equal(u.status, i % 3 ? 'settled' : 'decline');
+        assert.equal(u.pendingOperation, null);
+        assert.equal(u.version, 1);
+        assert.equal(u.capturedAmount, i % 3 ? 1999n : 0n);
+        assert.equal(u.declineReason, i % 3 ? null : 'Declined');
+        assert.deepEqual(u.details, i % 3 ? { cardMask: '411111****1111', lastTransId: 'x', rrn: '123' } : { cardMask: '411111****1111', lastTransId: 'x' });
+        const [t] = await listTransactions(store.db, u.id);
+        assert.equal(t?.status, i % 3 ? 'success' : 'fail');
+      }
+    });
+
+    it('lets exactly one of two outcomes for one payment in the same batch apply (compare-and-set)', async () => {
+      const p = await create(newPayment('contested'));
+      const [t] = await listTransactions(store.db, p.id);
+      const before = batchedStatements();
+      const [a, b] = await Promise.all([settle(p, 'settled', t!.id), settle(p, 'settled', t!.id)]);
+      assert.equal(batchedStatements(), before + 1, 'both outcomes went in one statement');
+      assert.equal([a, b].filter(Boolean).length, 1);
+      const stored = await getPayment(store.db, p.id);
+      assert.equal(stored?.status, (a ?? b)?.status);
+      assert.equal(stored?.version, 1);
+      const [after] = await listTransactions(store.db, p.id);
+      assert.equal(after?.status, stored?.status === 'settled' ? 'success' : 'fail');
+    });
+
+    it('leaves a payment whose expectation no longer holds untouched', async () => {
+      const p = await create(newPayment('stale'));
+      const [t] = await listTransactions(store.db, p.id);
+      const fresh = await create(newPayment('fresh'));
+      const [ft] = await listTransactions(store.db, fresh.id);
+      assert.ok(await settle(p, 'settled', t!.id));
+      const [again, other] = await Promise.all([settle(p, 'decline', t!.id), settle(fresh, 'settled', ft!.id)]);
+      assert.equal(again, undefined);
+      assert.equal(other?.status, 'settled');
+      assert.equal((await getPayment(store.db, p.id))?.status, 'settled');
+    });
+  });
+}
