@@ -8,6 +8,8 @@
  * Every item keeps its own outcome. A batch statement is atomic, so when it fails (one bad row) each item is
  * retried alone and only the faulty one sees the error.
  */
+import type { Sql } from './database.ts';
+
 export interface GroupCommitOptions<I, O> {
   /** The ordinary statement for one item. */
   one(item: I): Promise<O>;
@@ -80,4 +82,39 @@ export function groupCommit<I, O>(options: GroupCommitOptions<I, O>): GroupCommi
       queue.push({ item, resolve, reject });
       schedule();
     });
+}
+
+/** A column of a batched statement: its name in the unnested rows and its SQL type. */
+export type BatchColumn = readonly [name: string, type: string];
+
+/** `unnest($1::t1[], ...) AS alias(c1, ...)`: one array parameter per column, unnested into rows. */
+export function unnestRows(alias: string, columns: readonly BatchColumn[]): string {
+  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
+  return `unnest(${arrays}) AS ${alias}(${columns.map(([name]) => name).join(', ')})`;
+}
+
+/** Rows of parameters turned into one array per column: the parameters of unnestRows. */
+export function columnArrays(rows: readonly unknown[][]): unknown[][] {
+  const width = rows[0]?.length ?? 0;
+  return Array.from({ length: width }, (_, c) => rows.map((row) => {
+    const value = row[c];
+    return typeof value === 'bigint' ? value.toString() : value;
+  }));
+}
+
+/**
+ * Writers made once per database (group commit needs one queue per pool). Inside a transaction there are
+ * none: its statements must run on its own connection, in order.
+ */
+export function perDatabase<T extends object>(create: (db: Sql) => T): (sql: Sql) => T | undefined {
+  const byDatabase = new WeakMap<Sql, T>();
+  return (sql) => {
+    if (!('transaction' in sql)) return undefined;
+    let writers = byDatabase.get(sql);
+    if (!writers) {
+      writers = create(sql);
+      byDatabase.set(sql, writers);
+    }
+    return writers;
+  };
 }

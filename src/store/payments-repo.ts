@@ -3,7 +3,7 @@
  * expects, and an empty result means another request won.
  */
 import type { Sql } from './database.ts';
-import { groupCommit, type GroupCommit } from './group-commit.ts';
+import { columnArrays, groupCommit, perDatabase, unnestRows, type BatchColumn } from './group-commit.ts';
 import type { PaymentStatus } from '../domain/payment-state.ts';
 import type { ThreeDsAttributes } from '../connectors/types.ts';
 
@@ -138,13 +138,13 @@ export type NewPayment = Pick<Payment, 'id' | 'merchantId' | 'channel' | 'operat
   Partial<Pick<Payment, 'sessionId' | 'midId' | 'vaultId' | 'cardToken' | 'payer' | 'customData' | 'callbackUrl' | 'details' | 'pendingOperation' | 'threeDs' | 'declineReason'>> & { now: Date };
 
 /** The columns a new payment is written with, in the order of paymentInsertParams, with their types. */
-const INSERT_COLUMNS = [
+export const PAYMENT_COLUMNS: readonly BatchColumn[] = [
   ['id', 'text'], ['merchant_id', 'text'], ['session_id', 'text'], ['channel', 'text'], ['operation', 'text'], ['order_id', 'text'],
   ['amount', 'int8'], ['currency', 'text'], ['description', 'text'], ['status', 'text'], ['auth', 'bool'], ['mid_id', 'text'],
   ['vault_id', 'text'], ['card_token', 'text'], ['payer', 'jsonb'], ['custom_data', 'jsonb'], ['callback_url', 'text'], ['details', 'jsonb'],
   ['pending_operation', 'text'], ['three_ds', 'jsonb'], ['decline_reason', 'text'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz'],
-] as const;
-const INSERT_COLUMN_LIST = INSERT_COLUMNS.map(([name]) => name).join(', ');
+];
+export const PAYMENT_COLUMN_LIST = PAYMENT_COLUMNS.map(([name]) => name).join(', ');
 
 export function paymentInsertParams(p: NewPayment): unknown[] {
   return [
@@ -157,8 +157,8 @@ export function paymentInsertParams(p: NewPayment): unknown[] {
 
 /** `INSERT INTO payments (...) VALUES ($n...)` with placeholders starting at `from`. */
 export function paymentInsertSql(from = 1): string {
-  const placeholders = INSERT_COLUMNS.map((_, i) => `$${i + from}`).join(', ');
-  return `INSERT INTO payments (${INSERT_COLUMN_LIST}) VALUES (${placeholders})`;
+  const placeholders = PAYMENT_COLUMNS.map((_, i) => `$${i + from}`).join(', ');
+  return `INSERT INTO payments (${PAYMENT_COLUMN_LIST}) VALUES (${placeholders})`;
 }
 
 export async function insertPayment(sql: Sql, p: NewPayment): Promise<Payment> {
@@ -180,10 +180,9 @@ const INSERT_WITH_TRANSACTION = `WITH p AS (${paymentInsertSql()} RETURNING *),
 
 /** The same write for many payments: each column travels as one array, unnested into rows. */
 const INSERT_MANY_WITH_TRANSACTIONS = (() => {
-  const columns = [...INSERT_COLUMNS, ['tx_id', 'text'], ['tx_type', 'text'], ['tx_status', 'text'], ['tx_amount', 'int8'], ['tx_details', 'jsonb'], ['tx_created_at', 'timestamptz']];
-  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
-  return `WITH i AS (SELECT * FROM unnest(${arrays}) AS i(${columns.map(([name]) => name).join(', ')})),
-    p AS (INSERT INTO payments (${INSERT_COLUMN_LIST}) SELECT ${INSERT_COLUMN_LIST} FROM i RETURNING *),
+  const transaction: BatchColumn[] = [['tx_id', 'text'], ['tx_type', 'text'], ['tx_status', 'text'], ['tx_amount', 'int8'], ['tx_details', 'jsonb'], ['tx_created_at', 'timestamptz']];
+  return `WITH i AS (SELECT * FROM ${unnestRows('i', [...PAYMENT_COLUMNS, ...transaction])}),
+    p AS (INSERT INTO payments (${PAYMENT_COLUMN_LIST}) SELECT ${PAYMENT_COLUMN_LIST} FROM i RETURNING *),
     t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
           SELECT i.tx_id, p.id, i.tx_type, i.tx_status, i.tx_amount, i.tx_details, i.tx_created_at FROM i JOIN p ON p.id = i.id)
     SELECT * FROM p`;
@@ -366,7 +365,7 @@ function batchedUpdateStatement(shape: UpdateShape): string {
   const key = shapeKey(shape);
   const cached = batchedUpdateSql.get(key);
   if (cached) return cached;
-  const columns: [string, string][] = [['ord', 'int4'], ['id', 'text'], ['now', 'timestamptz']];
+  const columns: BatchColumn[] = [['ord', 'int4'], ['id', 'text'], ['now', 'timestamptz']];
   const sets = ['updated_at = v.now', 'version = p.version + 1'];
   for (const k of shape.keys) {
     columns.push([SETTABLE[k].column, SETTABLE[k].type]);
@@ -387,8 +386,7 @@ function batchedUpdateStatement(shape: UpdateShape): string {
     where.push('p.pending_operation = v.expect_pending');
   }
   columns.push(['tx_id', 'text'], ['tx_status', 'text'], ['tx_details', 'jsonb']);
-  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
-  const text = `WITH v AS (SELECT * FROM unnest(${arrays}) AS v(${columns.map(([name]) => name).join(', ')})),
+  const text = `WITH v AS (SELECT * FROM ${unnestRows('v', columns)}),
     u AS (UPDATE payments p SET ${sets.join(', ')} FROM v WHERE ${where.join(' AND ')}
           RETURNING v.ord AS batch_ord, v.tx_id AS batch_tx_id, v.tx_status AS batch_tx_status, v.tx_details AS batch_tx_details, p.*),
     t AS (UPDATE transactions tr SET status = u.batch_tx_status, details = tr.details || u.batch_tx_details FROM u WHERE tr.id = u.batch_tx_id)
@@ -430,42 +428,6 @@ export async function updatePaymentAndTransaction(
   const update = { id, expect, patch, now, transaction };
   const batched = shapeOf(update) && groupWriters(sql);
   return batched ? batched.update(update) : updateOneWithTransaction(sql, update);
-}
-
-// --- group commit -----------------------------------------------------------------------------------
-
-/** Rows of parameters turned into one array per column: the parameters of an unnest. */
-function columnArrays(rows: readonly unknown[][]): unknown[][] {
-  const width = rows[0]?.length ?? 0;
-  return Array.from({ length: width }, (_, c) => rows.map((row) => {
-    const value = row[c];
-    return typeof value === 'bigint' ? value.toString() : value;
-  }));
-}
-
-interface GroupWriters {
-  insert: GroupCommit<PaymentWithTransaction, Payment>;
-  update: GroupCommit<PaymentAndTransactionUpdate, Payment | undefined>;
-}
-
-const writersByDatabase = new WeakMap<Sql, GroupWriters>();
-
-/** The group-commit writers of a database; none inside a transaction, whose statements must stay in it. */
-function groupWriters(sql: Sql): GroupWriters | undefined {
-  if (!('transaction' in sql)) return undefined;
-  let writers = writersByDatabase.get(sql);
-  if (!writers) {
-    writers = {
-      insert: groupCommit({ one: (item) => insertOneWithTransaction(sql, item), many: (items) => insertManyWithTransactions(sql, items) }),
-      update: groupCommit({
-        one: (item) => updateOneWithTransaction(sql, item),
-        many: (items) => updateManyWithTransactions(sql, items),
-        keyOf: (item) => shapeKey(shapeOf(item)!),
-      }),
-    };
-    writersByDatabase.set(sql, writers);
-  }
-  return writers;
 }
 
 /** Payments whose connector call has been in flight longer than the cutoff (a crash left them). */
@@ -515,3 +477,15 @@ export async function listTransactions(sql: Sql, paymentId: string): Promise<Tra
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string): boolean => UUID.test(s);
+
+// --- group commit -----------------------------------------------------------------------------------
+
+/** Writes made outside a transaction at the same time share statements (group commit). */
+const groupWriters = perDatabase((db) => ({
+  insert: groupCommit<PaymentWithTransaction, Payment>({ one: (item) => insertOneWithTransaction(db, item), many: (items) => insertManyWithTransactions(db, items) }),
+  update: groupCommit<PaymentAndTransactionUpdate, Payment | undefined>({
+    one: (item) => updateOneWithTransaction(db, item),
+    many: (items) => updateManyWithTransactions(db, items),
+    keyOf: (item) => shapeKey(shapeOf(item)!),
+  }),
+}));

@@ -1,5 +1,6 @@
 import type { Sql } from './database.ts';
-import { paymentInsertParams, paymentInsertSql, type NewPayment } from './payments-repo.ts';
+import { PAYMENT_COLUMNS, PAYMENT_COLUMN_LIST, paymentInsertParams, paymentInsertSql, type NewPayment } from './payments-repo.ts';
+import { columnArrays, groupCommit, perDatabase, unnestRows, type BatchColumn } from './group-commit.ts';
 
 /** What the merchant asked for when opening the session, validated. */
 export interface SessionRequest {
@@ -87,16 +88,51 @@ const toSession = (r: SessionRow): Session => ({
   createdAt: new Date(r.created_at),
 });
 
-/** The session and its first payment (status prepare) in one statement: one round trip. */
-export async function insertSessionWithPayment(sql: Sql, s: Omit<Session, 'status'>, payment: NewPayment): Promise<void> {
-  const sessionParams = [s.id, s.merchantId, s.operation, s.orderNumber, s.amount, s.currency, s.description, JSON.stringify(s.request), s.expiresAt, s.paymentId, s.createdAt];
-  await sql.query(
-    `WITH new_session AS (
-       INSERT INTO sessions (id, merchant_id, operation, order_number, amount, currency, description, request, expires_at, payment_id, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id)
-     ${paymentInsertSql(12).replace('VALUES (', 'SELECT ').replace(/\)$/, ' FROM new_session')}`,
-    [...sessionParams, ...paymentInsertParams(payment)],
-  );
+const SESSION_COLUMNS: readonly BatchColumn[] = [
+  ['id', 'text'], ['merchant_id', 'text'], ['operation', 'text'], ['order_number', 'text'], ['amount', 'int8'], ['currency', 'text'],
+  ['description', 'text'], ['request', 'jsonb'], ['expires_at', 'timestamptz'], ['payment_id', 'text'], ['created_at', 'timestamptz'],
+];
+const SESSION_COLUMN_LIST = SESSION_COLUMNS.map(([name]) => name).join(', ');
+
+interface SessionWithPayment {
+  session: Omit<Session, 'status'>;
+  payment: NewPayment;
+}
+
+const sessionInsertParams = (s: Omit<Session, 'status'>): unknown[] =>
+  [s.id, s.merchantId, s.operation, s.orderNumber, s.amount, s.currency, s.description, JSON.stringify(s.request), s.expiresAt, s.paymentId, s.createdAt];
+
+const INSERT_WITH_PAYMENT = `WITH new_session AS (
+    INSERT INTO sessions (${SESSION_COLUMN_LIST}) VALUES (${SESSION_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING id)
+  ${paymentInsertSql(SESSION_COLUMNS.length + 1).replace('VALUES (', 'SELECT ').replace(/\)$/, ' FROM new_session')}`;
+
+/** The same write for many sessions; the session columns are prefixed s_ where they meet the payment's. */
+const INSERT_MANY_WITH_PAYMENTS = `WITH i AS (SELECT * FROM ${unnestRows('i', [...SESSION_COLUMNS.map(([name, type]): BatchColumn => [`s_${name}`, type]), ...PAYMENT_COLUMNS])}),
+    new_sessions AS (INSERT INTO sessions (${SESSION_COLUMN_LIST}) SELECT ${SESSION_COLUMNS.map(([name]) => `s_${name}`).join(', ')} FROM i RETURNING id)
+  INSERT INTO payments (${PAYMENT_COLUMN_LIST}) SELECT ${PAYMENT_COLUMN_LIST.split(', ').map((name) => `i.${name}`).join(', ')} FROM i JOIN new_sessions ON new_sessions.id = i.s_id`;
+
+async function insertOne(sql: Sql, { session, payment }: SessionWithPayment): Promise<void> {
+  await sql.query(INSERT_WITH_PAYMENT, [...sessionInsertParams(session), ...paymentInsertParams(payment)]);
+}
+
+const groupWriters = perDatabase((db) => ({
+  insert: groupCommit<SessionWithPayment, void>({
+    one: (item) => insertOne(db, item),
+    many: async (items) => {
+      await db.query(INSERT_MANY_WITH_PAYMENTS, columnArrays(items.map(({ session, payment }) => [...sessionInsertParams(session), ...paymentInsertParams(payment)])));
+      return items.map(() => undefined);
+    },
+  }),
+}));
+
+/**
+ * The session and its first payment (status prepare) in one statement: one round trip. Outside a
+ * transaction, sessions opened at the same time share one statement (group commit).
+ */
+export async function insertSessionWithPayment(sql: Sql, session: Omit<Session, 'status'>, payment: NewPayment): Promise<void> {
+  const item = { session, payment };
+  const batched = groupWriters(sql);
+  return batched ? batched.insert(item) : insertOne(sql, item);
 }
 
 export async function getSession(sql: Sql, id: string): Promise<Session | undefined> {

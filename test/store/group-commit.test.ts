@@ -6,6 +6,7 @@ import { insertMerchant, insertMid } from '../../src/store/merchants-repo.ts';
 import {
   getPayment, insertPaymentWithTransaction, listTransactions, updatePaymentAndTransaction, type NewPayment, type Payment,
 } from '../../src/store/payments-repo.ts';
+import { getSession, insertSessionWithPayment, type SessionRequest } from '../../src/store/sessions-repo.ts';
 import { openTestStore, storeKinds, type TestStore } from '../support/stores.ts';
 
 /** A statement log for groupCommit's two ways of writing. */
@@ -185,6 +186,28 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(again, undefined);
       assert.equal(other?.status, 'settled');
       assert.equal((await getPayment(store.db, p.id))?.status, 'settled');
+    });
+
+    it('opens sessions opened at the same time, each with its first payment', async () => {
+      const request: SessionRequest = { methods: ['card'], parameters: {}, successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/cancel', reqToken: false, recurringInit: false, auth: false };
+      const wanted = Array.from({ length: 12 }, (_, i) => {
+        const payment = { ...newPayment(`session-order-${i}`), channel: 'checkout' as const, pendingOperation: undefined, sessionId: randomUUID() };
+        const session = { id: payment.sessionId, merchantId, operation: 'purchase', orderNumber: `session-order-${i}`, amount: 1999n, currency: 'USD', description: 'Batch order', request, expiresAt: now, paymentId: payment.id, createdAt: now };
+        return { session, payment };
+      });
+      const before = batchedStatements();
+      await Promise.all(wanted.map(({ session, payment }) => insertSessionWithPayment(store.db, session, payment)));
+      assert.ok(batchedStatements() > before, 'the sessions shared a statement');
+      for (const { session, payment } of wanted) {
+        const stored = await getSession(store.db, session.id);
+        assert.equal(stored?.orderNumber, session.orderNumber);
+        assert.equal(stored?.paymentId, payment.id);
+        assert.equal(stored?.status, 'open');
+        assert.deepEqual(stored?.request, request);
+        const p = await getPayment(store.db, payment.id);
+        assert.equal(p?.sessionId, session.id);
+        assert.equal(p?.channel, 'checkout');
+      }
     });
   });
 }
