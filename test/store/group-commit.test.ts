@@ -192,7 +192,7 @@ for (const { kind, skip } of await storeKinds()) {
       const request: SessionRequest = { methods: ['card'], parameters: {}, successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/cancel', reqToken: false, recurringInit: false, auth: false };
       const wanted = Array.from({ length: 12 }, (_, i) => {
         const payment = { ...newPayment(`session-order-${i}`), channel: 'checkout' as const, pendingOperation: undefined, sessionId: randomUUID() };
-        const session = { id: payment.sessionId, merchantId, operation: 'purchase', orderNumber: `session-order-${i}`, amount: 1999n, currency: 'USD', description: 'Batch order', request, expiresAt: now, paymentId: payment.id, createdAt: now };
+        const session = { id: payment.sessionId, merchantId, operation: 'purchase' as const, orderNumber: `session-order-${i}`, amount: 1999n, currency: 'USD', description: 'Batch order', request, expiresAt: now, paymentId: payment.id, createdAt: now };
         return { session, payment };
       });
       const before = batchedStatements();
