@@ -23,7 +23,20 @@ export async function formFields(req: FastifyRequest): Promise<Loose> {
   else if (req.isMultipart()) fields = parseForm(await multipartQuery(req));
   else fields = req.body;
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) return {};
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== ''));
+  return withoutEmptyValues(fields as Loose);
+}
+
+/**
+ * A copy without the empty values (a loop: Object.fromEntries over filtered entries costs several times as
+ * much). The keys come from parseForm, which never yields `__proto__`, so plain assignment is safe.
+ */
+function withoutEmptyValues(fields: Loose): Loose {
+  const out: Loose = {};
+  for (const key of Object.keys(fields)) {
+    const value = fields[key];
+    if (value !== '') out[key] = value;
+  }
+  return out;
 }
 
 /** Multipart fields back to a query string, so bracket keys nest as in a form body; a broken body is a D3 error. */
@@ -37,11 +50,14 @@ async function multipartQuery(req: FastifyRequest): Promise<string> {
   return query.toString();
 }
 
-/** Fields holding a NUL character, which no PostgreSQL text or jsonb value can store. */
-function nulFields(value: unknown, path: string): FieldError[] {
-  if (typeof value === 'string') return value.includes('\u0000') ? [{ field: path, message: MESSAGES.notValid }] : [];
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, v]) => nulFields(v, path ? `${path}.${key}` : key));
+/** Fields holding a NUL character, which no PostgreSQL text or jsonb value can store; added to `found`. */
+function nulFields(value: unknown, path: string, found: FieldError[] = []): FieldError[] {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) found.push({ field: path, message: MESSAGES.notValid });
+  } else if (value !== null && typeof value === 'object') {
+    for (const key of Object.keys(value)) nulFields((value as Loose)[key], path ? `${path}.${key}` : key, found);
+  }
+  return found;
 }
 
 /**
@@ -55,7 +71,7 @@ export function validateFields(schema: TSchema, fields: Loose, rules?: (fields: 
   const errors = new Map<string, string>();
   // The action's rules read values the schema has vetted: they run only on a schema-valid request.
   const more = schemaErrors.length === 0 || opts.alwaysRunRules ? (rules?.(fields) ?? []) : [];
-  for (const e of [...nulFields(fields, ''), ...schemaErrors, ...more]) if (!errors.has(e.field)) errors.set(e.field, e.message);
+  for (const list of [nulFields(fields, ''), schemaErrors, more]) for (const e of list) if (!errors.has(e.field)) errors.set(e.field, e.message);
   if (errors.size > 0) throw GatewayError.invalid([...errors].map(([field, message]) => ({ field, message })));
 }
 

@@ -63,11 +63,27 @@ export function panValid(pan: string): boolean {
   return hasPanShape(pan) && luhnValid(pan);
 }
 
-function matchedPrefixLength(pan: string, [from, to]: PrefixRange): number {
-  const head = pan.slice(0, from.length);
-  if (head.length < from.length) return 0;
-  return Number(head) >= Number(from) && Number(head) <= Number(to) ? from.length : 0;
-}
+/** Longest prefix of any range: 4 digits ("2221".."2720"). */
+const MAX_PREFIX_DIGITS = Math.max(...BRAND_RULES.flatMap((rule) => rule.prefixes.map(([from]) => from.length)));
+
+/**
+ * Every prefix a range covers ("51".."55" -> "51", "52", ... "55") -> the rules it names, in table order, so
+ * a brand lookup is a few map reads instead of a scan of every range on each request.
+ */
+const RULES_BY_PREFIX: ReadonlyMap<string, readonly BrandRule[]> = (() => {
+  const byPrefix = new Map<string, BrandRule[]>();
+  for (const rule of BRAND_RULES) {
+    for (const [from, to] of rule.prefixes) {
+      for (let n = Number(from); n <= Number(to); n++) {
+        const prefix = String(n);
+        const rules = byPrefix.get(prefix);
+        if (!rules) byPrefix.set(prefix, [rule]);
+        else if (!rules.includes(rule)) rules.push(rule);
+      }
+    }
+  }
+  return byPrefix;
+})();
 
 /**
  * A card number the gateway takes: the right shape, a valid checksum and a known brand. The brand matters:
@@ -80,7 +96,7 @@ export function cardNumberAccepted(pan: string): boolean {
 /** The brand whose range matches the longest prefix of the PAN and which issues numbers of its length. */
 export function cardBrand(pan: string): CardBrand | undefined {
   if (!hasPanShape(pan)) return undefined;
-  return longestPrefixBrand(pan, BRAND_RULES.filter((rule) => rule.lengths.includes(pan.length)));
+  return longestPrefixBrand(pan, (rule) => rule.lengths.includes(pan.length));
 }
 
 /**
@@ -89,16 +105,19 @@ export function cardBrand(pan: string): CardBrand | undefined {
  */
 export function cardBrandByPrefix(digits: string): CardBrand | undefined {
   if (!/^[0-9]{1,19}$/.test(digits)) return undefined;
-  return longestPrefixBrand(digits, BRAND_RULES);
+  return longestPrefixBrand(digits);
 }
 
-function longestPrefixBrand(digits: string, rules: readonly BrandRule[]): CardBrand | undefined {
-  let best: { brand: CardBrand; prefix: number } | undefined;
-  for (const rule of rules) {
-    const prefix = Math.max(0, ...rule.prefixes.map((r) => matchedPrefixLength(digits, r)));
-    if (prefix > (best?.prefix ?? 0)) best = { brand: rule.brand, prefix };
+/**
+ * The first rule (in table order) that `accepts`, at the longest prefix of the digits that any rule's range
+ * covers; shorter prefixes are tried only when no rule at a longer one accepts.
+ */
+function longestPrefixBrand(digits: string, accepts: (rule: BrandRule) => boolean = () => true): CardBrand | undefined {
+  for (let length = Math.min(MAX_PREFIX_DIGITS, digits.length); length > 0; length--) {
+    const rule = RULES_BY_PREFIX.get(digits.slice(0, length))?.find(accepts);
+    if (rule) return rule.brand;
   }
-  return best?.brand;
+  return undefined;
 }
 
 /** First six and last four digits, as the signature formulas use them; empty when the value is too short. */

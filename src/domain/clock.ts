@@ -30,7 +30,17 @@ export function shiftedClock(base: Clock, offsetMs: number): Clock {
   return offsetMs === 0 ? base : { now: () => new Date(base.now().getTime() + offsetMs) };
 }
 
+/** The last second wireDate formatted: under load, many answers in a row carry the same second. */
+let lastWireSecond = Number.NaN;
+let lastWireDate = '';
+
 /** `YYYY-MM-DD hh:mm:ss` in UTC (decisions D9). */
 export function wireDate(d: Date): string {
-  return d.toISOString().slice(0, 19).replace('T', ' ');
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== lastWireSecond) {
+    // An invalid date (NaN) never equals the cache and throws here, as toISOString always did.
+    lastWireDate = d.toISOString().slice(0, 19).replace('T', ' ');
+    lastWireSecond = second;
+  }
+  return lastWireDate;
 }

@@ -6,7 +6,7 @@ import type { Merchant } from '../../store/merchants-repo.ts';
 import type { PayerInfo } from '../../store/payments-repo.ts';
 import type { CardInput } from '../../services/s2s-card/card-payments.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
-import { parseAmount, type Money } from '../../domain/money.ts';
+import { parseAmount, type Money, type ParseResult } from '../../domain/money.ts';
 import { cardNumberAccepted, isExpired, parseExpiry } from '../../domain/card.ts';
 import type { Credit2CardRequest, DebitRequest, SaleRequest } from './schemas.ts';
 
@@ -24,13 +24,16 @@ function parseWireAmount(text: string, currency: string): ReturnType<typeof pars
 }
 const blank = (field: string): FieldError => ({ field, message: MESSAGES.blank });
 
-/** The parse of an amount in a currency, as a field error when it does not parse. */
-function amountError(b: Loose, field: string, currencyField: string): FieldError | undefined {
+/** The parse of an amount sent in a currency; undefined when either field is missing. */
+function sentAmount(b: Loose, field: string, currencyField: string): ParseResult | undefined {
   const text = str(b, field);
   const currency = str(b, currencyField);
-  if (text === undefined || currency === undefined) return undefined;
-  const parsed = parseWireAmount(text, currency);
-  if (parsed.ok) return undefined;
+  return text === undefined || currency === undefined ? undefined : parseWireAmount(text, currency);
+}
+
+/** A sent amount that does not parse, as a field error (the currency's when the currency is unknown). */
+function amountError(parsed: ParseResult | undefined, field: string, currencyField: string): FieldError | undefined {
+  if (parsed === undefined || parsed.ok) return undefined;
   return parsed.reason === 'currency' ? { field: currencyField, message: MESSAGES.notValid } : { field, message: MESSAGES.notValid };
 }
 
@@ -39,15 +42,17 @@ function amountError(b: Loose, field: string, currencyField: string): FieldError
  * payment of a recurring chain: interface spec Endpoints rule 6).
  */
 export function orderAmountRules(b: Loose, zeroAllowed: boolean): FieldError[] {
-  const error = amountError(b, 'order_amount', 'order_currency');
+  const parsed = sentAmount(b, 'order_amount', 'order_currency');
+  const error = amountError(parsed, 'order_amount', 'order_currency');
   if (error) return [error];
-  const parsed = parseWireAmount(str(b, 'order_amount') ?? '', str(b, 'order_currency') ?? '');
-  if (parsed.ok && parsed.money.minor === 0n && !zeroAllowed) return [{ field: 'order_amount', message: MESSAGES.notPositive }];
+  if (parsed?.ok && parsed.money.minor === 0n && !zeroAllowed) return [{ field: 'order_amount', message: MESSAGES.notPositive }];
   return [];
 }
 
+const CARD_FIELDS: readonly string[] = ['card_number', 'card_exp_month', 'card_exp_year', 'card_cvv2'];
+
 /** Card data, unless a card_token names the card; sent card data wins over a token (platform rule). */
-export function cardRules(b: Loose, fields: readonly string[] = ['card_number', 'card_exp_month', 'card_exp_year', 'card_cvv2']): FieldError[] {
+export function cardRules(b: Loose, fields: readonly string[] = CARD_FIELDS): FieldError[] {
   const pan = str(b, 'card_number');
   if (pan === undefined && b.card_token !== undefined) return [];
   const errors = fields.filter((f) => b[f] === undefined).map(blank);
@@ -59,7 +64,7 @@ export function cardRules(b: Loose, fields: readonly string[] = ['card_number', 
 export function scheduleRules(b: Loose): FieldError[] {
   const errors: FieldError[] = [];
   if ((b.schedule_start_date !== undefined || b.payment_schedule_amount !== undefined) && b.schedule_id === undefined) errors.push(blank('schedule_id'));
-  const amount = amountError(b, 'payment_schedule_amount', 'order_currency');
+  const amount = amountError(sentAmount(b, 'payment_schedule_amount', 'order_currency'), 'payment_schedule_amount', 'order_currency');
   if (amount?.field === 'payment_schedule_amount') errors.push(amount);
   return errors;
 }

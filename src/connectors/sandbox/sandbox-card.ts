@@ -33,31 +33,33 @@ function challenged(success: boolean, state: ConnectorState): ThreeDsAttributes 
   };
 }
 
+function challenge(scenario: Scenario): ConnectorOutcome {
+  const state = { scenario, threeDSServerTransID: randomUUID(), dsTransID: randomUUID(), acsTransID: randomUUID() };
+  return {
+    kind: 'challenge',
+    state,
+    threeDs: { threeDSServerTransID: state.threeDSServerTransID, dsTransID: state.dsTransID, acsTransID: state.acsTransID, protocolVersion: '2.2.0', authenticationFlow: 'Challenge', transStatus: 'C' },
+  };
+}
+
+const approved = (): ConnectorOutcome => ({ kind: 'approved', reference: reference(), rrn: rrn(), approvalCode: approvalCode(), threeDs: frictionless() });
+
+/** The first answer of each scenario; a table built once, not per request. */
+const AUTHORIZE_OUTCOMES: Readonly<Record<Scenario, () => ConnectorOutcome>> = {
+  success: approved,
+  capture_fails: approved,
+  decline: () => ({ kind: 'declined', reason: DECLINE_REASON, reference: reference() }),
+  '3ds_success': () => challenge('3ds_success'),
+  '3ds_decline': () => challenge('3ds_decline'),
+  redirect_success: () => ({ kind: 'redirect', state: { scenario: 'redirect_success' } }),
+  redirect_decline: () => ({ kind: 'redirect', state: { scenario: 'redirect_decline' } }),
+};
+
 export class SandboxCardConnector implements CardConnector {
   readonly name = 'sandbox-card';
 
   async authorize(req: Parameters<CardConnector['authorize']>[0]): Promise<ConnectorOutcome> {
-    const scenario = scenarioFor(req.card.pan, req.card.expMonth, req.card.expYear, req.intent);
-    const approve = (): ConnectorOutcome => ({ kind: 'approved', reference: reference(), rrn: rrn(), approvalCode: approvalCode(), threeDs: frictionless() });
-    const table: Record<Scenario, () => ConnectorOutcome> = {
-      success: approve,
-      capture_fails: approve,
-      decline: () => ({ kind: 'declined', reason: DECLINE_REASON, reference: reference() }),
-      '3ds_success': () => this.challenge('3ds_success'),
-      '3ds_decline': () => this.challenge('3ds_decline'),
-      redirect_success: () => ({ kind: 'redirect', state: { scenario: 'redirect_success' } }),
-      redirect_decline: () => ({ kind: 'redirect', state: { scenario: 'redirect_decline' } }),
-    };
-    return table[scenario]();
-  }
-
-  private challenge(scenario: Scenario): ConnectorOutcome {
-    const state = { scenario, threeDSServerTransID: randomUUID(), dsTransID: randomUUID(), acsTransID: randomUUID() };
-    return {
-      kind: 'challenge',
-      state,
-      threeDs: { threeDSServerTransID: state.threeDSServerTransID, dsTransID: state.dsTransID, acsTransID: state.acsTransID, protocolVersion: '2.2.0', authenticationFlow: 'Challenge', transStatus: 'C' },
-    };
+    return AUTHORIZE_OUTCOMES[scenarioFor(req.card.pan, req.card.expMonth, req.card.expYear, req.intent)]();
   }
 
   async complete(state: ConnectorState, result: { decision: string }): Promise<ConnectorOutcome> {
@@ -94,6 +96,10 @@ export class SandboxCardConnector implements CardConnector {
   }
 }
 
-const digits = (n: number) => Array.from({ length: n }, () => Math.floor(Math.random() * 10)).join('');
+function digits(n: number): string {
+  let out = '';
+  for (let i = 0; i < n; i++) out += String(Math.floor(Math.random() * 10));
+  return out;
+}
 const rrn = () => digits(12);
 const approvalCode = () => digits(6);

@@ -1,13 +1,32 @@
 /** Value formats the catalog names (pure checks, no I/O). */
 import { isCountryCode } from '../countries.ts';
 
-export function isHttpUrl(value: string): boolean {
+function parsesAsHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
   } catch {
     return false;
   }
+}
+
+/**
+ * Merchants send the same few URLs (return and callback addresses) on every request, and parsing one costs
+ * microseconds: recent verdicts are kept, in a map that is emptied when full and holds no long values.
+ */
+const urlVerdicts = new Map<string, boolean>();
+const URL_VERDICTS_MAX = 1024;
+const URL_VERDICT_MAX_LENGTH = 2048;
+
+export function isHttpUrl(value: string): boolean {
+  const known = urlVerdicts.get(value);
+  if (known !== undefined) return known;
+  const valid = parsesAsHttpUrl(value);
+  if (value.length <= URL_VERDICT_MAX_LENGTH) {
+    if (urlVerdicts.size >= URL_VERDICTS_MAX) urlVerdicts.clear();
+    urlVerdicts.set(value, valid);
+  }
+  return valid;
 }
 
 /** No white space or control characters (a NUL cannot even be stored). */
