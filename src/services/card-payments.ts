@@ -18,7 +18,7 @@ import { cardBrandByPrefix, first6Last4, maskPan } from '../domain/card.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { CardConnector, CardData, ConnectorOutcome } from '../connectors/types.ts';
-import { callbackExpected, notify } from './callbacks/index.ts';
+import { callbackFor, notify, type PaymentEvent } from './callbacks/index.ts';
 import { prepareRecurring } from './recurring/recurring-init.ts';
 import { merchantInitiatedOutcome } from './recurring/card-on-file.ts';
 
@@ -218,26 +218,34 @@ export async function applyOutcome(ctx: ServiceContext, merchant: Merchant, paym
   const recurring = outcome.kind === 'approved' ? await prepareRecurring(ctx, merchant, payment) : undefined;
   if (recurring) plan.patch.details = { ...plan.patch.details, ...recurring.details };
   const now = ctx.clock.now();
-  const write = async (sql: Sql): Promise<PaymentStep> => {
-    const updated = await updatePaymentAndTransaction(sql, payment.id, { status: payment.status, pendingOperation: operation }, { ...plan.patch, pendingOperation: null }, now,
-      { id: transId, status: plan.txStatus, details: plan.txDetails });
-    if (!updated) {
-      const current = (await getPayment(sql, payment.id)) ?? payment;
-      return { kind: 'final', payment: current, transId };
-    }
-    if (plan.step === 'final' && updated.sessionId && (updated.status === 'settled' || updated.status === 'pending')) {
-      await markSessionPaid(sql, updated.sessionId, updated.id);
-    }
-    await recurring?.record(sql, updated, now);
-    if (plan.notify) await notify(sql, merchant, updated, { transId, type: plan.notify.type, status: plan.txStatus, reason: updated.declineReason ?? undefined }, now);
+  const expect = { status: payment.status, pendingOperation: operation };
+  const patch = { ...plan.patch, pendingOperation: null };
+  const transaction = { id: transId, status: plan.txStatus, details: plan.txDetails };
+  const notice = plan.notify && { type: plan.notify.type };
+  const event = (updated: Payment, type: TransactionType): PaymentEvent => ({ transId, type, status: plan.txStatus, reason: updated.declineReason ?? undefined });
+  const stepOf = async (sql: Sql, updated: Payment | undefined): Promise<PaymentStep> => {
+    if (!updated) return { kind: 'final', payment: (await getPayment(sql, payment.id)) ?? payment, transId };
     if (plan.step === 'challenge') return { kind: 'challenge', payment: updated };
     if (plan.step === 'redirect') return { kind: 'redirect', payment: updated };
     return { kind: 'final', payment: updated, transId };
   };
-  // The payment and its transaction change in one statement; a session or a callback written with them
-  // needs a transaction around all three.
-  const alone = !payment.sessionId && !recurring && !(plan.notify && callbackExpected(merchant, payment));
-  return alone ? write(ctx.db) : ctx.db.transaction(write);
+  // The outcome, its transaction and its callback are one write, group-committed with others made at the same
+  // time; a session or a recurring chain written with them needs a transaction around everything.
+  if (!payment.sessionId && !recurring) {
+    const outbox = notice ? (updated: Payment) => callbackFor(merchant, updated, event(updated, notice.type), now) : undefined;
+    return stepOf(ctx.db, await updatePaymentAndTransaction(ctx.db, payment.id, expect, patch, now, transaction, outbox));
+  }
+  return ctx.db.transaction(async (tx) => {
+    const updated = await updatePaymentAndTransaction(tx, payment.id, expect, patch, now, transaction);
+    if (updated) {
+      if (plan.step === 'final' && updated.sessionId && (updated.status === 'settled' || updated.status === 'pending')) {
+        await markSessionPaid(tx, updated.sessionId, updated.id);
+      }
+      await recurring?.record(tx, updated, now);
+      if (notice) await notify(tx, merchant, updated, event(updated, notice.type), now);
+    }
+    return stepOf(tx, updated);
+  });
 }
 
 interface OutcomePlan {

@@ -6,6 +6,7 @@
  */
 import type { Database, Sql } from './database.ts';
 import { newId } from '../domain/ids.ts';
+import { columnArrays } from './group-commit.ts';
 import { encodeForm, type FormFields } from '../domain/form-encoding.ts';
 import { afterTimeout, HEALTHY_URL, type CallbackProtocol, type UrlHealth } from '../domain/callback-policy.ts';
 
@@ -132,23 +133,29 @@ export interface EnqueueCallbackInput {
  * both commit or neither does. Enqueueing an id that exists already keeps the existing row (idempotent).
  */
 export async function enqueueCallback(tx: Sql, input: EnqueueCallbackInput): Promise<string> {
-  const id = input.id ?? newId();
-  await tx.query(
-    `INSERT INTO callbacks (id, merchant_id, payment_id, url, protocol, fields, body, next_attempt_at, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7, $8, $8)
-     ON CONFLICT (id) DO NOTHING`,
-    [
-      id,
-      input.merchantId,
-      input.paymentId ?? null,
-      input.url,
-      input.protocol,
-      fieldsJson(input.fields),
-      callbackBody(input.protocol, input.fields),
-      input.now,
-    ],
-  );
-  return id;
+  const [id] = await enqueueCallbacks(tx, [input]);
+  return id as string;
+}
+
+const ENQUEUE_ONE = `INSERT INTO callbacks (id, merchant_id, payment_id, url, protocol, fields, body, next_attempt_at, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7, $8, $8)
+  ON CONFLICT (id) DO NOTHING`;
+
+const ENQUEUE_MANY = `INSERT INTO callbacks (id, merchant_id, payment_id, url, protocol, fields, body, next_attempt_at, created_at)
+  SELECT id, merchant_id, payment_id, url, protocol, fields::jsonb, body, now, now
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])
+    AS c(id, merchant_id, payment_id, url, protocol, fields, body, now)
+  ON CONFLICT (id) DO NOTHING`;
+
+/** enqueueCallback for several callbacks, in one statement, in the order given (the order they are sent in). */
+export async function enqueueCallbacks(tx: Sql, inputs: readonly EnqueueCallbackInput[]): Promise<string[]> {
+  const rows = inputs.map((input) => [
+    input.id ?? newId(), input.merchantId, input.paymentId ?? null, input.url, input.protocol,
+    fieldsJson(input.fields), callbackBody(input.protocol, input.fields), input.now,
+  ]);
+  if (rows.length === 1) await tx.query(ENQUEUE_ONE, rows[0]);
+  else if (rows.length > 1) await tx.query(ENQUEUE_MANY, columnArrays(rows));
+  return rows.map((row) => row[0] as string);
 }
 
 export interface ClaimOptions {

@@ -2,7 +2,8 @@
  * Payments and their transactions. Every state change is a compare-and-set: the UPDATE names the state it
  * expects, and an empty result means another request won.
  */
-import type { Sql } from './database.ts';
+import type { Database, Sql } from './database.ts';
+import { enqueueCallbacks, type EnqueueCallbackInput } from './callbacks-repo.ts';
 import { columnArrays, groupCommit, perDatabase, unnestRows, type BatchColumn } from './group-commit.ts';
 import type { PaymentStatus } from '../domain/payment-state.ts';
 import type { ThreeDsAttributes } from '../connectors/types.ts';
@@ -311,15 +312,42 @@ export async function updatePayment(sql: Sql, id: string, expect: Expectation, p
   return row && toPayment(row);
 }
 
+/** The callback an applied update causes, built from the updated payment, to be written with it. */
+export type OutboxOf = (updated: Payment) => EnqueueCallbackInput | undefined;
+
 interface PaymentAndTransactionUpdate {
   id: string;
   expect: Expectation;
   patch: PaymentPatch;
   now: Date;
   transaction: { id: string; status: TransactionStatus; details?: Record<string, unknown> };
+  outbox?: OutboxOf;
+}
+
+/** Runs a write that has a callback to go with it in a transaction of its own, unless it is in one already. */
+function withOutbox<T>(sql: Sql, outbox: boolean, write: (sql: Sql) => Promise<T>): Promise<T> {
+  return outbox && 'transaction' in sql ? (sql as Database).transaction(write) : write(sql);
+}
+
+/** The callbacks of the updates that applied, in one statement. */
+async function writeOutbox(sql: Sql, updates: readonly PaymentAndTransactionUpdate[], results: readonly (Payment | undefined)[]): Promise<void> {
+  const callbacks = updates.flatMap((u, i) => {
+    const updated = results[i];
+    const callback = updated && u.outbox?.(updated);
+    return callback ? [callback] : [];
+  });
+  if (callbacks.length > 0) await enqueueCallbacks(sql, callbacks);
 }
 
 async function updateOneWithTransaction(sql: Sql, u: PaymentAndTransactionUpdate): Promise<Payment | undefined> {
+  return withOutbox(sql, u.outbox !== undefined, async (tx) => {
+    const updated = await updateOneRow(tx, u);
+    await writeOutbox(tx, [u], [updated]);
+    return updated;
+  });
+}
+
+async function updateOneRow(sql: Sql, u: PaymentAndTransactionUpdate): Promise<Payment | undefined> {
   const { text, params } = updateStatement(u.id, u.expect, u.patch, u.now);
   const n = params.length;
   const [row] = await sql.query<PaymentRow>(
@@ -406,26 +434,32 @@ function batchedUpdateRow(u: PaymentAndTransactionUpdate, shape: UpdateShape, or
   return row;
 }
 
-async function updateManyWithTransactions(sql: Sql, items: readonly PaymentAndTransactionUpdate[]): Promise<(Payment | undefined)[]> {
+async function updateManyWithTransactions(db: Sql, items: readonly PaymentAndTransactionUpdate[]): Promise<(Payment | undefined)[]> {
   const shape = shapeOf(items[0]!)!;
-  const rows = await sql.query<PaymentRow & { batch_ord: number }>(batchedUpdateStatement(shape), columnArrays(items.map((u, ord) => batchedUpdateRow(u, shape, ord))));
-  const applied = new Map(rows.map((row) => [row.batch_ord, row]));
-  return items.map((_, ord) => {
-    const row = applied.get(ord);
-    return row && toPayment(row);
+  return withOutbox(db, items[0]!.outbox !== undefined, async (sql) => {
+    const rows = await sql.query<PaymentRow & { batch_ord: number }>(batchedUpdateStatement(shape), columnArrays(items.map((u, ord) => batchedUpdateRow(u, shape, ord))));
+    const applied = new Map(rows.map((row) => [row.batch_ord, row]));
+    const results = items.map((_, ord) => {
+      const row = applied.get(ord);
+      return row && toPayment(row);
+    });
+    await writeOutbox(sql, items, results);
+    return results;
   });
 }
 
 /**
  * updatePayment and, only when it applied, the status of one of its transactions, in one statement: a
- * connector's answer is written in a single round trip, atomic without a transaction of its own. Outside a
- * transaction, updates of the same shape made at the same time share one statement (group commit).
+ * connector's answer is written in a single round trip, atomic without a transaction of its own. With
+ * `outbox`, the callback the update causes is written with it, atomically. Outside a transaction, updates of
+ * the same shape made at the same time share their statements (group commit).
  */
 export async function updatePaymentAndTransaction(
   sql: Sql, id: string, expect: Expectation, patch: PaymentPatch, now: Date,
   transaction: { id: string; status: TransactionStatus; details?: Record<string, unknown> },
+  outbox?: OutboxOf,
 ): Promise<Payment | undefined> {
-  const update = { id, expect, patch, now, transaction };
+  const update = { id, expect, patch, now, transaction, ...(outbox ? { outbox } : {}) };
   const batched = shapeOf(update) && groupWriters(sql);
   return batched ? batched.update(update) : updateOneWithTransaction(sql, update);
 }
@@ -486,6 +520,6 @@ const groupWriters = perDatabase((db) => ({
   update: groupCommit<PaymentAndTransactionUpdate, Payment | undefined>({
     one: (item) => updateOneWithTransaction(db, item),
     many: (items) => updateManyWithTransactions(db, items),
-    keyOf: (item) => shapeKey(shapeOf(item)!),
+    keyOf: (item) => `${shapeKey(shapeOf(item)!)}|${item.outbox ? 'outbox' : ''}`,
   }),
 }));

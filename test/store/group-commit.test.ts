@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { groupCommit } from '../../src/store/group-commit.ts';
 import { insertMerchant, insertMid } from '../../src/store/merchants-repo.ts';
 import {
-  getPayment, insertPaymentWithTransaction, listTransactions, updatePaymentAndTransaction, type NewPayment, type Payment,
+  getPayment, insertPaymentWithTransaction, listTransactions, updatePaymentAndTransaction, type NewPayment, type OutboxOf, type Payment,
 } from '../../src/store/payments-repo.ts';
 import { getSession, insertSessionWithPayment, type SessionRequest } from '../../src/store/sessions-repo.ts';
 import { openTestStore, storeKinds, type TestStore } from '../support/stores.ts';
@@ -98,6 +98,13 @@ for (const { kind, skip } of await storeKinds()) {
         statements.push(text);
         return query(text, params);
       };
+      const transaction = store.db.transaction.bind(store.db);
+      store.db.transaction = (fn) => transaction((tx) => fn({
+        query: (text, params) => {
+          statements.push(text);
+          return tx.query(text, params);
+        },
+      }));
       await insertMerchant(store.db, { id: merchantId, name: 'Batch', key: `key-${merchantId}`, password: 'secret', sandbox: true });
       await insertMid(store.db, { id: midId, merchantId, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
     });
@@ -137,10 +144,17 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal((await getPayment(store.db, good[1]!.id))?.orderId, 'good-2');
     });
 
-    const settle = (p: Payment, status: 'settled' | 'decline', transId: string) =>
+    const settle = (p: Payment, status: 'settled' | 'decline', transId: string, outbox?: OutboxOf) =>
       updatePaymentAndTransaction(store.db, p.id, { status: 'prepare', pendingOperation: 'authorize' },
         status === 'settled' ? { status, capturedAmount: p.amount, pendingOperation: null, details: { rrn: '123' } } : { status, declineReason: 'Declined', pendingOperation: null },
-        now, { id: transId, status: status === 'settled' ? 'success' : 'fail' });
+        now, { id: transId, status: status === 'settled' ? 'success' : 'fail' }, outbox);
+    /** A callback naming the payment's status as written: built from the updated payment. */
+    const callbackOf: OutboxOf = (updated) => ({
+      merchantId, paymentId: updated.id, url: 'https://shop.example/callback', protocol: 's2s', now,
+      fields: { trans_id: updated.id, status: updated.status.toUpperCase(), version: String(updated.version) },
+    });
+    const callbacksOf = (paymentId: string) =>
+      store.db.query<{ body: string; protocol: string }>('SELECT body, protocol FROM callbacks WHERE payment_id = $1 ORDER BY created_at', [paymentId]);
 
     it('applies outcomes written at the same time, each to its own payment and transaction', async () => {
       const payments = await Promise.all(Array.from({ length: 20 }, (_, i) => create(newPayment(`outcome-${i}`))));
@@ -174,6 +188,35 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(stored?.version, 1);
       const [after] = await listTransactions(store.db, p.id);
       assert.equal(after?.status, stored?.status === 'settled' ? 'success' : 'fail');
+    });
+
+    it('writes the callback of each applied outcome with it, from the updated payment, and none for a lost one', async () => {
+      const payments = await Promise.all(Array.from({ length: 8 }, (_, i) => create(newPayment(`callback-${i}`))));
+      const transIds = await Promise.all(payments.map(async (p) => (await listTransactions(store.db, p.id))[0]!.id));
+      const before = batchedStatements();
+      const contested = settle(payments[0]!, 'settled', transIds[0]!, callbackOf);
+      const updated = await Promise.all([contested, ...payments.map((p, i) => settle(p, 'settled', transIds[i]!, callbackOf))]);
+      assert.ok(batchedStatements() > before, 'the outcomes shared a statement');
+      assert.equal(updated.filter(Boolean).length, payments.length, 'one of the two outcomes of the first payment lost');
+      for (const p of payments) {
+        const callbacks = await callbacksOf(p.id);
+        assert.deepEqual(callbacks, [{ body: `trans_id=${p.id}&status=SETTLED&version=1`, protocol: 's2s' }]);
+      }
+    });
+
+    it('writes nothing when building a callback fails, and only that outcome fails', async () => {
+      const [good, bad] = await Promise.all([create(newPayment('callback-good')), create(newPayment('callback-bad'))]);
+      const [goodTx] = await listTransactions(store.db, good!.id);
+      const [badTx] = await listTransactions(store.db, bad!.id);
+      const failing: OutboxOf = () => {
+        throw new Error('no callback for you');
+      };
+      const settled = await Promise.allSettled([settle(good!, 'settled', goodTx!.id, callbackOf), settle(bad!, 'settled', badTx!.id, failing)]);
+      assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected']);
+      assert.equal((await getPayment(store.db, bad!.id))?.status, 'prepare');
+      assert.deepEqual(await callbacksOf(bad!.id), []);
+      assert.equal((await getPayment(store.db, good!.id))?.status, 'settled');
+      assert.equal((await callbacksOf(good!.id)).length, 1);
     });
 
     it('leaves a payment whose expectation no longer holds untouched', async () => {

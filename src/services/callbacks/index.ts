@@ -5,7 +5,7 @@
 import type { Sql } from '../../store/database.ts';
 import type { Merchant } from '../../store/merchants-repo.ts';
 import type { Channel, Payment, TransactionType, TransactionStatus } from '../../store/payments-repo.ts';
-import { enqueueCallback } from '../../store/callbacks-repo.ts';
+import { enqueueCallback, type EnqueueCallbackInput } from '../../store/callbacks-repo.ts';
 import type { CallbackValue } from '../../domain/signatures.ts';
 import { checkoutCallback } from './checkout-callback.ts';
 import { s2sCardCallback } from './s2s-card-callback.ts';
@@ -44,13 +44,17 @@ export function callbackExpected(merchant: Merchant, payment: Payment): boolean 
   return builder !== undefined && builder.url(merchant, payment) !== null;
 }
 
+/** The outbox row an event of this payment produces, if any (no I/O: the caller writes it with the change). */
+export function callbackFor(merchant: Merchant, payment: Payment, event: PaymentEvent, now: Date): EnqueueCallbackInput | undefined {
+  const builder = BUILDERS[payment.channel];
+  const url = builder?.url(merchant, payment);
+  if (!builder || !url) return undefined;
+  const fields = builder.fields(merchant, payment, event, now);
+  return fields && { merchantId: merchant.id, paymentId: payment.id, url, protocol: builder.protocol, fields, now };
+}
+
 /** Writes the callback of an event into the outbox, in the transaction of the state change. */
 export async function notify(tx: Sql, merchant: Merchant, payment: Payment, event: PaymentEvent, now: Date): Promise<void> {
-  const builder = BUILDERS[payment.channel];
-  if (!builder) return;
-  const url = builder.url(merchant, payment);
-  if (!url) return;
-  const fields = builder.fields(merchant, payment, event, now);
-  if (!fields) return;
-  await enqueueCallback(tx, { merchantId: merchant.id, paymentId: payment.id, url, protocol: builder.protocol, fields, now });
+  const callback = callbackFor(merchant, payment, event, now);
+  if (callback) await enqueueCallback(tx, callback);
 }
