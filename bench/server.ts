@@ -4,6 +4,7 @@
  * Prints one JSON line with the ports and the fixtures the load generator needs.
  */
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { assembleGateway } from '../src/gateway.ts';
@@ -32,6 +33,16 @@ async function startBare(): Promise<number> {
   return (app.server.address() as { port: number }).port;
 }
 
+/** The merchant's callback listener: answers OK, as a merchant does when it took the callback. */
+async function startCallbackListener(): Promise<string> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.end('OK'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}/callback`;
+}
+
 async function main() {
   const db = await openPostgres({ url, schema, max: 20 });
   const config = { ...loadConfig({}), port: 0 };
@@ -42,6 +53,11 @@ async function main() {
   await insertMerchant(db, { id: merchant.id, name: 'Bench', key: merchant.key, password: merchant.password, sandbox: true });
   await insertMid(db, { id: newId(), merchantId: merchant.id, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
   const barePort = await startBare();
+  // A second merchant with a notification URL: its sales write a callback with the outcome, which the
+  // dispatcher in this process then delivers over HTTP.
+  const notified = { id: newId(), key: 'bench-key-callbacks', password: 'bench-password' };
+  await insertMerchant(db, { id: notified.id, name: 'Bench with callbacks', key: notified.key, password: notified.password, sandbox: true, notificationUrl: await startCallbackListener() });
+  await insertMid(db, { id: newId(), merchantId: notified.id, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
   const order = { number: 'bench-order', amount: '10.00', currency: 'USD', description: 'Bench order' };
   const sessionBody = {
     merchant_key: merchant.key, operation: 'purchase', methods: ['card'], order,
@@ -61,9 +77,10 @@ async function main() {
     term_url_3ds: 'https://shop.example/return',
     hash: s2sHash(s2sCard.f1('doe@example.com', merchant.password, card6_4('4111111111111111'))),
   }).toString();
+  const saleFormWithCallback = new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(saleForm)), client_key: notified.key }).toString();
   const sale = await gateway.app.inject({ method: 'POST', url: '/post', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: saleForm });
   if (JSON.parse(sale.body).result !== 'SUCCESS') throw new Error(`S2S SALE failed: ${sale.body}`);
-  process.stdout.write(`${JSON.stringify({ gateway: address, bare: `http://127.0.0.1:${barePort}`, sessionBody, statusBody, saleForm, merchant, schema })}\n`);
+  process.stdout.write(`${JSON.stringify({ gateway: address, bare: `http://127.0.0.1:${barePort}`, sessionBody, statusBody, saleForm, saleFormWithCallback, merchant, schema })}\n`);
   const shutdown = async () => {
     await gateway.close();
     await db.close();
