@@ -11,6 +11,7 @@ import { installErrorHandling } from './channels/error-handler.ts';
 import { installIdempotency } from './channels/idempotency.ts';
 import { installMetrics } from './channels/metrics.ts';
 import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts';
+import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
 import { registerCardCreditRoutes } from './channels/checkout/credit-routes.ts';
@@ -65,5 +66,6 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   await registerS2sApmRoutes(app, ctx);
   registerApmPageRoutes(app, ctx);
   registerAdminCallbackRoutes(app, ctx, opts.adminToken);
+  registerAdminPaymentRoutes(app, ctx, opts.adminToken);
   return app;
 }

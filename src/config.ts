@@ -20,16 +20,31 @@ export interface Config {
   logLevel: string;
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
-  /** Run the background workers (callback dispatcher, payment re-check) in this process. */
+  /** Run the background workers (callback dispatcher, payment re-check, schedule runner, vault sweeper) here. */
   workers: boolean;
   /** Bearer token of the operator's admin API; absent: one is generated at start and printed. */
   adminToken?: string;
   /** Schedule runner tuning; unset values keep the runner's defaults. */
   runner: { lanes?: number; batchSize?: number; leaseMs?: number };
+  /** How long a vaulted card nothing references is kept before the vault sweeper deletes it. */
+  vaultRetentionMinutes: number;
 }
+
+/**
+ * A card collected by hosted fields waits up to ten minutes for its processing call (CVV_TTL_MS); a shorter
+ * grace period could take the card from under a payer who is still within that time.
+ */
+const MIN_VAULT_RETENTION_MINUTES = 15;
+const DEFAULT_VAULT_RETENTION_MINUTES = 30;
 
 function optionalInt(value: string | undefined, name: string): number | undefined {
   return value === undefined || value === '' ? undefined : intFrom(value, 0, name);
+}
+
+function intAtLeast(value: string | undefined, fallback: number, minimum: number, name: string): number {
+  const n = intFrom(value, fallback, name);
+  if (n < minimum) throw new Error(`${name} must be at least ${minimum}, got "${value}"`);
+  return n;
 }
 
 function intFrom(value: string | undefined, fallback: number, name: string): number {
@@ -62,5 +77,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       batchSize: optionalInt(env.RUNNER_BATCH_SIZE, 'RUNNER_BATCH_SIZE'),
       leaseMs: optionalInt(env.RUNNER_LEASE_MS, 'RUNNER_LEASE_MS'),
     },
+    vaultRetentionMinutes: intAtLeast(env.VAULT_RETENTION_MINUTES, DEFAULT_VAULT_RETENTION_MINUTES, MIN_VAULT_RETENTION_MINUTES, 'VAULT_RETENTION_MINUTES'),
   };
 }

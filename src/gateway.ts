@@ -19,6 +19,7 @@ import { buildApp } from './app.ts';
 import { CallbackDispatcher } from './workers/callback-dispatcher.ts';
 import { PaymentRecheck } from './workers/payment-recheck.ts';
 import { ScheduleRunner, type ScheduleRunnerOptions } from './workers/schedule-runner.ts';
+import { VaultSweeper } from './workers/vault-sweeper.ts';
 
 export async function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
   if (config.databaseUrl) return openPostgres({ url: config.databaseUrl });
@@ -48,6 +49,7 @@ export interface Gateway {
   dispatcher: CallbackDispatcher;
   recheck: PaymentRecheck;
   runner: ScheduleRunner;
+  sweeper: VaultSweeper;
   /** Starts the background workers in this process. */
   startWorkers(): void;
   close(): Promise<void>;
@@ -83,6 +85,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const recheck = new PaymentRecheck(ctx);
   const fromConfig = Object.fromEntries(Object.entries(parts.config.runner ?? {}).filter(([, v]) => v !== undefined));
   const runner = new ScheduleRunner(ctx, { ...fromConfig, ...parts.runner });
+  const sweeper = new VaultSweeper(ctx, { retentionMs: parts.config.vaultRetentionMinutes * 60_000 });
   let started = false;
   return {
     app,
@@ -90,16 +93,18 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     dispatcher,
     recheck,
     runner,
+    sweeper,
     startWorkers() {
       if (started) return;
       started = true;
       dispatcher.start();
       recheck.start();
       runner.start();
+      sweeper.start();
     },
     async close() {
       await app.close();
-      if (started) await Promise.all([dispatcher.stop(), recheck.stop(), runner.stop()]);
+      if (started) await Promise.all([dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop()]);
     },
   };
 }

@@ -13,10 +13,11 @@ describe('loadConfig', () => {
     assert.equal(c.dataDir, path.resolve('./.data'));
     assert.equal(c.workers, true);
     assert.deepEqual(c.runner, { lanes: undefined, batchSize: undefined, leaseMs: undefined });
+    assert.equal(c.vaultRetentionMinutes, 30);
   });
 
   it('reads every variable', () => {
-    const c = loadConfig({ PORT: '9000', BASE_URL: 'https://pay.example/', DATABASE_URL: 'postgres://x/y', DATA_DIR: '/tmp/d', WORKERS: 'off', ADMIN_TOKEN: 't', RUNNER_LANES: '4', RUNNER_BATCH_SIZE: '250', RUNNER_LEASE_MS: '30000', DEMO_MERCHANT_KEY: 'k' });
+    const c = loadConfig({ PORT: '9000', BASE_URL: 'https://pay.example/', DATABASE_URL: 'postgres://x/y', DATA_DIR: '/tmp/d', WORKERS: 'off', ADMIN_TOKEN: 't', RUNNER_LANES: '4', RUNNER_BATCH_SIZE: '250', RUNNER_LEASE_MS: '30000', DEMO_MERCHANT_KEY: 'k', VAULT_RETENTION_MINUTES: '90' });
     assert.equal(c.port, 9000);
     assert.equal(c.baseUrl, 'https://pay.example');
     assert.equal(c.databaseUrl, 'postgres://x/y');
@@ -25,10 +26,17 @@ describe('loadConfig', () => {
     assert.equal(c.adminToken, 't');
     assert.deepEqual(c.runner, { lanes: 4, batchSize: 250, leaseMs: 30000 });
     assert.equal(c.demoMerchant.key, 'k');
+    assert.equal(c.vaultRetentionMinutes, 90);
   });
 
   it('refuses values that are not whole numbers', () => {
     assert.throws(() => loadConfig({ PORT: 'eighty' }), /PORT/);
     assert.throws(() => loadConfig({ RUNNER_LANES: '-1' }), /RUNNER_LANES/);
+    assert.throws(() => loadConfig({ VAULT_RETENTION_MINUTES: '1.5' }), /VAULT_RETENTION_MINUTES/);
+  });
+
+  it('keeps the vault grace period above the ten minutes a collected card waits for processing', () => {
+    assert.throws(() => loadConfig({ VAULT_RETENTION_MINUTES: '10' }), /VAULT_RETENTION_MINUTES must be at least 15/);
+    assert.equal(loadConfig({ VAULT_RETENTION_MINUTES: '15' }).vaultRetentionMinutes, 15);
   });
 });

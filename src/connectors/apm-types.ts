@@ -87,6 +87,12 @@ export interface ApmConnector {
   initiate(req: ApmInitiateRequest): Promise<ApmOutcome>;
   verifyCode(reference: string, code: string): Promise<CodeAnswer>;
   status(reference: string): Promise<ProviderStatus>;
+  /**
+   * What became of an initiate() whose answer was lost (a crash, a timeout), found by the gateway's payment id
+   * (the end-to-end id): the answer initiate() would have given, the payer's action included. Sends the payer
+   * nothing. Undefined when the provider has no such payment.
+   */
+  inquire(req: ApmInitiateRequest): Promise<ApmOutcome | undefined>;
   /** Withdraws a payment the payer has not finished; answers the provider's final state (it may have been paid meanwhile). */
   cancel(reference: string, reason: string): Promise<ProviderStatus>;
   capture(p: { reference: string; amount: bigint; currency: string }): Promise<FollowUpOutcome>;

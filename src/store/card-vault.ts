@@ -267,3 +267,54 @@ function decryptForRewrap(keyring: Keyring, row: VaultRow, aad: string): string 
     throw new VaultError(`row ${row.id} (key ${row.key_id}) could not be decrypted; rotation stopped`);
   }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Retention (PCI DSS 3.1): a card nothing uses any more is deleted
+
+/** SQLSTATE foreign_key_violation. */
+const FOREIGN_KEY_VIOLATION = '23503';
+
+/**
+ * A vault row is referenced by a payment or a card token (foreign keys), or by a hosted-fields session
+ * (request.cardVaultId, JSON) that had not yet expired at the cutoff.
+ *
+ * Candidates are locked FOR UPDATE SKIP LOCKED: a transaction about to reference a row holds FOR KEY SHARE on
+ * it through its foreign key, which FOR UPDATE conflicts with, so such a row is skipped rather than deleted (or
+ * waited for), and several sweepers take disjoint rows. A reference committed after this statement's snapshot
+ * but before its lock is not seen by the NOT EXISTS; the foreign key then refuses the DELETE as a whole.
+ */
+const purgeStatement = (bounded: boolean) => `WITH doomed AS (
+    SELECT v.id FROM card_vault v
+    WHERE v.created_at < $1 ${bounded ? 'AND v.created_at >= $3' : ''}
+      AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.vault_id = v.id)
+      AND NOT EXISTS (SELECT 1 FROM card_tokens t WHERE t.vault_id = v.id)
+      AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.request ? 'cardVaultId' AND s.request->>'cardVaultId' = v.id AND s.expires_at > $1)
+    LIMIT $2
+    FOR UPDATE OF v SKIP LOCKED),
+  deleted AS (DELETE FROM card_vault v USING doomed WHERE v.id = doomed.id RETURNING 1)
+  SELECT count(*)::int AS removed FROM deleted`;
+const PURGE_UNREFERENCED = purgeStatement(false);
+const PURGE_UNREFERENCED_SINCE = purgeStatement(true);
+
+export interface PurgeBatch {
+  removed: number;
+  /** A reference appeared mid-statement and the foreign key refused the delete: the next run sees it. */
+  interrupted: boolean;
+}
+
+/**
+ * Deletes, in one statement, up to `limit` vault rows created before `cutoff` (and, with `since`, not before
+ * it) that nothing references. Run it outside a transaction, which the refusal of PURGE_UNREFERENCED's foreign
+ * key would abort.
+ */
+export async function purgeUnreferencedCards(sql: Sql, p: { cutoff: Date; limit: number; since?: Date }): Promise<PurgeBatch> {
+  try {
+    const [row] = p.since
+      ? await sql.query<{ removed: number }>(PURGE_UNREFERENCED_SINCE, [p.cutoff.toISOString(), p.limit, p.since.toISOString()])
+      : await sql.query<{ removed: number }>(PURGE_UNREFERENCED, [p.cutoff.toISOString(), p.limit]);
+    return { removed: row?.removed ?? 0, interrupted: false };
+  } catch (err) {
+    if ((err as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) return { removed: 0, interrupted: true };
+    throw err;
+  }
+}

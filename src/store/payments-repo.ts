@@ -464,13 +464,59 @@ export async function updatePaymentAndTransaction(
   return batched ? batched.update(update) : updateOneWithTransaction(sql, update);
 }
 
-/** Payments whose connector call has been in flight longer than the cutoff (a crash left them). */
+/**
+ * A payment whose operation in flight was handed to an operator: details.needsOperator names the attempt
+ * (its transaction, the payment's lastTransId), so a later operation of the same payment is not covered by it.
+ */
+const NEEDS_OPERATOR = `(details->'needsOperator' IS NOT NULL AND details->'needsOperator'->>'transId' IS NOT DISTINCT FROM details->>'lastTransId')`;
+
+/** Payments whose connector call has been in flight longer than the cutoff (a crash left them), unless an operator has them. */
 export async function findStalledPayments(sql: Sql, before: Date, limit: number): Promise<Payment[]> {
   const rows = await sql.query<PaymentRow>(
-    'SELECT * FROM payments WHERE pending_operation IS NOT NULL AND updated_at < $1 ORDER BY updated_at LIMIT $2',
+    `SELECT * FROM payments WHERE pending_operation IS NOT NULL AND updated_at < $1 AND NOT ${NEEDS_OPERATOR} ORDER BY updated_at LIMIT $2`,
     [before, limit],
   );
   return rows.map(toPayment);
+}
+
+export interface NeedsOperator {
+  operation: string;
+  /** When the attempt started (its transaction's creation), as an ISO instant. */
+  since: string;
+  transId: string | null;
+}
+
+/**
+ * Flags a stalled payment for an operator, once: a compare-and-set on the updated_at the caller read, so of
+ * several workers exactly one flags it. Returns the flagged payment, or undefined when another writer came first.
+ */
+export async function flagForOperator(sql: Sql, payment: Pick<Payment, 'id' | 'updatedAt'>, now: Date): Promise<Payment | undefined> {
+  const [row] = await sql.query<PaymentRow>(
+    `UPDATE payments p SET updated_at = $3, version = p.version + 1,
+       details = p.details || jsonb_build_object('needsOperator', jsonb_build_object(
+         'operation', p.pending_operation,
+         'transId', p.details->>'lastTransId',
+         'since', COALESCE((SELECT t.created_at FROM transactions t WHERE t.id = p.details->>'lastTransId'), p.updated_at)))
+     WHERE p.id = $1 AND p.updated_at = $2 AND p.pending_operation IS NOT NULL RETURNING p.*`,
+    [payment.id, payment.updatedAt, now],
+  );
+  return row && toPayment(row);
+}
+
+/** The payments an operator has to resolve, longest waiting first. */
+export async function findPaymentsNeedingOperator(sql: Sql, filter: { merchantId?: string; limit: number }): Promise<Payment[]> {
+  const rows = await sql.query<PaymentRow>(
+    `SELECT * FROM payments WHERE pending_operation IS NOT NULL AND ${NEEDS_OPERATOR} AND ($1::text IS NULL OR merchant_id = $1)
+     ORDER BY updated_at, id LIMIT $2`,
+    [filter.merchantId ?? null, filter.limit],
+  );
+  return rows.map(toPayment);
+}
+
+/** The operator flag of a payment's current operation, if it has one. */
+export function needsOperatorOf(p: Payment): NeedsOperator | undefined {
+  const flag = p.details.needsOperator as NeedsOperator | undefined;
+  return p.pendingOperation && flag && (flag.transId ?? undefined) === p.details.lastTransId ? flag : undefined;
 }
 
 // --- transactions -----------------------------------------------------------------------------------

@@ -30,6 +30,11 @@ export interface SessionRequest {
   collectedCard?: CollectedCard;
   /** A payment attempt started (hosted payment fields): the session can no longer be updated. */
   attempted?: boolean;
+  /**
+   * The vault row of the card collected last. Unlike collectedCard it outlives the attempt that takes the card,
+   * so the row stays referenced until the attempt's payment names it (purgeUnreferencedCards).
+   */
+  cardVaultId?: string;
 }
 
 /** A card collected by the hosted fields: a vault row and what may be shown of it. Never the PAN or the CVV. */
@@ -161,9 +166,9 @@ export async function switchSessionPayment(sql: Sql, id: string, fromPaymentId: 
 /** Records the card the hosted fields collected (replacing an earlier one) on an open, unexpired session. */
 export async function recordCollectedCard(sql: Sql, id: string, card: CollectedCard, now: Date): Promise<boolean> {
   const rows = await sql.query(
-    `UPDATE sessions SET request = request || jsonb_build_object('collectedCard', $2::jsonb)
+    `UPDATE sessions SET request = request || jsonb_build_object('collectedCard', $2::jsonb, 'cardVaultId', $4::text)
      WHERE id = $1 AND status = 'open' AND expires_at > $3 RETURNING id`,
-    [id, JSON.stringify(card), now],
+    [id, JSON.stringify(card), now, card.vaultId],
   );
   return rows.length === 1;
 }

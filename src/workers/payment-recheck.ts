@@ -1,12 +1,21 @@
 /**
  * Re-asks the connector about payments left in flight (the process died between the connector call and
- * the write of its answer), as Hyperswitch's payment sync does. Several instances may run: each claims a
+ * the write of its answer), as Hyperswitch's payment sync does: card authorizations through the card
+ * connector, APM initiations through the merchant's APM provider. A payment waiting for its payer (a QR code,
+ * a provider page) has no operation in flight and is never touched. Several instances may run: each claims a
  * payment by bumping its updated_at with a compare-and-set before touching it.
  */
 import type { ServiceContext } from '../services/context.ts';
-import { findStalledPayments, type Payment } from '../store/payments-repo.ts';
+import { findStalledPayments, flagForOperator, type Payment } from '../store/payments-repo.ts';
 import { findMerchantById, listMids } from '../store/merchants-repo.ts';
 import { applyOutcome, intentOf } from '../services/card-payments.ts';
+import { recheckInitiation } from '../services/apm/payments.ts';
+
+/**
+ * The operations whose outcome the connector can be asked for: card authorizations and APM initiations (the
+ * provider's payment, before any payer action). Follow-ups and payouts go to an operator.
+ */
+const RESOLVABLE: ReadonlySet<string> = new Set(['authorize', 'complete', 'apm_initiate']);
 
 export interface RecheckOptions {
   /** How long an operation may stay in flight before it is re-checked. */
@@ -49,22 +58,33 @@ export class PaymentRecheck {
   }
 
   private async resolve(payment: Payment, now: Date): Promise<boolean> {
+    const operation = payment.pendingOperation ?? '';
+    if (!RESOLVABLE.has(operation)) return this.handToOperator(payment, operation, now);
     if (!(await this.claim(payment, now))) return false;
+    const claimed = { ...payment, updatedAt: now };
+    if (operation === 'apm_initiate') return (await recheckInitiation(this.ctx, claimed)).kind !== 'processing';
+    return this.resolveCard(claimed, operation);
+  }
+
+  /**
+   * A follow-up whose answer was lost moved money or not: never guessed. The payment keeps its operation in
+   * flight (and any refund reservation) and is flagged once for an operator, which also stops the re-checks.
+   */
+  private async handToOperator(payment: Payment, operation: string, now: Date): Promise<false> {
+    const flagged = await flagForOperator(this.ctx.db, payment, now);
+    if (flagged) this.ctx.logger.warn({ paymentId: payment.id, operation }, 'operation left in flight; needs an operator');
+    return false;
+  }
+
+  private async resolveCard(payment: Payment, operation: string): Promise<boolean> {
     const merchant = await findMerchantById(this.ctx.db, payment.merchantId);
     const mid = (await listMids(this.ctx.db, payment.merchantId)).find((m) => m.id === payment.midId);
     const connector = mid && this.ctx.connectors.get(mid.connector);
     if (!merchant || !connector) return false;
-    const operation = payment.pendingOperation ?? '';
-    if (operation !== 'authorize' && operation !== 'complete') {
-      // A follow-up whose answer was lost: keep any reservation (never over-refund) and let the operator look.
-      this.ctx.logger.warn({ paymentId: payment.id, operation }, 'follow-up left in flight; needs an operator');
-      return false;
-    }
     const outcome = await connector.inquire({ paymentId: payment.id });
     if (!outcome) return false;
     const transId = payment.details.lastTransId ?? payment.id;
-    const fresh = { ...payment, updatedAt: now };
-    const step = await applyOutcome(this.ctx, merchant, fresh, transId, operation, intentOf(payment), outcome);
+    const step = await applyOutcome(this.ctx, merchant, payment, transId, operation, intentOf(payment), outcome);
     return step.kind !== 'processing';
   }
 

@@ -339,6 +339,28 @@ for (const { kind, skip } of await storeKinds()) {
         assert.equal((await processing(t, token)).body.result, 'success');
         assert.equal(calls[before]?.card.cvv, undefined);
       });
+
+      it('deletes a card collected but never processed once its session expired and the grace period passed', async () => {
+        const vaultIdOf = async (token: string) =>
+          (await t.store.db.query<{ id: string }>(`SELECT request->>'cardVaultId' AS id FROM sessions WHERE id = $1`, [token]))[0]?.id ?? '';
+        const inVault = async (id: string) => (await t.store.db.query('SELECT 1 FROM card_vault WHERE id = $1', [id])).length === 1;
+        const abandonedToken = await openToken(t, newOrder('abandoned'), { session_expiry: 15 });
+        await collect(t, abandonedToken);
+        const lateToken = await openToken(t, newOrder('late'), { session_expiry: 120 });
+        await collect(t, lateToken);
+        const [abandoned, late] = [await vaultIdOf(abandonedToken), await vaultIdOf(lateToken)];
+
+        clock.advance(40 * 60_000); // past the grace period: only the live sessions still hold the cards
+        await t.gateway.sweeper.runOnce();
+        assert.equal(await inVault(late), true, 'a live session keeps its card past the grace period');
+        assert.equal(await inVault(abandoned), true, 'expired 25 minutes ago: still within the grace period');
+        assert.equal((await processing(t, lateToken)).body.result, 'success');
+
+        clock.advance(10 * 60_000);
+        await t.gateway.sweeper.runOnce();
+        assert.equal(await inVault(abandoned), false);
+        assert.equal(await inVault(late), true, 'the payment keeps the card it charged');
+      });
     });
 
     describe('PUT /api/v1/session/update', () => {

@@ -3,15 +3,13 @@
  * attempts, resending a failed (or delivered) one, and unblocking a URL blocked after five timeouts.
  * Authenticated with the operator token (`ADMIN_TOKEN`) as a Bearer header; answers in D3 bodies.
  */
-import { timingSafeEqual, createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { getCallback, listCallbacks, resendCallback, unblockUrl, type CallbackWithAttempts } from '../../store/callbacks-repo.ts';
 import { isUuid } from '../../store/payments-repo.ts';
-
-const TAG = { tags: ['Admin'], security: [{ bearer: [] }] };
+import { ADMIN_TAG as TAG, requireOperator } from './operator-auth.ts';
 
 const ListQuery = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
@@ -23,17 +21,6 @@ type ListQuery = Static<typeof ListQuery>;
 
 const UnblockBody = Type.Object({ url: Type.String({ minLength: 1, maxLength: 1024 }) });
 type UnblockBody = Static<typeof UnblockBody>;
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-/** Constant-time check of the Bearer token (hashes first, so lengths do not leak either). */
-function requireOperator(token: string | undefined) {
-  return async (req: FastifyRequest) => {
-    const header = req.headers.authorization ?? '';
-    const given = header.startsWith('Bearer ') ? header.slice(7) : '';
-    if (!token || !timingSafeEqual(digest(given), digest(token))) throw new GatewayError('adminUnauthorized');
-  };
-}
 
 function present(c: CallbackWithAttempts) {
   return {

@@ -140,6 +140,13 @@ function cryptoDetails(p: SandboxApmPayment): { label: string; value: string }[]
   ];
 }
 
+/** Where app confirmations and one-time codes go. */
+const contactOf = (p: SandboxApmPayment): string => p.payerPhone ?? p.payerEmail ?? 'payer';
+
+const linkChannel = (req: ApmInitiateRequest): 'email' | 'sms' => (req.options.sendBy === 'sms' ? 'sms' : 'email');
+
+const linkRecipient = (p: SandboxApmPayment, channel: 'email' | 'sms'): string => (channel === 'sms' ? p.payerPhone : p.payerEmail) ?? 'payer';
+
 const sixDigits = () => String(randomInt(0, 1_000_000)).padStart(6, '0');
 
 /** Masks an e-mail or phone number for the payer page ("su*****@gmail.com", "*******4567"). */
@@ -158,30 +165,36 @@ export class SandboxApmConnector implements ApmConnector {
     return `${this.o.baseUrl()}${path}`;
   }
 
-  /** What each experience asks of the payer; extra_fields has nothing left to ask (the gateway collected the fields). */
-  private readonly steps: Readonly<Record<ApmExperience, (p: SandboxApmPayment, req: ApmInitiateRequest) => Promise<PayerAction | undefined>>> = {
-    redirect: async (p) => ({ kind: 'redirect', url: this.url(`/sandbox/apm/${p.reference}`) }),
-    qr: async (p) => ({ kind: 'qr', payload: ipsPayload(p), expiresAt: (p.expiresAt ?? this.o.clock.now()).toISOString() }),
-    details: async (p, req) => ({ kind: 'details', details: /crypto/i.test(req.methodKind) ? cryptoDetails(p) : transferDetails(p) }),
-    app_confirmation: async (p) => {
-      const to = p.payerPhone ?? p.payerEmail ?? 'payer';
-      await this.send('push', to, `Confirm ${formatAmount(p.amount, p.currency)} ${p.currency} to ${p.merchantName}`, 'Open the app to confirm or reject the payment.', this.url(`/sandbox/apm/${p.reference}/app`));
-      return { kind: 'app', sentTo: maskContact(to) };
+  /**
+   * What each experience asks of the payer; extra_fields has nothing left to ask (the gateway collected the
+   * fields). Pure, so inquire() can describe a started payment again without sending anything.
+   */
+  private readonly actions: Readonly<Record<ApmExperience, (p: SandboxApmPayment, req: ApmInitiateRequest) => PayerAction | undefined>> = {
+    redirect: (p) => ({ kind: 'redirect', url: this.url(`/sandbox/apm/${p.reference}`) }),
+    qr: (p) => ({ kind: 'qr', payload: ipsPayload(p), expiresAt: (p.expiresAt ?? this.o.clock.now()).toISOString() }),
+    details: (p, req) => ({ kind: 'details', details: /crypto/i.test(req.methodKind) ? cryptoDetails(p) : transferDetails(p) }),
+    app_confirmation: (p) => ({ kind: 'app', sentTo: maskContact(contactOf(p)) }),
+    otp: (p) => ({ kind: 'otp', sentTo: maskContact(contactOf(p)) }),
+    link: (p, req) => {
+      const channel = linkChannel(req);
+      return { kind: 'link', sentTo: maskContact(linkRecipient(p, channel)), channel };
     },
+    extra_fields: () => undefined,
+  };
+
+  /** What the provider sends the payer when a payment starts. */
+  private readonly messages: Readonly<Partial<Record<ApmExperience, (p: SandboxApmPayment, req: ApmInitiateRequest) => Promise<void>>>> = {
+    app_confirmation: (p) =>
+      this.send('push', contactOf(p), `Confirm ${formatAmount(p.amount, p.currency)} ${p.currency} to ${p.merchantName}`, 'Open the app to confirm or reject the payment.', this.url(`/sandbox/apm/${p.reference}/app`)),
     otp: async (p) => {
-      const to = p.payerPhone ?? p.payerEmail ?? 'payer';
       const code = sixDigits();
       await this.o.db.query('UPDATE sandbox_apm_payments SET otp_code = $2 WHERE reference = $1', [p.reference, code]);
-      await this.send(p.payerPhone ? 'sms' : 'email', to, 'Your payment code', `Your code to pay ${formatAmount(p.amount, p.currency)} ${p.currency} to ${p.merchantName} is ${code}.`, null);
-      return { kind: 'otp', sentTo: maskContact(to) };
+      await this.send(p.payerPhone ? 'sms' : 'email', contactOf(p), 'Your payment code', `Your code to pay ${formatAmount(p.amount, p.currency)} ${p.currency} to ${p.merchantName} is ${code}.`, null);
     },
-    link: async (p, req) => {
-      const channel = req.options.sendBy === 'sms' ? 'sms' : 'email';
-      const to = (channel === 'sms' ? p.payerPhone : p.payerEmail) ?? 'payer';
-      await this.send(channel, to, `Payment request from ${p.merchantName}`, `Pay ${formatAmount(p.amount, p.currency)} ${p.currency} for "${p.description}" with the link below.`, this.url(`/sandbox/apm/${p.reference}`));
-      return { kind: 'link', sentTo: maskContact(to), channel };
+    link: (p, req) => {
+      const channel = linkChannel(req);
+      return this.send(channel, linkRecipient(p, channel), `Payment request from ${p.merchantName}`, `Pay ${formatAmount(p.amount, p.currency)} ${p.currency} for "${p.description}" with the link below.`, this.url(`/sandbox/apm/${p.reference}`));
     },
-    extra_fields: async () => undefined,
   };
 
   async initiate(req: ApmInitiateRequest): Promise<ApmOutcome> {
@@ -198,9 +211,25 @@ export class SandboxApmConnector implements ApmConnector {
         req.payer.email ?? null, req.payer.phone ?? null, decided.state, decided.reason ?? null, expiresAt, req.returnUrl, now],
     );
     const payment = toPayment(row as Row);
-    const action = await this.steps[req.experience](payment, req);
+    await this.messages[req.experience]?.(payment, req);
+    const action = this.actions[req.experience](payment, req);
     if (action) return { kind: 'action', reference, action };
     return decided.state === 'executed' ? { kind: 'approved', reference } : { kind: 'declined', reason: decided.reason ?? DECLINE_REASON, reference };
+  }
+
+  async inquire(req: ApmInitiateRequest): Promise<ApmOutcome | undefined> {
+    // A payment the payer chose again has older, withdrawn records: the newest is the one asked about.
+    const [row] = await this.o.db.query<Row>(
+      "SELECT * FROM sandbox_apm_payments WHERE end_to_end_id = $1 ORDER BY created_at DESC, (state = 'rejected') LIMIT 1",
+      [req.paymentId],
+    );
+    if (!row) return undefined;
+    const { reference } = row;
+    const status = await this.status(reference); // an expired QR code turns rejected
+    if (status.state === 'executed') return { kind: 'approved', reference };
+    if (status.state === 'rejected') return { kind: 'declined', reason: status.reason ?? DECLINE_REASON, reference };
+    const action = this.actions[req.experience](toPayment(row), req);
+    return action ? { kind: 'action', reference, action } : undefined;
   }
 
   async verifyCode(reference: string, code: string): Promise<CodeAnswer> {

@@ -20,7 +20,7 @@ import { findMethod, QR_PROVIDER_STATES } from '../../domain/methods/catalog.ts'
 import { GatewayError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Money } from '../../domain/money.ts';
-import type { ApmOutcome, PayerAction, ProviderStatus } from '../../connectors/apm-types.ts';
+import type { ApmInitiateRequest, ApmOutcome, PayerAction, ProviderStatus } from '../../connectors/apm-types.ts';
 import { notify } from '../callbacks/index.ts';
 import { apmOf, apmS2sStatus, awaitingProvider, payerPhone, unfinishedApm, type ApmDetails } from './details.ts';
 import { apmConnector } from './connector.ts';
@@ -163,7 +163,6 @@ function setPath(obj: Record<string, unknown>, path: readonly string[], value: s
 
 async function initiate(ctx: ServiceContext, merchant: Merchant, payment: Payment, apm: ApmDetails): Promise<ApmStep> {
   const connector = apmConnector(ctx, merchant);
-  const method = findMethod(apm.method);
   const transId = newId();
   const now = ctx.clock.now();
   const claimed = await ctx.db.transaction(async (tx) => {
@@ -173,19 +172,44 @@ async function initiate(ctx: ServiceContext, merchant: Merchant, payment: Paymen
     return claim;
   });
   if (!claimed) return stepOf(await reload(ctx, payment));
-  const p = claimed.payer;
-  const outcome = await call<ApmOutcome>(ctx, payment.id, () => connector.initiate({
+  const request = initiateRequest(ctx, merchant, claimed, apm);
+  const outcome = await call<ApmOutcome>(ctx, payment.id, () => connector.initiate(request), { kind: 'pending', reason: 'Connector unavailable' });
+  return applyInitiation(ctx, merchant, claimed, outcome);
+}
+
+function initiateRequest(ctx: ServiceContext, merchant: Merchant, payment: Payment, apm: ApmDetails): ApmInitiateRequest {
+  const method = findMethod(apm.method);
+  const p = payment.payer;
+  return {
     paymentId: payment.id, method: apm.method, methodKind: method?.kind ?? '', experience: apm.experience, intent: payment.auth ? 'auth' : 'sale', amount: payment.amount,
     currency: payment.currency, orderId: payment.orderId, description: payment.description, merchantName: merchant.name,
-    payer: { email: p.email, phone: payerPhone(claimed), name: p.name, country: p.country, ip: p.ip }, params: apm.params,
+    payer: { email: p.email, phone: payerPhone(payment), name: p.name, country: p.country, ip: p.ip }, params: apm.params,
     options: method?.experienceOptions ?? {}, returnUrl: `${ctx.baseUrl}/pay/${payment.id}`,
-  }), { kind: 'pending', reason: 'Connector unavailable' });
-  const expect: Expectation = { status: claimed.status, pendingOperation: 'apm_initiate' };
-  if (outcome.kind === 'pending') return { kind: 'processing', payment: claimed };
-  if (outcome.kind === 'action') return awaitPayer(ctx, merchant, claimed, expect, outcome.reference, outcome.action);
-  return finish(ctx, merchant, claimed, expect, transId, outcome.kind === 'approved'
+  };
+}
+
+/** The provider's answer to an initiation (given at once, or found later by the re-check worker). */
+function applyInitiation(ctx: ServiceContext, merchant: Merchant, payment: Payment, outcome: ApmOutcome): Promise<ApmStep> | ApmStep {
+  const expect: Expectation = { status: payment.status, pendingOperation: 'apm_initiate' };
+  if (outcome.kind === 'pending') return { kind: 'processing', payment };
+  if (outcome.kind === 'action') return awaitPayer(ctx, merchant, payment, expect, outcome.reference, outcome.action);
+  return finish(ctx, merchant, payment, expect, payment.details.lastTransId, outcome.kind === 'approved'
     ? { approved: true, reference: outcome.reference }
     : { approved: false, reason: outcome.reason, reference: outcome.reference });
+}
+
+/**
+ * An initiation left in flight (the process died before the provider's answer was written, or the provider did
+ * not answer): asks the provider what became of it and applies that as if initiate() had answered. A payment
+ * the provider does not know stays in flight.
+ */
+export async function recheckInitiation(ctx: ServiceContext, payment: Payment): Promise<ApmStep> {
+  const apm = apmOf(payment);
+  if (payment.pendingOperation !== 'apm_initiate' || !apm) return stepOf(payment);
+  const merchant = await merchantOf(ctx, payment);
+  const connector = apmConnector(ctx, merchant);
+  const outcome = await call(ctx, payment.id, () => connector.inquire(initiateRequest(ctx, merchant, payment, apm)), undefined);
+  return applyInitiation(ctx, merchant, payment, outcome ?? { kind: 'pending', reason: 'Unknown to the provider' });
 }
 
 /** The provider waits for the payer: the payment shows the action; an S2S merchant hears REDIRECT. */
