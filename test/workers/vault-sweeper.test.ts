@@ -168,9 +168,13 @@ for (const { kind, skip } of await storeKinds()) {
         await released;
       });
       await referencing;
-      assert.deepEqual(await purgeUnreferencedCards(db, { cutoff: ago(RETENTION_MS), limit: 10 }), { removed: 0, interrupted: false });
-      release();
-      await paying;
+      try {
+        assert.deepEqual(await purgeUnreferencedCards(db, { cutoff: ago(RETENTION_MS), limit: 10 }), { removed: 0, interrupted: false });
+      } finally {
+        // Never leave the transaction open, even when the assertion fails: it would hang the run.
+        release();
+        await paying;
+      }
       assert.deepEqual(await purgeUnreferencedCards(db, { cutoff: ago(RETENTION_MS), limit: 10 }), { removed: 0, interrupted: false });
       assert.equal(await exists(db, vaultId), true);
     });
