@@ -18,7 +18,7 @@ import { cardBrandByPrefix, first6Last4, maskPan } from '../domain/card.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { CardConnector, CardData, ConnectorOutcome } from '../connectors/types.ts';
-import { callbackFor, notify, type PaymentEvent } from './callbacks/index.ts';
+import { callbackExpected, callbackFor, notify, type PaymentEvent } from './callbacks/index.ts';
 import { prepareRecurring } from './recurring/recurring-init.ts';
 import { merchantInitiatedOutcome } from './recurring/card-on-file.ts';
 
@@ -221,7 +221,9 @@ export async function applyOutcome(ctx: ServiceContext, merchant: Merchant, paym
   const expect = { status: payment.status, pendingOperation: operation };
   const patch = { ...plan.patch, pendingOperation: null };
   const transaction = { id: transId, status: plan.txStatus, details: plan.txDetails };
-  const notice = plan.notify && { type: plan.notify.type };
+  // A callback is written only where the channel sends one and the payment has somewhere to send it; without
+  // one the outcome needs no transaction at all.
+  const notice = plan.notify && callbackExpected(merchant, payment) ? { type: plan.notify.type } : undefined;
   const event = (updated: Payment, type: TransactionType): PaymentEvent => ({ transId, type, status: plan.txStatus, reason: updated.declineReason ?? undefined });
   const stepOf = async (sql: Sql, updated: Payment | undefined): Promise<PaymentStep> => {
     if (!updated) return { kind: 'final', payment: (await getPayment(sql, payment.id)) ?? payment, transId };
