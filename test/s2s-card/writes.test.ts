@@ -1,0 +1,75 @@
+/**
+ * The database work of a SALE, as the performance of a payment write depends on it: two statements and no
+ * transaction for a payment whose outcome sends no callback; the outcome and its callback in one transaction
+ * otherwise. A regression here shows in `npm run bench` long before anyone reads a profile.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { storeKinds } from '../support/stores.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { sale, startListener, type Listener } from './support.ts';
+
+/** Records the statements run through the store, and the transactions opened. */
+function spy(gw: TestGateway) {
+  const db = gw.store.db;
+  const seen = { statements: [] as string[], transactions: 0 };
+  const query = db.query.bind(db);
+  db.query = (text, params) => {
+    seen.statements.push(text);
+    return query(text, params);
+  };
+  const transaction = db.transaction.bind(db);
+  db.transaction = (fn) => {
+    seen.transactions += 1;
+    return transaction((tx) => fn({
+      query: (text, params) => {
+        seen.statements.push(text);
+        return tx.query(text, params);
+      },
+    }));
+  };
+  return {
+    seen,
+    reset() {
+      seen.statements.length = 0;
+      seen.transactions = 0;
+    },
+  };
+}
+
+for (const { kind, skip } of await storeKinds()) {
+  describe(`S2S CARD SALE database writes (${kind})`, { skip }, () => {
+    let gw: TestGateway;
+    let listener: Listener;
+    let watch: ReturnType<typeof spy>;
+    before(async () => {
+      listener = await startListener();
+      gw = await startTestGateway(kind);
+      watch = spy(gw);
+    });
+    after(async () => {
+      await gw.close();
+      await listener.close();
+    });
+
+    it('writes a SALE without a callback in two statements and no transaction', async () => {
+      await sale(gw); // loads the merchant and its MIDs into the cache
+      watch.reset();
+      const res = await sale(gw);
+      assert.equal(res.body.status, 'SETTLED', res.text);
+      assert.equal(watch.seen.transactions, 0);
+      assert.equal(watch.seen.statements.length, 2, watch.seen.statements.join('\n'));
+      assert.match(watch.seen.statements[0]!, /INSERT INTO payments/);
+      assert.match(watch.seen.statements[1]!, /UPDATE payments/);
+    });
+
+    it('writes the outcome of a SALE with a callback URL in one transaction with its callback', async () => {
+      await sale(gw, { callback_url: listener.url });
+      watch.reset();
+      const res = await sale(gw, { callback_url: listener.url });
+      assert.equal(res.body.status, 'SETTLED', res.text);
+      assert.equal(watch.seen.transactions, 1);
+      assert.deepEqual(watch.seen.statements.map((text) => text.match(/INSERT INTO \w+|UPDATE \w+/)?.[0]), ['INSERT INTO payments', 'UPDATE payments', 'INSERT INTO callbacks']);
+    });
+  });
+}
