@@ -103,18 +103,33 @@ export function columnArrays(rows: readonly unknown[][]): unknown[][] {
 }
 
 /**
- * Writers made once per database (group commit needs one queue per pool). Inside a transaction there are
- * none: its statements must run on its own connection, in order.
+ * A group-committed write, called like a repository function with the Sql it runs on. On a database (a pool),
+ * items are queued and batched per database; inside a transaction an item is written alone at once, since
+ * the transaction's statements must run on its own connection, in order. `keyOf` answering undefined also
+ * writes the item alone (a shape the batched statement does not cover).
  */
-export function perDatabase<T extends object>(create: (db: Sql) => T): (sql: Sql) => T | undefined {
-  const byDatabase = new WeakMap<Sql, T>();
-  return (sql) => {
-    if (!('transaction' in sql)) return undefined;
-    let writers = byDatabase.get(sql);
-    if (!writers) {
-      writers = create(sql);
-      byDatabase.set(sql, writers);
+export interface GroupCommittedOptions<I, O> extends Omit<GroupCommitOptions<I, O>, 'one' | 'many' | 'keyOf'> {
+  one(sql: Sql, item: I): Promise<O>;
+  many(sql: Sql, items: readonly I[]): Promise<O[]>;
+  keyOf?(item: I): string | undefined;
+}
+
+export function groupCommitted<I, O>(options: GroupCommittedOptions<I, O>): (sql: Sql, item: I) => Promise<O> {
+  const { one, many, keyOf = () => '', ...limits } = options;
+  const queues = new WeakMap<Sql, GroupCommit<{ key: string; item: I }, O>>();
+  return (sql, item) => {
+    const key = keyOf(item);
+    if (key === undefined || !('transaction' in sql)) return one(sql, item);
+    let submit = queues.get(sql);
+    if (!submit) {
+      submit = groupCommit({
+        ...limits,
+        one: (queued) => one(sql, queued.item),
+        many: (queued) => many(sql, queued.map((q) => q.item)),
+        keyOf: (queued) => queued.key,
+      });
+      queues.set(sql, submit);
     }
-    return writers;
+    return submit({ key, item });
   };
 }

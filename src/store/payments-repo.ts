@@ -4,7 +4,7 @@
  */
 import type { Database, Sql } from './database.ts';
 import { enqueueCallbacks, type EnqueueCallbackInput } from './callbacks-repo.ts';
-import { columnArrays, groupCommit, perDatabase, unnestRows, type BatchColumn } from './group-commit.ts';
+import { columnArrays, groupCommitted, unnestRows, type BatchColumn } from './group-commit.ts';
 import type { PaymentStatus } from '../domain/payment-state.ts';
 import type { ThreeDsAttributes } from '../connectors/types.ts';
 
@@ -205,14 +205,14 @@ async function insertManyWithTransactions(sql: Sql, items: readonly PaymentWithT
   });
 }
 
+const insertGroupCommitted = groupCommitted<PaymentWithTransaction, Payment>({ one: insertOneWithTransaction, many: insertManyWithTransactions });
+
 /**
  * A payment and its first transaction in one statement (the transaction names the payment it creates).
  * Outside a transaction, writes made at the same time share one statement (group commit).
  */
-export async function insertPaymentWithTransaction(sql: Sql, p: NewPayment, t: NewTransaction): Promise<Payment> {
-  const item = { payment: p, transaction: t };
-  const batched = groupWriters(sql);
-  return batched ? batched.insert(item) : insertOneWithTransaction(sql, item);
+export function insertPaymentWithTransaction(sql: Sql, p: NewPayment, t: NewTransaction): Promise<Payment> {
+  return insertGroupCommitted(sql, { payment: p, transaction: t });
 }
 
 export async function getPayment(sql: Sql, id: string): Promise<Payment | undefined> {
@@ -448,20 +448,28 @@ async function updateManyWithTransactions(db: Sql, items: readonly PaymentAndTra
   });
 }
 
+/** Updates of one shape (and with or without a callback) share a statement; other shapes are written alone. */
+const updateGroupCommitted = groupCommitted<PaymentAndTransactionUpdate, Payment | undefined>({
+  one: updateOneWithTransaction,
+  many: updateManyWithTransactions,
+  keyOf: (update) => {
+    const shape = shapeOf(update);
+    return shape ? `${shapeKey(shape)}|${update.outbox ? 'outbox' : ''}` : undefined;
+  },
+});
+
 /**
  * updatePayment and, only when it applied, the status of one of its transactions, in one statement: a
  * connector's answer is written in a single round trip, atomic without a transaction of its own. With
  * `outbox`, the callback the update causes is written with it, atomically. Outside a transaction, updates of
  * the same shape made at the same time share their statements (group commit).
  */
-export async function updatePaymentAndTransaction(
+export function updatePaymentAndTransaction(
   sql: Sql, id: string, expect: Expectation, patch: PaymentPatch, now: Date,
   transaction: { id: string; status: TransactionStatus; details?: Record<string, unknown> },
   outbox?: OutboxOf,
 ): Promise<Payment | undefined> {
-  const update = { id, expect, patch, now, transaction, ...(outbox ? { outbox } : {}) };
-  const batched = shapeOf(update) && groupWriters(sql);
-  return batched ? batched.update(update) : updateOneWithTransaction(sql, update);
+  return updateGroupCommitted(sql, { id, expect, patch, now, transaction, ...(outbox ? { outbox } : {}) });
 }
 
 /**
@@ -557,15 +565,3 @@ export async function listTransactions(sql: Sql, paymentId: string): Promise<Tra
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string): boolean => UUID.test(s);
-
-// --- group commit -----------------------------------------------------------------------------------
-
-/** Writes made outside a transaction at the same time share statements (group commit). */
-const groupWriters = perDatabase((db) => ({
-  insert: groupCommit<PaymentWithTransaction, Payment>({ one: (item) => insertOneWithTransaction(db, item), many: (items) => insertManyWithTransactions(db, items) }),
-  update: groupCommit<PaymentAndTransactionUpdate, Payment | undefined>({
-    one: (item) => updateOneWithTransaction(db, item),
-    many: (items) => updateManyWithTransactions(db, items),
-    keyOf: (item) => `${shapeKey(shapeOf(item)!)}|${item.outbox ? 'outbox' : ''}`,
-  }),
-}));

@@ -1,6 +1,6 @@
 import type { Sql } from './database.ts';
 import { PAYMENT_COLUMNS, PAYMENT_COLUMN_LIST, paymentInsertParams, paymentInsertSql, type NewPayment } from './payments-repo.ts';
-import { columnArrays, groupCommit, perDatabase, unnestRows, type BatchColumn } from './group-commit.ts';
+import { columnArrays, groupCommitted, unnestRows, type BatchColumn } from './group-commit.ts';
 
 /** What the merchant asked for when opening the session, validated. */
 export interface SessionRequest {
@@ -114,30 +114,26 @@ const INSERT_WITH_PAYMENT = `WITH new_session AS (
 /** The same write for many sessions; the session columns are prefixed s_ where they meet the payment's. */
 const INSERT_MANY_WITH_PAYMENTS = `WITH i AS (SELECT * FROM ${unnestRows('i', [...SESSION_COLUMNS.map(([name, type]): BatchColumn => [`s_${name}`, type]), ...PAYMENT_COLUMNS])}),
     new_sessions AS (INSERT INTO sessions (${SESSION_COLUMN_LIST}) SELECT ${SESSION_COLUMNS.map(([name]) => `s_${name}`).join(', ')} FROM i RETURNING id)
-  INSERT INTO payments (${PAYMENT_COLUMN_LIST}) SELECT ${PAYMENT_COLUMN_LIST.split(', ').map((name) => `i.${name}`).join(', ')} FROM i JOIN new_sessions ON new_sessions.id = i.s_id`;
+  INSERT INTO payments (${PAYMENT_COLUMN_LIST}) SELECT ${PAYMENT_COLUMNS.map(([name]) => `i.${name}`).join(', ')} FROM i JOIN new_sessions ON new_sessions.id = i.s_id`;
 
-async function insertOne(sql: Sql, { session, payment }: SessionWithPayment): Promise<void> {
-  await sql.query(INSERT_WITH_PAYMENT, [...sessionInsertParams(session), ...paymentInsertParams(payment)]);
-}
-
-const groupWriters = perDatabase((db) => ({
-  insert: groupCommit<SessionWithPayment, void>({
-    one: (item) => insertOne(db, item),
-    many: async (items) => {
-      await db.query(INSERT_MANY_WITH_PAYMENTS, columnArrays(items.map(({ session, payment }) => [...sessionInsertParams(session), ...paymentInsertParams(payment)])));
-      return items.map(() => undefined);
-    },
-  }),
-}));
+const sessionRow = ({ session, payment }: SessionWithPayment): unknown[] => [...sessionInsertParams(session), ...paymentInsertParams(payment)];
 
 /**
  * The session and its first payment (status prepare) in one statement: one round trip. Outside a
  * transaction, sessions opened at the same time share one statement (group commit).
  */
-export async function insertSessionWithPayment(sql: Sql, session: Omit<Session, 'status'>, payment: NewPayment): Promise<void> {
-  const item = { session, payment };
-  const batched = groupWriters(sql);
-  return batched ? batched.insert(item) : insertOne(sql, item);
+const insertGroupCommitted = groupCommitted<SessionWithPayment, void>({
+  one: async (sql, item) => {
+    await sql.query(INSERT_WITH_PAYMENT, sessionRow(item));
+  },
+  many: async (sql, items) => {
+    await sql.query(INSERT_MANY_WITH_PAYMENTS, columnArrays(items.map(sessionRow)));
+    return items.map(() => undefined);
+  },
+});
+
+export function insertSessionWithPayment(sql: Sql, session: Omit<Session, 'status'>, payment: NewPayment): Promise<void> {
+  return insertGroupCommitted(sql, { session, payment });
 }
 
 export async function getSession(sql: Sql, id: string): Promise<Session | undefined> {
