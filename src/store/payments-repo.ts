@@ -174,10 +174,14 @@ interface PaymentWithTransaction {
 
 const transactionInsertParams = (t: NewTransaction): unknown[] => [t.id, t.type, t.status, t.amount, JSON.stringify(t.details ?? {}), t.now];
 
-const INSERT_WITH_TRANSACTION = `WITH p AS (${paymentInsertSql()} RETURNING *),
+/** The transaction's placeholders follow the payment's, in the order of transactionInsertParams. */
+const INSERT_WITH_TRANSACTION = (() => {
+  const [id, type, status, amount, details, createdAt] = Array.from({ length: 6 }, (_, i) => `$${PAYMENT_COLUMNS.length + 1 + i}`);
+  return `WITH p AS (${paymentInsertSql()} RETURNING *),
   t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
-        VALUES ($24, (SELECT id FROM p), $25, $26, $27, $28, $29))
+        VALUES (${id}, (SELECT id FROM p), ${type}, ${status}, ${amount}, ${details}, ${createdAt}))
   SELECT * FROM p`;
+})();
 
 /** The same write for many payments: each column travels as one array, unnested into rows. */
 const INSERT_MANY_WITH_TRANSACTIONS = (() => {
