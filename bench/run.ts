@@ -14,12 +14,14 @@ import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { pacedLoad, type PacedLoadResult } from './paced-load.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const here = path.dirname(fileURLToPath(import.meta.url));
+const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 interface Figures {
   rps: number;
@@ -80,12 +82,33 @@ interface Round {
   latency: { bare: PacedLoadResult; sale: PacedLoadResult };
 }
 
+/**
+ * A load at full speed leaves PostgreSQL with gigabytes of dirty pages and write-ahead log behind it, and the
+ * checkpoint that writes them out would land in whichever load comes next. Each latency load therefore
+ * starts from a checkpointed database, as pgbench's guidance has it, so it measures its own writes only.
+ */
+let checkpointRefused: string | undefined;
+async function checkpoint(): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  try {
+    await client.connect();
+    await client.query('CHECKPOINT');
+  } catch (err) {
+    checkpointRefused = (err as Error).message;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 async function measureRound(fx: Fixtures): Promise<Round> {
   const throughput: Figures[] = [];
   for (const [, measure] of THROUGHPUT) throughput.push(await measure(fx));
   // Latency at half the bare endpoint's throughput (issue 3: p99 under 25 ms there), under evenly paced load.
   const halfRate = Math.round(throughput[0]!.rps / 2);
-  const paced = (url: string, body: string, contentType: string) => pacedLoad({ url, body, contentType, rate: halfRate, seconds, connections });
+  const paced = async (url: string, body: string, contentType: string) => {
+    await checkpoint();
+    return pacedLoad({ url, body, contentType, rate: halfRate, seconds, connections });
+  };
   return {
     throughput,
     halfRate,
@@ -112,7 +135,7 @@ function report(results: Round[], withCallback: Figures, steal: number): void {
   const callbackFailures = withCallback.errors + withCallback.non2xx;
   console.log(`${'S2S SALE with its callback'.padEnd(30)} ${num(withCallback.rps, 7)} ${num(withCallback.p99, 10, 1)}   ${(withCallback.rps / median(bareRps)).toFixed(2)} (once, after the rounds)${callbackFailures ? `  (${callbackFailures} errors or non-2xx)` : ''}`);
 
-  console.log('\nAt half the bare endpoint\'s rate, evenly paced, latency from the scheduled send (per round):\n');
+  console.log(`\nAt half the bare endpoint's rate, evenly paced, latency from the scheduled send, each load after a checkpoint (per round):${checkpointRefused ? `\n(CHECKPOINT refused: ${checkpointRefused})` : ''}\n`);
   console.log('endpoint                  offered  served  p50 ms     p99 ms     max ms  errors+non-2xx');
   for (const r of results) {
     for (const [name, l] of [['bare INSERT+UPDATE', r.latency.bare], ['S2S CARD SALE (no 3DS)', r.latency.sale]] as const) {

@@ -1,7 +1,26 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 
-/** Public payment and transaction ids: UUIDs, as the platform uses. */
-export const newId = (): string => randomUUID();
+const entropy = Buffer.alloc(16 * 512);
+let used = entropy.length;
+
+/**
+ * Public payment and transaction ids: UUIDs, as the platform uses, of version 7 (RFC 9562): the first 48 bits
+ * are the Unix time in milliseconds, the other 74 free bits random. Ids made one after the other sort together,
+ * so a new row's index entry lands on the index's last page instead of a random one: fewer pages touched per
+ * write and far fewer full-page images in the write-ahead log after each checkpoint.
+ */
+export function newId(now = Date.now()): string {
+  if (used === entropy.length) {
+    randomFillSync(entropy);
+    used = 0;
+  }
+  const bytes = entropy.subarray(used, (used += 16));
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = 0x70 | ((bytes[6] as number) & 0x0f);
+  bytes[8] = 0x80 | ((bytes[8] as number) & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /** Opaque url-safe token (sessions, card tokens, recurring tokens). */
 export function newToken(bytes = 24): string {
