@@ -147,11 +147,26 @@ export const PAYMENT_COLUMNS: readonly BatchColumn[] = [
 ];
 export const PAYMENT_COLUMN_LIST = PAYMENT_COLUMNS.map(([name]) => name).join(', ');
 
-export function paymentInsertParams(p: NewPayment): unknown[] {
+/** The JSON columns of a new payment, as written. */
+interface PaymentJson {
+  payer: string;
+  customData: string | null;
+  details: string;
+  threeDs: string | null;
+}
+
+const paymentJson = (p: NewPayment): PaymentJson => ({
+  payer: JSON.stringify(p.payer ?? {}),
+  customData: p.customData ? JSON.stringify(p.customData) : null,
+  details: JSON.stringify(p.details ?? {}),
+  threeDs: p.threeDs ? JSON.stringify(p.threeDs) : null,
+});
+
+export function paymentInsertParams(p: NewPayment, json = paymentJson(p)): unknown[] {
   return [
     p.id, p.merchantId, p.sessionId ?? null, p.channel, p.operation, p.orderId, p.amount, p.currency, p.description, p.status, p.auth,
-    p.midId ?? null, p.vaultId ?? null, p.cardToken ?? null, JSON.stringify(p.payer ?? {}), p.customData ? JSON.stringify(p.customData) : null,
-    p.callbackUrl ?? null, JSON.stringify(p.details ?? {}), p.pendingOperation ?? null, p.threeDs ? JSON.stringify(p.threeDs) : null,
+    p.midId ?? null, p.vaultId ?? null, p.cardToken ?? null, json.payer, json.customData,
+    p.callbackUrl ?? null, json.details, p.pendingOperation ?? null, json.threeDs,
     p.declineReason ?? null, p.now, p.now,
   ];
 }
@@ -194,12 +209,12 @@ const INSERT_MANY_WITH_TRANSACTIONS = (() => {
 })();
 
 /**
- * A payment as the database holds it once inserted: column defaults applied and JSON columns as jsonb gives
- * them back (keys left undefined dropped). The inserts below return only ids: reading back and parsing the
- * row just written was a fifth of the gateway's work on a sale.
+ * A payment as the database holds it once inserted: column defaults applied, JSON columns parsed from the text
+ * written (so keys left undefined are dropped, as jsonb drops them). The inserts below return only ids, which
+ * spares the database and the driver a row of 27 columns per payment on the hot path.
  */
-export function asInserted(p: NewPayment): Payment {
-  const json = <T>(value: T | null | undefined): T | null => (value == null ? null : (JSON.parse(JSON.stringify(value)) as T));
+function asInserted(p: NewPayment, json = paymentJson(p)): Payment {
+  const parsed = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
   return {
     id: p.id,
     merchantId: p.merchantId,
@@ -217,12 +232,12 @@ export function asInserted(p: NewPayment): Payment {
     midId: p.midId ?? null,
     vaultId: p.vaultId ?? null,
     cardToken: p.cardToken ?? null,
-    payer: json(p.payer) ?? {},
-    threeDs: json(p.threeDs),
+    payer: JSON.parse(json.payer) as PayerInfo,
+    threeDs: parsed(json.threeDs),
     declineReason: p.declineReason ?? null,
-    customData: json(p.customData),
+    customData: parsed(json.customData),
     callbackUrl: p.callbackUrl ?? null,
-    details: json(p.details) ?? {},
+    details: JSON.parse(json.details) as PaymentDetails,
     pendingOperation: p.pendingOperation ?? null,
     version: 0,
     createdAt: p.now,
@@ -231,17 +246,19 @@ export function asInserted(p: NewPayment): Payment {
 }
 
 async function insertOneWithTransaction(sql: Sql, { payment, transaction }: PaymentWithTransaction): Promise<Payment> {
-  await sql.query(INSERT_WITH_TRANSACTION, [...paymentInsertParams(payment), ...transactionInsertParams(transaction)]);
-  return asInserted(payment);
+  const json = paymentJson(payment);
+  await sql.query(INSERT_WITH_TRANSACTION, [...paymentInsertParams(payment, json), ...transactionInsertParams(transaction)]);
+  return asInserted(payment, json);
 }
 
 async function insertManyWithTransactions(sql: Sql, items: readonly PaymentWithTransaction[]): Promise<Payment[]> {
-  const rows = items.map(({ payment, transaction }) => [...paymentInsertParams(payment), ...transactionInsertParams(transaction)]);
+  const json = items.map(({ payment }) => paymentJson(payment));
+  const rows = items.map(({ payment, transaction }, i) => [...paymentInsertParams(payment, json[i]), ...transactionInsertParams(transaction)]);
   const inserted = await sql.query<{ id: string }>(INSERT_MANY_WITH_TRANSACTIONS, columnArrays(rows));
   const ids = new Set(inserted.map((row) => row.id));
-  return items.map(({ payment }) => {
+  return items.map(({ payment }, i) => {
     if (!ids.has(payment.id)) throw new Error(`payment ${payment.id} missing from its batch insert`);
-    return asInserted(payment);
+    return asInserted(payment, json[i]);
   });
 }
 

@@ -19,6 +19,7 @@ import {
   urlBlockedUntil,
   type ClaimedCallback,
 } from '../store/callbacks-repo.ts';
+import { PollingLoop } from './polling.ts';
 
 /** The part of a pino logger the dispatcher uses. */
 export interface DispatcherLogger {
@@ -85,13 +86,10 @@ export class CallbackDispatcher {
   private readonly logger: DispatcherLogger;
   private readonly timeoutMs: number;
   private readonly batchSize: number;
-  private readonly pollMs: number;
   private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly fetchImpl: typeof fetch;
-  private loop: Promise<void> | undefined;
-  private stopping = false;
-  private wake: (() => void) | undefined;
+  private readonly polling: PollingLoop;
 
   constructor(opts: CallbackDispatcherOptions) {
     this.db = opts.db;
@@ -99,10 +97,15 @@ export class CallbackDispatcher {
     this.logger = opts.logger;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.batchSize = opts.batchSize ?? 50;
-    this.pollMs = opts.pollMs ?? 1_000;
     this.concurrency = Math.max(1, opts.concurrency ?? 10);
     this.leaseMs = opts.leaseMs ?? this.timeoutMs * Math.ceil(this.batchSize / this.concurrency) + 60_000;
     this.fetchImpl = opts.fetchImpl ?? fetch;
+    this.polling = new PollingLoop({
+      pollMs: opts.pollMs ?? 1_000,
+      // A full batch suggests a backlog: go again at once.
+      pass: async () => (await this.runOnce()).claimed >= this.batchSize,
+      onError: (err) => this.logger.error({ err: describeError(err) }, 'callback dispatcher: claiming failed'),
+    });
   }
 
   /** Claims one batch of due callbacks and tries each once. Store errors of the claim itself are thrown. */
@@ -116,42 +119,12 @@ export class CallbackDispatcher {
 
   /** Polls until stop(); never throws out of the loop. */
   start(): void {
-    if (this.loop) return;
-    this.stopping = false;
-    this.loop = this.pollLoop();
+    this.polling.start();
   }
 
   /** Ends the loop after the batch in flight has settled. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    await this.loop;
-    this.loop = undefined;
-  }
-
-  private async pollLoop(): Promise<void> {
-    while (!this.stopping) {
-      let full = false;
-      try {
-        full = (await this.runOnce()).claimed >= this.batchSize;
-      } catch (err) {
-        this.logger.error({ err: describeError(err) }, 'callback dispatcher: claiming failed');
-      }
-      // A full batch suggests a backlog: go again at once.
-      if (!full && !this.stopping) await this.sleep(this.pollMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-    });
+  stop(): Promise<void> {
+    return this.polling.stop();
   }
 
   private async deliverSafely(cb: ClaimedCallback): Promise<Settlement> {

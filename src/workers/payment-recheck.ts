@@ -10,6 +10,7 @@ import { findStalledPayments, flagForOperator, type Payment } from '../store/pay
 import { findMerchantById, listMids } from '../store/merchants-repo.ts';
 import { applyOutcome, intentOf } from '../services/card-payments.ts';
 import { recheckInitiation } from '../services/apm/payments.ts';
+import { PollingLoop } from './polling.ts';
 
 /**
  * The operations whose outcome the connector can be asked for: card authorizations and APM initiations (the
@@ -25,16 +26,19 @@ export interface RecheckOptions {
 }
 
 export class PaymentRecheck {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
+  private readonly polling: PollingLoop;
   private readonly staleAfterMs: number;
-  private readonly pollMs: number;
   private readonly batchSize: number;
 
   constructor(private readonly ctx: ServiceContext, opts: RecheckOptions = {}) {
     this.staleAfterMs = opts.staleAfterMs ?? 120_000;
-    this.pollMs = opts.pollMs ?? 30_000;
     this.batchSize = opts.batchSize ?? 50;
+    this.polling = new PollingLoop({
+      pollMs: opts.pollMs ?? 30_000,
+      pauseFirst: true,
+      pass: async () => (await this.runOnce(), false),
+      onError: (err) => this.ctx.logger.error({ err: (err as Error).message }, 'payment re-check pass failed'),
+    });
   }
 
   /** One pass; returns how many payments were resolved. */
@@ -89,17 +93,10 @@ export class PaymentRecheck {
   }
 
   start(): void {
-    const tick = async () => {
-      this.running = this.runOnce().catch((err) => this.ctx.logger.error({ err: (err as Error).message }, 'payment re-check pass failed'));
-      await this.running;
-      if (this.timer !== undefined) this.timer = setTimeout(tick, this.pollMs);
-    };
-    this.timer = setTimeout(tick, this.pollMs);
+    this.polling.start();
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
+  stop(): Promise<void> {
+    return this.polling.stop();
   }
 }

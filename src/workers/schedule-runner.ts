@@ -27,6 +27,7 @@ import type { CardConnector, ConnectorOutcome } from '../connectors/types.ts';
 import { newId } from '../domain/ids.ts';
 import { chargeInstant, chargeMid, claimOf, NO_MID, outboxRowOf, outcomeOf, scheduleChargeOf, type FinalOutcome } from '../services/schedules/charges.ts';
 import { merchantInitiatedOutcome } from '../services/recurring/card-on-file.ts';
+import { PollingLoop } from './polling.ts';
 
 /** Points where tests simulate a crash: a hook that throws ends the pass there, as a dead process would. */
 export interface RunnerHooks {
@@ -71,24 +72,29 @@ const NOT_SENT: ConnectorOutcome = { kind: 'pending', reason: 'Not sent: the pas
 const newClaim = () => `schedule:${newId()}`;
 
 export class ScheduleRunner {
-  private readonly pollMs: number;
   private readonly batchSize: number;
   private readonly leaseMs: number;
   private readonly concurrency: number;
-  private readonly lanes: number;
   private readonly hooks: RunnerHooks;
   private readonly merchants = new Map<string, MerchantEntry>();
-  private loops: Promise<void>[] = [];
-  private stopping = false;
-  private wakers = new Set<() => void>();
+  private readonly polling: PollingLoop;
 
   constructor(private readonly ctx: ServiceContext, opts: ScheduleRunnerOptions = {}) {
-    this.pollMs = opts.pollMs ?? 1_000;
     this.batchSize = opts.batchSize ?? 200;
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.concurrency = Math.max(1, opts.concurrency ?? 16);
-    this.lanes = Math.max(1, opts.lanes ?? 2);
     this.hooks = opts.hooks ?? {};
+    this.polling = new PollingLoop({
+      pollMs: opts.pollMs ?? 1_000,
+      lanes: Math.max(1, opts.lanes ?? 2),
+      pass: async () => {
+        const pass = await this.runOnce();
+        if (pass.claimed > 0) this.ctx.logger.debug({ ...pass }, 'schedule runner pass');
+        // A full batch suggests more are due: go again at once.
+        return pass.claimed >= this.batchSize;
+      },
+      onError: (err) => this.ctx.logger.error({ err: (err as Error).message }, 'schedule runner: pass failed; its claims are taken over after the lease'),
+    });
   }
 
   /** One pass: take over expired claims, then claim and charge one batch of due payments. */
@@ -100,43 +106,11 @@ export class ScheduleRunner {
   }
 
   start(): void {
-    if (this.loops.length > 0) return;
-    this.stopping = false;
-    this.loops = Array.from({ length: this.lanes }, () => this.loop());
+    this.polling.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    for (const wake of this.wakers) wake();
-    await Promise.all(this.loops);
-    this.loops = [];
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
-      let full = false;
-      try {
-        const pass = await this.runOnce();
-        if (pass.claimed > 0) this.ctx.logger.debug({ ...pass }, 'schedule runner pass');
-        full = pass.claimed >= this.batchSize;
-      } catch (err) {
-        this.ctx.logger.error({ err: (err as Error).message }, 'schedule runner: pass failed; its claims are taken over after the lease');
-      }
-      // A full batch suggests more are due: go again at once.
-      if (!full && !this.stopping) await this.sleep(this.pollMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakers.add(done);
-    });
+  stop(): Promise<void> {
+    return this.polling.stop();
   }
 
   private async merchantOf(sql: Sql, id: string): Promise<MerchantEntry | undefined> {

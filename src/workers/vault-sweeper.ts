@@ -7,6 +7,7 @@
  */
 import type { ServiceContext } from '../services/context.ts';
 import { purgeUnreferencedCards } from '../store/card-vault.ts';
+import { PollingLoop } from './polling.ts';
 
 /**
  * The longest a Checkout session lives (session_expiry, at most 720 minutes). Every flow but hosted fields
@@ -24,11 +25,8 @@ export interface VaultSweeperOptions {
 }
 
 export class VaultSweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopping = false;
+  private readonly polling: PollingLoop;
   private readonly retentionMs: number;
-  private readonly pollMs: number;
   private readonly batchSize: number;
   /**
    * The cutoff of this sweeper's last complete pass. Rows created a session lifetime before it were all
@@ -38,8 +36,13 @@ export class VaultSweeper {
 
   constructor(private readonly ctx: ServiceContext, opts: VaultSweeperOptions) {
     this.retentionMs = opts.retentionMs;
-    this.pollMs = opts.pollMs ?? 5 * 60_000;
     this.batchSize = opts.batchSize ?? 500;
+    this.polling = new PollingLoop({
+      pollMs: opts.pollMs ?? 5 * 60_000,
+      pauseFirst: true,
+      pass: async () => (await this.runOnce(), false),
+      onError: (err) => this.ctx.logger.error({ err: (err as Error).message }, 'card vault sweep failed'),
+    });
   }
 
   /** One pass: batches until one comes back short; returns how many rows were deleted. */
@@ -50,7 +53,7 @@ export class VaultSweeper {
     for (;;) {
       const batch = await purgeUnreferencedCards(this.ctx.db, { cutoff, limit: this.batchSize, ...(since ? { since } : {}) });
       removed += batch.removed;
-      if (batch.interrupted || this.stopping) break;
+      if (batch.interrupted || this.polling.stopping) break;
       if (batch.removed < this.batchSize) {
         this.sweptUpTo = cutoff;
         break;
@@ -61,19 +64,10 @@ export class VaultSweeper {
   }
 
   start(): void {
-    this.stopping = false;
-    const tick = async () => {
-      this.running = this.runOnce().catch((err) => this.ctx.logger.error({ err: (err as Error).message }, 'card vault sweep failed'));
-      await this.running;
-      if (this.timer !== undefined) this.timer = setTimeout(tick, this.pollMs);
-    };
-    this.timer = setTimeout(tick, this.pollMs);
+    this.polling.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.running;
+  stop(): Promise<void> {
+    return this.polling.stop();
   }
 }

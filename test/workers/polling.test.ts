@@ -1,0 +1,79 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PollingLoop } from '../../src/workers/polling.ts';
+
+describe('the workers\' polling loop', () => {
+  it('runs a pass, pauses, and goes again at once while a pass reports more work', async () => {
+    const started: number[] = [];
+    let passes = 0;
+    const loop = new PollingLoop({ pollMs: 60_000, onError: assert.fail, pass: async () => (started.push(Date.now()), ++passes < 3) });
+    loop.start();
+    await sleep(50);
+    assert.equal(passes, 3, 'two passes with more work waiting, then a third, then the pause');
+    const stopAt = Date.now();
+    await loop.stop();
+    assert.ok(Date.now() - stopAt < 1_000, 'stop() wakes the pause');
+    assert.equal(passes, 3);
+  });
+
+  it('reports a failing pass and goes on after the pause', async () => {
+    const errors: unknown[] = [];
+    let passes = 0;
+    const loop = new PollingLoop({
+      pollMs: 10,
+      onError: (err) => errors.push(err),
+      pass: async () => {
+        passes += 1;
+        if (passes === 1) throw new Error('store down');
+        return false;
+      },
+    });
+    loop.start();
+    await sleep(100);
+    await loop.stop();
+    assert.equal((errors[0] as Error).message, 'store down');
+    assert.equal(errors.length, 1);
+    assert.ok(passes >= 2);
+  });
+
+  it('waits for the passes in flight when stopped, and says it is stopping to them', async () => {
+    let sawStopping = false;
+    let finished = 0;
+    const loop: PollingLoop = new PollingLoop({
+      pollMs: 60_000,
+      lanes: 2,
+      onError: assert.fail,
+      pass: async () => {
+        await sleep(50);
+        sawStopping ||= loop.stopping;
+        finished += 1;
+        return true;
+      },
+    });
+    loop.start();
+    await sleep(10);
+    await loop.stop();
+    assert.equal(finished, 2, 'each lane finished its pass before stop() resolved');
+    assert.ok(sawStopping);
+  });
+
+  it('pauses before the first pass when asked, and can start again after a stop', async () => {
+    let passes = 0;
+    const loop = new PollingLoop({ pollMs: 60_000, pauseFirst: true, onError: assert.fail, pass: async () => (passes++, false) });
+    loop.start();
+    await sleep(30);
+    await loop.stop();
+    assert.equal(passes, 0);
+    const quick = new PollingLoop({ pollMs: 10, pauseFirst: true, onError: assert.fail, pass: async () => (passes++, false) });
+    quick.start();
+    await sleep(60);
+    await quick.stop();
+    const after = passes;
+    assert.ok(after >= 1);
+    quick.start();
+    await sleep(60);
+    await quick.stop();
+    assert.ok(passes > after);
+  });
+});
