@@ -19,7 +19,14 @@ export interface GroupCommitOptions<I, O> {
   keyOf?(item: I): string;
   /** Most items in one statement. */
   maxBatch?: number;
-  /** Most statements of this kind in flight at once; the rest of the items wait for the next batch. */
+  /**
+   * Most statements of this kind in flight at once; the rest of the items wait for the next batch. One by
+   * default: while a statement runs, the items arriving gather into the next, so under load the batches grow
+   * instead of the statements multiplying. In the benchmark (S2S sales at half the bare endpoint's rate) one
+   * in flight made about a fifth fewer statements than four did, and so less planning, fewer commits and
+   * fewer wake-ups of database backends, and a lower p99 (median over rounds 22.6 and 24.3 ms against 28.3
+   * and 47.1 ms); the wait it adds is at most one statement's duration.
+   */
   maxInFlight?: number;
 }
 
@@ -32,7 +39,7 @@ interface Pending<I, O> {
 export type GroupCommit<I, O> = (item: I) => Promise<O>;
 
 export function groupCommit<I, O>(options: GroupCommitOptions<I, O>): GroupCommit<I, O> {
-  const { one, many, keyOf = () => '', maxBatch = 50, maxInFlight = 4 } = options;
+  const { one, many, keyOf = () => '', maxBatch = 50, maxInFlight = 1 } = options;
   const queues = new Map<string, Pending<I, O>[]>();
   let inFlight = 0;
   let scheduled = false;

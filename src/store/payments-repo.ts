@@ -194,7 +194,7 @@ const INSERT_WITH_TRANSACTION = (() => {
   const [id, type, status, amount, details, createdAt] = Array.from({ length: 6 }, (_, i) => `$${PAYMENT_COLUMNS.length + 1 + i}`);
   return `WITH p AS (${paymentInsertSql()} RETURNING id),
   t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
-        VALUES (${id}, (SELECT id FROM p), ${type}, ${status}, ${amount}, ${details}, ${createdAt}))
+        VALUES (${id}, $1, ${type}, ${status}, ${amount}, ${details}, ${createdAt}))
   SELECT id FROM p`;
 })();
 
@@ -204,7 +204,7 @@ const INSERT_MANY_WITH_TRANSACTIONS = (() => {
   return `WITH i AS (SELECT * FROM ${unnestRows('i', [...PAYMENT_COLUMNS, ...transaction])}),
     p AS (INSERT INTO payments (${PAYMENT_COLUMN_LIST}) SELECT ${PAYMENT_COLUMN_LIST} FROM i RETURNING id),
     t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
-          SELECT i.tx_id, p.id, i.tx_type, i.tx_status, i.tx_amount, i.tx_details, i.tx_created_at FROM i JOIN p ON p.id = i.id)
+          SELECT tx_id, id, tx_type, tx_status, tx_amount, tx_details, tx_created_at FROM i)
     SELECT id FROM p`;
 })();
 

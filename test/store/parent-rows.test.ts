@@ -34,6 +34,22 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(row?.name, 'Renamed');
     });
 
+    // Transactions name their payment without a foreign key check (migration 007): payments are kept instead.
+    it('refuses to delete a payment or change its id, so no transaction loses its payment', async () => {
+      const id = randomUUID();
+      const now = new Date('2030-01-15T10:00:00.000Z');
+      await insertPaymentWithTransaction(store.db, {
+        id, merchantId, midId, channel: 's2s_card', operation: 'purchase', orderId: 'o-kept', amount: 100n, currency: 'USD',
+        description: 'Kept', status: 'prepare', auth: false, now,
+      }, { id: randomUUID(), paymentId: id, type: 'sale', status: 'waiting', amount: 100n, now });
+      await assert.rejects(store.db.query('DELETE FROM payments WHERE id = $1', [id]), { code: '23001', message: /payments rows are never deleted .*transactions refer to them/ });
+      await assert.rejects(store.db.query('UPDATE payments SET id = $2 WHERE id = $1', [id, randomUUID()]), { code: '23001' });
+      await store.db.query("UPDATE payments SET status = 'settled', id = id WHERE id = $1", [id]);
+      const [row] = await store.db.query<{ status: string; transactions: number }>(
+        'SELECT p.status, (SELECT count(*)::int FROM transactions t WHERE t.payment_id = p.id) AS transactions FROM payments p WHERE p.id = $1', [id]);
+      assert.deepEqual(row, { status: 'settled', transactions: 1 });
+    });
+
     it('answers an inserted payment exactly as the database reads it back', async () => {
       const payment: NewPayment = {
         id: randomUUID(), merchantId, midId, channel: 's2s_card', operation: 'purchase', orderId: 'o-1', amount: 1999n, currency: 'USD',
