@@ -208,13 +208,14 @@ const INSERT_MANY_WITH_TRANSACTIONS = (() => {
     SELECT id FROM p`;
 })();
 
+const parsedOrNull = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+
 /**
  * A payment as the database holds it once inserted: column defaults applied, JSON columns parsed from the text
  * written (so keys left undefined are dropped, as jsonb drops them). The inserts below return only ids, which
  * spares the database and the driver a row of 27 columns per payment on the hot path.
  */
 function asInserted(p: NewPayment, json = paymentJson(p)): Payment {
-  const parsed = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
   return {
     id: p.id,
     merchantId: p.merchantId,
@@ -233,9 +234,9 @@ function asInserted(p: NewPayment, json = paymentJson(p)): Payment {
     vaultId: p.vaultId ?? null,
     cardToken: p.cardToken ?? null,
     payer: JSON.parse(json.payer) as PayerInfo,
-    threeDs: parsed(json.threeDs),
+    threeDs: parsedOrNull(json.threeDs),
     declineReason: p.declineReason ?? null,
-    customData: parsed(json.customData),
+    customData: parsedOrNull(json.customData),
     callbackUrl: p.callbackUrl ?? null,
     details: JSON.parse(json.details) as PaymentDetails,
     pendingOperation: p.pendingOperation ?? null,

@@ -107,7 +107,7 @@ function extendedFields(merchant: Merchant, payment: Payment): Record<string, st
     if (value) out[key] = value;
   }
   // 3-D Secure, browser and payer attributes share their names with Checkout; RRN is spelled per protocol.
-  return { ...out, ...optionalFields(enabled.filter((k) => k !== 'rrn'), payment, false) };
+  return Object.assign(out, optionalFields(enabled.filter((k) => k !== 'rrn'), payment, false));
 }
 
 export const s2sCardCallback: CallbackBuilder = {
