@@ -141,30 +141,75 @@ export async function listMids(sql: Sql, merchantId: string): Promise<Mid[]> {
   return rows.map(toMid);
 }
 
+export interface MerchantWithMids {
+  merchant: Merchant;
+  mids: Mid[];
+}
+
+interface DirectoryEntry {
+  found: MerchantWithMids | undefined;
+  /** When the lookup that filled it started. */
+  at: number;
+}
+
 /**
  * Merchants and their MIDs change rarely and are read on every request: a short-lived cache keeps a
  * payment write to the round trips that matter. Admin changes call invalidate().
+ *
+ * An entry that expires under load is not looked up again by every request that finds it expired: one
+ * lookup runs per key, and until it lands the expired entry keeps answering (for at most another ttl), so
+ * no request waits for it. Without this, the requests arriving during the two round trips of a refresh each
+ * made their own, each on a connection of its own, and the pool opened new ones in the middle of the load.
  */
 export class MerchantDirectory {
-  private readonly byKey = new Map<string, { merchant: Merchant | undefined; mids: Mid[]; at: number }>();
+  private readonly byKey = new Map<string, DirectoryEntry>();
+  private readonly lookups = new Map<string, Promise<MerchantWithMids | undefined>>();
+  /** Bumped by invalidate(), so that a lookup started before it does not store what it read. */
+  private generation = 0;
 
   constructor(
     private readonly sql: Sql,
     private readonly ttlMs = 5_000,
+    private readonly now: () => number = Date.now,
   ) {}
 
-  async byMerchantKey(key: string): Promise<{ merchant: Merchant; mids: Mid[] } | undefined> {
-    const hit = this.byKey.get(key);
-    const now = Date.now();
-    if (hit && now - hit.at < this.ttlMs) return hit.merchant ? { merchant: hit.merchant, mids: hit.mids } : undefined;
-    const merchant = await findMerchantByKey(this.sql, key);
-    const mids = merchant ? await listMids(this.sql, merchant.id) : [];
-    if (this.byKey.size > 10_000) this.byKey.clear();
-    this.byKey.set(key, { merchant, mids, at: now });
-    return merchant ? { merchant, mids } : undefined;
+  async byMerchantKey(key: string): Promise<MerchantWithMids | undefined> {
+    const entry = this.byKey.get(key);
+    const age = entry ? this.now() - entry.at : Infinity;
+    if (entry && age < this.ttlMs) return entry.found;
+    if (entry && age < 2 * this.ttlMs) {
+      this.lookup(key).catch(() => undefined); // a failed refresh leaves the entry to the next request
+      return entry.found;
+    }
+    return this.lookup(key);
   }
 
   invalidate(): void {
+    this.generation += 1;
     this.byKey.clear();
+    this.lookups.clear();
+  }
+
+  /** The lookup of a key in flight, or a new one: concurrent callers share it. */
+  private lookup(key: string): Promise<MerchantWithMids | undefined> {
+    const running = this.lookups.get(key);
+    if (running) return running;
+    const generation = this.generation;
+    const at = this.now();
+    const done = (async () => {
+      const merchant = await findMerchantByKey(this.sql, key);
+      const found = merchant ? { merchant, mids: await listMids(this.sql, merchant.id) } : undefined;
+      if (generation === this.generation) {
+        if (this.byKey.size > 10_000) this.byKey.clear();
+        this.byKey.set(key, { found, at });
+      }
+      return found;
+    })();
+    this.lookups.set(key, done);
+    const forget = () => {
+      if (this.lookups.get(key) === done) this.lookups.delete(key);
+    };
+    done.then(forget, forget);
+    return done;
   }
 }
