@@ -20,7 +20,9 @@ const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '
 const schema = `bench_${randomBytes(4).toString('hex')}`;
 
 async function startBare(): Promise<number> {
-  const pool = new pg.Pool({ connectionString: url, max: 20, options: `-c search_path=${schema}` });
+  // Connections stay open between loads (no idle timeout): the latency loads come a while after the full-speed
+  // one that opened them, and reopening them mid-load would time the backends' start, not the writes.
+  const pool = new pg.Pool({ connectionString: url, max: 20, idleTimeoutMillis: 0, options: `-c search_path=${schema}` });
   await pool.query('CREATE TABLE bare (id text PRIMARY KEY, amount bigint NOT NULL, status text NOT NULL, updated_at timestamptz)');
   const app = Fastify();
   app.post('/bare', async () => {
