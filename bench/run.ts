@@ -6,6 +6,8 @@
  * different machine. The endpoints are therefore measured in rounds, each round loading the bare endpoint
  * and then the gateway's, and every ratio is taken within its round; the figures printed are the medians
  * over the rounds, with the CPU time the host took from this machine ("steal") during the run.
+ * The latency loads also print the CPU time per request of the server process, of PostgreSQL and of the load
+ * generator (bench/cpu-usage.ts): steadier than a p99, and the figure that moves when the work per payment does.
  * BENCH_SECONDS (default 5 per load), BENCH_ROUNDS (default 3) and BENCH_CONNECTIONS (default 50) tune it.
  */
 import { spawn } from 'node:child_process';
@@ -16,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { pacedLoad, type PacedLoadResult } from './paced-load.ts';
+import { cpuPerRequest, cpuSnapshot, type CpuPerRequest } from './cpu-usage.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -76,10 +79,12 @@ const THROUGHPUT = [
   ['S2S CARD SALE (no 3DS)', (fx: Fixtures) => load(`${fx.gateway}/post`, fx.saleForm)],
 ] as const;
 
+type PacedFigures = PacedLoadResult & { cpu: CpuPerRequest };
+
 interface Round {
   throughput: Figures[];
   halfRate: number;
-  latency: { bare: PacedLoadResult; sale: PacedLoadResult };
+  latency: { bare: PacedFigures; sale: PacedFigures };
 }
 
 /**
@@ -100,14 +105,16 @@ async function checkpoint(): Promise<void> {
   }
 }
 
-async function measureRound(fx: Fixtures): Promise<Round> {
+async function measureRound(fx: Fixtures, serverPid: number): Promise<Round> {
   const throughput: Figures[] = [];
   for (const [, measure] of THROUGHPUT) throughput.push(await measure(fx));
   // Latency at half the bare endpoint's throughput (issue 3: p99 under 25 ms there), under evenly paced load.
   const halfRate = Math.round(throughput[0]!.rps / 2);
-  const paced = async (url: string, body: string, contentType: string) => {
+  const paced = async (url: string, body: string, contentType: string): Promise<PacedFigures> => {
     await checkpoint();
-    return pacedLoad({ url, body, contentType, rate: halfRate, seconds, connections });
+    const before = cpuSnapshot(serverPid);
+    const result = await pacedLoad({ url, body, contentType, rate: halfRate, seconds, connections });
+    return { ...result, cpu: cpuPerRequest(before, cpuSnapshot(serverPid), result.completed) };
   };
   return {
     throughput,
@@ -136,10 +143,12 @@ function report(results: Round[], withCallback: Figures, steal: number): void {
   console.log(`${'S2S SALE with its callback'.padEnd(30)} ${num(withCallback.rps, 7)} ${num(withCallback.p99, 10, 1)}   ${(withCallback.rps / median(bareRps)).toFixed(2)} (once, after the rounds)${callbackFailures ? `  (${callbackFailures} errors or non-2xx)` : ''}`);
 
   console.log(`\nAt half the bare endpoint's rate, evenly paced, latency from the scheduled send, each load after a checkpoint (per round):${checkpointRefused ? `\n(CHECKPOINT refused: ${checkpointRefused})` : ''}\n`);
-  console.log('endpoint                  offered  served  p50 ms     p99 ms     max ms  errors+non-2xx');
+  console.log('                                                                            CPU µs per request');
+  console.log('endpoint                  offered  served  p50 ms     p99 ms     max ms  errors+non-2xx   server  postgres  generator');
+  const cpu = (value: number | undefined, width: number) => (value === undefined ? '-'.padStart(width) : num(value, width));
   for (const r of results) {
     for (const [name, l] of [['bare INSERT+UPDATE', r.latency.bare], ['S2S CARD SALE (no 3DS)', r.latency.sale]] as const) {
-      console.log(`${name.padEnd(24)} ${num(r.halfRate, 8)} ${num(l.rps, 7)} ${num(l.p50, 7, 1)} ${num(l.p99, 10, 1)} ${num(l.max, 10, 1)} ${num(l.errors + l.non2xx, 15)}`);
+      console.log(`${name.padEnd(24)} ${num(r.halfRate, 8)} ${num(l.rps, 7)} ${num(l.p50, 7, 1)} ${num(l.p99, 10, 1)} ${num(l.max, 10, 1)} ${num(l.errors + l.non2xx, 15)} ${cpu(l.cpu.server, 8)} ${cpu(l.cpu.postgres, 9)} ${cpu(l.cpu.generator, 10)}`);
     }
   }
 
@@ -167,7 +176,7 @@ async function main() {
     await autocannon({ url: `${fx.gateway}/post`, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: fx.saleForm, connections: 10, duration: 2 });
     const before = cpuTimes();
     const results: Round[] = [];
-    for (let round = 0; round < rounds; round++) results.push(await measureRound(fx));
+    for (let round = 0; round < rounds; round++) results.push(await measureRound(fx, server.pid ?? 0));
     // Last, so that the callbacks it leaves for the dispatcher to deliver do not load the rounds.
     const withCallback = await load(`${fx.gateway}/post`, fx.saleFormWithCallback);
     const after = cpuTimes();

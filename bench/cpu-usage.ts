@@ -1,0 +1,78 @@
+/**
+ * CPU time per request of the processes a latency load involves: the server process (gateway and bare endpoint),
+ * the PostgreSQL processes of this machine, and the load generator itself. A p99 swings with what the machine
+ * did in a few unlucky milliseconds; CPU per request is the steadier figure, and the one that moves when the
+ * work per payment changes. Read from /proc (Linux); elsewhere, or with PostgreSQL on another host, the figures
+ * it cannot see are left out.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Linux reports utime and stime in clock ticks of 1/100 s on every architecture Node runs on (USER_HZ). */
+const MICROS_PER_TICK = 10_000;
+
+export interface ProcStat {
+  comm: string;
+  /** User plus system CPU time, in microseconds. */
+  cpuMicros: number;
+}
+
+/** The command name and CPU time of a /proc/<pid>/stat line (the name may hold spaces and parentheses). */
+export function parseProcStat(line: string): ProcStat | undefined {
+  const open = line.indexOf('(');
+  const close = line.lastIndexOf(')');
+  if (open < 0 || close < open) return undefined;
+  const fields = line.slice(close + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime)) return undefined;
+  return { comm: line.slice(open + 1, close), cpuMicros: (utime + stime) * MICROS_PER_TICK };
+}
+
+function readStat(pid: number | string): ProcStat | undefined {
+  try {
+    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export interface CpuSnapshot {
+  server: number | undefined;
+  /** Per PostgreSQL process, so that one starting or ending during the load does not skew the sum. */
+  postgres: Map<number, number>;
+  generator: number;
+}
+
+export function cpuSnapshot(serverPid: number): CpuSnapshot {
+  const postgres = new Map<number, number>();
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    /* not Linux: no PostgreSQL figures */
+  }
+  for (const pid of pids) {
+    const stat = readStat(pid);
+    if (stat?.comm === 'postgres') postgres.set(Number(pid), stat.cpuMicros);
+  }
+  const own = process.cpuUsage();
+  return { server: readStat(serverPid)?.cpuMicros, postgres, generator: own.user + own.system };
+}
+
+export interface CpuPerRequest {
+  server?: number;
+  postgres?: number;
+  generator: number;
+}
+
+/** Microseconds of CPU per completed request between two snapshots; a process that ended in between is not counted. */
+export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests: number): CpuPerRequest {
+  const per = (micros: number) => micros / Math.max(1, requests);
+  let postgres = 0;
+  for (const [pid, micros] of after.postgres) postgres += micros - (before.postgres.get(pid) ?? 0);
+  return {
+    ...(before.server !== undefined && after.server !== undefined ? { server: per(after.server - before.server) } : {}),
+    ...(after.postgres.size > 0 ? { postgres: per(postgres) } : {}),
+    generator: per(after.generator - before.generator),
+  };
+}
