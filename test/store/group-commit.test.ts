@@ -56,6 +56,29 @@ describe('groupCommit', () => {
     assert.deepEqual(r.statements, [{ kind: 'one', items: [1] }, { kind: 'many', items: [2, 3, 4] }]);
   });
 
+  it('keeps one statement of a key in flight by default: the items arriving meanwhile gather into the next', async () => {
+    const r = recorder();
+    const submit = groupCommit({ one: r.one, many: r.many });
+    const answers = [submit(1)];
+    for (const item of [2, 3, 4, 5]) {
+      await new Promise((resolve) => setImmediate(resolve));
+      answers.push(submit(item));
+    }
+    assert.deepEqual(await Promise.all(answers), [10, 20, 30, 40, 50]);
+    assert.deepEqual(r.statements, [{ kind: 'one', items: [1] }, { kind: 'many', items: [2, 3, 4, 5] }]);
+  });
+
+  it('does not hold a key\'s items back for a statement of another key', async () => {
+    const r = recorder();
+    const submit = groupCommit({ one: r.one, many: r.many, keyOf: (i) => (i % 2 ? 'odd' : 'even') });
+    const odd = submit(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const even = submit(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(r.statements, [{ kind: 'one', items: [1] }, { kind: 'one', items: [2] }], 'both in flight at once');
+    assert.deepEqual(await Promise.all([odd, even]), [10, 20]);
+  });
+
   it('splits at maxBatch', async () => {
     const r = recorder();
     const submit = groupCommit({ one: r.one, many: r.many, maxBatch: 2 });
