@@ -74,6 +74,11 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.max ?? 20,
+    // pg closes a connection after 10 s idle, and the next burst reopens it: a backend start and cold caches
+    // in the middle of the load, with every write of a group commit queued behind the statement that landed
+    // on it. Idle connections are kept five minutes instead; they never keep the process alive.
+    idleTimeoutMillis: 5 * 60_000,
+    allowExitOnIdle: true,
     options: sessionOptions(opts.schema),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
