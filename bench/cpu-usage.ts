@@ -1,9 +1,10 @@
 /**
- * CPU time per request of the processes a latency load involves: the server process (gateway and bare endpoint),
- * the PostgreSQL processes of this machine, and the load generator itself. A p99 swings with what the machine
- * did in a few unlucky milliseconds; CPU per request is the steadier figure, and the one that moves when the
- * work per payment changes. Read from /proc (Linux); elsewhere, or with PostgreSQL on another host, the figures
- * it cannot see are left out.
+ * The benchmark's CPU figures, from /proc (Linux). For the whole run, the time the host took from this machine
+ * (steal). For each latency load, the CPU time per request of the processes it involves: the server process
+ * (gateway and bare endpoint), the PostgreSQL processes of this machine, and the load generator itself. A p99
+ * swings with what the machine did in a few unlucky milliseconds; CPU per request is the steadier figure, and
+ * the one that moves when the work per payment changes. Elsewhere, or with PostgreSQL on another host, the
+ * figures it cannot see are left out.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -75,4 +76,14 @@ export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests:
     ...(after.postgres.size > 0 ? { postgres: per(postgres) } : {}),
     generator: per(after.generator - before.generator),
   };
+}
+
+/** Jiffies the host took from this machine ("steal"), and all jiffies, since boot (the `cpu` line of /proc/stat). */
+export function machineCpuTimes(): { steal: number; total: number } {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return { steal: fields[7] ?? 0, total: fields.slice(0, 8).reduce((a, b) => a + b, 0) };
+  } catch {
+    return { steal: 0, total: 0 };
+  }
 }

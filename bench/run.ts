@@ -11,14 +11,13 @@
  * BENCH_SECONDS (default 5 per load), BENCH_ROUNDS (default 3) and BENCH_CONNECTIONS (default 50) tune it.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { pacedLoad, type PacedLoadResult } from './paced-load.ts';
-import { cpuPerRequest, cpuSnapshot, type CpuPerRequest } from './cpu-usage.ts';
+import { cpuPerRequest, cpuSnapshot, machineCpuTimes, type CpuPerRequest } from './cpu-usage.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -60,16 +59,6 @@ const median = (values: readonly number[]): number => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
-
-/** Jiffies the host took from this machine, and all jiffies, since boot (the `cpu` line of /proc/stat). */
-function cpuTimes(): { steal: number; total: number } {
-  try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    return { steal: fields[7] ?? 0, total: fields.slice(0, 8).reduce((a, b) => a + b, 0) };
-  } catch {
-    return { steal: 0, total: 0 };
-  }
-}
 
 /** The endpoints measured for throughput in every round, in order; the first is the yardstick. */
 const THROUGHPUT = [
@@ -174,12 +163,12 @@ async function main() {
     // Warm up connection pools and JIT before measuring.
     await autocannon({ url: `${fx.bare}/bare`, method: 'POST', connections: 10, duration: 2 });
     await autocannon({ url: `${fx.gateway}/post`, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: fx.saleForm, connections: 10, duration: 2 });
-    const before = cpuTimes();
+    const before = machineCpuTimes();
     const results: Round[] = [];
     for (let round = 0; round < rounds; round++) results.push(await measureRound(fx, server.pid ?? 0));
     // Last, so that the callbacks it leaves for the dispatcher to deliver do not load the rounds.
     const withCallback = await load(`${fx.gateway}/post`, fx.saleFormWithCallback);
-    const after = cpuTimes();
+    const after = machineCpuTimes();
     report(results, withCallback, (after.steal - before.steal) / Math.max(1, after.total - before.total));
   } finally {
     server.stdin!.end();

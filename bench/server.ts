@@ -20,9 +20,9 @@ const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? '
 const schema = `bench_${randomBytes(4).toString('hex')}`;
 
 async function startBare(): Promise<number> {
-  // Connections stay open between loads (no idle timeout): the latency loads come a while after the full-speed
-  // one that opened them, and reopening them mid-load would time the backends' start, not the writes.
-  const pool = new pg.Pool({ connectionString: url, max: 20, idleTimeoutMillis: 0, options: `-c search_path=${schema}` });
+  // The gateway's pool settings (src/store/database.ts): idle connections kept, so that a latency load, which
+  // comes a while after the full-speed one that opened them, times the writes rather than backends starting.
+  const pool = new pg.Pool({ connectionString: url, max: 20, idleTimeoutMillis: 5 * 60_000, allowExitOnIdle: true, options: `-c search_path=${schema}` });
   await pool.query('CREATE TABLE bare (id text PRIMARY KEY, amount bigint NOT NULL, status text NOT NULL, updated_at timestamptz)');
   const app = Fastify();
   app.post('/bare', async () => {

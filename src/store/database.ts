@@ -64,7 +64,8 @@ function prepared(text: string, params?: readonly unknown[]): pg.QueryConfig | s
  * keeps for the life of the connection; and so does every foreign-key check. Made while a table was small (a
  * new installation, a test schema) it scans the table, and keeps scanning it once it has grown, until an
  * ANALYZE happens to invalidate it, which never comes where autovacuum is off. In the benchmark, half the
- * runs drifted that way, at 150 µs more database time per sale, against about 20 µs of planning.
+ * runs drifted that way, at 150 µs more database time per sale. Planning is not free (100 to 170 µs for the
+ * batched writes), which is why group commit keeps statements few; docs/decisions.md has the measurements.
  */
 function sessionOptions(schema: string | undefined): string {
   return [...(schema ? [`-c search_path=${schema}`] : []), '-c plan_cache_mode=force_custom_plan'].join(' ');

@@ -189,12 +189,16 @@ interface PaymentWithTransaction {
 
 const transactionInsertParams = (t: NewTransaction): unknown[] => [t.id, t.type, t.status, t.amount, JSON.stringify(t.details ?? {}), t.now];
 
-/** The transaction's placeholders follow the payment's, in the order of transactionInsertParams. */
+/**
+ * The transaction's placeholders follow the payment's, in the order of transactionInsertParams; its payment_id
+ * is the payment's own id parameter (no lookup of the row just inserted).
+ */
 const INSERT_WITH_TRANSACTION = (() => {
+  const paymentId = `$${PAYMENT_COLUMNS.findIndex(([name]) => name === 'id') + 1}`;
   const [id, type, status, amount, details, createdAt] = Array.from({ length: 6 }, (_, i) => `$${PAYMENT_COLUMNS.length + 1 + i}`);
   return `WITH p AS (${paymentInsertSql()} RETURNING id),
   t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
-        VALUES (${id}, $1, ${type}, ${status}, ${amount}, ${details}, ${createdAt}))
+        VALUES (${id}, ${paymentId}, ${type}, ${status}, ${amount}, ${details}, ${createdAt}))
   SELECT id FROM p`;
 })();
 

@@ -33,6 +33,16 @@ function heldDatabase() {
   };
 }
 
+/** A directory on a clock the test moves, with the merchant looked up once at time 0 and renamed since. */
+async function primedDirectory() {
+  const db = heldDatabase();
+  const clock = { now: 0 };
+  const directory = new MerchantDirectory(db.sql, 5_000, () => clock.now);
+  await directory.byMerchantKey('key-1');
+  db.state.name = 'Renamed';
+  return { db, clock, directory };
+}
+
 describe('MerchantDirectory', () => {
   it('shares one lookup among the requests that miss at the same time', async () => {
     const db = heldDatabase();
@@ -46,12 +56,8 @@ describe('MerchantDirectory', () => {
   });
 
   it('answers from an expired entry at once while one refresh runs, then from the refreshed one', async () => {
-    const db = heldDatabase();
-    let now = 0;
-    const directory = new MerchantDirectory(db.sql, 5_000, () => now);
-    await directory.byMerchantKey('key-1');
-    db.state.name = 'Renamed';
-    now = 6_000;
+    const { db, clock, directory } = await primedDirectory();
+    clock.now = 6_000;
     db.hold();
     const during = await Promise.all(Array.from({ length: 10 }, () => directory.byMerchantKey('key-1')));
     assert.ok(during.every((f) => f?.merchant.name === 'Shop'), 'nobody waits for the refresh');
@@ -62,23 +68,15 @@ describe('MerchantDirectory', () => {
   });
 
   it('waits for a fresh lookup once an entry is older than twice its lifetime', async () => {
-    const db = heldDatabase();
-    let now = 0;
-    const directory = new MerchantDirectory(db.sql, 5_000, () => now);
-    await directory.byMerchantKey('key-1');
-    db.state.name = 'Renamed';
-    now = 10_000;
+    const { clock, directory } = await primedDirectory();
+    clock.now = 10_000;
     assert.equal((await directory.byMerchantKey('key-1'))?.merchant.name, 'Renamed');
   });
 
   it('keeps an expired entry when its refresh fails, and retries on the next request', async () => {
-    const db = heldDatabase();
-    let now = 0;
-    const directory = new MerchantDirectory(db.sql, 5_000, () => now);
-    await directory.byMerchantKey('key-1');
-    now = 6_000;
+    const { db, clock, directory } = await primedDirectory();
+    clock.now = 6_000;
     db.state.failNext = true;
-    db.state.name = 'Renamed';
     assert.equal((await directory.byMerchantKey('key-1'))?.merchant.name, 'Shop');
     await new Promise((r) => setImmediate(r));
     assert.equal((await directory.byMerchantKey('key-1'))?.merchant.name, 'Shop', 'the retry is under way');
