@@ -12,6 +12,7 @@ import { installIdempotency } from './channels/idempotency.ts';
 import { installMetrics } from './channels/metrics.ts';
 import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts';
 import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
+import { registerAdminMidRoutes } from './channels/admin/mid-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
 import { registerCardCreditRoutes } from './channels/checkout/credit-routes.ts';
@@ -65,5 +66,6 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerApmPageRoutes(app, ctx);
   registerAdminCallbackRoutes(app, ctx);
   registerAdminPaymentRoutes(app, ctx);
+  registerAdminMidRoutes(app, ctx);
   return app;
 }

@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import { openPglite, openPostgres, type Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { MerchantDirectory } from './store/merchants-repo.ts';
+import { DirectoryWatch } from './store/directory-watch.ts';
 import { keyringFromEnv, type Keyring } from './store/card-vault.ts';
 import { defaultConnectors } from './connectors/registry.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
@@ -83,6 +84,9 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     baseUrl: parts.config.baseUrl,
     logger,
   };
+  // Every node watches for merchant and MID changes made elsewhere (workers or not: every node serves requests).
+  const watch = new DirectoryWatch(parts.db, ctx.merchants, logger);
+  await watch.start();
   const bootstrap = await bootstrapFirstAdmin(parts.db, { token: parts.config.adminToken, now: ctx.clock.now() });
   const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests });
   const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, ...parts.dispatcher });
@@ -109,6 +113,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     },
     async close() {
       await app.close();
+      await watch.stop();
       if (started) await Promise.all([dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop()]);
     },
   };

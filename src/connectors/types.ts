@@ -3,6 +3,7 @@
  * theirs and their answer into one of these outcomes (as Hyperswitch's connector transformers do).
  * Connectors are called outside database transactions; the payment is persisted before and after.
  */
+import type { TSchema } from '@sinclair/typebox';
 
 export interface CardData {
   pan: string;
@@ -58,6 +59,9 @@ export interface ChallengeResult {
 
 export interface CardConnector {
   readonly name: string;
+  /** What a MID of this connector may carry (the admin API validates against them); absent: nothing. */
+  readonly settingsSchema?: TSchema;
+  readonly credentialsSchema?: TSchema;
   authorize(req: AuthorizeRequest): Promise<ConnectorOutcome>;
   /** Finishes a challenge or redirect started by authorize(). */
   complete(state: ConnectorState, result: ChallengeResult): Promise<ConnectorOutcome>;
