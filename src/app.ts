@@ -13,6 +13,7 @@ import { installMetrics } from './channels/metrics.ts';
 import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts';
 import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
 import { registerAdminMidRoutes } from './channels/admin/mid-routes.ts';
+import { registerAdminSettingsRoutes } from './channels/admin/settings-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
 import { registerCardCreditRoutes } from './channels/checkout/credit-routes.ts';
@@ -67,5 +68,6 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerAdminCallbackRoutes(app, ctx);
   registerAdminPaymentRoutes(app, ctx);
   registerAdminMidRoutes(app, ctx);
+  registerAdminSettingsRoutes(app, ctx);
   return app;
 }

@@ -116,7 +116,7 @@ for (const { kind, skip } of await storeKinds()) {
         [{ connector: 'sandbox-card', min_amount: 10.5 }, 'min_amount'],
         [{ connector: 'sandbox-card', min_amount: '1e3' }, 'min_amount'],
         [{ connector: 'sandbox-card', min_amount: '100.00', max_amount: '99.99' }, 'min_amount: This value should be less than or equal to 99.99.'],
-        [{ connector: 'sandbox-card', currencies: ['EURO'] }, 'currencies'],
+        [{ connector: 'sandbox-card', currencies: ['EURO'] }, 'currencies[0]'],
         [{ connector: 'sandbox-card', currencies: ['XXQ'] }, 'currencies: This value is not a valid currency.'],
         [{ connector: 'sandbox-card', priority: 1.5 }, 'priority'],
         [{ connector: 'sandbox-card', surprise: true }, 'surprise'],

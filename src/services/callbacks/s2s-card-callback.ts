@@ -99,7 +99,7 @@ function redirectFields(payment: Payment): Record<string, CallbackValue> {
   return redirect ? { redirect_url: redirect.url, redirect_params: redirect.params, redirect_method: redirect.method } : {};
 }
 
-function extendedFields(merchant: Merchant, payment: Payment): Record<string, string> {
+function extendedFields(merchant: Merchant, payment: Payment): Record<string, CallbackValue> {
   const enabled = merchant.settings.callbackFields ?? [];
   const out: Record<string, string> = {};
   for (const key of enabled) {
