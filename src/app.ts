@@ -14,6 +14,7 @@ import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts
 import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
 import { registerAdminMidRoutes } from './channels/admin/mid-routes.ts';
 import { registerAdminSettingsRoutes } from './channels/admin/settings-routes.ts';
+import { registerAdminWalletRoutes } from './channels/admin/wallet-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
 import { registerCardCreditRoutes } from './channels/checkout/credit-routes.ts';
@@ -69,5 +70,6 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerAdminPaymentRoutes(app, ctx);
   registerAdminMidRoutes(app, ctx);
   registerAdminSettingsRoutes(app, ctx);
+  registerAdminWalletRoutes(app, ctx);
   return app;
 }
