@@ -11,6 +11,7 @@ import { openPglite, openPostgres, type Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { MerchantDirectory } from './store/merchants-repo.ts';
 import { DirectoryWatch } from './store/directory-watch.ts';
+import { rewrapAllConfigSecrets } from './store/secret-rotation.ts';
 import { keyringFromEnv, type Keyring } from './store/card-vault.ts';
 import { defaultConnectors } from './connectors/registry.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
@@ -110,6 +111,11 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
       recheck.start();
       runner.start();
       sweeper.start();
+      // VAULT_KEYS changes with a restart: this is when configuration secrets move to a new first key.
+      rewrapAllConfigSecrets(parts.db, parts.keyring).then(
+        (n) => n > 0 && logger.info({ rewrapped: n }, 'configuration secrets re-sealed with the active vault key'),
+        (err: Error) => logger.error({ err: { message: err.message } }, 'configuration secrets could not all be re-sealed'),
+      );
     },
     async close() {
       await app.close();

@@ -45,3 +45,10 @@ export async function rewrapConfigSecrets(sql: Sql, keyring: Keyring, limit = 10
   }
   return rewrapped;
 }
+
+/** Runs rewrapConfigSecrets until nothing is left under an older key; returns the total. */
+export async function rewrapAllConfigSecrets(sql: Sql, keyring: Keyring): Promise<number> {
+  let total = 0;
+  for (let n = await rewrapConfigSecrets(sql, keyring); n > 0; n = await rewrapConfigSecrets(sql, keyring)) total += n;
+  return total;
+}
