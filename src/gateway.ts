@@ -69,6 +69,8 @@ export interface GatewayParts {
   logRequests?: boolean;
   /** Callback dispatcher options for tests (fast polling, short timeouts). */
   dispatcher?: { pollMs?: number; timeoutMs?: number };
+  /** How often the merchant cache's fallback poll runs (ms; default 1000). */
+  directoryPollMs?: number;
   /** Schedule runner options (tests poll fast or inject crashes). */
   runner?: ScheduleRunnerOptions;
 }
@@ -86,7 +88,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     logger,
   };
   // Every node watches for merchant and MID changes made elsewhere (workers or not: every node serves requests).
-  const watch = new DirectoryWatch(parts.db, ctx.merchants, logger);
+  const watch = new DirectoryWatch(parts.db, ctx.merchants, logger, parts.directoryPollMs);
   await watch.start();
   const bootstrap = await bootstrapFirstAdmin(parts.db, { token: parts.config.adminToken, now: ctx.clock.now() });
   const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests });
