@@ -51,6 +51,7 @@ export const OPTIONAL_FIELDS: readonly OptionalField[] = [
   field('approval_code', 'S2S: the acquirer\'s approval code.'),
   field('gateway_id', 'S2S: the acquirer\'s reference of the payment.'),
   field('merchant_name', 'S2S: the merchant\'s name.'),
+  field('connector_name', 'S2S APM: the provider\'s connector name.'),
 ];
 
 export const OPTIONAL_FIELD_NAMES: readonly string[] = OPTIONAL_FIELDS.map((f) => f.name);
