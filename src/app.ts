@@ -15,6 +15,7 @@ import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
 import { registerAdminMidRoutes } from './channels/admin/mid-routes.ts';
 import { registerAdminSettingsRoutes } from './channels/admin/settings-routes.ts';
 import { registerAdminWalletRoutes } from './channels/admin/wallet-routes.ts';
+import { registerAdminConfigCatalogRoutes } from './channels/admin/config-catalog-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
 import { registerCardCreditRoutes } from './channels/checkout/credit-routes.ts';
@@ -71,5 +72,6 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerAdminMidRoutes(app, ctx);
   registerAdminSettingsRoutes(app, ctx);
   registerAdminWalletRoutes(app, ctx);
+  registerAdminConfigCatalogRoutes(app, ctx);
   return app;
 }

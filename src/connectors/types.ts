@@ -3,7 +3,6 @@
  * theirs and their answer into one of these outcomes (as Hyperswitch's connector transformers do).
  * Connectors are called outside database transactions; the payment is persisted before and after.
  */
-import type { TSchema } from '@sinclair/typebox';
 
 export interface CardData {
   pan: string;
@@ -59,9 +58,9 @@ export interface ChallengeResult {
 
 export interface CardConnector {
   readonly name: string;
-  /** What a MID of this connector may carry (the admin API validates against them); absent: nothing. */
-  readonly settingsSchema?: TSchema;
-  readonly credentialsSchema?: TSchema;
+  /** TypeBox schemas of the MID's settings and credentials (the admin API validates with them). */
+  readonly settingsSchema?: unknown;
+  readonly credentialsSchema?: unknown;
   authorize(req: AuthorizeRequest): Promise<ConnectorOutcome>;
   /** Finishes a challenge or redirect started by authorize(). */
   complete(state: ConnectorState, result: ChallengeResult): Promise<ConnectorOutcome>;

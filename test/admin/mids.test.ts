@@ -177,6 +177,17 @@ for (const { kind, skip } of await storeKinds()) {
       }
     });
 
+    it('lists the connectors a MID may name, with their schemas', async () => {
+      const res = await call('GET', '/admin/v1/connectors', tokens.viewer);
+      assert.equal(res.status, 200, res.text);
+      const byName = new Map(res.body.connectors.map((c: { name: string }) => [c.name, c]));
+      assert.deepEqual(byName.get('sandbox-card'), { name: 'sandbox-card', settings_schema: null, credentials_schema: null });
+      const declared = byName.get('declared-card') as { settings_schema: any; credentials_schema: any };
+      assert.deepEqual(declared.settings_schema.required, ['terminal_id']);
+      assert.equal(declared.credentials_schema.properties.api_key.minLength, 16);
+      assert.equal((await call('GET', '/admin/v1/connectors', undefined)).status, 401);
+    });
+
     it('changes routing at the next request when a MID\'s payment mode changes (Endpoints rule 7)', async () => {
       const m = await t.addMerchant({ mids: [{ paymentMode: 'SMS' }] });
       const midId = (await call('GET', mids(m), ADMIN)).body.mids[0].id;

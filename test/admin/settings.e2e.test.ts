@@ -78,6 +78,22 @@ for (const { kind, skip } of await storeKinds()) {
       assert.deepEqual(res.body.connector_options, { mobile_money: null, voucher_partner: null, mail_payout: null, token_call: null });
     });
 
+    it('lists the choices of the settings from the same table the API validates against', async () => {
+      const res = await call('GET', '/admin/v1/protocol-mapping', tokens.viewer);
+      assert.equal(res.status, 200, res.text);
+      const names = res.body.optional_fields.map((f: { name: string }) => f.name);
+      for (const name of ['payer_address2', 'payer_phone_country_code', 'card', 'card_expiration_date', 'brand', 'rrn', 'initiator', 'source', 'sequence', '3ds', 'browser', 'customer_ip', 'payment_method', 'checkout_payment_method', 'extended_data']) {
+        assert.ok(names.includes(name), name);
+      }
+      assert.equal(names.filter((n: string) => n.startsWith('payer_')).length, 15, 'the fifteen payer attributes, each on its own');
+      assert.deepEqual(res.body.optional_fields.find((f: { name: string }) => f.name === 'rrn').wire, ['RRN', 'ARN']);
+      assert.deepEqual(res.body.link_targets, ['_blank', '_self', '_parent', '_top']);
+      for (const name of names) {
+        const ok = await call('PATCH', settingsOf(t.merchant), ADMIN, { callback_fields: [name], status_fields: [name] });
+        assert.equal(ok.status, 200, `${name}: ${ok.text}`);
+      }
+    });
+
     it('stores exactly what the builders read', async () => {
       const m = await t.addMerchant();
       const res = await call('PATCH', settingsOf(m), tokens.operator, {

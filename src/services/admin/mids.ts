@@ -77,8 +77,8 @@ function scaled(amount: string): bigint {
   return BigInt(whole) * 10n ** 8n + BigInt(fraction.padEnd(8, '0'));
 }
 
-function connectorErrors(schema: TSchema | undefined, value: unknown, prefix: string, freeForm: (v: unknown) => boolean): FieldError[] {
-  if (schema) return collectErrors(compile(schema), value, prefix);
+function connectorErrors(schema: unknown, value: unknown, prefix: string, freeForm: (v: unknown) => boolean): FieldError[] {
+  if (schema && typeof schema === 'object') return collectErrors(compile(schema as TSchema), value, prefix);
   return freeForm(value) ? [] : [{ field: prefix, message: MESSAGES.notValid }];
 }
 
