@@ -46,6 +46,11 @@ for (const { kind, skip } of await storeKinds()) {
       const [mid] = await listMids(t.store.db, m.id);
       assert.equal(mid!.sealedCredentials!.keyId, 'k2');
       assert.deepEqual(openMidCredentials(onlyNew, mid!).expose(), { api_key: 'sk_live_rotate_me_0001' });
+      // The running gateway still has only the old key: the MID answers without failing, naming the new key.
+      const shown = await call('GET', `/admin/v1/merchants/${m.id}/mids/${mid!.id}`);
+      assert.equal(shown.status, 200, shown.text);
+      assert.equal(shown.body.credentials, null);
+      assert.equal(shown.body.credentials_key_id, 'k2');
       const config = (await loadMerchantConfig(t.store.db, m.id))!;
       assert.equal(config.walletSecrets!.keyId, 'k2');
       assert.equal(openWalletSecrets(onlyNew, config).expose().google_pay_private_key, ec);

@@ -69,8 +69,9 @@ const MidView = Type.Object({
   descriptor: Nullable(Type.String()),
   card_on_file_support: Type.Boolean(),
   settings: Type.Record(Type.String(), Type.Unknown()),
-  credentials: Nullable(Type.Record(Type.String(), Type.String(), { description: 'Masked: the last four characters of values of 12 or more, else ****.' })),
-}, { examples: [{ id: '0193a0c4-0000-7000-8000-000000000001', merchant_id: '0193a0c4-0000-7000-8000-000000000000', ...example, enabled: true, credentials: { api_key: '****cdef' } }] });
+  credentials: Nullable(Type.Record(Type.String(), Type.String(), { description: 'Masked: the last four characters of values of 12 or more, else ****. null: none set, or sealed under a key no longer in VAULT_KEYS.' })),
+  credentials_key_id: Nullable(Type.String({ description: 'The VAULT_KEYS key that sealed the credentials.' })),
+}, { examples: [{ id: '0193a0c4-0000-7000-8000-000000000001', merchant_id: '0193a0c4-0000-7000-8000-000000000000', ...example, enabled: true, credentials: { api_key: '****cdef' }, credentials_key_id: 'k2' }] });
 
 const MidList = Type.Object({ mids: Type.Array(MidView) });
 

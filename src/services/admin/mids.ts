@@ -14,6 +14,7 @@ import { findMerchantById, insertMid, listMids, midCredentialsOwner, openMidCred
 import { findMerchantMid, lockMerchantMids, setMidPriority, updateMid, type MidChanges } from '../../store/mid-admin-repo.ts';
 import { maskSecretFields, sealSecret, type SecretFields } from '../../store/sealed-secrets.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
+import { VaultError } from '../../store/card-vault.ts';
 import { isUuid } from '../../store/payments-repo.ts';
 
 /** A MID as the admin API shows it: credentials masked, amounts as decimal strings. */
@@ -31,8 +32,10 @@ export interface MidView {
   descriptor: string | null;
   card_on_file_support: boolean;
   settings: Record<string, unknown>;
-  /** Each credential field masked (last four characters of long values); null: none set. */
+  /** Each credential field masked (last four characters of long values); null: none set, or not readable. */
   credentials: SecretFields | null;
+  /** The vault key that sealed them (rotation is done when none names an old key); null: none set. */
+  credentials_key_id: string | null;
 }
 
 /** The writable fields of a MID on the wire; on PATCH every one is optional. */
@@ -67,8 +70,20 @@ export function midView(ctx: Pick<ServiceContext, 'keyring'>, mid: Mid): MidView
     descriptor: mid.descriptor,
     card_on_file_support: mid.cardOnFileSupport,
     settings: mid.settings,
-    credentials: mid.sealedCredentials ? maskSecretFields(openMidCredentials(ctx.keyring, mid).expose()) : null,
+    credentials: maskedCredentials(ctx, mid),
+    credentials_key_id: mid.sealedCredentials?.keyId ?? null,
   };
+}
+
+/** Masks need the values: sealed under a key no longer in VAULT_KEYS, they show as null (the key id tells why). */
+function maskedCredentials(ctx: Pick<ServiceContext, 'keyring'>, mid: Mid): SecretFields | null {
+  if (!mid.sealedCredentials) return null;
+  try {
+    return maskSecretFields(openMidCredentials(ctx.keyring, mid).expose());
+  } catch (err) {
+    if (err instanceof VaultError) return null;
+    throw err;
+  }
 }
 
 /** Decimal amounts in major units, compared without floats: scaled to 8 decimal places as bigint. */
