@@ -162,6 +162,16 @@ for (const { kind, skip } of await storeKinds()) {
       assert.deepEqual(audit.map((a) => a.action).sort(), ['mid.create', 'mid.disable', 'mid.enable', 'mid.update', 'mid.update'].sort());
     });
 
+    it('loses no credential when operators patch one MID at the same time', async () => {
+      const m = await t.addMerchant({ mids: [] });
+      const created = (await call('POST', mids(m), ADMIN, { connector: 'sandbox-card' })).body;
+      const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+      const answers = await Promise.all(names.map((n) => call('PATCH', `${mids(m)}/${created.id}`, tokens.operator, { credentials: { [`key_${n}`]: `secret-value-${n}-000000` } })));
+      for (const a of answers) assert.equal(a.status, 200, a.text);
+      const [stored] = await listMids(t.store.db, m.id);
+      assert.deepEqual(Object.keys(openMidCredentials(t.gateway.ctx.keyring, stored!).expose()).sort(), names.map((n) => `key_${n}`));
+    });
+
     it('reorders MIDs: the first listed gets the highest priority and routing follows', async () => {
       const m = await t.addMerchant({ mids: [] });
       const a = (await call('POST', mids(m), ADMIN, { connector: 'sandbox-card', name: 'A', priority: 5 })).body;

@@ -128,6 +128,15 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(audit[0]!.n, 2);
     });
 
+    it('loses no change when operators patch at the same time (the merchant row is locked per change)', async () => {
+      const m = await t.addMerchant();
+      const fields = ['payer_first_name', 'payer_last_name', 'payer_address', 'payer_city', 'payer_zip', 'payer_country', 'payer_state', 'payer_phone'];
+      const answers = await Promise.all(fields.map((f) => call('PATCH', settingsOf(m), tokens.operator, { payer_fields: { [f]: 'required' } })));
+      for (const a of answers) assert.equal(a.status, 200, a.text);
+      const required = (await findMerchantById(t.store.db, m.id))!.settings.requiredPayerFields ?? [];
+      assert.deepEqual([...required].sort(), [...fields].sort());
+    });
+
     it('seals the token-call private key and shows only its fingerprint', async () => {
       const m = await t.addMerchant();
       const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
