@@ -187,6 +187,20 @@ for (const { kind, skip } of await storeKinds()) {
       }
     });
 
+    it('routes only payments within a MID\'s currencies and amounts', async () => {
+      const m = await t.addMerchant({ mids: [] });
+      const created = (await call('POST', mids(m), ADMIN, { connector: 'sandbox-card', currencies: ['EUR'] })).body;
+      const path = `${mids(m)}/${created.id}`;
+      assert.equal(errorOf(await sale(t, { order_currency: 'USD' }, m)).error_code, '204002', 'USD is not among its currencies');
+      assert.equal((await sale(t, { order_currency: 'EUR' }, m)).body.status, 'SETTLED');
+      await call('PATCH', path, tokens.operator, { currencies: null, max_amount: '1.50' });
+      assert.equal(errorOf(await sale(t, { order_amount: '1.99' }, m)).error_code, '204002', 'above its max_amount');
+      assert.equal((await sale(t, { order_amount: '1.50' }, m)).body.status, 'SETTLED');
+      await call('PATCH', path, tokens.operator, { max_amount: null, min_amount: '2.00' });
+      assert.equal(errorOf(await sale(t, { order_amount: '1.99' }, m)).error_code, '204002', 'below its min_amount');
+      assert.equal((await sale(t, { order_amount: '0', auth: 'Y' }, m)).body.status, 'PENDING', 'a zero authorization is not held to amounts');
+    });
+
     it('lists the connectors a MID may name, with their schemas', async () => {
       const res = await call('GET', '/admin/v1/connectors', tokens.viewer);
       assert.equal(res.status, 200, res.text);

@@ -9,6 +9,7 @@ import type { ServiceContext } from '../context.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
 import { isKnownCurrency } from '../../domain/money.ts';
 import { newId } from '../../domain/ids.ts';
+import { scaledDecimal } from '../../domain/mid-limits.ts';
 import { compile, collectErrors } from '../../channels/validation.ts';
 import { findMerchantById, insertMid, listMids, midCredentialsOwner, openMidCredentials, type Mid, type PaymentMode } from '../../store/merchants-repo.ts';
 import { findMerchantMid, lockMerchantMids, setMidPriority, updateMid, type MidChanges } from '../../store/mid-admin-repo.ts';
@@ -86,12 +87,6 @@ function maskedCredentials(ctx: Pick<ServiceContext, 'keyring'>, mid: Mid): Secr
   }
 }
 
-/** Decimal amounts in major units, compared without floats: scaled to 8 decimal places as bigint. */
-function scaled(amount: string): bigint {
-  const [whole = '0', fraction = ''] = amount.split('.');
-  return BigInt(whole) * 10n ** 8n + BigInt(fraction.padEnd(8, '0'));
-}
-
 function connectorErrors(schema: unknown, value: unknown, prefix: string, freeForm: (v: unknown) => boolean): FieldError[] {
   if (schema && typeof schema === 'object') return collectErrors(compile(schema as TSchema), value, prefix);
   return freeForm(value) ? [] : [{ field: prefix, message: MESSAGES.notValid }];
@@ -107,7 +102,7 @@ function validateMid(ctx: Pick<ServiceContext, 'connectors'>, mid: MidChanges & 
   const connector = ctx.connectors.get(mid.connector);
   if (!connector) errors.push({ field: 'connector', message: MESSAGES.notChoice });
   for (const code of mid.currencies ?? []) if (!isKnownCurrency(code)) errors.push({ field: 'currencies', message: MESSAGES.notCurrency });
-  if (mid.minAmount !== null && mid.maxAmount !== null && scaled(mid.minAmount) > scaled(mid.maxAmount)) {
+  if (mid.minAmount !== null && mid.maxAmount !== null && scaledDecimal(mid.minAmount) > scaledDecimal(mid.maxAmount)) {
     errors.push({ field: 'min_amount', message: `This value should be less than or equal to ${mid.maxAmount}.` });
   }
   if (connector) {
