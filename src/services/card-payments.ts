@@ -132,7 +132,8 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
       midId: mid.id,
       vaultId: stored ? vaulted.id : null,
       cardToken: token ?? payment.cardToken,
-      details: Object.assign({}, input.details, {
+      // The MID's descriptor goes with the payment: what the statement shows does not change with later settings.
+      details: Object.assign({}, input.details, mid.descriptor ? { descriptor: mid.descriptor } : undefined, {
         cardMask: vaulted.panMask,
         cardExpiry: vaulted.expMonth ? `${vaulted.expMonth}/${vaulted.expYear}` : undefined,
         first6Last4: vaulted.first6Last4,

@@ -201,6 +201,15 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal((await sale(t, { order_amount: '0', auth: 'Y' }, m)).body.status, 'PENDING', 'a zero authorization is not held to amounts');
     });
 
+    it('puts the MID\'s descriptor in the answers of the payments it carried', async () => {
+      const m = await t.addMerchant({ mids: [] });
+      const created = (await call('POST', mids(m), ADMIN, { connector: 'sandbox-card', descriptor: 'SHOP*ORDER 42' })).body;
+      const first = await sale(t, {}, m);
+      assert.equal(first.body.descriptor, 'SHOP*ORDER 42', first.text);
+      await call('PATCH', `${mids(m)}/${created.id}`, ADMIN, { descriptor: null });
+      assert.equal((await sale(t, {}, m)).body.descriptor, 'Test Shop', 'without one, the merchant\'s name');
+    });
+
     it('lists the connectors a MID may name, with their schemas', async () => {
       const res = await call('GET', '/admin/v1/connectors', tokens.viewer);
       assert.equal(res.status, 200, res.text);
