@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from './services/context.ts';
 import { typeboxValidatorCompiler } from './channels/validation.ts';
 import { parseForm } from './channels/form.ts';
-import { installErrorHandling } from './channels/error-handler.ts';
+import { answerClientError, installErrorHandling, sendError, toGatewayError } from './channels/error-handler.ts';
+import { parseJsonBody } from './channels/json-body.ts';
+import { GatewayError } from './domain/errors.ts';
 import { installIdempotency } from './channels/idempotency.ts';
 import { installMetrics } from './channels/metrics.ts';
 import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts';
@@ -41,9 +43,20 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
     return503OnClosing: true,
     // Long path segments (ids, tokens) reach the routes, which answer them with D3 bodies, not a bare 414.
     routerOptions: { maxParamLength: 1024 },
+    // What the router answers itself (a bad %-encoding, a parameter over maxParamLength) leaves as D3 too.
+    frameworkErrors: (err, request, reply) => sendError(request, reply, toGatewayError(err) ?? new GatewayError('notFound')),
+    clientErrorHandler: answerClientError,
   });
   app.setValidatorCompiler(typeboxValidatorCompiler);
   installErrorHandling(app);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
+    try {
+      done(null, parseJsonBody(text as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
   await app.register(formbody, { parser: parseForm });
   await app.register(swagger, {
     openapi: {

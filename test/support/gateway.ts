@@ -7,7 +7,7 @@ import { assembleGateway, type Gateway } from '../../src/gateway.ts';
 import { loadConfig } from '../../src/config.ts';
 import { keyringFromEnv } from '../../src/store/card-vault.ts';
 import { insertMerchant, insertMid, type MerchantSettings, type PaymentMode } from '../../src/store/merchants-repo.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { Digest } from '../../src/domain/signatures.ts';
@@ -46,6 +46,9 @@ export interface TestGatewayOptions extends MerchantOptions {
   workers?: boolean;
   /** Operator token of the admin API. */
   adminToken?: string;
+  /** The gateway's logger (default: silent, or TEST_LOG_LEVEL) and whether it logs each request. */
+  logger?: Logger;
+  logRequests?: boolean;
 }
 
 function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLSearchParams()): URLSearchParams {
@@ -67,7 +70,8 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
     db: store.db,
     keyring,
     clock: opts.clock,
-    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    logger: opts.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    logRequests: opts.logRequests,
     dispatcher: { pollMs: 50, timeoutMs: 2000 },
   });
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
