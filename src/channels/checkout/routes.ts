@@ -94,7 +94,7 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
         houseNumber: body.billing_address?.house_number,
       },
     });
-    return { redirect_url: opened.redirectUrl };
+    return opened.warnings.length > 0 ? { redirect_url: opened.redirectUrl, warnings: opened.warnings } : { redirect_url: opened.redirectUrl };
   });
 
   app.post<{ Body: StatusRequest }>('/api/v1/payment/status', { schema: { ...TAG, summary: 'Payment status by payment_id or order_id', body: StatusRequestShape } }, async (req) => {
