@@ -28,6 +28,8 @@ export interface Config {
   runner: { lanes?: number; batchSize?: number; leaseMs?: number };
   /** How long a vaulted card nothing references is kept before the vault sweeper deletes it. */
   vaultRetentionMinutes: number;
+  /** Internal hosts allowed as callback targets (on-premise merchants); every other internal target is refused. */
+  callbackAllowedPrivateHosts: string[];
 }
 
 /**
@@ -77,6 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       batchSize: optionalInt(env.RUNNER_BATCH_SIZE, 'RUNNER_BATCH_SIZE'),
       leaseMs: optionalInt(env.RUNNER_LEASE_MS, 'RUNNER_LEASE_MS'),
     },
+    callbackAllowedPrivateHosts: (env.CALLBACK_ALLOWED_PRIVATE_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
     vaultRetentionMinutes: intAtLeast(env.VAULT_RETENTION_MINUTES, DEFAULT_VAULT_RETENTION_MINUTES, MIN_VAULT_RETENTION_MINUTES, 'VAULT_RETENTION_MINUTES'),
   };
 }

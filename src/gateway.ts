@@ -16,7 +16,9 @@ import { systemClock, type Clock } from './domain/clock.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { ServiceContext } from './services/context.ts';
 import { buildApp } from './app.ts';
+import { callbackTargetPolicy } from './domain/callback-targets.ts';
 import { CallbackDispatcher } from './workers/callback-dispatcher.ts';
+import type { Resolver } from './workers/callback-http.ts';
 import { PaymentRecheck } from './workers/payment-recheck.ts';
 import { ScheduleRunner, type ScheduleRunnerOptions } from './workers/schedule-runner.ts';
 import { VaultSweeper } from './workers/vault-sweeper.ts';
@@ -63,7 +65,7 @@ export interface GatewayParts {
   logger?: Logger;
   logRequests?: boolean;
   /** Callback dispatcher options for tests (fast polling, short timeouts). */
-  dispatcher?: { pollMs?: number; timeoutMs?: number };
+  dispatcher?: { pollMs?: number; timeoutMs?: number; resolver?: Resolver };
   /** Schedule runner options (tests poll fast or inject crashes). */
   runner?: ScheduleRunnerOptions;
 }
@@ -79,9 +81,10 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     merchants: new MerchantDirectory(parts.db),
     baseUrl: parts.config.baseUrl,
     logger,
+    callbackTargets: callbackTargetPolicy(parts.config.callbackAllowedPrivateHosts ?? []),
   };
   const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, adminToken: parts.config.adminToken });
-  const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, ...parts.dispatcher });
+  const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, targets: ctx.callbackTargets, ...parts.dispatcher });
   const recheck = new PaymentRecheck(ctx);
   const fromConfig = Object.fromEntries(Object.entries(parts.config.runner ?? {}).filter(([, v]) => v !== undefined));
   const runner = new ScheduleRunner(ctx, { ...fromConfig, ...parts.runner });

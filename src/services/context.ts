@@ -4,6 +4,7 @@ import type { CardConnector } from '../connectors/types.ts';
 import type { Keyring } from '../store/card-vault.ts';
 import type { MerchantDirectory } from '../store/merchants-repo.ts';
 import type { Logger } from '../logger.ts';
+import type { CallbackTargetPolicy } from '../domain/callback-targets.ts';
 
 /** What every service needs: the store, the clock, the connectors and the vault keys. */
 export interface ServiceContext {
@@ -14,4 +15,6 @@ export interface ServiceContext {
   merchants: MerchantDirectory;
   baseUrl: string;
   logger: Logger;
+  /** Internal hosts allowed as callback targets; absent: none. */
+  callbackTargets?: CallbackTargetPolicy;
 }

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { keyringFromEnv } from '../../src/store/card-vault.ts';
 import { insertMerchant, insertMid, type MerchantSettings, type PaymentMode } from '../../src/store/merchants-repo.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
+import type { Resolver } from '../../src/workers/callback-http.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { Digest } from '../../src/domain/signatures.ts';
@@ -49,6 +50,10 @@ export interface TestGatewayOptions extends MerchantOptions {
   /** The gateway's logger (default: silent, or TEST_LOG_LEVEL) and whether it logs each request. */
   logger?: Logger;
   logRequests?: boolean;
+  /** CALLBACK_ALLOWED_PRIVATE_HOSTS (default: the loopback names the test listeners use). */
+  allowedPrivateHosts?: string[];
+  /** DNS of the callback dispatcher. */
+  resolver?: Resolver;
 }
 
 function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLSearchParams()): URLSearchParams {
@@ -63,7 +68,9 @@ function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLS
 
 export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions = {}): Promise<TestGateway> {
   const store = await openTestStore(kind);
-  const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken };
+  // The test suite's callback listeners listen on loopback: allowed, as an operator allows on-premise hosts.
+  const callbackAllowedPrivateHosts = opts.allowedPrivateHosts ?? ['127.0.0.1', 'localhost', '::1'];
+  const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken, callbackAllowedPrivateHosts };
   const keyring = keyringFromEnv(undefined, () => randomBytes(32));
   const gateway = await assembleGateway({
     config,
@@ -72,7 +79,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
     clock: opts.clock,
     logger: opts.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     logRequests: opts.logRequests,
-    dispatcher: { pollMs: 50, timeoutMs: 2000 },
+    dispatcher: { pollMs: 50, timeoutMs: 2000, resolver: opts.resolver },
   });
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   // The gateway learns its own public address only once it listens on a random port.
