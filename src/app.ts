@@ -28,8 +28,6 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Log requests (off in tests and benchmarks). */
   logRequests?: boolean;
-  /** Operator token of the admin API; without one the admin API refuses every request. */
-  adminToken?: string;
 }
 
 
@@ -78,7 +76,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   await registerS2sCardRoutes(app, ctx);
   await registerS2sApmRoutes(app, ctx);
   registerApmPageRoutes(app, ctx);
-  registerAdminCallbackRoutes(app, ctx, opts.adminToken);
-  registerAdminPaymentRoutes(app, ctx, opts.adminToken);
+  registerAdminCallbackRoutes(app, ctx);
+  registerAdminPaymentRoutes(app, ctx);
   return app;
 }

@@ -22,7 +22,7 @@ export interface Config {
   bodyLimit: number;
   /** Run the background workers (callback dispatcher, payment re-check, schedule runner, vault sweeper) here. */
   workers: boolean;
-  /** Bearer token of the operator's admin API; absent: one is generated at start and printed. */
+  /** The first admin's token on an empty store (a bootstrap only); absent: one is generated and printed once. */
   adminToken?: string;
   /** Schedule runner tuning; unset values keep the runner's defaults. */
   runner: { lanes?: number; batchSize?: number; leaseMs?: number };

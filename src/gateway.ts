@@ -17,6 +17,7 @@ import { createLogger, type Logger } from './logger.ts';
 import type { ServiceContext } from './services/context.ts';
 import { buildApp } from './app.ts';
 import { callbackTargetPolicy } from './domain/callback-targets.ts';
+import { bootstrapFirstAdmin, type Bootstrap } from './services/operators.ts';
 import { CallbackDispatcher } from './workers/callback-dispatcher.ts';
 import type { Resolver } from './workers/callback-http.ts';
 import { PaymentRecheck } from './workers/payment-recheck.ts';
@@ -52,6 +53,8 @@ export interface Gateway {
   recheck: PaymentRecheck;
   runner: ScheduleRunner;
   sweeper: VaultSweeper;
+  /** Set when this start created the store's first admin user (its token, if generated, is printed once). */
+  bootstrap?: Bootstrap;
   /** Starts the background workers in this process. */
   startWorkers(): void;
   close(): Promise<void>;
@@ -83,7 +86,8 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     logger,
     callbackTargets: callbackTargetPolicy(parts.config.callbackAllowedPrivateHosts ?? []),
   };
-  const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, adminToken: parts.config.adminToken });
+  const bootstrap = await bootstrapFirstAdmin(parts.db, { token: parts.config.adminToken, now: ctx.clock.now() });
+  const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests });
   const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, targets: ctx.callbackTargets, ...parts.dispatcher });
   const recheck = new PaymentRecheck(ctx);
   const fromConfig = Object.fromEntries(Object.entries(parts.config.runner ?? {}).filter(([, v]) => v !== undefined));
@@ -97,6 +101,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     recheck,
     runner,
     sweeper,
+    bootstrap,
     startWorkers() {
       if (started) return;
       started = true;

@@ -50,6 +50,7 @@ export const ERRORS = {
   sessionOperationMismatch: { http: 400, code: '100000', message: 'operation: The session operation does not match this endpoint.' },
   notFound: { http: 404, code: '100000', message: 'Not found.' },
   adminUnauthorized: { http: 401, code: '100000', message: 'Authorization: Operator token is not valid.' },
+  adminForbidden: { http: 403, code: '100000', message: 'Authorization: Your role does not permit this action.' },
   payloadTooLarge: { http: 413, code: '100000', message: 'Request data is invalid.' },
   unsupportedMediaType: { http: 415, code: '100000', message: 'Request data is invalid.' },
   headersTooLarge: { http: 431, code: '100000', message: 'Request data is invalid.' },
