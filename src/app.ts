@@ -14,6 +14,7 @@ import { installIdempotency } from './channels/idempotency.ts';
 import { installMetrics } from './channels/metrics.ts';
 import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts';
 import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
+import { registerAdminSigningSecretRoutes } from './channels/admin/signing-secret-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
 import { registerCardCreditRoutes } from './channels/checkout/credit-routes.ts';
@@ -78,5 +79,6 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerApmPageRoutes(app, ctx);
   registerAdminCallbackRoutes(app, ctx);
   registerAdminPaymentRoutes(app, ctx);
+  registerAdminSigningSecretRoutes(app, ctx);
   return app;
 }

@@ -17,6 +17,7 @@ import { createLogger, type Logger } from './logger.ts';
 import type { ServiceContext } from './services/context.ts';
 import { buildApp } from './app.ts';
 import { callbackTargetPolicy } from './domain/callback-targets.ts';
+import { SigningKeys, issueMissingSigningSecrets } from './services/signing-secrets.ts';
 import { bootstrapFirstAdmin, type Bootstrap } from './services/operators.ts';
 import { CallbackDispatcher } from './workers/callback-dispatcher.ts';
 import type { Resolver } from './workers/callback-http.ts';
@@ -86,9 +87,11 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     logger,
     callbackTargets: callbackTargetPolicy(parts.config.callbackAllowedPrivateHosts ?? []),
   };
+  ctx.signingKeys = new SigningKeys(ctx);
+  await issueMissingSigningSecrets(ctx);
   const bootstrap = await bootstrapFirstAdmin(parts.db, { token: parts.config.adminToken, now: ctx.clock.now() });
   const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests });
-  const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, targets: ctx.callbackTargets, ...parts.dispatcher });
+  const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, targets: ctx.callbackTargets, signingKeys: ctx.signingKeys, ...parts.dispatcher });
   const recheck = new PaymentRecheck(ctx);
   const fromConfig = Object.fromEntries(Object.entries(parts.config.runner ?? {}).filter(([, v]) => v !== undefined));
   const runner = new ScheduleRunner(ctx, { ...fromConfig, ...parts.runner });

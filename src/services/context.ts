@@ -5,6 +5,7 @@ import type { Keyring } from '../store/card-vault.ts';
 import type { MerchantDirectory } from '../store/merchants-repo.ts';
 import type { Logger } from '../logger.ts';
 import type { CallbackTargetPolicy } from '../domain/callback-targets.ts';
+import type { SigningKeys } from './signing-secrets.ts';
 
 /** What every service needs: the store, the clock, the connectors and the vault keys. */
 export interface ServiceContext {
@@ -17,4 +18,6 @@ export interface ServiceContext {
   logger: Logger;
   /** Internal hosts allowed as callback targets; absent: none. */
   callbackTargets?: CallbackTargetPolicy;
+  /** Webhook signing keys per merchant (cached); absent: callbacks carry no signature headers. */
+  signingKeys?: SigningKeys;
 }

@@ -22,6 +22,8 @@ import {
 import { PollingLoop } from './polling.ts';
 import { PUBLIC_TARGETS_ONLY, type CallbackTargetPolicy } from '../domain/callback-targets.ts';
 import { CallbackHttpClient, type Resolver } from './callback-http.ts';
+import { webhookHeaders } from '../domain/webhook-signature.ts';
+import type { Secret } from '../domain/secret.ts';
 
 /** The part of a pino logger the dispatcher uses. */
 export interface DispatcherLogger {
@@ -50,6 +52,8 @@ export interface CallbackDispatcherOptions {
   targets?: CallbackTargetPolicy;
   /** DNS for callback hosts (tests play DNS). */
   resolver?: Resolver;
+  /** The merchant's webhook signing keys; absent: no Standard Webhooks headers. */
+  signingKeys?: { keysFor(merchantId: string): Promise<Secret<Buffer[]>> };
 }
 
 export interface BatchSummary {
@@ -97,6 +101,7 @@ export class CallbackDispatcher {
   private readonly leaseMs: number;
   private readonly fetchImpl: typeof fetch | undefined;
   private readonly http: CallbackHttpClient;
+  private readonly signingKeys: CallbackDispatcherOptions['signingKeys'];
   private readonly polling: PollingLoop;
 
   constructor(opts: CallbackDispatcherOptions) {
@@ -108,6 +113,7 @@ export class CallbackDispatcher {
     this.concurrency = Math.max(1, opts.concurrency ?? 10);
     this.leaseMs = opts.leaseMs ?? this.timeoutMs * Math.ceil(this.batchSize / this.concurrency) + 60_000;
     this.fetchImpl = opts.fetchImpl;
+    this.signingKeys = opts.signingKeys;
     this.http = new CallbackHttpClient(opts.targets ?? PUBLIC_TARGETS_ONLY, opts.resolver);
     this.polling = new PollingLoop({
       pollMs: opts.pollMs ?? 1_000,
@@ -167,7 +173,7 @@ export class CallbackDispatcher {
       durationMs: Math.round(performance.now() - started),
     });
     try {
-      const res = await this.send(cb, { 'content-type': CONTENT_TYPE, 'x-callback-id': cb.id });
+      const res = await this.send(cb, { 'content-type': CONTENT_TYPE, 'x-callback-id': cb.id, ...(await this.signatureHeaders(cb)) });
       const outcome = responseOutcome(cb.protocol, res.status, res.body);
       const error = outcome === 'delivered' ? null : failureText(outcome, res.status);
       return result({ httpStatus: res.status, outcome, error });
@@ -176,6 +182,13 @@ export class CallbackDispatcher {
       const error = timedOut ? `no answer within ${this.timeoutMs} ms` : describeError(err);
       return result({ httpStatus: null, outcome: timedOut ? 'timeout' : 'network_error', error });
     }
+  }
+
+  /** Standard Webhooks headers over the exact body sent, timestamped at this attempt. */
+  private async signatureHeaders(cb: ClaimedCallback): Promise<Record<string, string>> {
+    if (!this.signingKeys) return {};
+    const keys = await this.signingKeys.keysFor(cb.merchantId);
+    return webhookHeaders(keys.expose(), cb.id, Math.floor(this.clock.now().getTime() / 1000), cb.body);
   }
 
   /** One POST; checkout ignores the answer's body, S2S needs it to say OK. */
