@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { assembleGateway, type Gateway } from '../../src/gateway.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig, type RateLimitConfig } from '../../src/config.ts';
 import { keyringFromEnv } from '../../src/store/card-vault.ts';
 import { insertMerchant, insertMid, type MerchantSettings, type PaymentMode } from '../../src/store/merchants-repo.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
@@ -36,6 +36,8 @@ export interface TestGateway {
 
 export interface MerchantOptions {
   notificationUrl?: string;
+  /** A sandbox merchant (default) or a live one. */
+  sandbox?: boolean;
   digest?: Digest;
   settings?: MerchantSettings;
   mids?: { paymentMode: PaymentMode; connector?: string; cardOnFileSupport?: boolean }[];
@@ -54,6 +56,10 @@ export interface TestGatewayOptions extends MerchantOptions {
   allowedPrivateHosts?: string[];
   /** DNS of the callback dispatcher. */
   resolver?: Resolver;
+  /** Production mode (sandbox pages for sandbox merchants only). */
+  production?: boolean;
+  /** Rate limits (default: as configured by default). */
+  rateLimits?: Partial<RateLimitConfig>;
 }
 
 function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLSearchParams()): URLSearchParams {
@@ -71,6 +77,8 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
   // The test suite's callback listeners listen on loopback: allowed, as an operator allows on-premise hosts.
   const callbackAllowedPrivateHosts = opts.allowedPrivateHosts ?? ['127.0.0.1', 'localhost', '::1'];
   const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken, callbackAllowedPrivateHosts };
+  config.production = opts.production ?? false;
+  config.rateLimits = { ...config.rateLimits, ...opts.rateLimits };
   const keyring = keyringFromEnv(undefined, () => randomBytes(32));
   const gateway = await assembleGateway({
     config,
@@ -89,7 +97,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
   async function addMerchant(m: MerchantOptions = {}): Promise<TestMerchant> {
     const merchant = { id: newId(), key: `key-${randomBytes(8).toString('hex')}`, password: randomBytes(16).toString('hex') };
     await store.db.transaction(async (tx) => {
-      await insertMerchant(tx, { id: merchant.id, name: 'Test Shop', key: merchant.key, password: merchant.password, sandbox: true, notificationUrl: m.notificationUrl, digest: m.digest, settings: m.settings });
+      await insertMerchant(tx, { id: merchant.id, name: 'Test Shop', key: merchant.key, password: merchant.password, sandbox: m.sandbox ?? true, notificationUrl: m.notificationUrl, digest: m.digest, settings: m.settings });
       for (const mid of m.mids ?? [{ paymentMode: 'SMS/DMS' as const }]) {
         await insertMid(tx, { id: newId(), merchantId: merchant.id, name: `MID ${mid.paymentMode}`, connector: mid.connector ?? 'sandbox-card', paymentMode: mid.paymentMode, cardOnFileSupport: mid.cardOnFileSupport ?? false });
       }
