@@ -4,6 +4,7 @@ import formbody from '@fastify/formbody';
 import compress from '@fastify/compress';
 import zlib from 'node:zlib';
 import { installSecurityHeaders } from './channels/security-headers.ts';
+import { installRateLimits } from './channels/rate-limits.ts';
 import { installProductionGuard } from './channels/sandbox/production-guard.ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -77,6 +78,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  installRateLimits(app, ctx.rateLimiter);
   installIdempotency(app, ctx);
   installMetrics(app);
   registerCheckoutRoutes(app, ctx);

@@ -18,6 +18,7 @@ import type { ServiceContext } from './services/context.ts';
 import { buildApp } from './app.ts';
 import { callbackTargetPolicy } from './domain/callback-targets.ts';
 import { SigningKeys, issueMissingSigningSecrets } from './services/signing-secrets.ts';
+import { RateLimiter } from './services/rate-limiter.ts';
 import { bootstrapFirstAdmin, type Bootstrap } from './services/operators.ts';
 import { CallbackDispatcher } from './workers/callback-dispatcher.ts';
 import type { Resolver } from './workers/callback-http.ts';
@@ -88,6 +89,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     callbackTargets: callbackTargetPolicy(parts.config.callbackAllowedPrivateHosts ?? []),
   };
   ctx.signingKeys = new SigningKeys(ctx);
+  if (parts.config.rateLimits) ctx.rateLimiter = new RateLimiter({ db: parts.db, clock: ctx.clock, config: parts.config.rateLimits });
   await issueMissingSigningSecrets(ctx);
   const bootstrap = await bootstrapFirstAdmin(parts.db, { token: parts.config.adminToken, now: ctx.clock.now() });
   const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, production: parts.config.production });

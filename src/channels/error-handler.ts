@@ -6,6 +6,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, errorBody, type ErrorName } from '../domain/errors.ts';
+import { RateLimited } from '../services/rate-limiter.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -54,6 +55,7 @@ export function toGatewayError(err: unknown): GatewayError | undefined {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: GatewayError): FastifyReply {
   request.answeredError = err.spec;
+  if (err instanceof RateLimited) reply.header('retry-after', String(err.retryAfter));
   const body: Record<string, unknown> = { ...errorBody(err) };
   if (request.routeOptions.config?.dialect === 's2s') body.result = 'ERROR';
   return reply.code(err.spec.http).type('application/json; charset=utf-8').send(body);

@@ -6,6 +6,7 @@ import type { MerchantDirectory } from '../store/merchants-repo.ts';
 import type { Logger } from '../logger.ts';
 import type { CallbackTargetPolicy } from '../domain/callback-targets.ts';
 import type { SigningKeys } from './signing-secrets.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 
 /** What every service needs: the store, the clock, the connectors and the vault keys. */
 export interface ServiceContext {
@@ -20,4 +21,6 @@ export interface ServiceContext {
   callbackTargets?: CallbackTargetPolicy;
   /** Webhook signing keys per merchant (cached); absent: callbacks carry no signature headers. */
   signingKeys?: SigningKeys;
+  /** Rate limits shared through the store; absent: none. */
+  rateLimiter?: RateLimiter;
 }
