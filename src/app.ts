@@ -30,6 +30,17 @@ import { registerTestClockRoutes } from './channels/sandbox/test-clock-routes.ts
 import { registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
 import { registerApmPageRoutes } from './channels/pages/apm-routes.ts';
 
+export interface RouteEntry {
+  method: string;
+  url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    routeTable: readonly RouteEntry[];
+  }
+}
+
 export interface AppOptions {
   bodyLimit?: number;
   /** Log requests (off in tests and benchmarks). */
@@ -54,6 +65,12 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
     clientErrorHandler: answerClientError,
   });
   app.setValidatorCompiler(typeboxValidatorCompiler);
+  // Every route as registered, for the fuzz (scripts/fuzz.ts) to cover them all.
+  const routeTable: RouteEntry[] = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url });
+  });
   installErrorHandling(app);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
