@@ -108,9 +108,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       otpAttempts: intAtLeast(env.RATE_LIMIT_OTP_ATTEMPTS, 5, 1, 'RATE_LIMIT_OTP_ATTEMPTS'),
     },
   };
+  // Outside production the demo merchant's own callback URL (often a developer's localhost) is allowed as set.
+  const demoHost = config.production ? undefined : hostOf(config.demoMerchant.notificationUrl);
+  if (demoHost && !config.callbackAllowedPrivateHosts.includes(demoHost)) config.callbackAllowedPrivateHosts.push(demoHost);
   const problems = config.production ? productionProblems(config, env) : [];
   if (problems.length > 0) throw new Error(`unsafe settings for production mode (GATEWAY_MODE=production):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return config;
+}
+
+function hostOf(url: string | undefined): string | undefined {
+  try {
+    return url ? new URL(url).hostname : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function modeOf(env: NodeJS.ProcessEnv): 'production' | 'development' {
