@@ -1,0 +1,40 @@
+/** Reading the audit log for one object (the operator's view of a payment shows what operators did to it). */
+import type { Sql } from './database.ts';
+
+export interface AuditRecord {
+  id: string;
+  at: Date;
+  userId: string | null;
+  userName: string;
+  action: string;
+  objectType: string;
+  objectId: string;
+  before: unknown;
+  after: unknown;
+  details: unknown;
+}
+
+interface AuditRow {
+  id: string;
+  at: Date;
+  user_id: string | null;
+  user_name: string;
+  action: string;
+  object_type: string;
+  object_id: string;
+  before: unknown;
+  after: unknown;
+  details: unknown;
+}
+
+/** The entries about one object, oldest first (index audit_log_object). */
+export async function auditEntriesOf(sql: Sql, objectType: string, objectId: string, limit = 1000): Promise<AuditRecord[]> {
+  const rows = await sql.query<AuditRow>(
+    'SELECT * FROM audit_log WHERE object_type = $1 AND object_id = $2 ORDER BY at DESC, id DESC LIMIT $3',
+    [objectType, objectId, limit],
+  );
+  return rows.reverse().map((r) => ({
+    id: r.id, at: new Date(r.at), userId: r.user_id, userName: r.user_name, action: r.action,
+    objectType: r.object_type, objectId: r.object_id, before: r.before, after: r.after, details: r.details,
+  }));
+}
