@@ -1,7 +1,8 @@
 /**
  * `Idempotency-Key` on every merchant POST, as Stripe does: the same key with the same body replays the
  * stored answer; the same key with another body is refused; a request still running under the key answers
- * 409. Keys are scoped to the merchant and kept at least 24 hours. Requests without the header pay nothing.
+ * 409. Keys are scoped to the merchant (on the admin API, to the operator) and kept at least 24 hours.
+ * Requests without the header pay nothing.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -25,6 +26,15 @@ function merchantKeyOf(body: unknown): string | undefined {
   return typeof key === 'string' ? key : undefined;
 }
 
+/**
+ * Whose keys a request's key is among: the merchant's, or on the admin API (whose guard ran in onRequest) the
+ * operator's own, so that a double click of an operator's refund replays the first answer.
+ */
+async function scopeOf(ctx: ServiceContext, req: FastifyRequest): Promise<string | undefined> {
+  if (req.operator) return `operator:${req.operator.userId}`;
+  return (await ctx.merchants.byMerchantKey(merchantKeyOf(req.body) ?? ''))?.merchant.id;
+}
+
 const fingerprint = (req: FastifyRequest) => createHash('sha256').update(`${req.method} ${req.url}\n${JSON.stringify(req.body ?? null)}`).digest('hex');
 
 export function installIdempotency(app: FastifyInstance, ctx: ServiceContext): void {
@@ -32,9 +42,8 @@ export function installIdempotency(app: FastifyInstance, ctx: ServiceContext): v
     const header = req.headers[HEADER];
     if (req.method !== 'POST' || typeof header !== 'string' || header === '') return;
     if (header.length > 255) return sendError(req, reply, GatewayError.field('Idempotency-Key', 'This value is too long. It should have 255 characters or less.'));
-    const found = await ctx.merchants.byMerchantKey(merchantKeyOf(req.body) ?? '');
-    if (!found) return; // the route answers the unknown merchant itself
-    const merchantId = found.merchant.id;
+    const merchantId = await scopeOf(ctx, req);
+    if (!merchantId) return; // the route answers the unknown merchant itself
     const now = ctx.clock.now();
     const hash = fingerprint(req);
     const inserted = await ctx.db.query(

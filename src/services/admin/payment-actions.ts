@@ -16,8 +16,8 @@ import { capturePayment, refundPayment, voidAnyPayment } from '../payment-follow
 import type { FollowUpOrigin, FollowUpResult } from '../follow-ups.ts';
 import { notify } from '../callbacks/index.ts';
 import { nextStatus, type PaymentEvent, type PaymentStatus } from '../../domain/payment-state.ts';
-import { formatAmount } from '../../domain/money.ts';
-import { GatewayError } from '../../domain/errors.ts';
+import { formatAmount, parseAmount } from '../../domain/money.ts';
+import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 
 export type OperatorAction = 'capture' | 'void' | 'refund';
 
@@ -65,12 +65,22 @@ function operatorOrigin(ctx: ServiceContext, actor: AuditActor, before: Payment)
   };
 }
 
+/** An amount as the operator typed it, a decimal in the payment's currency. */
+function amountIn(payment: Payment, text: string | undefined): bigint | undefined {
+  if (text === undefined) return undefined;
+  const parsed = parseAmount(text, payment.currency);
+  if (!parsed.ok) throw GatewayError.field('amount', MESSAGES.notValid);
+  return parsed.money.minor;
+}
+
 /**
- * Capture, void or refund by an operator. The amount (minor units) applies to capture and refund; without it
- * the whole remaining amount is taken. A refund of a held authorization reverses it, as CREDITVOID does.
+ * Capture, void or refund by an operator. The amount (a decimal in the payment's currency) applies to capture
+ * and refund; without it the whole remaining amount is taken. A refund of a held authorization reverses it
+ * (whole amount), as CREDITVOID does.
  */
-export async function operatorFollowUp(ctx: ServiceContext, actor: AuditActor, paymentId: string, action: OperatorAction, amount?: bigint): Promise<FollowUpResult> {
+export async function operatorFollowUp(ctx: ServiceContext, actor: AuditActor, paymentId: string, action: OperatorAction, amountText?: string): Promise<FollowUpResult> {
   const { payment, merchant, mids } = await paymentWithMerchant(ctx, paymentId);
+  const amount = amountIn(payment, amountText);
   const origin = operatorOrigin(ctx, actor, payment);
   switch (action) {
     case 'capture':
