@@ -10,6 +10,7 @@ import { isUuid } from '../../store/payments-repo.ts';
 import { isKnownCurrency, parseAmount } from '../../domain/money.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
 import type { PaymentStatus } from '../../domain/payment-state.ts';
+import { isCalendarDate, isIsoDateTime } from '../../domain/methods/formats.ts';
 
 /** The query string as the route receives it (shapes already checked by its schema). */
 export interface SearchQuery {
@@ -51,10 +52,10 @@ export function decodeCursor(text: string): SearchCursor | undefined {
   return { createdAt, id };
 }
 
+/** An ISO 8601 date (midnight UTC) or date-time with a zone; calendar dates checked (no 30 February). */
 function parseInstant(text: string): Date | undefined {
-  // ISO 8601 date or date-time with a zone; a bare date is midnight UTC.
-  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text)) return undefined;
-  const at = new Date(text);
+  if (!isCalendarDate(text) && !isIsoDateTime(text)) return undefined;
+  const at = new Date(isCalendarDate(text) ? `${text}T00:00:00Z` : text);
   return Number.isNaN(at.getTime()) ? undefined : at;
 }
 
