@@ -392,6 +392,18 @@ for (const { kind, skip } of await storeKinds()) {
         }
       });
 
+      it('leaves a callback being sent this moment to its attempt', async () => {
+        const m = await t.addMerchant({ notificationUrl: 'http://127.0.0.1:9/never' });
+        const id = await settledSale({}, m);
+        const [callback] = await listCallbacks(t.store.db, { paymentId: id });
+        // As a dispatcher holds it: under a live lease, its next attempt an hour away.
+        await t.store.db.query("UPDATE callbacks SET status = 'pending', locked_until = now() + interval '1 hour', lease_token = 'held', next_attempt_at = now() + interval '1 hour' WHERE id = $1", [callback!.id]);
+        const res = await post(`/admin/v1/callbacks/${callback!.id}/resend`, undefined, 'operator');
+        assert.deepEqual(res.body, { id: callback!.id, status: 'pending', result: 'sending' });
+        const [row] = await t.store.db.query<{ lease_token: string }>('SELECT lease_token FROM callbacks WHERE id = $1', [callback!.id]);
+        assert.equal(row!.lease_token, 'held', 'the lease is not taken from the dispatcher');
+      });
+
       it('answers 404 for an unknown callback', async () => {
         assert.equal((await post(`/admin/v1/callbacks/${UNKNOWN}/resend`)).status, 404);
         assert.equal((await post('/admin/v1/callbacks/nope/resend')).status, 404);
