@@ -20,6 +20,7 @@ export interface PaymentSearch {
   status?: PaymentStatus;
   orderId?: string;
   paymentId?: string;
+  /** A transaction id of the payment, or the payment id itself. */
   transId?: string;
   /** Compared case-insensitively. */
   email?: string;
@@ -67,7 +68,11 @@ export function searchConditions(s: PaymentSearch, after?: SearchCursor): { cond
   equal('id', s.paymentId);
   equal('currency', s.currency);
   equal('channel', s.channel);
-  if (s.transId !== undefined) conditions.push(`id = (SELECT t.payment_id FROM transactions t WHERE t.id = ${param(s.transId)})`);
+  if (s.transId !== undefined) {
+    // A transaction's id, or the payment's own: S2S answers and callbacks call the payment id trans_id.
+    const id = param(s.transId);
+    conditions.push(`id = ANY(ARRAY[${id}::text, (SELECT t.payment_id FROM transactions t WHERE t.id = ${id})])`);
+  }
   for (const key of ['email', 'cardLast4', 'cardFirst6'] as const) {
     const value = s[key];
     if (value === undefined) continue;

@@ -105,6 +105,8 @@ for (const { kind, skip } of await storeKinds()) {
         assert.deepEqual(await found(`payment_id=${ids.first}`), [ids.first]);
         const [tx] = await listTransactions(t.store.db, ids.second!);
         assert.deepEqual(await found(`trans_id=${tx!.id}`), [ids.second]);
+        assert.deepEqual(await found(`trans_id=${ids.third}`), [ids.third], 'the S2S trans_id is the payment id');
+        assert.deepEqual(await found(`trans_id=${newId()}`), []);
         assert.deepEqual(await found('status=decline'), [ids.third]);
         assert.deepEqual(await found('currency=EUR&amount_from=15&amount_to=30.00'), [ids.third, ids.second]);
         assert.deepEqual(await found('currency=USD'), []);

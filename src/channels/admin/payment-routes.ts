@@ -32,7 +32,7 @@ const SearchQuerySchema = Type.Object({
   status: Type.Optional(choice(STATUSES)),
   order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   payment_id: Type.Optional(Type.String({ maxLength: 64, description: 'The payment id (UUID)' })),
-  trans_id: Type.Optional(Type.String({ maxLength: 64, description: 'The id of any transaction of the payment (UUID)' })),
+  trans_id: Type.Optional(Type.String({ maxLength: 64, description: 'The id of any transaction of the payment, or the payment id (S2S answers call it trans_id)' })),
   email: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Payer e-mail, case-insensitive, exact' })),
   card_first6: Type.Optional(Type.String({ pattern: '^[0-9]{6}$', description: 'First six digits of the card (BIN)' })),
   card_last4: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', description: 'Last four digits of the card' })),
