@@ -291,7 +291,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     describe('resolving an operation left in flight', () => {
       /** A refund whose answer was lost, handed to an operator as the re-check worker does. */
-      async function stalledRefund(): Promise<string> {
+      async function stalledRefund(by: 'merchant' | 'operator' = 'merchant'): Promise<string> {
         const id = await settledSale();
         const connector = t.gateway.ctx.connectors.get('sandbox-card')!;
         const original = connector.refund;
@@ -299,7 +299,12 @@ for (const { kind, skip } of await storeKinds()) {
           throw new Error('connection reset');
         };
         try {
-          await followUp(t, 'CREDITVOID', id, { amount: '2.00' });
+          if (by === 'merchant') await followUp(t, 'CREDITVOID', id, { amount: '2.00' });
+          else {
+            const res = await post(`/admin/v1/payments/${id}/refund`, { amount: '2.00' }, 'operator');
+            assert.equal(res.status, 200, res.text);
+            assert.deepEqual([res.body.result, res.body.payment.pending_operation, res.body.payment.refunded_amount], ['pending', 'refund', '2.00']);
+          }
         } finally {
           connector.refund = original;
         }
@@ -331,8 +336,8 @@ for (const { kind, skip } of await storeKinds()) {
         assert.equal((await getPayment(t.store.db, id))!.refundedAmount, 200n);
       });
 
-      it('marks it declined: the reserved amount is released and the merchant hears of the decline', async () => {
-        const id = await stalledRefund();
+      it('marks it declined: the reserved amount is released and the merchant hears of the decline (an operator\'s own refund left in flight)', async () => {
+        const id = await stalledRefund('operator');
         const res = await post(`/admin/v1/payments/${id}/resolve`, { outcome: 'declined', note: 'Acquirer never received it' });
         assert.equal(res.status, 200, res.text);
         assert.deepEqual([res.body.payment.status, res.body.payment.refunded_amount], ['settled', '0.00']);
