@@ -201,6 +201,22 @@ const PaymentDetailView = Type.Object({
   callbacks: Type.Array(CallbackView),
   routing: Nullable(Routing),
   audit: Type.Array(AuditView),
+}, {
+  examples: [{
+    payment: {
+      ...SUMMARY_EXAMPLE, status: 'settled', refunded_amount: '5.00', description: 'Order 1042', auth: false, decline_reason: null, session_id: null, callback_url: null,
+      card_details: { mask: '411111****1111', first6: '411111', last4: '1111', brand: 'visa', expiry: '01/2038' },
+      payer: { email: 'max@example.com', firstName: 'Max', lastName: 'Muster', ip: '203.0.113.7' }, three_ds: null,
+      connector: { reference: 'sbx-8f2c', rrn: '123456789012', approval_code: '831000' }, needs_operator_since: null,
+    },
+    transactions: [
+      { id: '01a20bee-bba9-7675-9269-add200f5772e', type: 'sale', status: 'success', amount: '25.00', created_at: '2026-11-24T05:00:00.000Z', reason: null, reference: null, initiated_by: null, resolved_by: null, resolution: null, note: null },
+      { id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f', type: 'refund', status: 'success', amount: '5.00', created_at: '2026-11-24T06:10:00.000Z', reason: null, reference: null, initiated_by: { kind: 'operator', user_id: '01a20bd0-1111-7222-8333-444455556666', name: 'ops@example.com' }, resolved_by: null, resolution: null, note: null },
+    ],
+    callbacks: [],
+    routing: { mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', mid_name: 'EU acquiring', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, intent: 'sale', rule: 'highest_priority', considered: [{ mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', priority: 10, eligible: true, reason: null }] },
+    audit: [{ id: '01a20bf0-0c12-7000-8000-000000000001', at: '2026-11-24T06:10:00.000Z', user_id: '01a20bd0-1111-7222-8333-444455556666', user_name: 'ops@example.com', action: 'payment.refund', before: { status: 'settled', refunded_amount: '0.00' }, after: { status: 'settled', refunded_amount: '5.00' }, details: { stage: 'requested', trans_id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f' } }],
+  }],
 });
 
 const operatorRef = (v: unknown) => {
