@@ -16,6 +16,7 @@ import { listCallbacks } from '../../src/store/callbacks-repo.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { Role } from '../../src/domain/admin-roles.ts';
 import { followUp, sale } from '../s2s-card/support.ts';
+import { representative, sale as apmSale } from '../apm/support.ts';
 
 const ADMIN = 'admin-payments-bootstrap-token';
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
@@ -211,6 +212,12 @@ for (const { kind, skip } of await storeKinds()) {
         const [callback] = await listener.waitForMatching((c) => c.fields.trans_id === id && c.fields.action === 'CREDITVOID', 1);
         assert.equal(callback!.fields.result, 'SUCCESS');
         assert.equal(callback!.fields.amount, '2.00');
+        // The same callback as the merchant's own partial refund.
+        const other = await settledSale();
+        await followUp(t, 'CREDITVOID', other, { amount: '2.00' });
+        const [own] = await listener.waitForMatching((c) => c.fields.trans_id === other && c.fields.action === 'CREDITVOID', 1);
+        assert.deepEqual(Object.keys(callback!.fields), Object.keys(own!.fields));
+        assert.deepEqual([callback!.fields.status, callback!.fields.result], [own!.fields.status, own!.fields.result]);
 
         const detail = (await get(`/admin/v1/payments/${id}`)).body;
         const refund = detail.transactions.find((x: { type: string }) => x.type === 'refund');
@@ -234,6 +241,19 @@ for (const { kind, skip } of await storeKinds()) {
         const voided = await call('POST', `/admin/v1/payments/${await settledSale()}/void`, { role: 'operator' });
         assert.equal(voided.status, 200, voided.text);
         assert.equal(voided.body.payment.status, 'void');
+      });
+
+      it('refunds an alternative-method payment through its provider, with the S2S APM callback', async () => {
+        const method = representative('extra_fields', 's2s_apm');
+        const parameters = Object.fromEntries(method.params.filter((p) => p.collectOnPage).map((p) => [p.name, 'ABC12345']));
+        const sold = await apmSale(t, method.key, { parameters });
+        assert.equal(sold.body.status, 'SETTLED', sold.text);
+        const id = sold.body.trans_id as string;
+        const res = await post(`/admin/v1/payments/${id}/refund`, { amount: '2.50' }, 'operator');
+        assert.equal(res.status, 200, res.text);
+        assert.deepEqual([res.body.result, res.body.payment.method, res.body.payment.refunded_amount], ['approved', method.key, '2.50']);
+        const [callback] = await listener.waitForMatching((c) => c.fields.trans_id === id && c.fields.action === 'CREDITVOID', 1);
+        assert.equal(callback!.fields.status, 'SETTLED');
       });
 
       it('never refunds twice when two operators race: one wins, the other is refused', async () => {
