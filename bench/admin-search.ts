@@ -49,13 +49,13 @@ async function seed(db: Database, merchants: string[], now: Date, from: number, 
     await db.query(
       `INSERT INTO payments (id, merchant_id, channel, operation, order_id, amount, currency, description, status, auth, captured_amount, refunded_amount,
          payer, details, created_at, updated_at)
-       SELECT gen_random_uuid()::text, ($1::text[])[1 + i % ${MERCHANTS}], 's2s_card', 'purchase', 'ORD-' || i, 100 + (i * 7919) % 100000,
+       SELECT gen_random_uuid()::text, ($1::text[])[1 + i % ${MERCHANTS}], 's2s_card', 'purchase', 'ORD-' || i, 100 + (i::bigint * 7919) % 100000,
          (ARRAY['EUR','USD','GBP'])[1 + i % 3], 'Bench order', (ARRAY['settled','settled','settled','decline','refund','pending'])[1 + i % 6], false,
-         100 + (i * 7919) % 100000, 0,
+         100 + (i::bigint * 7919) % 100000, 0,
          jsonb_build_object('email', 'payer' || (i % ${EMAILS}) || '@example.com', 'firstName', 'John', 'lastName', 'Doe'),
          jsonb_build_object('first6Last4', b.bin || lpad(((i * 31) % 10000)::text, 4, '0'), 'cardMask', b.bin || '****' || lpad(((i * 31) % 10000)::text, 4, '0'),
            'brand', 'visa', 'cardExpiry', '01/2038', 'connectorRef', 'ref-' || i),
-         $2::timestamptz - (i * 2500) * interval '1 millisecond', $2::timestamptz - (i * 2500) * interval '1 millisecond'
+         $2::timestamptz - (i::bigint * 2500) * interval '1 millisecond', $2::timestamptz - (i::bigint * 2500) * interval '1 millisecond'
        FROM generate_series($3::int, $4::int) AS i
        CROSS JOIN LATERAL (SELECT ($5::text[])[1 + i % ${BINS.length}] AS bin) b`,
       [merchants, now, start, Math.min(to, start + CHUNK) - 1, BINS],
