@@ -109,6 +109,7 @@ for (const { kind, skip } of await storeKinds()) {
         assert.deepEqual(await found(`trans_id=${ids.third}`), [ids.third], 'the S2S trans_id is the payment id');
         assert.deepEqual(await found(`trans_id=${newId()}`), []);
         assert.deepEqual(await found('status=decline'), [ids.third]);
+        assert.deepEqual(await found('status=DECLINED'), [ids.third], 'the S2S name of the status');
         assert.deepEqual(await found('currency=EUR&amount_from=15&amount_to=30.00'), [ids.third, ids.second]);
         assert.deepEqual(await found('currency=USD'), []);
         assert.deepEqual(await found('method=card&channel=s2s_card'), [ids.third, ids.second, ids.first]);

@@ -10,9 +10,9 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { findPaymentsNeedingOperator, needsOperatorOf, type Payment, type Transaction } from '../../store/payments-repo.ts';
 import { formatAmount } from '../../domain/money.ts';
-import { STATUSES, s2sStatus } from '../../domain/payment-state.ts';
+import { s2sStatus } from '../../domain/payment-state.ts';
 import { paymentMethodOf } from '../../services/apm/details.ts';
-import { searchPage, MAX_PAGE, type SearchQuery } from '../../services/admin/payment-search.ts';
+import { searchPage, MAX_PAGE, STATUS_NAMES, type SearchQuery } from '../../services/admin/payment-search.ts';
 import { paymentDetail, type PaymentDetail } from '../../services/admin/payment-detail.ts';
 import { operatorFollowUp, resolveInFlight, type OperatorAction } from '../../services/admin/payment-actions.ts';
 import { ADMIN_TAG as TAG, actorOf, requirePermission } from './operator-auth.ts';
@@ -29,7 +29,7 @@ const Conflict = { 409: { ...ErrorBody, description: 'Another operation of this 
 
 const SearchQuerySchema = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
-  status: Type.Optional(choice(STATUSES)),
+  status: Type.Optional(choice([...STATUS_NAMES.keys()], 'Checkout name (settled) or S2S name (SETTLED)')),
   order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   payment_id: Type.Optional(Type.String({ maxLength: 64, description: 'The payment id (UUID)' })),
   trans_id: Type.Optional(Type.String({ maxLength: 64, description: 'The id of any transaction of the payment, or the payment id (S2S answers call it trans_id)' })),

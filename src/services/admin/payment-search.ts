@@ -9,13 +9,14 @@ import type { Payment } from '../../store/payments-repo.ts';
 import { isUuid } from '../../store/payments-repo.ts';
 import { isKnownCurrency, parseAmount } from '../../domain/money.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
-import type { PaymentStatus } from '../../domain/payment-state.ts';
+import { STATUSES, s2sStatus, type PaymentStatus } from '../../domain/payment-state.ts';
 import { isCalendarDate, isIsoDateTime } from '../../domain/methods/formats.ts';
 
 /** The query string as the route receives it (shapes already checked by its schema). */
 export interface SearchQuery {
   merchant_id?: string;
-  status?: PaymentStatus;
+  /** A Checkout name (settled) or its S2S name (SETTLED). */
+  status?: string;
   order_id?: string;
   payment_id?: string;
   trans_id?: string;
@@ -36,6 +37,9 @@ export interface SearchQuery {
   limit?: string;
   cursor?: string;
 }
+
+/** Status names a search accepts: the Checkout names and the S2S names of the same statuses. */
+export const STATUS_NAMES: ReadonlyMap<string, PaymentStatus> = new Map(STATUSES.flatMap((s) => [[s, s], [s2sStatus(s), s]] as const));
 
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 200;
@@ -64,9 +68,10 @@ export function parseSearch(q: SearchQuery): { search: PaymentSearch; limit: num
   const errors: FieldError[] = [];
   const bad = (field: string, message: string) => errors.push({ field, message });
   const search: PaymentSearch = {
-    merchantId: q.merchant_id, status: q.status, orderId: q.order_id, email: q.email, cardFirst6: q.card_first6, cardLast4: q.card_last4,
+    merchantId: q.merchant_id, status: q.status === undefined ? undefined : STATUS_NAMES.get(q.status), orderId: q.order_id, email: q.email, cardFirst6: q.card_first6, cardLast4: q.card_last4,
     method: q.method, channel: q.channel, initiator: q.initiator, source: q.source, sequence: q.sequence,
   };
+  if (q.status !== undefined && !search.status) bad('status', MESSAGES.notChoice);
   for (const key of ['payment_id', 'trans_id'] as const) {
     const id = q[key];
     if (id !== undefined && !isUuid(id)) bad(key, MESSAGES.notValid);
