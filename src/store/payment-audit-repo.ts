@@ -1,4 +1,4 @@
-/** Reading the audit log for one object (the operator's view of a payment shows what operators did to it). */
+/** Reading the audit log for a payment (the operator's view of a payment shows what operators did to it). */
 import type { Sql } from './database.ts';
 
 export interface AuditRecord {
@@ -27,11 +27,13 @@ interface AuditRow {
   details: unknown;
 }
 
-/** The entries about one object, oldest first (index audit_log_object). */
-export async function auditEntriesOf(sql: Sql, objectType: string, objectId: string, limit = 1000): Promise<AuditRecord[]> {
+/** The entries about a payment and about its callbacks (resends), oldest first (index audit_log_object). */
+export async function auditEntriesOfPayment(sql: Sql, paymentId: string, callbackIds: readonly string[], limit = 1000): Promise<AuditRecord[]> {
   const rows = await sql.query<AuditRow>(
-    'SELECT * FROM audit_log WHERE object_type = $1 AND object_id = $2 ORDER BY at DESC, id DESC LIMIT $3',
-    [objectType, objectId, limit],
+    `SELECT * FROM audit_log
+     WHERE (object_type = 'payment' AND object_id = $1) OR (object_type = 'callback' AND object_id = ANY($2::text[]))
+     ORDER BY at DESC, id DESC LIMIT $3`,
+    [paymentId, callbackIds, limit],
   );
   return rows.reverse().map((r) => ({
     id: r.id, at: new Date(r.at), userId: r.user_id, userName: r.user_name, action: r.action,

@@ -415,6 +415,8 @@ for (const { kind, skip } of await storeKinds()) {
             "SELECT user_name, details FROM audit_log WHERE action = 'callback.resend' AND object_id = $1", [callback.id]);
           assert.match(audit!.user_name, /^support-/);
           assert.equal(audit!.details.result, 'due_now');
+          const shown = (await get(`/admin/v1/payments/${id}`)).body.audit;
+          assert.deepEqual(shown.map((a: { action: string; object_type: string; object_id: string }) => [a.action, a.object_type, a.object_id]), [['callback.resend', 'callback', callback.id]]);
         } finally {
           await refusing.close();
         }

@@ -179,6 +179,7 @@ const Routing = Type.Object({
 
 const AuditView = Type.Object({
   id: Type.String(), at: Type.String(), user_id: Nullable(Type.String()), user_name: Type.String(), action: Type.String(),
+  object_type: Type.String({ description: 'payment, or callback for a resend of one of its callbacks' }), object_id: Type.String(),
   before: Type.Unknown(), after: Type.Unknown(), details: Type.Unknown(),
 });
 
@@ -215,7 +216,7 @@ const PaymentDetailView = Type.Object({
     ],
     callbacks: [],
     routing: { mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', mid_name: 'EU acquiring', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, intent: 'sale', rule: 'highest_priority', considered: [{ mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', priority: 10, eligible: true, reason: null }] },
-    audit: [{ id: '01a20bf0-0c12-7000-8000-000000000001', at: '2026-11-24T06:10:00.000Z', user_id: '01a20bd0-1111-7222-8333-444455556666', user_name: 'ops@example.com', action: 'payment.refund', before: { status: 'settled', refunded_amount: '0.00' }, after: { status: 'settled', refunded_amount: '5.00' }, details: { stage: 'requested', trans_id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f' } }],
+    audit: [{ id: '01a20bf0-0c12-7000-8000-000000000001', at: '2026-11-24T06:10:00.000Z', user_id: '01a20bd0-1111-7222-8333-444455556666', user_name: 'ops@example.com', action: 'payment.refund', object_type: 'payment', object_id: SUMMARY_EXAMPLE.id, before: { status: 'settled', refunded_amount: '0.00' }, after: { status: 'settled', refunded_amount: '5.00' }, details: { stage: 'requested', trans_id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f' } }],
   }],
 });
 
@@ -271,7 +272,10 @@ function detailView(d: PaymentDetail): Static<typeof PaymentDetailView> {
     transactions: d.transactions.map((t) => transactionView(t, p.currency)),
     callbacks: d.callbacks.map(presentCallback),
     routing: routingView(d),
-    audit: d.audit.map((a) => ({ id: a.id, at: a.at.toISOString(), user_id: a.userId, user_name: a.userName, action: a.action, before: a.before, after: a.after, details: a.details })),
+    audit: d.audit.map((a) => ({
+      id: a.id, at: a.at.toISOString(), user_id: a.userId, user_name: a.userName, action: a.action, object_type: a.objectType, object_id: a.objectId,
+      before: a.before, after: a.after, details: a.details,
+    })),
   };
 }
 
