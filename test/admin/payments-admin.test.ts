@@ -112,6 +112,7 @@ for (const { kind, skip } of await storeKinds()) {
         assert.deepEqual(await found('status=DECLINED'), [ids.third], 'the S2S name of the status');
         assert.deepEqual(await found('currency=EUR&amount_from=15&amount_to=30.00'), [ids.third, ids.second]);
         assert.deepEqual(await found('currency=USD'), []);
+        assert.deepEqual(await found('currency=eur&amount_from=25'), [ids.third], 'currency in any case');
         assert.deepEqual(await found('method=card&channel=s2s_card'), [ids.third, ids.second, ids.first]);
         assert.deepEqual(await found('initiator=cardholder&source=ecommerce&sequence=first'), [ids.second]);
         const created = (await getPayment(t.store.db, ids.second!))!.createdAt;

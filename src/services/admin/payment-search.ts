@@ -78,19 +78,20 @@ export function parseSearch(q: SearchQuery): { search: PaymentSearch; limit: num
   }
   search.paymentId = q.payment_id;
   search.transId = q.trans_id;
-  if (q.currency !== undefined) {
-    if (isKnownCurrency(q.currency)) search.currency = q.currency;
+  const currency = q.currency?.toUpperCase();
+  if (currency !== undefined) {
+    if (isKnownCurrency(currency)) search.currency = currency;
     else bad('currency', MESSAGES.notCurrency);
   }
   for (const [key, target] of [['amount_from', 'amountFrom'], ['amount_to', 'amountTo']] as const) {
     const text = q[key];
     if (text === undefined) continue;
     // Amounts are decimals in the currency's exponent, so the currency must be known to read them.
-    if (q.currency === undefined) {
+    if (currency === undefined) {
       bad('currency', MESSAGES.blank);
       continue;
     }
-    const parsed = parseAmount(text, q.currency);
+    const parsed = parseAmount(text, currency);
     if (parsed.ok) search[target] = parsed.money.minor;
     else if (parsed.reason !== 'currency') bad(key, MESSAGES.notValid);
   }
