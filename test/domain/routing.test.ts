@@ -33,6 +33,18 @@ describe('routing decision', () => {
     }));
   });
 
+  it('gives the reason of a further rule (a MID\'s limits) and keeps its MIDs out of the eligible ones', () => {
+    const mids: RoutableMid[] = [
+      { id: 'eur-only', paymentMode: 'SMS', enabled: true, priority: 9, connector: 'sandbox-card' },
+      { id: 'any', paymentMode: 'SMS', enabled: true, priority: 1, connector: 'sandbox-card' },
+    ];
+    const limits = { reason: 'limits', allows: (m: RoutableMid) => m.id !== 'eur-only' };
+    assert.deepEqual(explainRouting(mids, 'sale', mids[1]!, available, [limits]).considered, [
+      { midId: 'any', priority: 1, eligible: true },
+      { midId: 'eur-only', priority: 9, eligible: false, reason: 'limits' },
+    ]);
+  });
+
   it('explains a DMS-only MID skipped for a sale', () => {
     const mids: RoutableMid[] = [
       { id: 'dms', paymentMode: 'DMS', enabled: true, priority: 9, connector: 'sandbox-card' },
