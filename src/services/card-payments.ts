@@ -12,8 +12,8 @@ import {
 import type { Sql } from '../store/database.ts';
 import { markSessionPaid } from '../store/sessions-repo.ts';
 import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/card-vault.ts';
-import { eligibleMids, type Intent } from '../domain/routing.ts';
-import { withinLimits } from '../domain/mid-limits.ts';
+import { eligibleMids, explainRouting, type Intent } from '../domain/routing.ts';
+import { limitRules } from '../domain/mid-limits.ts';
 import type { Money } from '../domain/money.ts';
 import { nextStatus, type PaymentEvent as StateEvent } from '../domain/payment-state.ts';
 import { cardBrandByPrefix, first6Last4, maskPan } from '../domain/card.ts';
@@ -51,7 +51,8 @@ export type PaymentStep =
 
 /** The connector of the first MID that may carry this intent (and, when given, this amount and currency). */
 export function routeMid(ctx: ServiceContext, mids: readonly Mid[], intent: Intent, money?: Money): { mid: Mid; connector: CardConnector } {
-  const takers = money ? mids.filter((m) => withinLimits(m, money)) : mids;
+  const rules = money ? limitRules(money) : [];
+  const takers = mids.filter((m) => rules.every((rule) => rule.allows(m)));
   const [mid] = eligibleMids(takers, intent, new Set(ctx.connectors.keys()));
   const connector = mid && ctx.connectors.get(mid.connector);
   if (!mid || !connector) throw new GatewayError('noEligibleMid');
@@ -139,6 +140,8 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
         first6Last4: vaulted.first6Last4,
         brand: cardBrandByPrefix(vaulted.first6Last4.slice(0, 6)) ?? 'card',
         lastTransId: transId,
+        // For the operator's view of the payment (GET /admin/v1/payments/{id}): which MID and why.
+        routing: explainRouting(input.mids, intent, mid, ctx.connectors, limitRules({ minor: payment.amount, currency: payment.currency })),
       }),
     };
     if (input.payer) patch.payer = Object.assign({}, payment.payer, input.payer);
