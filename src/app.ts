@@ -21,6 +21,7 @@ import { registerRecurringRoutes } from './channels/checkout/recurring-routes.ts
 import { registerTestClockRoutes } from './channels/sandbox/test-clock-routes.ts';
 import { registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
 import { registerApmPageRoutes } from './channels/pages/apm-routes.ts';
+import { registerConnectorRoutes } from './channels/connectors/routes.ts';
 
 export interface AppOptions {
   bodyLimit?: number;
@@ -63,6 +64,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   await registerS2sCardRoutes(app, ctx);
   await registerS2sApmRoutes(app, ctx);
   registerApmPageRoutes(app, ctx);
+  registerConnectorRoutes(app, ctx);
   registerAdminCallbackRoutes(app, ctx);
   registerAdminPaymentRoutes(app, ctx);
   return app;

@@ -13,6 +13,8 @@ import { transHashTerms, isPayout } from '../../services/callbacks/s2s-card-call
 import { s2sCard, s2sHash, s2sHashWithRawSuffix, card6_4, type Term, type UpperMode } from '../../domain/signatures.ts';
 import { GatewayError, MESSAGES, type ErrorName, type FieldError } from '../../domain/errors.ts';
 import { formatAmount, parseAmount } from '../../domain/money.ts';
+import { validateMethodParameters } from '../../domain/methods/validate.ts';
+import { CARD } from '../../domain/methods/card-sets.ts';
 import {
   AmountTransRequest, CreateScheduleRequest, Credit2CardRequest, DebitRequest, DescheduleRequest, OrderRequest, RecurringDebitRequest,
   RecurringSaleRequest, SaleRequest, ScheduleIdRequest, TransRequest, UpdateScheduleRequest,
@@ -141,16 +143,20 @@ function chainScheduleRules(f: Loose): FieldError[] {
   return [];
 }
 
+/** parameters: the card method's sets 1 to 6 (flat: parameters[name]), checked as Checkout checks parameters.card. */
+const cardParameterRules = (operation: 'purchase' | 'debit' | 'credit') => (f: Loose): FieldError[] =>
+  f.parameters === undefined ? [] : validateMethodParameters(CARD, f.parameters, { operation, canCollect: false, prefix: 'parameters' });
+
 const SALE = define<SaleRequest>({
   schema: SaleRequest,
-  rules: (f) => [...cardRules(f), ...orderAmountRules(f, f.auth === 'Y' || f.recurring_init === 'Y'), ...scheduleRules(f), ...chainScheduleRules(f)],
+  rules: (f) => [...cardRules(f), ...cardParameterRules('purchase')(f), ...orderAmountRules(f, f.auth === 'Y' || f.recurring_init === 'Y'), ...scheduleRules(f), ...chainScheduleRules(f)],
   hashes: (m, b) => [formula(m, s2sCard.f1(b.payer_email, m.password, cardTerm(b)))],
   handle: (call, b) => cardPayment(call, 'SALE', b),
 });
 
 const DEBIT = define<DebitRequest>({
   schema: DebitRequest,
-  rules: (f) => [...cardRules(f), ...orderAmountRules(f, f.recurring_init === 'Y'), ...scheduleRules(f), ...chainScheduleRules(f)],
+  rules: (f) => [...cardRules(f), ...cardParameterRules('debit')(f), ...orderAmountRules(f, f.recurring_init === 'Y'), ...scheduleRules(f), ...chainScheduleRules(f)],
   // payer_email is optional on DEBIT: an absent term is left out of the formula.
   hashes: (m, b) => [formula(m, s2sCard.f1(b.payer_email ?? '', m.password, cardTerm(b)))],
   handle: (call, b) => cardPayment(call, 'DEBIT', b),
@@ -158,7 +164,7 @@ const DEBIT = define<DebitRequest>({
 
 const CREDIT2CARD = define<Credit2CardRequest>({
   schema: Credit2CardRequest,
-  rules: (f) => [...cardRules(f, ['card_number']), ...orderAmountRules(f, false)],
+  rules: (f) => [...cardRules(f, ['card_number']), ...cardParameterRules('credit')(f), ...orderAmountRules(f, false)],
   hashes: (m, b) => [formula(m, s2sCard.f5(m.password, cardTerm(b)))],
   async handle(call, b) {
     const { ctx, merchant, mids } = call;
