@@ -20,7 +20,7 @@ import { newId } from '../domain/ids.ts';
 import type { AuthorizeRequest, CardConnector, CardData, ChallengeResult, ConnectorOutcome } from '../connectors/types.ts';
 import { unsentParameterSets } from '../domain/card-parameter-sets.ts';
 import { integrityMismatches } from '../domain/integrity.ts';
-import { holdForOperator } from '../store/payments-repo.ts';
+import { holdForOperator, needsOperatorOf } from '../store/payments-repo.ts';
 import {
   connectorNotifyUrl, connectorPayer, connectorReturnUrl, midAccess, refuseTestCardOnLiveMid, storedCardUse, usableConnectors,
 } from './connector-access.ts';
@@ -77,7 +77,7 @@ const txTypeOf = (operation: string, intent: Intent): TransactionType => (RECURR
 /** How the first write of an authorization lands: claiming a stored payment, or creating it already claimed. */
 interface AuthorizationWrite {
   /** What the step needs of the payment before it is written. */
-  subject: { id: string; operation: string; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null };
+  subject: { id: string; operation: string; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null; details?: PaymentDetails };
   /** The write is one statement, atomic without a transaction of its own when nothing is vaulted with it. */
   single: boolean;
   write(sql: Sql, patch: PaymentPatch, transaction: NewTransaction): Promise<Payment | undefined>;
@@ -104,7 +104,7 @@ export async function authorizeCard(ctx: ServiceContext, input: AuthorizeInput):
 export async function createAndAuthorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'> & { payment: NewPayment }): Promise<PaymentStep> {
   const p = input.payment;
   return authorize(ctx, input, {
-    subject: { id: p.id, operation: p.operation, amount: p.amount, currency: p.currency, payer: p.payer ?? {}, cardToken: p.cardToken ?? null },
+    subject: { id: p.id, operation: p.operation, amount: p.amount, currency: p.currency, payer: p.payer ?? {}, cardToken: p.cardToken ?? null, details: p.details },
     single: true,
     // Object.assign rather than spreads here and below, on the path of every card payment: in Node 20 each
     // property that follows a spread in an object literal is defined by a runtime call, about 0.6 µs apiece.
@@ -126,7 +126,7 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
   const { mid, connector } = routeMid(ctx, input.mids, intent, merchant);
   const access = midAccess(ctx, mid);
   if (source.kind !== 'vault') refuseTestCardOnLiveMid(connector, access, source.card.pan);
-  const parameters = (input.details?.parameters ?? undefined) as Record<string, unknown> | undefined;
+  const parameters = (input.details?.parameters ?? payment.details?.parameters ?? undefined) as Record<string, unknown> | undefined;
   // The card parameter sets the connector has no place for are recorded with the payment (and reported in logs).
   const unsent = connector.parameterSets ? unsentParameterSets(parameters, connector.parameterSets) : [];
   const now = ctx.clock.now();
@@ -229,6 +229,8 @@ export async function completeChallenge(ctx: ServiceContext, merchant: Merchant,
  */
 export async function applyNotifiedOutcome(ctx: ServiceContext, merchant: Merchant, payment: Payment, outcome: ConnectorOutcome): Promise<PaymentStep | undefined> {
   const op = payment.pendingOperation;
+  // Held for an operator (an integrity mismatch): no automated word settles it.
+  if (needsOperatorOf(payment)) return undefined;
   if (op === 'authorize' || op === 'complete') return applyOutcome(ctx, merchant, payment, payment.details.lastTransId ?? payment.id, op, intentOf(payment), outcome);
   if (op !== null || (payment.status !== '3ds' && payment.status !== 'redirect')) return undefined;
   if (outcome.kind !== 'approved' && outcome.kind !== 'declined') return undefined;

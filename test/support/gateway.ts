@@ -5,8 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { assembleGateway, type Gateway } from '../../src/gateway.ts';
 import { loadConfig } from '../../src/config.ts';
-import { keyringFromEnv } from '../../src/store/card-vault.ts';
-import { insertMerchant, insertMid, type MerchantSettings, type PaymentMode } from '../../src/store/merchants-repo.ts';
+import { keyringFromEnv, type Keyring } from '../../src/store/card-vault.ts';
+import { insertMerchant, insertMid, midCredentialsOwner, type MerchantSettings, type PaymentMode } from '../../src/store/merchants-repo.ts';
+import { sealSecret } from '../../src/store/sealed-secrets.ts';
 import { createLogger } from '../../src/logger.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { Clock } from '../../src/domain/clock.ts';
@@ -24,6 +25,8 @@ export interface TestGateway {
   store: TestStore;
   baseUrl: string;
   merchant: TestMerchant;
+  /** The vault keys of this gateway (a restarted gateway on the same store needs them). */
+  keyring: Keyring;
   /** Adds another merchant (own MIDs, settings). */
   addMerchant(opts?: MerchantOptions): Promise<TestMerchant>;
   /** POST JSON; returns status and parsed body. */
@@ -37,7 +40,9 @@ export interface MerchantOptions {
   notificationUrl?: string;
   digest?: Digest;
   settings?: MerchantSettings;
-  mids?: { paymentMode: PaymentMode; connector?: string; cardOnFileSupport?: boolean }[];
+  mids?: { paymentMode: PaymentMode; connector?: string; cardOnFileSupport?: boolean; id?: string; settings?: Record<string, unknown>; credentials?: Record<string, string> }[];
+  /** false: a merchant in live mode (never charged through the sandbox). */
+  sandbox?: boolean;
 }
 
 export interface TestGatewayOptions extends MerchantOptions {
@@ -78,9 +83,14 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
   async function addMerchant(m: MerchantOptions = {}): Promise<TestMerchant> {
     const merchant = { id: newId(), key: `key-${randomBytes(8).toString('hex')}`, password: randomBytes(16).toString('hex') };
     await store.db.transaction(async (tx) => {
-      await insertMerchant(tx, { id: merchant.id, name: 'Test Shop', key: merchant.key, password: merchant.password, sandbox: true, notificationUrl: m.notificationUrl, digest: m.digest, settings: m.settings });
+      await insertMerchant(tx, { id: merchant.id, name: 'Test Shop', key: merchant.key, password: merchant.password, sandbox: m.sandbox ?? true, notificationUrl: m.notificationUrl, digest: m.digest, settings: m.settings });
       for (const mid of m.mids ?? [{ paymentMode: 'SMS/DMS' as const }]) {
-        await insertMid(tx, { id: newId(), merchantId: merchant.id, name: `MID ${mid.paymentMode}`, connector: mid.connector ?? 'sandbox-card', paymentMode: mid.paymentMode, cardOnFileSupport: mid.cardOnFileSupport ?? false });
+        const id = mid.id ?? newId();
+        await insertMid(tx, {
+          id, merchantId: merchant.id, name: `MID ${mid.paymentMode}`, connector: mid.connector ?? 'sandbox-card', paymentMode: mid.paymentMode,
+          cardOnFileSupport: mid.cardOnFileSupport ?? false, settings: mid.settings ?? {},
+          sealedCredentials: mid.credentials ? sealSecret(keyring, mid.credentials, midCredentialsOwner(id)) : null,
+        });
       }
     });
     return merchant;
@@ -103,6 +113,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
     store,
     baseUrl: address,
     merchant,
+    keyring,
     addMerchant,
     postJson: (path, body, headers = {}) =>
       request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }),

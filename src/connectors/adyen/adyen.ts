@@ -22,7 +22,7 @@ import type { CardParameterSet } from '../../domain/card-parameter-sets.ts';
 
 export const AdyenSettings = Type.Object({
   /** https://checkout-test.adyen.com/v71, or the live prefix URL Adyen gives the account. */
-  baseUrl: Type.String({ format: 'uri', maxLength: 2048 }),
+  baseUrl: Type.String({ pattern: '^https?://', maxLength: 2048 }),
   merchantAccount: Type.String({ minLength: 1, maxLength: 255 }),
   environment: Type.Union([Type.Literal('test'), Type.Literal('live')]),
   timeoutMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 120_000 })),

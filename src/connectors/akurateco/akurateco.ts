@@ -24,7 +24,7 @@ import type { CardParameterSet } from '../../domain/card-parameter-sets.ts';
 
 export const AkuratecoSettings = Type.Object({
   /** The upstream's S2S CARD endpoint, e.g. https://api.upstream.example/post. */
-  endpoint: Type.String({ format: 'uri', maxLength: 2048 }),
+  endpoint: Type.String({ pattern: '^https?://', maxLength: 2048 }),
   /** A live MID moves real money: the sandbox test cards are refused on it. */
   live: Type.Optional(Type.Boolean()),
   timeoutMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 120_000 })),
