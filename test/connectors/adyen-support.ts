@@ -84,3 +84,89 @@ export class ReplayPort implements HttpPort {
     return { status: a.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(a.body) };
   }
 }
+
+export interface AdyenMock {
+  /** The base URL a MID uses (the scenario proxy in front of prism). */
+  url: string;
+  /** Which named example prism answers a path with (Adyen's test engine is chosen by card; the mock by example). */
+  scenario: Map<string, string>;
+  /** Requests prism refused as not matching the description (it runs with --errors). */
+  refused: { path: string; status: number; body: string }[];
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The reason the mock cannot run, or false. */
+export function prismUnavailable(): string | false {
+  if (adyenUnavailable) return adyenUnavailable;
+  const bin = path.resolve(here, '../../node_modules/@stoplight/prism-cli/dist/index.js');
+  return existsSync(bin) ? false : '@stoplight/prism-cli is not installed (npm ci): Adyen mock tests skipped';
+}
+
+/**
+ * Prism 5.14.2 serving CheckoutService-v71.json on loopback (a child process, on a free port), with --errors so a
+ * request that does not match the description is refused, behind a proxy that picks the named example to answer.
+ */
+export async function startAdyenMock(): Promise<AdyenMock> {
+  const { spawn } = await import('node:child_process');
+  const { createServer, request } = await import('node:http');
+  const port = await freePort();
+  const bin = path.resolve(here, '../../node_modules/@stoplight/prism-cli/dist/index.js');
+  const child = spawn(process.execPath, [bin, 'mock', '-h', '127.0.0.1', '-p', String(port), '--errors', '-v', 'warn', CHECKOUT], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => { output += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => { output += c.toString(); });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const up = await fetch(`http://127.0.0.1:${port}/payments`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }).then(() => true, () => false);
+    if (up) break;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill();
+      throw new Error(`prism did not start: ${output.slice(-2000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const scenario = new Map<string, string>();
+  const refused: AdyenMock['refused'] = [];
+  const proxy = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const pathName = new URL(req.url ?? '/', 'http://x').pathname;
+      const key = [...scenario.keys()].find((k) => pathName.endsWith(k));
+      const headers = { ...req.headers, host: `127.0.0.1:${port}`, ...(key ? { prefer: `example=${scenario.get(key)}` } : {}) };
+      const out = request(`http://127.0.0.1:${port}${req.url}`, { method: req.method, headers }, (answer) => {
+        const parts: Buffer[] = [];
+        answer.on('data', (c: Buffer) => parts.push(c));
+        answer.on('end', () => {
+          const body = Buffer.concat(parts);
+          if ((answer.statusCode ?? 0) >= 400) refused.push({ path: pathName, status: answer.statusCode ?? 0, body: body.toString() });
+          res.writeHead(answer.statusCode ?? 502, { 'content-type': answer.headers['content-type'] ?? 'application/json' }).end(body);
+        });
+      });
+      out.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as { port: number }).port}`,
+    scenario,
+    refused,
+    close: async () => {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      child.kill();
+    },
+  };
+}
