@@ -9,7 +9,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type {
   AuthorizeRequest, CardConnector, ChallengeResult, ConnectorOutcome, ConnectorState, FollowUpOutcome, FollowUpRequest, InboundRequest,
   InquiryRequest, MidAccess, NotificationEvent, NotificationPort, PayerPage, Reported,
@@ -34,6 +34,9 @@ export const AdyenCredentials = Type.Object({
   hmacKey: Type.String({ pattern: '^[0-9A-Fa-f]+$' }),
 }, { additionalProperties: false });
 
+/** Compiled once: the settings are checked on every call. */
+const SETTINGS_CHECK = TypeCompiler.Compile(AdyenSettings);
+
 type Settings = Static<typeof AdyenSettings>;
 type Json = Record<string, unknown>;
 
@@ -42,7 +45,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 const obj = (v: unknown): Json | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined);
 
 function settingsOf(mid: MidAccess | undefined): Settings {
-  if (!mid || !Value.Check(AdyenSettings, mid.settings)) throw new Error('adyen: the MID settings are incomplete');
+  if (!mid || !SETTINGS_CHECK.Check(mid.settings)) throw new Error('adyen: the MID settings are incomplete');
   return mid.settings as Settings;
 }
 

@@ -9,7 +9,7 @@
  * resolved by GET_TRANS_STATUS (or GET_TRANS_STATUS_BY_ORDER when the upstream's trans_id was never learnt).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type {
   AuthorizeRequest, CardConnector, ChallengeResult, ConnectorOutcome, ConnectorState, FollowUpOutcome, FollowUpRequest, InboundRequest,
   InquiryRequest, MidAccess, NotificationEvent, NotificationPort, NotifiedPayment, PayerPage, Reported,
@@ -35,6 +35,9 @@ export const AkuratecoCredentials = Type.Object({
   password: Type.String({ minLength: 1, maxLength: 255 }),
 }, { additionalProperties: false });
 
+/** Compiled once: the settings are checked on every call. */
+const SETTINGS_CHECK = TypeCompiler.Compile(AkuratecoSettings);
+
 type Settings = Static<typeof AkuratecoSettings>;
 type Answer = Record<string, unknown>;
 
@@ -50,7 +53,7 @@ const APPROVED_STATUSES: Readonly<Record<'sale' | 'auth' | 'payout', ReadonlySet
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 function settingsOf(mid: MidAccess | undefined): Settings {
-  if (!mid || !Value.Check(AkuratecoSettings, mid.settings)) throw new Error('akurateco: the MID settings are incomplete');
+  if (!mid || !SETTINGS_CHECK.Check(mid.settings)) throw new Error('akurateco: the MID settings are incomplete');
   return mid.settings as Settings;
 }
 
