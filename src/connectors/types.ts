@@ -119,7 +119,11 @@ export interface DeclineCode {
 }
 
 export type ConnectorOutcome =
-  | { kind: 'approved'; reference: string; rrn?: string; approvalCode?: string; threeDs?: ThreeDsAttributes; reported?: Reported }
+  | {
+    kind: 'approved'; reference: string; rrn?: string; approvalCode?: string; threeDs?: ThreeDsAttributes; reported?: Reported;
+    /** The acquirer's reference for later merchant-initiated charges on this card (its chain, its network id). */
+    storedCardReference?: string;
+  }
   | { kind: 'declined'; reason: string; reference?: string; threeDs?: ThreeDsAttributes; reported?: Reported; error?: DeclineCode }
   /** The payer must pass a 3-D Secure challenge at the ACS (`page`: the acquirer's own; absent: the sandbox ACS). */
   | { kind: 'challenge'; state: ConnectorState; threeDs: Partial<ThreeDsAttributes>; page?: PayerPage }

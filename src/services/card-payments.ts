@@ -326,6 +326,7 @@ function planOutcome(payment: Payment, intent: Intent, outcome: Exclude<Connecto
         capturedAmount: intent === 'auth' ? 0n : payment.amount,
         details: { connectorRef: outcome.reference, rrn: outcome.rrn, approvalCode: outcome.approvalCode },
       };
+      if (outcome.storedCardReference) patch.details = Object.assign({}, patch.details, { storedCardReference: outcome.storedCardReference });
       if (outcome.threeDs) patch.threeDs = outcome.threeDs;
       return { step: 'final', patch, txStatus: 'success', txDetails: { reference: outcome.reference }, notify: { type: finalType } };
     }

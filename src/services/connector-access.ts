@@ -51,9 +51,10 @@ export function connectorPayer(p: Payment['payer']): ConnectorPayer {
 }
 
 export function storedCardUse(p: Payment): StoredCardUse | undefined {
+  const ref = typeof p.details.storedCardReference === 'string' ? { networkReference: p.details.storedCardReference } : {};
   const cof = p.details.cof as StoredCardUse | undefined;
-  if (cof) return cof;
-  if (p.details.merchantInitiated === true) return { initiator: 'merchant', source: 'recurring', sequence: 'subsequent' };
+  if (cof) return { ...cof, ...ref };
+  if (p.details.merchantInitiated === true) return { initiator: 'merchant', source: 'recurring', sequence: 'subsequent', ...ref };
   return undefined;
 }
 

@@ -9,6 +9,7 @@ import { storeKinds } from '../support/stores.ts';
 import { CARD, EMAIL, f2, followUp, sale, startListener, type Listener } from '../s2s-card/support.ts';
 import { startChain, upstreamPayments, ourPayment, waitUntil, type Chain } from './support.ts';
 import { listTransactions } from '../../src/store/payments-repo.ts';
+import { recurringSale } from '../recurring/support.ts';
 
 const callbacksFor = (l: Listener, transId: string) => l.received.filter((r) => r.fields.trans_id === transId).map((r) => r.fields);
 
@@ -97,6 +98,18 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(refundCallback.amount, '8.00');
       const status = await followUp(chain.ours, 'GET_TRANS_STATUS', id);
       assert.equal(status.body.status, 'REFUND');
+    });
+
+    it('recurring: the first SALE starts a chain upstream too; RECURRING_SALE charges it there', async () => {
+      const first = await sale(chain.ours, { recurring_init: 'Y' });
+      assert.equal(first.body.result, 'SUCCESS', first.text);
+      const [upFirst] = await upstreamPayments(chain, first.body.trans_id);
+      assert.equal(upFirst!.details.recurringInit, true);
+      const charge = await recurringSale(chain.ours, { initId: first.body.trans_id, token: first.body.recurring_token });
+      assert.equal(charge.body.result, 'SUCCESS', charge.text);
+      const [upCharge] = await upstreamPayments(chain, charge.body.trans_id);
+      assert.equal(upCharge!.operation, 'recurring', 'charged upstream by RECURRING_SALE on the upstream chain');
+      assert.equal(upCharge!.details.recurring_init_trans_id, upFirst!.id);
     });
 
     it('a forged upstream callback is refused (401) and changes nothing', async () => {

@@ -202,7 +202,12 @@ export class AdyenConnector implements CardConnector {
     const reported = reportedOf(r);
     switch (r.resultCode) {
       case 'Authorised':
-        return psp ? { kind: 'approved', reference: psp, reported, ...(str(obj(r.additionalData)?.authCode) ? { approvalCode: str(obj(r.additionalData)?.authCode) } : {}) } : { kind: 'pending', reason: 'Authorised without pspReference' };
+      {
+        if (!psp) return { kind: 'pending', reason: 'Authorised without pspReference' };
+        const extra = obj(r.additionalData) ?? {};
+        const networkRef = str(extra.networkTxReference);
+        return { kind: 'approved', reference: psp, reported, ...(str(extra.authCode) ? { approvalCode: str(extra.authCode) } : {}), ...(networkRef ? { storedCardReference: networkRef } : {}) };
+      }
       case 'Refused':
       case 'Cancelled':
       case 'Error':

@@ -96,6 +96,17 @@ function reported(a: Answer, currencyHint: string): Reported {
   return out;
 }
 
+/** The upstream's recurring chain of an approved first payment, as the reference later charges name. */
+function chainOf(a: Answer, transId: string): { storedCardReference?: string } {
+  const token = str(a.recurring_token);
+  return token ? { storedCardReference: `${transId}:${token}` } : {};
+}
+
+function upstreamChain(reference: string | undefined): { firstTransId: string; token: string } | undefined {
+  const [firstTransId, token] = (reference ?? '').split(':');
+  return firstTransId && token ? { firstTransId, token } : undefined;
+}
+
 export class AkuratecoConnector implements CardConnector {
   readonly name = 'akurateco';
   readonly settingsSchema = AkuratecoSettings;
@@ -168,11 +179,26 @@ export class AkuratecoConnector implements CardConnector {
       for (const [k, v] of payerFields) if (v) f.set(k, v);
       if (req.returnUrl) f.set('term_url_3ds', req.returnUrl);
       if (req.intent === 'auth') f.set('auth', 'Y');
+      // A card stored by this payment starts a recurring chain upstream too: later charges use it (RECURRING_SALE).
+      if (req.storedCard?.sequence === 'first') f.set('recurring_init', 'Y');
       if (req.storedCard?.initiator === 'merchant') f.set('payer_present', 'N');
     }
     if (req.notifyUrl) f.set('callback_url', req.notifyUrl);
     flatten(req.parameters, 'parameters', f);
     f.set('hash', this.hash(payout ? s2sCard.f5(password, card6_4(req.card.pan)) : s2sCard.f1(email, password, card6_4(req.card.pan))));
+    return f;
+  }
+
+  /** A merchant-initiated charge on the upstream's chain ("first trans_id:recurring_token"), with Formula 1. */
+  private recurringFields(req: AuthorizeRequest, mid: MidAccess, chain: { firstTransId: string; token: string }): URLSearchParams {
+    const { clientKey, password } = credentialsOf(mid);
+    const f = new URLSearchParams({
+      action: 'RECURRING_SALE', client_key: clientKey, order_id: req.paymentId, order_amount: formatAmount(req.amount, req.currency),
+      order_description: req.description ?? req.orderId ?? req.paymentId, recurring_first_trans_id: chain.firstTransId, recurring_token: chain.token,
+    });
+    if (req.intent === 'auth') f.set('auth', 'Y');
+    if (req.notifyUrl) f.set('callback_url', req.notifyUrl);
+    f.set('hash', this.hash(s2sCard.f1(req.payer?.email ?? '', password, card6_4(req.card.pan))));
     return f;
   }
 
@@ -193,7 +219,7 @@ export class AkuratecoConnector implements CardConnector {
       case 'SUCCESS':
         if (!transId) return { kind: 'pending', reason: 'Upstream answered without trans_id' };
         return APPROVED_STATUSES[req.intent].has(String(a.status))
-          ? { kind: 'approved', reference: transId, reported: reported(a, req.currency) }
+          ? { kind: 'approved', reference: transId, reported: reported(a, req.currency), ...chainOf(a, transId) }
           : { kind: 'pending', reason: `Upstream status ${String(a.status)}`, reference: transId };
       case 'DECLINED':
         return declinedOutcome(classify(AKURATECO_ERRORS, undefined, str(a.decline_reason) ?? 'Declined by processing'), { reference: transId, reported: reported(a, req.currency) });
@@ -215,7 +241,7 @@ export class AkuratecoConnector implements CardConnector {
     const transId = str(a.trans_id) ?? '';
     if (a.result === 'ERROR') return { kind: 'pending', reason: `Upstream status lookup refused: ${str(a.error_message) ?? ''}` };
     const status = String(a.status);
-    if (APPROVED_STATUSES[intent].has(status)) return { kind: 'approved', reference: transId, reported: reported(a, currency) };
+    if (APPROVED_STATUSES[intent].has(status)) return { kind: 'approved', reference: transId, reported: reported(a, currency), ...chainOf(a, transId) };
     if (status === 'DECLINED') return declinedOutcome(classify(AKURATECO_ERRORS, undefined, str(a.decline_reason) ?? 'Declined by processing'), { reference: transId, reported: reported(a, currency) });
     return { kind: 'pending', reason: `Upstream status ${status}`, reference: transId };
   }
@@ -233,7 +259,9 @@ export class AkuratecoConnector implements CardConnector {
 
   async authorize(req: AuthorizeRequest, mid?: MidAccess): Promise<ConnectorOutcome> {
     if (!mid) throw new Error('akurateco: no MID');
-    const answer = await this.post(mid, this.saleFields(req, mid), req.idempotencyKey);
+    const chain = upstreamChain(req.storedCard?.initiator === 'merchant' ? req.storedCard.networkReference : undefined);
+    const fields = chain && req.intent !== 'payout' ? this.recurringFields(req, mid, chain) : this.saleFields(req, mid);
+    const answer = await this.post(mid, fields, req.idempotencyKey);
     return this.saleOutcome(answer, { intent: req.intent, currency: req.currency, payerEmail: req.payer?.email ?? '', first6Last4: card6_4(req.card.pan) });
   }
 
