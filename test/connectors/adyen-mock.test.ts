@@ -13,6 +13,11 @@ import { ourPayment, waitUntil } from './support.ts';
 import { example, prismUnavailable, startAdyenMock, webhookExample, type AdyenMock } from './adyen-support.ts';
 import { hmacSignature } from '../../src/connectors/adyen/adyen.ts';
 import { needsOperatorOf } from '../../src/store/payments-repo.ts';
+import type { CardConnector } from '../../src/connectors/types.ts';
+import { PaymentRecheck } from '../../src/workers/payment-recheck.ts';
+import { assembleGateway, type Gateway } from '../../src/gateway.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
 
 const HMAC_KEY = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056';
 const unavailable = prismUnavailable();
@@ -22,6 +27,7 @@ for (const { kind, skip } of await storeKinds()) {
     let mock: AdyenMock;
     let gw: TestGateway;
     let callbacks: Listener;
+    let restarted: Gateway | undefined;
     const midId = crypto.randomUUID();
     before(async () => {
       mock = await startAdyenMock();
@@ -32,6 +38,7 @@ for (const { kind, skip } of await storeKinds()) {
       });
     });
     after(async () => {
+      await restarted?.close();
       await gw?.close();
       await callbacks?.close();
       await mock?.close();
@@ -112,6 +119,43 @@ for (const { kind, skip } of await storeKinds()) {
       const flag = needsOperatorOf(p) as unknown as { reason: string; mismatches: unknown[] };
       assert.equal(flag.reason, 'integrity');
       assert.deepEqual(flag.mismatches, [{ field: 'reference', expected: p.id, reported: 'string' }]);
+    });
+
+    it('crash after Adyen authorised, before our write: the re-check has nothing to ask (no status lookup at Adyen), the AUTHORISATION webhook settles it after the restart, one callback', async () => {
+      mock.scenario.set('/payments', 'on-demand-top-up-visa');
+      const connectors = gw.gateway.ctx.connectors as Map<string, CardConnector>;
+      const real = connectors.get('adyen')!;
+      const dying: CardConnector = Object.create(real) as CardConnector;
+      Object.defineProperty(dying, 'authorize', { value: async (...args: Parameters<CardConnector['authorize']>) => {
+        await real.authorize(...args);
+        throw new Error('process killed');
+      } });
+      connectors.set('adyen', dying);
+      const res = await sale(gw, { order_amount: '1.99' });
+      connectors.set('adyen', real);
+      const id = res.body.trans_id as string;
+      assert.equal((await ourPayment(gw, id)).pendingOperation, 'authorize');
+      await gw.gateway.close();
+      const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0' };
+      restarted = await assembleGateway({ config, db: gw.store.db, keyring: gw.keyring, logger: createLogger('silent'), dispatcher: { pollMs: 50, timeoutMs: 2000 } });
+      const address = await restarted.app.listen({ port: 0, host: '127.0.0.1' });
+      (restarted.ctx as { baseUrl: string }).baseUrl = address;
+      restarted.startWorkers();
+      // The rest of this suite talks to the restarted gateway.
+      gw = { ...gw, gateway: restarted, baseUrl: address };
+      const ctx = restarted.ctx;
+      assert.equal(await new PaymentRecheck(ctx, { staleAfterMs: 0 }).runOnce(), 0, 'inquire answers nothing: never guessed');
+      assert.equal((await ourPayment(gw, id)).pendingOperation, 'authorize');
+      const hook = await webhook('post-AUTHORISATION-authorisation', id, '', HMAC_KEY, { pspReference: '993617895204576J', amount: { currency: 'USD', value: 199 } });
+      assert.equal(hook.status, 200);
+      const p = await ourPayment(gw, id);
+      assert.equal(p.status, 'settled');
+      assert.equal(p.details.connectorRef, '993617895204576J');
+      await waitUntil('the SALE callback', async () => callbacks.received.find((c) => c.fields.trans_id === id)?.fields);
+      // Adyen retries a webhook until [accepted]: the same one again changes nothing.
+      assert.equal((await webhook('post-AUTHORISATION-authorisation', id, '', HMAC_KEY, { pspReference: '993617895204576J', amount: { currency: 'USD', value: 199 } })).status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(callbacks.received.filter((c) => c.fields.trans_id === id).length, 1, 'exactly one final callback');
     });
 
     it('the mock refused none of our requests (every one matched the description)', () => {
