@@ -23,7 +23,10 @@ const schema = `bench_${role}_${randomBytes(4).toString('hex')}`;
 async function main() {
   const db = await openPostgres({ url, schema, max: 20 });
   const keyring = keyringFromEnv(undefined, () => randomBytes(32));
-  const gateway = await assembleGateway({ config: { ...loadConfig({}), port: 0 }, db, keyring, logger: createLogger('silent') });
+  const config = { ...loadConfig({}), port: 0 };
+  // Our gateway's notification endpoint is on loopback here: the upstream must accept it as a callback_url.
+  if (role === 'upstream') config.callbackAllowedPrivateHosts = ['127.0.0.1'];
+  const gateway = await assembleGateway({ config, db, keyring, logger: createLogger('silent') });
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   (gateway.ctx as { baseUrl: string }).baseUrl = address;
   const merchant = { id: newId(), key: `bench-${role}`, password: `bench-${role}-password` };
