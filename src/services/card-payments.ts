@@ -125,7 +125,11 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
   const payment = target.subject;
   const { mid, connector } = routeMid(ctx, input.mids, intent, merchant);
   const access = midAccess(ctx, mid);
-  if (source.kind !== 'vault') refuseTestCardOnLiveMid(connector, access, source.card.pan);
+  // Before anything is written: a live MID refuses the sandbox test cards (a stored card is looked at only then).
+  if (connector.isLive?.(access) === true) {
+    const pan = source.kind === 'vault' ? (await loadCard(ctx.db, ctx.keyring, source.vaultId))?.pan() : source.card.pan;
+    if (pan) refuseTestCardOnLiveMid(connector, access, pan);
+  }
   const parameters = (input.details?.parameters ?? payment.details?.parameters ?? undefined) as Record<string, unknown> | undefined;
   // The card parameter sets the connector has no place for are recorded with the payment (and reported in logs).
   const unsent = connector.parameterSets ? unsentParameterSets(parameters, connector.parameterSets) : [];
@@ -157,7 +161,6 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
   const cardData: CardData = source.kind !== 'vault'
     ? source.card
     : { pan: (await loadCard(ctx.db, ctx.keyring, card.id))?.pan() ?? '', expMonth: card.expMonth, expYear: card.expYear, cvv: source.cvv, holder: card.holder ?? undefined };
-  if (source.kind === 'vault') refuseTestCardOnLiveMid(connector, access, cardData.pan);
   const request: AuthorizeRequest = {
     paymentId: payment.id, intent, amount: payment.amount, currency: payment.currency, card: cardData, payerIp: claimed.payer.ip,
     browser: connectorBrowser(claimed.details.browser),
