@@ -50,6 +50,8 @@ export const ERRORS = {
   sessionOperationMismatch: { http: 400, code: '100000', message: 'operation: The session operation does not match this endpoint.' },
   notFound: { http: 404, code: '100000', message: 'Not found.' },
   notificationSignatureInvalid: { http: 401, code: '100000', message: 'Notification signature is not valid.' },
+  // Admin: resolving a payment that has no operation waiting for an operator (or one resolved a moment ago).
+  nothingToResolve: { http: 409, code: '100000', message: 'Payment has no operation waiting for an operator.' },
   adminUnauthorized: { http: 401, code: '100000', message: 'Authorization: Operator token is not valid.' },
   adminForbidden: { http: 403, code: '100000', message: 'Authorization: Your role does not permit this action.' },
   payloadTooLarge: { http: 413, code: '100000', message: 'Request data is invalid.' },
