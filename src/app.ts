@@ -10,6 +10,7 @@ import { parseForm } from './channels/form.ts';
 import { installErrorHandling } from './channels/error-handler.ts';
 import { installIdempotency } from './channels/idempotency.ts';
 import { installMetrics } from './channels/metrics.ts';
+import { registerOperationsRoutes } from './channels/operations.ts';
 import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts';
 import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
@@ -38,7 +39,8 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
     genReqId: () => randomUUID(),
     trustProxy: true,
-    return503OnClosing: true,
+    // A closing node answers 503 itself, in the D3 shape (channels/operations.ts).
+    return503OnClosing: false,
     // Long path segments (ids, tokens) reach the routes, which answer them with D3 bodies, not a bare 414.
     routerOptions: { maxParamLength: 1024 },
   });
@@ -49,11 +51,11 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
     openapi: {
       info: { title: 'Portcullis payment gateway', version: '0.1.0', description: 'Hosted Checkout, S2S CARD and S2S APM, wire-compatible with the Akurateco platform family.' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      tags: [{ name: 'Checkout' }, { name: 'Hosted pages' }, { name: 'S2S CARD' }, { name: 'S2S APM' }, { name: 'Admin' }, { name: 'Sandbox' }],
+      tags: [{ name: 'Checkout' }, { name: 'Hosted pages' }, { name: 'S2S CARD' }, { name: 'S2S APM' }, { name: 'Admin' }, { name: 'Sandbox' }, { name: 'Operations' }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  registerOperationsRoutes(app, ctx);
   installIdempotency(app, ctx);
   installMetrics(app);
   registerCheckoutRoutes(app, ctx);

@@ -28,6 +28,10 @@ export interface Config {
   runner: { lanes?: number; batchSize?: number; leaseMs?: number };
   /** How long a vaulted card nothing references is kept before the vault sweeper deletes it. */
   vaultRetentionMinutes: number;
+  /** A streaming replica for status lookups (read-your-writes kept: src/store/replica.ts). */
+  databaseReplicaUrl?: string;
+  /** Longest wait on SIGTERM for requests and worker passes in flight before the process exits anyway. */
+  shutdownTimeoutMs: number;
 }
 
 /**
@@ -78,5 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseMs: optionalInt(env.RUNNER_LEASE_MS, 'RUNNER_LEASE_MS'),
     },
     vaultRetentionMinutes: intAtLeast(env.VAULT_RETENTION_MINUTES, DEFAULT_VAULT_RETENTION_MINUTES, MIN_VAULT_RETENTION_MINUTES, 'VAULT_RETENTION_MINUTES'),
+    databaseReplicaUrl: env.DATABASE_REPLICA_URL || undefined,
+    shutdownTimeoutMs: intFrom(env.SHUTDOWN_TIMEOUT_MS, 30_000, 'SHUTDOWN_TIMEOUT_MS'),
   };
 }

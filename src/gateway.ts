@@ -102,9 +102,10 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
       runner.start();
       sweeper.start();
     },
+    /** Drains HTTP and workers side by side: workers stop claiming and settle what they hold. */
     async close() {
-      await app.close();
-      if (started) await Promise.all([dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop()]);
+      const workers = started ? [dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop()] : [];
+      await Promise.all([app.close(), ...workers]);
     },
   };
 }

@@ -18,14 +18,36 @@ async function main(): Promise<void> {
   if (config.workers) gateway.startWorkers();
   printWelcome(config.baseUrl, config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`, demo, loaded.adminToken ? undefined : config.adminToken);
 
+  let stopping = false;
+  /**
+   * Graceful stop: the listener closes (a balancer's next connection goes elsewhere; requests arriving on
+   * kept-alive connections get a D3 503 with `Connection: close`), requests in flight finish, workers claim no
+   * more and finish or give back what they hold, then the store closes. A second signal, or a drain longer
+   * than SHUTDOWN_TIMEOUT_MS, exits at once: what is left in flight is resolved by any node's workers.
+   */
   const shutdown = async (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    await gateway.close();
-    await db.close();
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining requests and workers');
+    setTimeout(() => {
+      logger.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
+    try {
+      await gateway.close();
+      await db.close();
+    } catch (err) {
+      logger.error({ err: (err as Error).message }, 'shutdown failed');
+      process.exit(1);
+    }
+    logger.info('stopped');
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
 function printWelcome(baseUrl: string, store: string, demo: Awaited<ReturnType<typeof ensureDemoMerchant>>, generatedAdminToken?: string): void {

@@ -53,6 +53,8 @@ export const ERRORS = {
   payloadTooLarge: { http: 413, code: '100000', message: 'Request data is invalid.' },
   unsupportedMediaType: { http: 415, code: '100000', message: 'Request data is invalid.' },
   internal: { http: 500, code: '100000', message: 'Internal error.' },
+  // The store cannot be reached (a database failover, a network cut): nothing was decided, the client may retry.
+  unavailable: { http: 503, code: '100000', message: 'Service temporarily unavailable.' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorName = keyof typeof ERRORS;

@@ -191,7 +191,7 @@ for (const { kind, skip } of await storeKinds()) {
         receiver.answer = () => ({ status: 204 });
         const id = await enqueue({ paymentId: 'pay-1' });
         const summary = await dispatcher().runOnce();
-        const expected = { claimed: 1, delivered: 1, retried: 0, failed: 0, deferred: 0, leaseLost: 0, errors: 0 };
+        const expected = { claimed: 1, delivered: 1, retried: 0, failed: 0, deferred: 0, leaseLost: 0, released: 0, errors: 0 };
         assert.deepEqual(summary, expected);
         const cb = await callback(id);
         assert.equal(cb.status, 'delivered');
