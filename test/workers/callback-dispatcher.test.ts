@@ -413,6 +413,34 @@ for (const { kind, skip } of await storeKinds()) {
         for (const id of ids) assert.equal(counts.get(id), 1, `callback ${id} received once`);
       });
 
+      it('a stopping dispatcher finishes the POST it started and gives the rest of its batch back at once', async () => {
+        let answerFirst: (r: Response) => void = () => undefined;
+        const posted: string[] = [];
+        const stopping = dispatcher({
+          concurrency: 1,
+          leaseMs: 10 * MINUTE,
+          fetchImpl: (_url, init) => {
+            posted.push(String((init?.headers as Record<string, string>)['x-callback-id']));
+            return new Promise<Response>((resolve) => (answerFirst = resolve));
+          },
+        });
+        const ids = [await enqueue(), await enqueue(), await enqueue()];
+        stopping.start();
+        await waitFor(() => posted.length === 1);
+        const stopped = stopping.stop();
+        answerFirst(new Response('', { status: 200 }));
+        await stopped;
+        assert.equal(posted.length, 1, 'nothing new is started once stopping');
+        const states = await Promise.all(ids.map((id) => callback(id)));
+        assert.deepEqual(states.map((c) => c.status).sort(), ['delivered', 'pending', 'pending']);
+        for (const c of states.filter((c) => c.status === 'pending')) {
+          assert.equal(c.attempts, 0, 'given back untried');
+          assert.equal(c.lockedUntil, null, 'no lease left to expire');
+        }
+        // Another node takes them at once, without waiting out a lease.
+        assert.equal((await dispatcher().runOnce()).delivered, 2);
+      });
+
       it('claims by two dispatchers at the same instant never overlap', async () => {
         await Promise.all(Array.from({ length: 30 }, (_, i) => enqueue({ fields: sampleFields(i) })));
         const claim = () => claimDue(db, { now: clock.now(), limit: 20, lockMs: MINUTE });
