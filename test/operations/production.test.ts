@@ -119,14 +119,14 @@ for (const { kind, skip } of kinds) {
       const first = await fetch(`${gw.baseUrl}/post`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: form(signedSale(gw.merchant, saleFields())),
+        body: form(signedSale({ id: 'demo', ...gw.merchant }, saleFields())),
       });
       const sale = (await first.json()) as { trans_id: string; status: string };
       assert.equal(sale.status, 'SETTLED');
       await eventually(async () => held.length === 1, 15_000, 'the callback reaching the merchant');
 
       const slowFields = saleFields();
-      const slow = startSlowRequest(gw.port, form(signedSale(gw.merchant, slowFields)));
+      const slow = startSlowRequest(gw.port, form(signedSale({ id: 'demo', ...gw.merchant }, slowFields)));
       await new Promise((r) => setTimeout(r, 200));
       gw.kill('SIGTERM');
       await eventually(() => refused(gw.port), 10_000, 'the listener closing');

@@ -46,6 +46,8 @@ export interface TestGatewayOptions extends MerchantOptions {
   workers?: boolean;
   /** Operator token of the admin API. */
   adminToken?: string;
+  /** A store opened by the test (e.g. through a proxy it controls); default: a fresh one of the kind. */
+  store?: TestStore;
 }
 
 function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLSearchParams()): URLSearchParams {
@@ -59,7 +61,7 @@ function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLS
 }
 
 export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions = {}): Promise<TestGateway> {
-  const store = await openTestStore(kind);
+  const store = opts.store ?? (await openTestStore(kind));
   const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken };
   const keyring = keyringFromEnv(undefined, () => randomBytes(32));
   const gateway = await assembleGateway({
