@@ -117,3 +117,51 @@ for (const { kind, skip } of kinds) {
     }
   });
 }
+
+for (const { kind, skip } of kinds) {
+  const reason = kind === 'pglite' ? 'the embedded store runs in the process: it has no connection to lose' : skip;
+  describe(`what the store retries (${kind})`, { skip: reason }, () => {
+    let proxy: TcpProxy;
+    let store: TestStore;
+
+    before(async () => {
+      const target = new URL(TEST_DATABASE_URL);
+      proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      store = await storeThrough(proxy);
+      await store.db.query('CREATE TABLE writes (id serial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())');
+    });
+
+    after(async () => {
+      await proxy.restore().catch(() => undefined);
+      await store?.dispose();
+      await proxy?.close();
+    });
+
+    test('a connection refused for a moment is retried: nothing was sent', async () => {
+      await proxy.cut('refuse');
+      const pending = store.db.query<{ one: number }>('SELECT 1 AS one');
+      await new Promise((r) => setTimeout(r, 300));
+      await proxy.restore();
+      assert.deepEqual(await pending, [{ one: 1 }]);
+    });
+
+    test('a write whose connection dies under it is reported, never sent again', async () => {
+      const write = store.db.query('INSERT INTO writes (at) SELECT now() FROM pg_sleep(0.5)');
+      await new Promise((r) => setTimeout(r, 200));
+      await proxy.cut('refuse');
+      await proxy.restore();
+      await assert.rejects(write, (err: Error) => err.name === 'StoreUnavailableError');
+      await new Promise((r) => setTimeout(r, 600));
+      const [row] = await store.db.query<{ n: string }>('SELECT count(*)::text AS n FROM writes');
+      assert.ok(Number(row!.n) <= 1, `the write ran ${row!.n} times`);
+    });
+
+    test('a lone SELECT whose connection dies under it is read again', async () => {
+      const read = store.db.query<{ one: number }>('SELECT 1 AS one FROM pg_sleep(0.5)');
+      await new Promise((r) => setTimeout(r, 200));
+      await proxy.cut('refuse');
+      await proxy.restore();
+      assert.deepEqual(await read, [{ one: 1 }]);
+    });
+  });
+}
