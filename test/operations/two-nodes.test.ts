@@ -83,7 +83,7 @@ for (const { kind, skip } of kinds) {
         keyring: a.gateway.ctx.keyring,
         logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
         dispatcher: { pollMs: 50, timeoutMs: 2000 },
-        runner: { pollMs: 100 },
+        runner: { pollMs: 100, batchSize: 4 },
       });
       bUrl = await b.app.listen({ port: 0, host: '127.0.0.1' });
       for (const node of [a.gateway, b]) (node.ctx.connectors as Map<string, CardConnector>).set(connector.name, connector);
@@ -106,8 +106,8 @@ for (const { kind, skip } of kinds) {
       const { scheduleId } = await seedChains(a, CHAINS, today, { interval_length: '1', interval_unit: 'month', payments_count: '1' });
       const onB = { ...a, baseUrl: bUrl, postForm: (path: string, fields: Record<string, unknown>) => postFormTo(bUrl, path, fields) };
       const work = [countWork(a.gateway), countWork(b)];
-      a.gateway.startWorkers();
       b.startWorkers();
+      a.gateway.startWorkers();
       const sales = await Promise.all(Array.from({ length: SALES }, (_, i) => sale(i % 2 ? onB : a)));
       assert.ok(sales.every((s) => s.body?.status === 'SETTLED'), 'every SALE settled');
 
