@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
-import { assembleGateway, loadKeyring, openStore } from './gateway.ts';
+import { assembleGateway, loadKeyring, openReplica, openStore } from './gateway.ts';
 import { ensureDemoMerchant, sampleSessionRequest } from './demo.ts';
 
 async function main(): Promise<void> {
@@ -11,8 +11,9 @@ async function main(): Promise<void> {
   const config = { ...loaded, adminToken: loaded.adminToken ?? randomBytes(24).toString('base64url') };
   const logger = createLogger(config.logLevel);
   const db = await openStore(config);
+  const replica = await openReplica(config);
   const keyring = await loadKeyring(config, logger);
-  const gateway = await assembleGateway({ config, db, keyring, logger, logRequests: true });
+  const gateway = await assembleGateway({ config, db, replica, keyring, logger, logRequests: true });
   const demo = await ensureDemoMerchant(db, config.demoMerchant);
   await gateway.app.listen({ port: config.port, host: config.host });
   if (config.workers) gateway.startWorkers();
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs).unref();
     try {
       await gateway.close();
-      await db.close();
+      await Promise.all([db.close(), replica?.close()]);
     } catch (err) {
       logger.error({ err: (err as Error).message }, 'shutdown failed');
       process.exit(1);
