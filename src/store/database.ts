@@ -126,6 +126,10 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
   pool.on('error', () => {
     /* an idle client lost its connection; the pool replaces it */
   });
+  // A connection can also die while checked out between two statements (the server shut down or was killed: a
+  // FATAL arrives with no query to fail). Without a listener that 'error' event would end the process; with
+  // one, the next statement on it fails as a connection failure and the connection is dropped at release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   if (opts.schema) {
     const c = await pool.connect();
     try {

@@ -156,6 +156,24 @@ for (const { kind, skip } of kinds) {
       assert.ok(Number(row!.n) <= 1, `the write ran ${row!.n} times`);
     });
 
+    test('a connection killed between two statements of a transaction fails the transaction, not the process', async () => {
+      // Directly, not through the proxy: the server's FATAL message itself must reach the driver.
+      const direct = await openPostgres({ url: TEST_DATABASE_URL, max: 2 });
+      after(() => direct.close());
+      const work = direct.transaction(async (tx) => {
+        const [me] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+        await admin.connect();
+        await admin.query('SELECT pg_terminate_backend($1)', [me!.pid]);
+        await admin.end();
+        // The FATAL arrives while no statement runs on the connection.
+        await new Promise((r) => setTimeout(r, 300));
+        await tx.query('SELECT 1');
+      });
+      await assert.rejects(work, (err: Error) => err.name === 'StoreUnavailableError');
+      assert.deepEqual(await direct.query('SELECT 1 AS one'), [{ one: 1 }]);
+    });
+
     test('a lone SELECT whose connection dies under it is read again', async () => {
       const read = store.db.query<{ one: number }>('SELECT 1 AS one FROM pg_sleep(0.5)');
       await new Promise((r) => setTimeout(r, 200));
