@@ -371,7 +371,7 @@ async function main(): Promise<void> {
   const stack = await startStack();
 
   log(`synchronous replication's cost on S2S SALE (${SYNC_COST_S} s per load, 16 connections, both nodes)`);
-  await saleRate(stack.gateways, 1);
+  await saleRate(stack.gateways, 3); // warm-up: JIT, pools, caches
   const syncA = await saleRate(stack.gateways, SYNC_COST_S);
   await setSynchronous(false);
   const async = await saleRate(stack.gateways, SYNC_COST_S);
