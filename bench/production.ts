@@ -44,7 +44,7 @@ async function startNode(name: string, args: string[], url: string): Promise<Nod
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: {
-      ...env, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url, WORKERS: 'off', LOG_LEVEL: 'warn',
+      ...env, NODE_ENV: 'production', GATEWAY_MODE: 'development', PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url, WORKERS: 'off', LOG_LEVEL: 'warn',
       DATA_DIR: path.join(root, '.data', `bench-${name}`), VAULT_KEYS: `k1:${Buffer.alloc(32, 3).toString('base64')}`, ADMIN_TOKEN: 'bench',
       DEMO_MERCHANT_KEY: merchant.key, DEMO_MERCHANT_PASSWORD: merchant.password,
     },

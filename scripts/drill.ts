@@ -165,7 +165,7 @@ async function startStack(): Promise<Stack> {
     const name = `gateway-${'ab'[i]}`;
     start(name, process.execPath, [path.join(ROOT, 'dist/main.js')], {
       env: {
-        NODE_ENV: 'production', NODE_OPTIONS: '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: path.join(DIR, name),
+        NODE_ENV: 'production', GATEWAY_MODE: 'development', NODE_OPTIONS: '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: path.join(DIR, name),
         DATABASE_URL: `postgres://postgres@127.0.0.1:${PORTS.primary}/postgres`,
         DATABASE_REPLICA_URL: `postgres://postgres@127.0.0.1:${PORTS.replica}/postgres`,
         VAULT_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`, ADMIN_TOKEN: 'drill',

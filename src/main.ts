@@ -1,23 +1,22 @@
 /** Starts the gateway: store, migrations, demo merchant, HTTP server and workers. */
-import { randomBytes } from 'node:crypto';
 import { loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { assembleGateway, loadKeyring, openReplica, openStore } from './gateway.ts';
 import { ensureDemoMerchant, sampleSessionRequest } from './demo.ts';
+import type { Bootstrap } from './services/operators.ts';
 
 async function main(): Promise<void> {
-  const loaded = loadConfig();
-  // Without ADMIN_TOKEN the operator gets a token for this run, printed below.
-  const config = { ...loaded, adminToken: loaded.adminToken ?? randomBytes(24).toString('base64url') };
+  const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const db = await openStore(config);
   const replica = await openReplica(config);
   const keyring = await loadKeyring(config, logger);
   const gateway = await assembleGateway({ config, db, replica, keyring, logger, logRequests: true });
-  const demo = await ensureDemoMerchant(db, config.demoMerchant);
+  // Production creates no demo merchant (issue 12): merchants come through the admin API.
+  const demo = config.production ? undefined : await ensureDemoMerchant(db, config.demoMerchant);
   await gateway.app.listen({ port: config.port, host: config.host });
   if (config.workers) gateway.startWorkers();
-  printWelcome(config.baseUrl, config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`, demo, loaded.adminToken ? undefined : config.adminToken);
+  printWelcome(config.baseUrl, config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`, demo, gateway.bootstrap);
 
   let stopping = false;
   /**
@@ -51,13 +50,17 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
-function printWelcome(baseUrl: string, store: string, demo: Awaited<ReturnType<typeof ensureDemoMerchant>>, generatedAdminToken?: string): void {
+function printWelcome(baseUrl: string, store: string, demo: Awaited<ReturnType<typeof ensureDemoMerchant>>, bootstrap?: Bootstrap): void {
   const lines = [
     '',
     `Portcullis is running at ${baseUrl} (store: ${store})`,
     `API docs: ${baseUrl}/docs`,
   ];
-  if (generatedAdminToken) lines.push(`Admin API token for this run (set ADMIN_TOKEN to keep one): ${generatedAdminToken}`);
+  if (bootstrap?.generatedToken) {
+    lines.push(`Admin user ${bootstrap.email} created; its API token (shown once, keep it): ${bootstrap.generatedToken}`);
+  } else if (bootstrap) {
+    lines.push(`Admin user ${bootstrap.email} created with the token given in ADMIN_TOKEN.`);
+  }
   if (demo) {
     lines.push(
       '',

@@ -50,8 +50,12 @@ export const ERRORS = {
   sessionOperationMismatch: { http: 400, code: '100000', message: 'operation: The session operation does not match this endpoint.' },
   notFound: { http: 404, code: '100000', message: 'Not found.' },
   adminUnauthorized: { http: 401, code: '100000', message: 'Authorization: Operator token is not valid.' },
+  adminForbidden: { http: 403, code: '100000', message: 'Authorization: Your role does not permit this action.' },
   payloadTooLarge: { http: 413, code: '100000', message: 'Request data is invalid.' },
   unsupportedMediaType: { http: 415, code: '100000', message: 'Request data is invalid.' },
+  headersTooLarge: { http: 431, code: '100000', message: 'Request data is invalid.' },
+  requestTimeout: { http: 408, code: '100000', message: 'Request data is invalid.' },
+  tooManyRequests: { http: 429, code: '100000', message: 'Too many requests.' },
   internal: { http: 500, code: '100000', message: 'Internal error.' },
   // The store cannot be reached (a database failover, a network cut): nothing was decided, the client may retry.
   unavailable: { http: 503, code: '100000', message: 'Service temporarily unavailable.' },

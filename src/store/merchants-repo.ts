@@ -1,5 +1,8 @@
 import type { Sql } from './database.ts';
 import type { Digest } from '../domain/signatures.ts';
+import { openSecret, type SealedSecret, type SecretFields } from './sealed-secrets.ts';
+import type { Keyring } from './card-vault.ts';
+import { Secret } from '../domain/secret.ts';
 
 export type PaymentMode = 'SMS' | 'DMS' | 'SMS/DMS';
 export type LinkTarget = '_blank' | '_self' | '_parent' | '_top';
@@ -29,6 +32,8 @@ export interface Merchant {
   notificationUrl: string | null;
   digest: Digest;
   settings: MerchantSettings;
+  /** Disabled merchants are kept (payments refer to them) and refused as unknown on every merchant channel. */
+  disabled: boolean;
 }
 
 export interface Mid {
@@ -40,6 +45,16 @@ export interface Mid {
   cardOnFileSupport: boolean;
   enabled: boolean;
   priority: number;
+  /** ISO 4217 codes the MID takes; null: any. */
+  currencies: string[] | null;
+  /** Decimal amounts in the payment's currency (major units); null: no limit. */
+  minAmount: string | null;
+  maxAmount: string | null;
+  descriptor: string | null;
+  /** The connector's own settings (not secret), validated by the connector's settings schema. */
+  settings: Record<string, unknown>;
+  /** The connector's credentials, sealed (open with openMidCredentials); null: none set. */
+  sealedCredentials: SealedSecret | null;
 }
 
 interface MerchantRow {
@@ -51,6 +66,7 @@ interface MerchantRow {
   notification_url: string | null;
   hash_algorithm: Digest;
   settings: MerchantSettings;
+  disabled: boolean;
 }
 
 interface MidRow {
@@ -62,6 +78,12 @@ interface MidRow {
   card_on_file_support: boolean;
   enabled: boolean;
   priority: number;
+  currencies: string[] | null;
+  min_amount: string | null;
+  max_amount: string | null;
+  descriptor: string | null;
+  settings: Record<string, unknown> | null;
+  credentials: SealedSecret | null;
 }
 
 const toMerchant = (r: MerchantRow): Merchant => ({
@@ -73,6 +95,7 @@ const toMerchant = (r: MerchantRow): Merchant => ({
   notificationUrl: r.notification_url,
   digest: r.hash_algorithm,
   settings: r.settings ?? {},
+  disabled: r.disabled ?? false,
 });
 
 const toMid = (r: MidRow): Mid => ({
@@ -84,7 +107,20 @@ const toMid = (r: MidRow): Mid => ({
   cardOnFileSupport: r.card_on_file_support,
   enabled: r.enabled,
   priority: r.priority,
+  currencies: r.currencies ?? null,
+  minAmount: r.min_amount === null || r.min_amount === undefined ? null : String(r.min_amount),
+  maxAmount: r.max_amount === null || r.max_amount === undefined ? null : String(r.max_amount),
+  descriptor: r.descriptor ?? null,
+  settings: r.settings ?? {},
+  sealedCredentials: r.credentials ?? null,
 });
+
+/** A MID's credentials, opened only where a connector call needs them. */
+export function openMidCredentials(keyring: Keyring, mid: Pick<Mid, 'id' | 'sealedCredentials'>): Secret<SecretFields> {
+  return mid.sealedCredentials ? openSecret(keyring, mid.sealedCredentials, midCredentialsOwner(mid.id)) : new Secret({});
+}
+
+export const midCredentialsOwner = (midId: string): readonly string[] => ['mid', midId, 'credentials'];
 
 export async function findMerchantByKey(sql: Sql, key: string): Promise<Merchant | undefined> {
   const [row] = await sql.query<MerchantRow>('SELECT * FROM merchants WHERE merchant_key = $1', [key]);
@@ -128,11 +164,17 @@ export async function updateMerchantSettings(sql: Sql, id: string, patch: Partia
   );
 }
 
-export async function insertMid(sql: Sql, mid: Omit<Mid, 'enabled' | 'priority' | 'cardOnFileSupport'> & Partial<Mid>): Promise<void> {
+export type NewMid = Pick<Mid, 'id' | 'merchantId' | 'name' | 'connector' | 'paymentMode'> &
+  Partial<Omit<Mid, 'id' | 'merchantId' | 'name' | 'connector' | 'paymentMode'>>;
+
+export async function insertMid(sql: Sql, mid: NewMid): Promise<void> {
   await sql.query(
-    `INSERT INTO mids (id, merchant_id, name, connector, payment_mode, card_on_file_support, enabled, priority)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [mid.id, mid.merchantId, mid.name, mid.connector, mid.paymentMode, mid.cardOnFileSupport ?? false, mid.enabled ?? true, mid.priority ?? 0],
+    `INSERT INTO mids (id, merchant_id, name, connector, payment_mode, card_on_file_support, enabled, priority,
+       currencies, min_amount, max_amount, descriptor, settings, credentials)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+    [mid.id, mid.merchantId, mid.name, mid.connector, mid.paymentMode, mid.cardOnFileSupport ?? false, mid.enabled ?? true,
+      mid.priority ?? 0, mid.currencies ?? null, mid.minAmount ?? null, mid.maxAmount ?? null, mid.descriptor ?? null,
+      JSON.stringify(mid.settings ?? {}), mid.sealedCredentials ? JSON.stringify(mid.sealedCredentials) : null],
   );
 }
 
@@ -198,7 +240,7 @@ export class MerchantDirectory {
     const at = this.now();
     const done = (async () => {
       const merchant = await findMerchantByKey(this.sql, key);
-      const found = merchant ? { merchant, mids: await listMids(this.sql, merchant.id) } : undefined;
+      const found = merchant && !merchant.disabled ? { merchant, mids: await listMids(this.sql, merchant.id) } : undefined;
       if (generation === this.generation) {
         if (this.byKey.size > 10_000) this.byKey.clear();
         this.byKey.set(key, { found, at });

@@ -75,7 +75,9 @@ export async function startChildGateway(opts: ChildGatewayOptions = {}): Promise
     cwd: ROOT,
     env: {
       ...inherited,
+      // The compiled build as production runs it, in development mode: the tests need the sandbox demo merchant.
       NODE_ENV: 'production',
+      GATEWAY_MODE: 'development',
       PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,

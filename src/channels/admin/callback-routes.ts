@@ -9,7 +9,7 @@ import type { ServiceContext } from '../../services/context.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { getCallback, listCallbacks, resendCallback, unblockUrl, type CallbackWithAttempts } from '../../store/callbacks-repo.ts';
 import { isUuid } from '../../store/payments-repo.ts';
-import { ADMIN_TAG as TAG, requireOperator } from './operator-auth.ts';
+import { ADMIN_TAG as TAG, requirePermission } from './operator-auth.ts';
 
 const ListQuery = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
@@ -43,23 +43,22 @@ function present(c: CallbackWithAttempts) {
   };
 }
 
-export function registerAdminCallbackRoutes(app: FastifyInstance, ctx: ServiceContext, adminToken: string | undefined): void {
-  const onRequest = requireOperator(adminToken);
+export function registerAdminCallbackRoutes(app: FastifyInstance, ctx: ServiceContext): void {
 
-  app.get<{ Querystring: ListQuery }>('/admin/v1/callbacks', { onRequest, schema: { ...TAG, summary: 'Callback event log with delivery attempts, newest first', querystring: ListQuery } }, async (req) => {
+  app.get<{ Querystring: ListQuery }>('/admin/v1/callbacks', { onRequest: requirePermission(ctx, 'callbacks.read'), schema: { ...TAG, summary: 'Callback event log with delivery attempts, newest first', querystring: ListQuery } }, async (req) => {
     const q = req.query;
     const list = await listCallbacks(ctx.db, { merchantId: q.merchant_id, paymentId: q.payment_id, status: q.status, limit: q.limit ? Number(q.limit) : undefined });
     return { callbacks: list.map(present) };
   });
 
-  app.post<{ Params: { id: string } }>('/admin/v1/callbacks/:id/resend', { onRequest, schema: { ...TAG, summary: 'Send a failed or delivered callback again' } }, async (req) => {
+  app.post<{ Params: { id: string } }>('/admin/v1/callbacks/:id/resend', { onRequest: requirePermission(ctx, 'callbacks.resend'), schema: { ...TAG, summary: 'Send a failed or delivered callback again' } }, async (req) => {
     const id = req.params.id;
     if (!isUuid(id) || !(await getCallback(ctx.db, id))) throw new GatewayError('notFound');
     if (!(await resendCallback(ctx.db, id, ctx.clock.now()))) throw GatewayError.field('id', 'Only a failed or delivered callback can be resent.');
     return { id, status: 'pending' };
   });
 
-  app.post<{ Body: UnblockBody }>('/admin/v1/callback-urls/unblock', { onRequest, schema: { ...TAG, summary: 'Unblock a callback URL blocked after five timeouts', body: UnblockBody } }, async (req) => {
+  app.post<{ Body: UnblockBody }>('/admin/v1/callback-urls/unblock', { onRequest: requirePermission(ctx, 'callbacks.unblock'), schema: { ...TAG, summary: 'Unblock a callback URL blocked after five timeouts', body: UnblockBody } }, async (req) => {
     const unblocked = await unblockUrl(ctx.db, req.body.url, ctx.clock.now());
     return { url: req.body.url, unblocked };
   });

@@ -1,17 +1,46 @@
-/** The admin API's authentication: the operator token (`ADMIN_TOKEN`) as a Bearer header. */
-import { timingSafeEqual, createHash } from 'node:crypto';
+/**
+ * The admin API's authentication and authorization, in one place: a Bearer token of an operator user,
+ * looked up by digest, and the role table (domain/admin-roles.ts) deciding what the route needs.
+ * 401 without a token or with one that is unknown, revoked or of a disabled user; 403 for a role that may not.
+ */
 import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../../domain/errors.ts';
+import { mayDo, type Permission } from '../../domain/admin-roles.ts';
+import { operatorTokenDigest } from '../../domain/operator-tokens.ts';
+import { findOperatorByTokenDigest, type Operator } from '../../store/operators-repo.ts';
+import type { ServiceContext } from '../../services/context.ts';
+import type { AuditActor } from '../../store/audit-repo.ts';
 
 export const ADMIN_TAG = { tags: ['Admin'], security: [{ bearer: [] }] };
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by requirePermission on admin routes. */
+    operator?: Operator;
+  }
+}
 
-/** Constant-time check of the Bearer token (hashes first, so lengths do not leak either). */
-export function requireOperator(token: string | undefined) {
+function bearerToken(req: FastifyRequest): string | undefined {
+  const header = req.headers.authorization;
+  if (typeof header !== 'string' || !header.startsWith('Bearer ')) return undefined;
+  const token = header.slice(7).trim();
+  return token.length > 0 && token.length <= 256 ? token : undefined;
+}
+
+/** An onRequest hook: the caller must hold a valid token whose role grants `permission`. */
+export function requirePermission(ctx: Pick<ServiceContext, 'db'>, permission: Permission) {
   return async (req: FastifyRequest) => {
-    const header = req.headers.authorization ?? '';
-    const given = header.startsWith('Bearer ') ? header.slice(7) : '';
-    if (!token || !timingSafeEqual(digest(given), digest(token))) throw new GatewayError('adminUnauthorized');
+    const token = bearerToken(req);
+    const operator = token ? await findOperatorByTokenDigest(ctx.db, operatorTokenDigest(token)) : undefined;
+    if (!operator) throw new GatewayError('adminUnauthorized');
+    if (!mayDo(operator.role, permission)) throw new GatewayError('adminForbidden');
+    req.operator = operator;
   };
+}
+
+/** The operator of a request that passed requirePermission, as the audit log names them. */
+export function actorOf(req: FastifyRequest): AuditActor {
+  const op = req.operator;
+  if (!op) throw new GatewayError('adminUnauthorized');
+  return { userId: op.userId, name: op.email };
 }

@@ -1,14 +1,14 @@
 /**
  * The operator's side of payments: the ones the re-check worker handed over because an operation's answer was
  * lost (a capture, refund, void, payout or retry whose outcome cannot be asked of the connector, so it is never
- * guessed). Authenticated with the operator token (`ADMIN_TOKEN`) as a Bearer header; answers in D3 bodies.
+ * guessed). Authenticated with an operator's Bearer token; answers in D3 bodies.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { findPaymentsNeedingOperator, needsOperatorOf, type Payment } from '../../store/payments-repo.ts';
 import { formatAmount } from '../../domain/money.ts';
-import { ADMIN_TAG as TAG, requireOperator } from './operator-auth.ts';
+import { ADMIN_TAG as TAG, requirePermission } from './operator-auth.ts';
 
 const ListQuery = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
@@ -51,8 +51,8 @@ function present(p: Payment): Static<typeof NeedsOperatorPayment> {
   };
 }
 
-export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceContext, adminToken: string | undefined): void {
-  const onRequest = requireOperator(adminToken);
+export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const onRequest = requirePermission(ctx, 'payments.read');
 
   app.get<{ Querystring: ListQuery }>('/admin/v1/payments/needs-operator', {
     onRequest,

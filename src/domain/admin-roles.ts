@@ -1,0 +1,52 @@
+/**
+ * Who may do what on the admin API (issue 11): one table of role -> permitted actions, read in one place
+ * (the admin channel's guard). A permission names an object and a verb; a role is the set it holds.
+ */
+export const ROLES = ['admin', 'operator', 'support', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const PERMISSIONS = [
+  'payments.read',
+  /** Capture, void, refund and resolve a payment an operation left in flight: moves money. */
+  'payments.act',
+  'callbacks.read',
+  'callbacks.resend',
+  /** Unblock a callback URL the dispatcher blocked after repeated timeouts. */
+  'callbacks.unblock',
+  'merchants.read',
+  /** Create merchants, change their settings, rotate passwords and secrets, disable them. */
+  'merchants.write',
+  'mids.read',
+  /** Create and change MIDs, their connector settings and credentials, routing. */
+  'mids.write',
+  'audit.read',
+  /** Users and their tokens. */
+  'users.manage',
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+const READ: readonly Permission[] = ['payments.read', 'callbacks.read', 'merchants.read', 'mids.read', 'audit.read'];
+
+const GRANTS: Readonly<Record<Role, readonly Permission[]>> = {
+  admin: PERMISSIONS,
+  operator: [...READ, 'payments.act', 'callbacks.resend', 'callbacks.unblock', 'merchants.write', 'mids.write'],
+  support: [...READ, 'callbacks.resend'],
+  viewer: READ,
+};
+
+const BY_ROLE: ReadonlyMap<Role, ReadonlySet<Permission>> = new Map(
+  ROLES.map((role) => [role, new Set(GRANTS[role])]),
+);
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+export function mayDo(role: Role, permission: Permission): boolean {
+  return BY_ROLE.get(role)?.has(permission) ?? false;
+}
+
+/** Everything a role may do, in the table's order (for the console and `GET /admin/v1/me`). */
+export function permissionsOf(role: Role): Permission[] {
+  return PERMISSIONS.filter((p) => mayDo(role, p));
+}

@@ -1,0 +1,51 @@
+/** Operator identity (issue 11): the first admin of an empty store, and tokens for users. */
+import type { Database, Sql } from '../store/database.ts';
+import { countOperatorUsers, insertOperatorToken, insertOperatorUser } from '../store/operators-repo.ts';
+import { appendAudit, type AuditActor } from '../store/audit-repo.ts';
+import { newOperatorToken, operatorTokenDigest, operatorTokenPrefix } from '../domain/operator-tokens.ts';
+import { newId } from '../domain/ids.ts';
+import type { Role } from '../domain/admin-roles.ts';
+
+export const SYSTEM_ACTOR: AuditActor = { userId: null, name: 'system' };
+
+export interface IssuedToken {
+  id: string;
+  /** The token itself: shown once, never stored. */
+  token: string;
+  prefix: string;
+}
+
+/** Creates a token for a user; `token` lets the bootstrap take ADMIN_TOKEN instead of a generated one. */
+export async function issueOperatorToken(sql: Sql, userId: string, name: string, token = newOperatorToken()): Promise<IssuedToken> {
+  const id = newId();
+  const prefix = operatorTokenPrefix(token);
+  await insertOperatorToken(sql, { id, userId, name, digest: operatorTokenDigest(token), prefix });
+  return { id, token, prefix };
+}
+
+export interface Bootstrap {
+  email: string;
+  /** The token to print: set only when it was generated now (an ADMIN_TOKEN given is never echoed). */
+  generatedToken?: string;
+}
+
+/**
+ * On the first start of an empty store: one admin user and a token for it, taken from ADMIN_TOKEN when given
+ * (a bootstrap only: once users exist, ADMIN_TOKEN is ignored) or generated and returned to be printed once.
+ */
+export async function bootstrapFirstAdmin(db: Database, opts: { token?: string; now: Date; role?: Role }): Promise<Bootstrap | undefined> {
+  return db.transaction(async (tx) => {
+    // Two nodes starting at once on an empty store must not both create an admin.
+    await tx.query('SELECT pg_advisory_xact_lock(715518)');
+    if ((await countOperatorUsers(tx)) > 0) return undefined;
+    const userId = newId();
+    const email = 'admin@localhost';
+    await insertOperatorUser(tx, { id: userId, email, name: 'admin', role: opts.role ?? 'admin' });
+    const issued = await issueOperatorToken(tx, userId, 'bootstrap', opts.token);
+    await appendAudit(tx, {
+      actor: SYSTEM_ACTOR, action: 'user.bootstrap', objectType: 'user', objectId: userId,
+      after: { email, name: 'admin', role: 'admin', token: { id: issued.id, prefix: issued.prefix, from: opts.token ? 'ADMIN_TOKEN' : 'generated' } },
+    }, opts.now);
+    return { email, generatedToken: opts.token ? undefined : issued.token };
+  });
+}
