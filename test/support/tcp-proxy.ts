@@ -16,6 +16,7 @@ export interface TcpProxy {
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let mode: 'forward' | 'blackhole' = 'forward';
+  let isCut = false;
   const track = (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -45,6 +46,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   return {
     port,
     async cut(how) {
+      isCut = true;
       const closed = stopListening();
       dropAll();
       await closed;
@@ -54,6 +56,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       }
     },
     async restore() {
+      if (!isCut) return;
+      isCut = false;
       if (mode === 'blackhole') {
         const closed = stopListening();
         dropAll();
