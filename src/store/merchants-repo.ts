@@ -21,6 +21,12 @@ export interface MerchantSettings {
   requiredPayerFields?: string[];
   /** "Override Link Target": replaces url_target / term_url_target when set. */
   overrideLinkTarget?: LinkTarget;
+  /**
+   * Hosted Checkout after a declined attempt: the payer stays on the page and may try another card or method,
+   * up to maxAttempts attempts per session (absent: 3); false keeps the platform's behaviour (the payer goes
+   * straight to the merchant's error_url).
+   */
+  payerRetries?: { maxAttempts: number } | false;
 }
 
 export interface Merchant {

@@ -6,6 +6,7 @@
  * - the browser side: the SDK at `/sdk/hosted-fields.js`, the field frames at `/hosted-fields/frame/{field}`
  *   and `POST /hosted-fields/collect`, where the card frame posts the card (same origin, never via the merchant).
  */
+import { pageTranslator } from '../pages/locale.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import { authenticate } from '../merchant-auth.ts';
@@ -204,10 +205,11 @@ export function registerHostedFieldsRoutes(app: FastifyInstance, ctx: ServiceCon
     return reply
       .header('content-security-policy', FRAME_CSP)
       .header('cache-control', 'public, max-age=300')
+      .header('vary', 'Accept-Language, Cookie')
       .header('referrer-policy', 'no-referrer')
       .header('x-content-type-options', 'nosniff')
       .type('text/html; charset=utf-8')
-      .send(renderFieldFrame(field));
+      .send(renderFieldFrame(field, pageTranslator(req, reply)));
   });
 
   app.get(SDK_PATH, { schema: { hide: true } }, async (req, reply) => sendStatic(req, reply, SDK_FILE));
