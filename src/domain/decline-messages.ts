@@ -8,12 +8,14 @@ export type DeclineAdvice =
   | 'insufficientFunds'
   | 'cardExpired'
   | 'tryAnotherCard'
+  | 'tryAnotherMethod'
   | 'contactBank'
   | 'authenticationFailed'
   | 'cancelled'
   | 'tryAgain'
   | 'tooManyCodes'
   | 'limitExceeded'
+  | 'qrExpired'
   | 'generic';
 
 /** Lower-cased reason -> advice. The first rows are the reasons the sandbox engines give today. */
@@ -24,6 +26,7 @@ const BY_REASON: Readonly<Record<string, DeclineAdvice>> = {
   'processing interrupted': 'tryAgain',
   'too many wrong codes': 'tooManyCodes',
   'connector unavailable': 'tryAgain',
+  'qr code expired': 'qrExpired',
   // Reasons acquirers commonly give (ISO 8583 response texts), until the unified codes arrive.
   'insufficient funds': 'insufficientFunds',
   'not sufficient funds': 'insufficientFunds',
@@ -52,7 +55,11 @@ export function declineAdvice(reason: string | null | undefined): DeclineAdvice 
   return BY_REASON[reason.trim().toLowerCase()] ?? 'generic';
 }
 
-/** The message key of the payer pages' catalogs for a decline reason. */
-export function declineMessageKey(reason: string | null | undefined): string {
-  return `decline.${declineAdvice(reason)}`;
+/** Advice that names the card, for a payment made with another method. */
+const NOT_A_CARD: Readonly<Partial<Record<DeclineAdvice, DeclineAdvice>>> = { tryAnotherCard: 'tryAnotherMethod' };
+
+/** The message key of the payer pages' catalogs for a decline reason of a card or an alternative-method payment. */
+export function declineMessageKey(reason: string | null | undefined, method: 'card' | 'apm' = 'card'): string {
+  const advice = declineAdvice(reason);
+  return `decline.${method === 'apm' ? (NOT_A_CARD[advice] ?? advice) : advice}`;
 }

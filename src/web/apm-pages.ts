@@ -157,10 +157,10 @@ function waitBody(vm: ApmWaitPageView, t: Translator): Raw {
   }
 }
 
-/** The time of an ISO instant in the page's locale (UTC), for the no-JavaScript reading of a deadline. */
-function clockTime(t: Translator, iso: string | undefined): string {
+/** hh:mm:ss UTC of an ISO instant (digits read the same in every locale), for the no-JavaScript reading of a deadline. */
+function clockTime(_t: Translator, iso: string | undefined): string {
   const at = iso === undefined ? NaN : Date.parse(iso);
-  return Number.isFinite(at) ? `${t.dateTime(new Date(at))} UTC` : '';
+  return Number.isFinite(at) ? `${new Date(at).toISOString().slice(11, 19)} UTC` : '';
 }
 
 export function renderApmWaitPage(vm: ApmWaitPageView, t: Translator = EN): string {

@@ -241,8 +241,11 @@ function countdown(t: Translator, expiresAt: string, now: string | undefined): R
 <p class="visually-hidden" id="countdown-live" aria-live="polite"></p>`;
 }
 
+/** The sandbox test card, isolated left to right (U+2066..U+2069) so that a right-to-left page keeps its groups in order. */
+const SANDBOX_CARD = '\u20664111 1111 1111 1111\u2069';
+
 function sandboxBanner(t: Translator): Raw {
-  return html`<div class="sandbox" role="note">${ICONS.flask()}<p><strong>${t.t('sandbox.label')}</strong> ${t.t('sandbox.cards')}</p></div>`;
+  return html`<div class="sandbox" role="note">${ICONS.flask()}<p><strong>${t.t('sandbox.label')}</strong> ${t.t('sandbox.cards', { card: SANDBOX_CARD })}</p></div>`;
 }
 
 export function initials(name: string): string {
@@ -649,7 +652,7 @@ export function renderRedirectPage(vm: RedirectPageView, t: Translator = EN): st
     <button type="submit" class="btn btn--primary" id="redirect-continue">${continueLabel}</button>
   </form>`
       : html`<p><a${attrs({ id: 'redirect-link', class: 'btn btn--primary', href: urlWithParams(url, vm.params), target: vm.target, rel: leaveRel })}>${continueLabel}</a></p>`;
-  const delay = vm.receipt ? vm.receipt.seconds : 0;
+  const delay = vm.receipt ? vm.receipt.seconds : (vm.delaySeconds ?? 0);
   const kind = vm.receipt?.pending ? 'info' : 'success';
   const main = vm.receipt
     ? html`<main class="panel panel--narrow panel--center" id="main">
@@ -668,9 +671,10 @@ export function renderRedirectPage(vm: RedirectPageView, t: Translator = EN): st
   <p class="hint" id="redirect-nojs">${t.t('redirect.nojs')}</p>
   <p class="hint" id="redirect-window-note" hidden>${ICONS.external()} ${t.t('redirect.newWindow')}</p>
   ${control}
+  ${delay > 0 ? html`<p class="hint" id="receipt-countdown" aria-live="off">${t.t('receipt.returning', { seconds: delay })}</p>` : ''}
 </main>`;
   // Without JavaScript a receipt still moves on by itself, unless the target is another window.
-  const refresh = vm.receipt && vm.method === 'GET' && vm.target !== '_blank' ? raw(`<noscript><meta http-equiv="refresh" content="${delay};url=${escapeHtml(urlWithParams(url, vm.params))}"></noscript>`) : undefined;
+  const refresh = delay > 0 && vm.method === 'GET' && vm.target !== '_blank' ? raw(`<noscript><meta http-equiv="refresh" content="${delay};url=${escapeHtml(urlWithParams(url, vm.params))}"></noscript>`) : undefined;
   return layout({
     title: vm.title,
     page: 'redirect',

@@ -103,6 +103,8 @@ export interface RedirectPageView {
   message: string;
   /** A paid (or pending) payment: the receipt is shown, and the page moves on after `seconds`. */
   receipt?: ReceiptView;
+  /** Seconds the page stays before moving on (a receipt's own `seconds` when it has one); 0 by default. */
+  delaySeconds?: number;
 }
 
 /** What the payer keeps of a payment: shown before returning to the merchant. Values already formatted. */

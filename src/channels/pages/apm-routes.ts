@@ -199,7 +199,7 @@ async function finalPage(reply: FastifyReply, ctx: ServiceContext, t: Translator
   }
   const pending = p.status === 'pending';
   const title = outcome === 'success' ? t.t(pending ? 'receipt.pendingTitle' : 'receipt.title') : t.t('declined.title');
-  const text = outcome === 'success' ? t.t(pending ? 'receipt.pendingText' : 'receipt.text') : `${t.t(declineMessageKey(p.declineReason))} ${t.t('redirect.returning')}`;
+  const text = outcome === 'success' ? t.t(pending ? 'receipt.pendingText' : 'receipt.text') : `${t.t(declineMessageKey(p.declineReason, 'apm'))} ${t.t('redirect.returning')}`;
   const receipt = outcome === 'success' ? { receipt: receiptOf(t, f.merchant, p, methodLabel(f.apm.method), pending) } : {};
   if (session) {
     const dest = checkoutDestination(f.merchant, session, p, outcome);
@@ -230,7 +230,8 @@ const DECIDED: Readonly<Record<string, { key: string; kind: 'success' | 'error' 
 
 function decided(reply: FastifyReply, t: Translator, rec: SandboxApmPayment) {
   const d = DECIDED[rec.state] ?? DECIDED.rejected!;
-  return message(reply, t, d.key, d.kind);
+  const why = rec.state === 'rejected' && rec.reason ? `${t.t(declineMessageKey(rec.reason, 'apm'))} ` : '';
+  return sendHtml(reply, renderMessagePage({ title: t.t(`${d.key}.title`), message: `${why}${t.t(`${d.key}.text`)}`, kind: d.kind }, t));
 }
 
 /** The one-time code's "wrong code, N attempts left" in the page's language (the sandbox's English otherwise). */

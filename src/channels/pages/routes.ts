@@ -143,7 +143,8 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
     if (state.payment.status === 'decline') {
       const next = await afterDecline(ctx, state.merchant, state.session, state.payment);
       if (next.kind === 'retry') {
-        return sendHtml(reply, renderCheckoutPage(checkoutView(ctx, t, state, { decline: { message: t.t(declineMessageKey(next.reason)), triesLeft: next.triesLeft } }), t));
+        const method = apmOf(state.payment) ? 'apm' : 'card';
+        return sendHtml(reply, renderCheckoutPage(checkoutView(ctx, t, state, { decline: { message: t.t(declineMessageKey(next.reason, method)), triesLeft: next.triesLeft } }), t));
       }
       if (payerAttempts(state.merchant) !== undefined) return returnToMerchant(reply, ctx, t, state.merchant, state.payment);
     }
@@ -264,10 +265,14 @@ async function challengeTarget(ctx: ServiceContext, paymentId: string, status: '
   return merchant && { payment, merchant };
 }
 
+/** Seconds the expired page stays before returning to the merchant. */
+const EXPIRED_SECONDS = 6;
+
 function expired(reply: FastifyReply, t: Translator, state: Extract<SessionState, { kind: 'expired' }>) {
   const url = state.session.request.expiryUrl ?? state.session.request.cancelUrl;
   const target = linkTarget(state.merchant, state.session.request.urlTarget);
-  return sendHtml(reply, renderRedirectPage({ url, method: 'GET', target, title: t.t('expired.title'), message: `${t.t('expired.text')} ${t.t('redirect.returning')}` }, t));
+  // The payer reads that the session ended (and that nothing was charged) before going back.
+  return sendHtml(reply, renderRedirectPage({ url, method: 'GET', target, title: t.t('expired.title'), message: `${t.t('expired.text')} ${t.t('redirect.returning')}`, delaySeconds: EXPIRED_SECONDS }, t));
 }
 
 function stringFields(body: unknown, names: string[]): Record<string, string> {
