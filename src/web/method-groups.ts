@@ -23,8 +23,6 @@ const GROUP_OF: Readonly<Record<string, MethodGroup>> = {
   'installment-product': 'wallet',
   'otp-confirmation': 'wallet',
   'payer-challenge': 'wallet',
-  'link-mail': 'wallet',
-  'link-sms': 'wallet',
   'voucher-partner': 'cash',
   'instant-service-pe': 'cash',
   awcc: 'crypto',

@@ -34,7 +34,7 @@ export function renderShopPage(vm: ShopPageView, t: Translator = EN): string {
     <h2 class="section-title" id="shop-fields-title">Hosted payment fields</h2>
     <p class="hint">Each field is a frame of the gateway: the card never reaches the shop's page.</p>
     <form id="shop-fields-form" class="pay-form">
-      <div class="field"><label for="shop-name">Name on card</label><div class="control"><input id="shop-name" name="name" value="Jane Roe" autocomplete="cc-name"></div></div>
+      <div class="field"><label for="shop-name">Name on card</label><div class="control"><input id="shop-name" name="name" type="text" value="Jane Roe" autocomplete="cc-name"></div></div>
       <div class="field"><p class="shop-label" id="shop-card-label">Card number</p><div id="shop-card" class="shop-box" aria-labelledby="shop-card-label"></div></div>
       <div class="row">
         <div class="field"><p class="shop-label" id="shop-expiry-label">Expiry date</p><div id="shop-expiry" class="shop-box" aria-labelledby="shop-expiry-label"></div></div>

@@ -139,7 +139,7 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
       await page.goto(await openSession({ methods: ['card', 'link-mail', 'bank-details', 'crypto-fiat'] }));
       assert.equal(await page.getAttribute('html', 'lang'), 'de');
       const groups = await page.locator('.method-group').allInnerTexts();
-      assert.deepEqual(groups.map((g) => g.trim().toLowerCase()), ['karten', 'wallets und apps', 'bank', 'krypto']);
+      assert.deepEqual(groups.map((g) => g.trim().toLowerCase()), ['karten', 'bank', 'krypto'], 'the pay-by-link and the bank transfer are both bank methods');
       assert.equal(await page.locator('.method-option svg.icon').count(), 4);
       await lookAt(page, 'checkout-methods-de-desktop', shots);
       await close(page);
@@ -290,6 +290,11 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
       const page = await payerPage('es-ES', 'phone');
       await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
       await chooseMethod(page, await openSession({ methods: ['card', 'bank-details'], amount: '25.00' }), 'bank-details');
+      // The method asks the payer's bank account first (its fields page), then shows where to transfer.
+      await page.locator('#apm-fields-form').waitFor();
+      await lookAt(page, 'apm-fields-es-phone', shots);
+      for (const input of await page.locator('#apm-fields-form input:not([type=hidden])').all()) await input.fill('12345');
+      await page.click('#apm-continue');
       await page.locator('#apm-details').waitFor();
       assert.equal(await page.getAttribute('html', 'lang'), 'es');
       const details = await text(page, '#apm-details');

@@ -251,7 +251,7 @@ describe('renderCheckoutPage', () => {
     assert.match(doc, /<span class="btn-label">Pay €12.50<\/span>/);
     assert.match(doc, /Session expires in <time id="countdown-time" datetime="2030-01-15T10:15:00.000Z">15:00<\/time>/);
     assert.match(doc, /<a href="\/checkout\/sess_1\/cancel" id="cancel-link">Cancel and return to merchant<\/a>/);
-    assert.ok(doc.includes('use 4111 1111 1111 1111, expiry month decides the outcome (01 success, 02 decline, 05 3-D Secure)'));
+    assert.ok(doc.includes('use \u20664111 1111 1111 1111\u2069, expiry month decides the outcome (01 success, 02 decline, 05 3-D Secure)'));
     assert.ok(!renderCheckoutPage(checkoutView()).includes('class="sandbox"'));
     const cfg = configOf(doc);
     assert.equal(cfg.expiresAt, '2030-01-15T10:15:00.000Z');
