@@ -90,6 +90,17 @@ function checkoutView(ctx: ServiceContext, t: Translator, state: Extract<Session
   };
 }
 
+/** What a payer reads of an error the payment step raised (the API's own texts are for merchants). */
+const PAY_ERROR_KEYS: ReadonlyMap<unknown, string> = new Map<unknown, string>([
+  [ERRORS.cardTokenInvalid, 'error.cardToken'],
+  [ERRORS.actionNotSupported, 'error.notAvailable'],
+  [ERRORS.noEligibleMid, 'error.notAvailable'],
+]);
+
+function payErrorKey(err: GatewayError): string {
+  return PAY_ERROR_KEYS.get(err.spec) ?? 'decline.tryAgain';
+}
+
 /** The session's language choice, for pages reached from a payment. */
 async function sessionLocaleOf(ctx: ServiceContext, payment: Payment): Promise<string | undefined> {
   if (!payment.sessionId) return undefined;
@@ -189,7 +200,7 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
       if (err.spec === ERRORS.sessionNotPayable) return message(reply, t, 'msg.noMoreTries', 'error', 400);
-      return sendHtml(reply, renderCheckoutPage({ ...view, errors: { '': err.spec.message } }, t), err.spec.http);
+      return sendHtml(reply, renderCheckoutPage({ ...view, errors: { '': t.t(payErrorKey(err)) } }, t), err.spec.http);
     }
   });
 
