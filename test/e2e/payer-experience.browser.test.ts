@@ -112,7 +112,12 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
       await page.click('#pay-button');
       await page.locator('#error-summary:not([hidden])').waitFor();
       assert.equal((await text(page, '#card_number-error span')).trim(), CATALOGS.ar['form.cardNumberEmpty']);
+      assert.equal(await page.locator('#error-summary li').count(), 4);
       await lookAt(page, 'checkout-ar-phone-errors', shots);
+      // The summary keeps in step with the fields: a corrected field leaves it.
+      await page.fill('#card_number', '4111111111111111');
+      assert.equal(await page.locator('#error-summary li').count(), 3);
+      assert.equal((await text(page, '#error-summary-title')).trim(), CATALOGS.ar['summary.many']!.replace('{count}', '3'));
       await close(page);
     });
 

@@ -6,10 +6,10 @@
  * - the browser side: the SDK at `/sdk/hosted-fields.js`, the field frames at `/hosted-fields/frame/{field}`
  *   and `POST /hosted-fields/collect`, where the card frame posts the card (same origin, never via the merchant).
  */
-import { pageTranslator } from '../pages/locale.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import { authenticate } from '../merchant-auth.ts';
+import { pageTranslator } from '../pages/locale.ts';
 import { checkout, checkoutHash } from '../../domain/signatures.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
 import { openSession, DEFAULT_SESSION_EXPIRY_MINUTES } from '../../services/checkout-sessions.ts';

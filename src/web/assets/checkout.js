@@ -245,9 +245,30 @@
       }
       input.removeAttribute('aria-invalid');
       if (wrap) wrap.classList.remove('field--invalid');
+      dropFromSummary(id);
     }
     if (described.length) input.setAttribute('aria-describedby', described.join(' '));
     else input.removeAttribute('aria-describedby');
+  }
+
+  /**
+   * The error summary follows the fields: a corrected field leaves the list, the title counts what is left, and
+   * the summary goes once nothing is (a decline's message stays until the next attempt).
+   */
+  function dropFromSummary(id) {
+    var summary = doc.getElementById('error-summary');
+    if (!summary || summary.hidden) return;
+    var link = summary.querySelector('a[data-focus="' + id + '"]');
+    if (!link) return;
+    var li = link.closest('li');
+    if (li) li.remove();
+    var left = summary.querySelectorAll('.error-summary-list li').length;
+    var title = doc.getElementById('error-summary-title');
+    if (left === 0 && !summary.hasAttribute('data-decline') && !summary.querySelector('.error-summary-text')) {
+      summary.hidden = true;
+    } else if (left > 0 && title && !summary.hasAttribute('data-decline') && !summary.querySelector('.error-summary-text')) {
+      title.textContent = left === 1 ? t('summary.one', 'Check the highlighted detail') : t('summary.many', 'Check the {count} highlighted details', { count: left });
+    }
   }
 
   function labelOf(input) {
