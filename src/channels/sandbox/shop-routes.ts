@@ -13,6 +13,7 @@ import { parseAmount } from '../../domain/money.ts';
 import { PAGE_HEADERS, renderMessagePage } from '../../web/pages.ts';
 import { renderShopPage } from '../../web/shop-page.ts';
 import { pageTranslator } from '../pages/locale.ts';
+import { EN } from '../../web/i18n.ts';
 
 const PAGE = { schema: { hide: true }, config: { dialect: 'html' as const } };
 const TARGETS = ['_self', '_parent', '_top', '_blank'];
@@ -57,10 +58,11 @@ export function registerShopRoutes(app: FastifyInstance, ctx: ServiceContext): v
     const payer = { name: 'Jane Roe', email: 'success@gmail.com', ip: req.ip };
     const hosted = await openSession(ctx, merchant, mids, { operation: 'purchase', order: order('page'), request: request(back, { target }), sessionExpiryMinutes: DEFAULT_SESSION_EXPIRY_MINUTES, payer });
     const fields = await openSession(ctx, merchant, mids, { operation: 'purchase', order: order('fields'), request: request(back, { hostedFields: true }), sessionExpiryMinutes: DEFAULT_SESSION_EXPIRY_MINUTES, payer });
+    // The shop is the merchant's page, written in English; the hosted page in its frame speaks the payer's language.
     return send(reply, renderShopPage({
       merchantName: merchant.name, merchantKey: merchant.key, frameUrl: hosted.redirectUrl, target, fieldsToken: fields.sessionId,
-      amount: t.money(money.money.minor, DEMO_ORDER.currency),
-    }, t));
+      amount: EN.money(money.money.minor, DEMO_ORDER.currency),
+    }));
   });
 
   app.get('/sandbox/shop/return', PAGE, async (req, reply) => {
