@@ -146,6 +146,7 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
       const groups = await page.locator('.method-group').allInnerTexts();
       assert.deepEqual(groups.map((g) => g.trim().toLowerCase()), ['karten', 'bank', 'krypto'], 'the pay-by-link and the bank transfer are both bank methods');
       assert.equal(await page.locator('.method-option svg.icon').count(), 4);
+      assert.deepEqual((await page.locator('.method-option').allInnerTexts()).map((l) => l.trim()), ['Karte', 'Zahlungslink per E-Mail', 'Banküberweisung', 'Mit Krypto zahlen']);
       await lookAt(page, 'checkout-methods-de-desktop', shots);
       await close(page);
     });

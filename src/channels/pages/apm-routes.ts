@@ -28,7 +28,7 @@ import { fieldViews, parseFieldsForm } from '../../web/apm-form.ts';
 import { declineMessageKey } from '../../domain/decline-messages.ts';
 import type { Translator } from '../../web/i18n.ts';
 import { pageTranslator } from './locale.ts';
-import { receiptOf } from './receipt.ts';
+import { methodName, receiptOf } from './receipt.ts';
 
 const PAGE = { schema: { hide: true }, config: { dialect: 'html' as const } };
 const JSON_ROUTE = { schema: { hide: true }, config: { dialect: 'json' as const } };
@@ -105,7 +105,7 @@ function orderOf(t: Translator, p: Payment, merchant: Merchant): OrderView {
   return { merchantName: merchant.name, number: p.orderId, amount: t.money(p.amount, p.currency), currency: p.currency, description: p.description };
 }
 
-const methodLabel = (key: string) => findMethod(key)?.label ?? key;
+const methodLabel = (key: string, t?: Translator) => (t ? methodName(t, key) : (findMethod(key)?.label ?? key));
 
 /** Checkout payers may go back to the method choice; S2S payers may only cancel. */
 function leave(t: Translator, p: Payment): Pick<ApmWaitPageView, 'back' | 'cancelUrl'> {
@@ -134,7 +134,7 @@ async function renderStep(reply: FastifyReply, ctx: ServiceContext, t: Translato
   const p = step.payment;
   const found: Found = { ...f, payment: p, apm: apmOf(p) ?? f.apm };
   const order = orderOf(t, p, f.merchant);
-  const label = methodLabel(found.apm.method);
+  const label = methodLabel(found.apm.method, t);
   const wait = (kind: ApmWaitPageView['kind'], extra: Partial<ApmWaitPageView> = {}) => sendHtml(reply, renderApmWaitPage({
     kind, order, methodLabel: label, statusUrl: `${payPage(p.id)}/status`, pageUrl: payPage(p.id), now: ctx.clock.now().toISOString(),
     ...leave(t, p), sandboxLinks: sandboxLinks(t, found, kind), languagePath: payPage(p.id), ...extra,
@@ -176,7 +176,7 @@ function fieldsPage(reply: FastifyReply, t: Translator, f: Found, values: Record
   const method = findMethod(f.apm.method);
   const fields = method ? pageFields(method, f.apm.params, f.payment.payer, f.payment.operation as Operation) : [];
   return sendHtml(reply, renderApmFieldsPage({
-    order: orderOf(t, f.payment, f.merchant), methodLabel: methodLabel(f.apm.method), actionUrl: `${payPage(f.payment.id)}/fields`,
+    order: orderOf(t, f.payment, f.merchant), methodLabel: methodLabel(f.apm.method, t), actionUrl: `${payPage(f.payment.id)}/fields`,
     ...leave(t, f.payment), fields: fieldViews(fields, t), values, errors, countries: t.countries(), sandbox: f.merchant.sandbox, languagePath: payPage(f.payment.id),
   }, t), status);
 }
@@ -189,7 +189,7 @@ async function finalPage(reply: FastifyReply, ctx: ServiceContext, t: Translator
   if (session && p.status === 'decline' && p.declineReason === QR_EXPIRED && !leaving) {
     const open = session.status === 'open' && session.expiresAt.getTime() > ctx.clock.now().getTime();
     return sendHtml(reply, renderApmExpiredPage({
-      order: orderOf(t, p, f.merchant), methodLabel: methodLabel(f.apm.method), leaveUrl: `${payPage(p.id)}/leave`,
+      order: orderOf(t, p, f.merchant), methodLabel: methodLabel(f.apm.method, t), leaveUrl: `${payPage(p.id)}/leave`,
       ...(open ? { retry: { actionUrl: `/checkout/${session.id}/pay`, method: f.apm.method } } : {}),
     }, t));
   }
@@ -200,7 +200,7 @@ async function finalPage(reply: FastifyReply, ctx: ServiceContext, t: Translator
   const pending = p.status === 'pending';
   const title = outcome === 'success' ? t.t(pending ? 'receipt.pendingTitle' : 'receipt.title') : t.t('declined.title');
   const text = outcome === 'success' ? t.t(pending ? 'receipt.pendingText' : 'receipt.text') : `${t.t(declineMessageKey(p.declineReason, 'apm'))} ${t.t('redirect.returning')}`;
-  const receipt = outcome === 'success' ? { receipt: receiptOf(t, f.merchant, p, methodLabel(f.apm.method), pending) } : {};
+  const receipt = outcome === 'success' ? { receipt: receiptOf(t, f.merchant, p, methodLabel(f.apm.method, t), pending) } : {};
   if (session) {
     const dest = checkoutDestination(f.merchant, session, p, outcome);
     return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title, message: text, ...receipt }, t));

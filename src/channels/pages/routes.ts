@@ -15,7 +15,7 @@ import { stateRequired } from '../../domain/countries.ts';
 import { methodGroup } from '../../web/method-groups.ts';
 import type { Translator } from '../../web/i18n.ts';
 import { pageTranslator } from './locale.ts';
-import { receiptOf } from './receipt.ts';
+import { methodName, receiptOf } from './receipt.ts';
 import { findMethod } from '../../domain/methods/catalog.ts';
 import { renderCheckoutPage, renderAcsPage, renderProviderPage, renderRedirectPage, renderMessagePage, CONTENT_SECURITY_POLICY } from '../../web/pages.ts';
 import type { CheckoutPageView } from '../../web/views.ts';
@@ -70,7 +70,7 @@ function checkoutView(ctx: ServiceContext, t: Translator, state: Extract<Session
     merchantName: merchant.name,
     order: { number: session.orderNumber, amount: t.money(session.amount, session.currency), currency: session.currency, description: session.description },
     operation: session.operation,
-    methods: session.request.methods.map((key) => ({ key, label: findMethod(key)?.label ?? key, experience: findMethod(key)?.experience, group: methodGroup(key) })),
+    methods: session.request.methods.map((key) => ({ key, label: methodName(t, key), experience: findMethod(key)?.experience, group: methodGroup(key) })),
     selectedMethod: session.request.methods[0] ?? 'card',
     actionUrl: `${base}/pay`,
     cancelUrl: `${base}/cancel`,
