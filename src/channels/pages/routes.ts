@@ -125,12 +125,17 @@ async function returnToMerchant(reply: FastifyReply, ctx: ServiceContext, t: Tra
       const dest = checkoutDestination(merchant, session, payment, outcome);
       if (outcome === 'success') {
         const pending = payment.status === 'pending';
+        const receipt = receiptOf(t, merchant, payment, t.t('method.card'));
+        const title = t.t(pending ? 'receipt.pendingTitle' : 'receipt.title');
+        // success_url is required, so a paid session always has a destination; the receipt alone otherwise.
+        if (!dest) return message(reply, t, pending ? 'msg.pendingClose' : 'msg.paidClose', 'success');
         return sendHtml(reply, renderRedirectPage({
-          url: dest.url, method: 'GET', target: dest.target, title: t.t(pending ? 'receipt.pendingTitle' : 'receipt.title'), message: t.t(pending ? 'receipt.pendingText' : 'receipt.text'),
-          receipt: receiptOf(t, merchant, payment, t.t('method.card')),
+          url: dest.url, method: 'GET', target: dest.target, title, message: t.t(pending ? 'receipt.pendingText' : 'receipt.text'), receipt,
         }, t));
       }
-      return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title: t.t('declined.title'), message: `${t.t(declineMessageKey(payment.declineReason))} ${t.t('redirect.returning')}` }, t));
+      const declined = t.t(declineMessageKey(payment.declineReason));
+      if (!dest) return sendHtml(reply, renderMessagePage({ title: t.t('declined.title'), message: `${declined} ${t.t('msg.closePage')}`, kind: 'error' }, t));
+      return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title: t.t('declined.title'), message: `${declined} ${t.t('redirect.returning')}` }, t));
     }
   }
   const termUrl = payment.details.termUrl3ds;
@@ -193,9 +198,9 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
       return sendHtml(reply, renderCheckoutPage({ ...view, errors: parsed.errors, values: parsed.values, billing: { ...view.billing, values: { ...view.billing.values, ...parsed.billing } }, email: view.email && { ...view.email, value: parsed.email } }, t), 422);
     }
     try {
-      if (apm) return await payWithApm(reply, ctx, state, apm, parsed.value);
+      if (apm) return await payWithApm(reply, ctx, state, apm, parsed.value, req.ip);
       // A payment left unfinished with another method is withdrawn first (the payer changed their mind).
-      const step = await payByCard(ctx, await withoutUnfinishedApm(ctx, state), parsed.value);
+      const step = await payByCard(ctx, await withoutUnfinishedApm(ctx, state), parsed.value, req.ip);
       return continueAfter(reply, ctx, t, step, state.merchant);
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
@@ -209,6 +214,8 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
     const t = pageTranslator(req, reply, state.kind === 'missing' ? undefined : state.session.request.locale);
     if (state.kind !== 'open') return message(reply, t, 'msg.nothingToCancel', 'info');
     const dest = checkoutDestination(state.merchant, state.session, state.payment, 'cancel');
+    // Without cancel_url nor error_url the gateway says it itself (in a page template of its own: msg.cancelled).
+    if (!dest) return message(reply, t, 'msg.cancelled', 'info');
     return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title: t.t('cancelled.title'), message: t.t('redirect.returning') }, t));
   });
 
@@ -280,7 +287,9 @@ async function challengeTarget(ctx: ServiceContext, paymentId: string, status: '
 const EXPIRED_SECONDS = 6;
 
 function expired(reply: FastifyReply, t: Translator, state: Extract<SessionState, { kind: 'expired' }>) {
-  const url = state.session.request.expiryUrl ?? state.session.request.cancelUrl;
+  const r = state.session.request;
+  const url = r.expiryUrl ?? r.cancelUrl ?? r.errorUrl;
+  if (url === undefined) return message(reply, t, 'msg.expired', 'info');
   const target = linkTarget(state.merchant, state.session.request.urlTarget);
   // The payer reads that the session ended (and that nothing was charged) before going back.
   return sendHtml(reply, renderRedirectPage({ url, method: 'GET', target, title: t.t('expired.title'), message: `${t.t('expired.text')} ${t.t('redirect.returning')}`, delaySeconds: EXPIRED_SECONDS }, t));
