@@ -38,7 +38,7 @@ const Entry = Type.Object({
 const Page = Type.Object({
   entries: Type.Array(Entry),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for older entries; null on the last page.' }),
-}, { examples: [{ entries: [ENTRY_EXAMPLE], next_cursor: null }] });
+}, { description: 'A page of audit entries, newest first.', examples: [{ entries: [ENTRY_EXAMPLE], next_cursor: null }] });
 
 function instant(field: 'from' | 'to', value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;

@@ -33,10 +33,10 @@ const MerchantProps = {
   created_at: Timestamp, updated_at: Timestamp,
   previous_password_valid_until: Type.Union([Timestamp, Type.Null()], { description: 'After a rotation: until when the previous password still verifies requests.' }),
 };
-const Merchant = Type.Object(MerchantProps, { examples: [MERCHANT_EXAMPLE] });
+const Merchant = Type.Object(MerchantProps, { description: 'A merchant (never its password).', examples: [MERCHANT_EXAMPLE] });
 const PASSWORD_EXAMPLE = '9f86d081884c7d659a2feaa0c55ad015';
 const CreatedMerchant = Type.Object({ ...MerchantProps, password: Type.String({ description: 'Shown in this answer only; never again.' }) },
-  { examples: [{ ...MERCHANT_EXAMPLE, password: PASSWORD_EXAMPLE }] });
+  { description: 'The new merchant: `password` is in this answer only.', examples: [{ ...MERCHANT_EXAMPLE, password: PASSWORD_EXAMPLE }] });
 
 const CreateBody = Type.Object({
   name: Name,
@@ -65,7 +65,7 @@ type RotateBody = Static<typeof RotateBody>;
 const Rotated = Type.Object({
   id: Type.String(), merchant_key: Type.String(), password: Type.String({ description: 'The new password: shown in this answer only.' }),
   previous_password_valid_until: NullableTimestamp,
-}, { examples: [{ id: MERCHANT_EXAMPLE.id, merchant_key: MERCHANT_EXAMPLE.merchant_key, password: PASSWORD_EXAMPLE, previous_password_valid_until: '2026-11-25T05:00:00.000Z' }] });
+}, { description: 'The new password, in this answer only, and the end of the previous one\'s grace period.', examples: [{ id: MERCHANT_EXAMPLE.id, merchant_key: MERCHANT_EXAMPLE.merchant_key, password: PASSWORD_EXAMPLE, previous_password_valid_until: '2026-11-25T05:00:00.000Z' }] });
 
 const ListQuery = Type.Object({
   search: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Part of the name (any case) or the exact merchant key.' })),
@@ -75,7 +75,7 @@ const ListQuery = Type.Object({
 }, { additionalProperties: false });
 type ListQuery = Static<typeof ListQuery>;
 const Page = Type.Object({ merchants: Type.Array(Merchant), next_cursor: Type.Union([Type.String(), Type.Null()]) },
-  { examples: [{ merchants: [MERCHANT_EXAMPLE], next_cursor: null }] });
+  { description: 'A page of merchants, newest first.', examples: [{ merchants: [MERCHANT_EXAMPLE], next_cursor: null }] });
 
 type Id = Static<typeof IdParams>;
 

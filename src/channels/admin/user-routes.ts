@@ -29,7 +29,7 @@ const User = Type.Object({
   id: Type.String(), email: Type.String(), name: Type.String(), role: Role, disabled: Type.Boolean(),
   has_password: Type.Boolean({ description: 'Whether the user can sign in to the console with a password.' }),
   created_at: Timestamp, updated_at: Timestamp,
-}, { examples: [USER_EXAMPLE] });
+}, { description: 'An operator user (never the password).', examples: [USER_EXAMPLE] });
 
 const TOKEN_EXAMPLE = {
   id: '01936f5f-1111-7222-8333-444455556666', user_id: USER_EXAMPLE.id, name: 'deploy script', prefix: 'pcop_Xy12ab',
@@ -41,9 +41,9 @@ const Token = Type.Object({
   created_at: Timestamp,
   last_used_at: Type.Union([Timestamp, Type.Null()], { description: 'Recorded at most once a minute.' }),
   revoked_at: NullableTimestamp,
-}, { examples: [TOKEN_EXAMPLE] });
+}, { description: 'An API token as lists show it: never the token itself.', examples: [TOKEN_EXAMPLE] });
 const NewToken = Type.Composite([Token, Type.Object({ token: Type.String({ description: 'The Bearer token: shown in this answer only.' }) })],
-  { examples: [{ ...TOKEN_EXAMPLE, token: 'pcop_Xy12abQ3p0sT6vWn1c9kL8mR2dF5gH7jK4zB0eY' }] });
+  { description: 'The new token: `token` is in this answer only.', examples: [{ ...TOKEN_EXAMPLE, token: 'pcop_Xy12abQ3p0sT6vWn1c9kL8mR2dF5gH7jK4zB0eY' }] });
 
 const CreateUserBody = Type.Object({
   email: Type.String({ format: 'email', maxLength: 254 }),
@@ -70,11 +70,14 @@ const TokenParams = Type.Object({ id: Type.String({ maxLength: 1024 }), token_id
 type TokenParams = Static<typeof TokenParams>;
 type Id = Static<typeof IdParams>;
 
+const UserList = Type.Object({ users: Type.Array(User) }, { description: 'Every operator user, oldest first.', examples: [{ users: [USER_EXAMPLE] }] });
+const TokenList = Type.Object({ tokens: Type.Array(Token) }, { description: 'The user\'s tokens, revoked ones included, oldest first.', examples: [{ tokens: [TOKEN_EXAMPLE] }] });
+
 const Me = Type.Object({
   user: User,
   token: Type.Object({ id: Type.String(), prefix: Type.String() }),
   permissions: Type.Array(Type.Union(PERMISSIONS.map((p) => Type.Literal(p)))),
-}, { examples: [{ user: USER_EXAMPLE, token: { id: TOKEN_EXAMPLE.id, prefix: TOKEN_EXAMPLE.prefix }, permissions: permissionsOf('operator') }] });
+}, { description: 'Who the token belongs to and what its role permits.', examples: [{ user: USER_EXAMPLE, token: { id: TOKEN_EXAMPLE.id, prefix: TOKEN_EXAMPLE.prefix }, permissions: permissionsOf('operator') }] });
 
 export const presentUser = (u: OperatorUser) => ({
   id: u.id, email: u.email, name: u.name, role: u.role, disabled: u.disabled, has_password: u.hasPassword,
@@ -116,7 +119,7 @@ export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContex
 
   app.get('/admin/v1/users', {
     onRequest,
-    schema: { tags: TAG, security: SECURITY, summary: 'List operator users (admins only)', response: responses({ 200: Type.Object({ users: Type.Array(User) }) }, []) },
+    schema: { tags: TAG, security: SECURITY, summary: 'List operator users (admins only)', response: responses({ 200: UserList }, []) },
   }, async () => ({ users: (await listOperatorUsers(ctx.db)).map(presentUser) }));
 
   app.get<{ Params: Id }>('/admin/v1/users/:id', {
@@ -150,7 +153,7 @@ export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContex
 
   app.get<{ Params: Id }>('/admin/v1/users/:id/tokens', {
     onRequest,
-    schema: { tags: TAG, security: SECURITY, summary: 'A user\'s tokens: prefix, name, created, last used, revoked; never the token (admins only)', params: IdParams, response: responses({ 200: Type.Object({ tokens: Type.Array(Token) }) }, [404]) },
+    schema: { tags: TAG, security: SECURITY, summary: 'A user\'s tokens: prefix, name, created, last used, revoked; never the token (admins only)', params: IdParams, response: responses({ 200: TokenList }, [404]) },
   }, async (req) => {
     await userOr404(req.params.id);
     return { tokens: (await listOperatorTokens(ctx.db, req.params.id)).map(presentToken) };
