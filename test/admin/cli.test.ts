@@ -147,10 +147,17 @@ for (const { kind, skip } of await storeKinds()) {
         const audit = await root('GET', '/admin/v1/audit-log?object_type=merchant');
         assert.equal(audit.body.entries[0].action, 'merchant.create');
         assert.deepEqual(audit.body.entries[0].user, { id: null, name: `cli:${userInfo().username}` });
+        if (kind === 'pglite') {
+          // The embedded store is this process's now: the tool refuses it instead of corrupting it.
+          const refused = await runCli(store.env, ['user', 'list']);
+          assert.equal(refused.code, 1);
+          assert.match(refused.stderr, new RegExp(`in use by process ${process.pid} \\(a running gateway\\?\\): stop it first, or use the admin API`));
+        }
       } finally {
         await gateway?.close();
         await db.close();
       }
+      if (kind === 'pglite') assert.equal((await runCli(store.env, ['user', 'list'])).code, 0, 'the lock is released on close');
     });
   });
 }
