@@ -94,6 +94,22 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(text.includes(m.password), false, 'no password in the audit log');
     });
 
+    it('rotates the password: shown once, audited without either password', async () => {
+      const m = (await admin('POST', '/admin/v1/merchants', { name: 'Rotating' })).body;
+      const rotated = await admin('POST', `/admin/v1/merchants/${m.id}/password`, { grace_hours: 48 });
+      assert.equal(rotated.status, 200, rotated.text);
+      assert.deepEqual(Object.keys(rotated.body).sort(), ['id', 'merchant_key', 'password', 'previous_password_valid_until']);
+      const given = await admin('POST', `/admin/v1/merchants/${m.id}/password`, { password: 'chosen-by-merchant-1', grace_hours: 0 });
+      assert.equal(given.body.password, 'chosen-by-merchant-1');
+      assert.equal(given.body.previous_password_valid_until, null);
+      const same = await admin('POST', `/admin/v1/merchants/${m.id}/password`, { password: 'chosen-by-merchant-1' });
+      assert.deepEqual(fieldErrors(same.body), ['password: This value should be different from the current password.']);
+      const log = await admin('GET', `/admin/v1/audit-log?action=merchant.password.rotate&object_id=${m.id}`);
+      assert.deepEqual(log.body.entries.map((e: { details: { grace_hours: number } }) => e.details.grace_hours), [0, 48]);
+      const text = JSON.stringify(log.body);
+      for (const secret of [m.password, rotated.body.password, 'chosen-by-merchant-1']) assert.equal(text.includes(secret), false);
+    });
+
     it('lets operator write, support and viewer only read (403 on every write)', async () => {
       const m = (await admin('POST', '/admin/v1/merchants', { name: 'Roles' })).body;
       const operator = await operatorWithRole(t, 'operator');

@@ -121,6 +121,18 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(me.body.user.name, 'Promoted');
     });
 
+    it('sets, changes and removes a user\'s password', async () => {
+      const u = await operatorWithRole(t, 'viewer');
+      const set = await admin('PATCH', `/admin/v1/users/${u.userId}`, { password: 'first password here' });
+      assert.equal(set.body.has_password, true);
+      const removed = await admin('PATCH', `/admin/v1/users/${u.userId}`, { password: null });
+      assert.equal(removed.body.has_password, false);
+      const [row] = await t.store.db.query<{ password_hash: string | null }>('SELECT password_hash FROM operator_users WHERE id = $1', [u.userId]);
+      assert.equal(row!.password_hash, null);
+      const log = await admin('GET', `/admin/v1/audit-log?object_id=${u.userId}`);
+      assert.deepEqual(log.body.entries.map((e: { details: { password: string } }) => e.details.password), ['removed', 'changed']);
+    });
+
     it('never lets the last enabled admin be demoted or disabled', async () => {
       const me = (await admin('GET', '/admin/v1/me')).body.user;
       const admins = (await admin('GET', '/admin/v1/users')).body.users.filter((u: { role: string; disabled: boolean }) => u.role === 'admin' && !u.disabled);
