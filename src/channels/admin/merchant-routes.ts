@@ -11,9 +11,8 @@ import { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS } from '../../domain/password-rota
 import { findMerchantRecord, listMerchantRecords, type MerchantRecord } from '../../store/merchant-admin-repo.ts';
 import { createMerchant, rotatePassword, setMerchantDisabled, updateMerchant } from '../../services/admin/merchants.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
-import { IdParams, NullableTimestamp, Timestamp, UUID, notFound, responses } from './schemas.ts';
+import { IdParams, NullableTimestamp, Timestamp, UUID, bodyDefaultsToEmpty, notFound, responses } from './schemas.ts';
 import { decodeCursor, nextCursor, pageSize } from './cursor.ts';
-import { bodyDefaultsToEmpty } from './user-routes.ts';
 
 const CHOICE = { errorMessage: 'The value you selected is not a valid choice.' };
 const Name = Type.String({ minLength: 1, maxLength: 255 });

@@ -37,3 +37,8 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
 export const notFound = () => new GatewayError(ERRORS.notFound);
+
+/** A POST whose fields are all optional may come without a body (a preValidation hook). */
+export async function bodyDefaultsToEmpty(req: { body: unknown }): Promise<void> {
+  req.body ??= {};
+}

@@ -12,7 +12,7 @@ import {
   createOperatorToken, createOperatorUser, revokeOperatorTokenById, updateOperatorUserById,
 } from '../../services/admin/users.ts';
 import { ADMIN_TAG, actorOf, requireOperator, requirePermission } from './operator-auth.ts';
-import { IdParams, NullableTimestamp, Timestamp, UUID, notFound, responses } from './schemas.ts';
+import { IdParams, NullableTimestamp, Timestamp, UUID, bodyDefaultsToEmpty, notFound, responses } from './schemas.ts';
 
 const TAG = ADMIN_TAG.tags;
 const SECURITY = ADMIN_TAG.security;
@@ -88,11 +88,6 @@ export const presentToken = (t: OperatorToken) => ({
   id: t.id, user_id: t.userId, name: t.name, prefix: t.prefix, created_at: t.createdAt.toISOString(),
   last_used_at: t.lastUsedAt?.toISOString() ?? null, revoked_at: t.revokedAt?.toISOString() ?? null,
 });
-
-/** A POST whose fields are all optional may come without a body. */
-export async function bodyDefaultsToEmpty(req: { body: unknown }): Promise<void> {
-  req.body ??= {};
-}
 
 export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const onRequest = requirePermission(ctx, 'users.manage');

@@ -11,6 +11,7 @@ import {
 } from '../../store/merchant-admin-repo.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { isUniqueViolation } from '../../store/unique-violation.ts';
+import { auditDiff } from './audit-diff.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { graceEnd } from '../../domain/password-rotation.ts';
 import { isHttpUrl } from '../../domain/methods/formats.ts';
@@ -67,18 +68,12 @@ export async function createMerchant(db: Database, actor: AuditActor, input: New
   }
 }
 
-/** Only the fields that differ, for the audit entry's before and after. */
-function changed(before: Record<string, unknown>, after: Record<string, unknown>) {
-  const keys = Object.keys(after).filter((k) => before[k] !== after[k]);
-  return { before: Object.fromEntries(keys.map((k) => [k, before[k]])), after: Object.fromEntries(keys.map((k) => [k, after[k]])), any: keys.length > 0 };
-}
-
 async function changeMerchant(tx: Sql, actor: AuditActor, id: string, patch: MerchantPatch, action: string, now: Date): Promise<MerchantRecord | undefined> {
   const before = await findMerchantRecord(tx, id, true);
   if (!before) return undefined;
   const after = (await updateMerchantRecord(tx, id, patch, now)) as MerchantRecord;
-  const diff = changed(auditedMerchant(before), auditedMerchant(after));
-  if (diff.any) await appendAudit(tx, { actor, action, objectType: 'merchant', objectId: id, before: diff.before, after: diff.after }, now);
+  const diff = auditDiff(auditedMerchant(before), auditedMerchant(after));
+  if (diff.changed) await appendAudit(tx, { actor, action, objectType: 'merchant', objectId: id, before: diff.before, after: diff.after }, now);
   return after;
 }
 

@@ -9,6 +9,7 @@ import {
 } from '../../store/operators-repo.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { isUniqueViolation } from '../../store/unique-violation.ts';
+import { auditDiff } from './audit-diff.ts';
 import { issueOperatorToken, type IssuedToken } from '../operators.ts';
 import { hashOperatorPassword } from '../../domain/operator-passwords.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
@@ -68,10 +69,13 @@ export async function updateOperatorUserById(db: Database, actor: AuditActor, id
       throw GatewayError.field(input.disabled === true ? 'disabled' : 'role', MESSAGES.lastAdmin);
     }
     const after = (await updateOperatorUser(tx, id, patch, now)) as OperatorUser;
-    await appendAudit(tx, {
-      actor, action: 'user.update', objectType: 'user', objectId: id, before: audited(before), after: audited(after),
-      details: input.password === undefined ? undefined : { password: input.password === null ? 'removed' : 'changed' },
-    }, now);
+    const diff = auditDiff(audited(before), audited(after));
+    if (diff.changed || input.password !== undefined) {
+      await appendAudit(tx, {
+        actor, action: 'user.update', objectType: 'user', objectId: id, before: diff.before, after: diff.after,
+        details: input.password === undefined ? undefined : { password: input.password === null ? 'removed' : 'changed' },
+      }, now);
+    }
     return after;
   });
 }
