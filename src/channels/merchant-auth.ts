@@ -2,10 +2,12 @@
  * Merchant authentication shared by the channels: the key names the merchant, the hash proves the
  * password. Both failures answer 401 without saying more than D3 allows.
  */
+import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../services/context.ts';
 import type { Merchant, Mid } from '../store/merchants-repo.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { verifyAny, type UpperMode } from '../domain/signatures.ts';
+import { reserveIdempotencyKey } from './idempotency.ts';
 import { acceptedPasswords } from '../domain/password-rotation.ts';
 
 type Recipes = (merchant: Merchant) => ReadonlyArray<(upper: UpperMode) => string>;
@@ -26,10 +28,12 @@ export interface Authenticated {
 
 /**
  * Looks the merchant up by key and checks the hash against every accepted recipe.
- * `recipes` builds, for the merchant, the functions that compute an acceptable hash.
+ * `recipes` builds, for the merchant, the functions that compute an acceptable hash. Once authenticated, the
+ * request's Idempotency-Key (if any) is reserved.
  */
 export async function authenticate(
   ctx: ServiceContext,
+  req: FastifyRequest,
   key: string,
   hash: unknown,
   recipes: Recipes,
@@ -37,5 +41,6 @@ export async function authenticate(
   const found = await ctx.merchants.byMerchantKey(key);
   if (!found) throw new GatewayError('merchantNotFound');
   if (!verifyMerchantHash(found.merchant, hash, recipes, ctx.clock.now())) throw new GatewayError('hashInvalid');
+  await reserveIdempotencyKey(ctx, req, found.merchant.id);
   return found;
 }
