@@ -23,6 +23,10 @@ import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
 import { registerAdminUserRoutes } from './channels/admin/user-routes.ts';
 import { registerAdminMerchantRoutes } from './channels/admin/merchant-routes.ts';
 import { registerAdminAuditRoutes } from './channels/admin/audit-routes.ts';
+import { registerAdminMidRoutes } from './channels/admin/mid-routes.ts';
+import { registerAdminSettingsRoutes } from './channels/admin/settings-routes.ts';
+import { registerAdminWalletRoutes } from './channels/admin/wallet-routes.ts';
+import { registerAdminConfigCatalogRoutes } from './channels/admin/config-catalog-routes.ts';
 import { registerAdminSigningSecretRoutes } from './channels/admin/signing-secret-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
@@ -119,6 +123,10 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerAdminUserRoutes(app, ctx);
   registerAdminMerchantRoutes(app, ctx);
   registerAdminAuditRoutes(app, ctx);
+  registerAdminMidRoutes(app, ctx);
+  registerAdminSettingsRoutes(app, ctx);
+  registerAdminWalletRoutes(app, ctx);
+  registerAdminConfigCatalogRoutes(app, ctx);
   registerAdminSigningSecretRoutes(app, ctx);
   return app;
 }
