@@ -4,7 +4,8 @@
  * Routes of the S2S channels set `config.dialect = 's2s'` and get `"result": "ERROR"` added.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError, errorBody, type ErrorName } from '../domain/errors.ts';
+import { GatewayError, HashMismatch, errorBody, type ErrorName } from '../domain/errors.ts';
+import { hintFor } from './hash-hints.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -52,6 +53,12 @@ export function toGatewayError(err: unknown): GatewayError | undefined {
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: GatewayError): FastifyReply {
   const body: Record<string, unknown> = { ...errorBody(err) };
   if (request.routeOptions.config?.dialect === 's2s') body.result = 'ERROR';
+  // Sandbox only: the platform's body stays as it is, with the formula expected added (never its value).
+  if (err instanceof HashMismatch && err.sandbox) {
+    const fields = err.requestFields ?? (typeof request.body === 'object' && request.body !== null ? request.body as Record<string, unknown> : {});
+    const hint = hintFor(request.routeOptions.url ?? '', fields, err.digest);
+    if (hint) body.hint = hint;
+  }
   return reply.code(err.spec.http).type('application/json; charset=utf-8').send(body);
 }
 

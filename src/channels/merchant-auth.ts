@@ -4,7 +4,7 @@
  */
 import type { ServiceContext } from '../services/context.ts';
 import type { Merchant, Mid } from '../store/merchants-repo.ts';
-import { GatewayError } from '../domain/errors.ts';
+import { GatewayError, HashMismatch } from '../domain/errors.ts';
 import { verifyAny, type UpperMode } from '../domain/signatures.ts';
 
 export interface Authenticated {
@@ -24,6 +24,6 @@ export async function authenticate(
 ): Promise<Authenticated> {
   const found = await ctx.merchants.byMerchantKey(key);
   if (!found) throw new GatewayError('merchantNotFound');
-  if (!verifyAny(hash, recipes(found.merchant))) throw new GatewayError('hashInvalid');
+  if (!verifyAny(hash, recipes(found.merchant))) throw new HashMismatch(found.merchant);
   return found;
 }

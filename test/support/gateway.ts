@@ -35,6 +35,8 @@ export interface TestGateway {
 
 export interface MerchantOptions {
   notificationUrl?: string;
+  /** A live merchant when false (default: sandbox). */
+  sandbox?: boolean;
   digest?: Digest;
   settings?: MerchantSettings;
   mids?: { paymentMode: PaymentMode; connector?: string; cardOnFileSupport?: boolean }[];
@@ -78,7 +80,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
   async function addMerchant(m: MerchantOptions = {}): Promise<TestMerchant> {
     const merchant = { id: newId(), key: `key-${randomBytes(8).toString('hex')}`, password: randomBytes(16).toString('hex') };
     await store.db.transaction(async (tx) => {
-      await insertMerchant(tx, { id: merchant.id, name: 'Test Shop', key: merchant.key, password: merchant.password, sandbox: true, notificationUrl: m.notificationUrl, digest: m.digest, settings: m.settings });
+      await insertMerchant(tx, { id: merchant.id, name: 'Test Shop', key: merchant.key, password: merchant.password, sandbox: m.sandbox ?? true, notificationUrl: m.notificationUrl, digest: m.digest, settings: m.settings });
       for (const mid of m.mids ?? [{ paymentMode: 'SMS/DMS' as const }]) {
         await insertMid(tx, { id: newId(), merchantId: merchant.id, name: `MID ${mid.paymentMode}`, connector: mid.connector ?? 'sandbox-card', paymentMode: mid.paymentMode, cardOnFileSupport: mid.cardOnFileSupport ?? false });
       }

@@ -9,7 +9,7 @@ import type { ServiceContext } from '../../services/context.ts';
 import { handleBankCallback } from '../../services/apm/payments.ts';
 import { apmS2sStatus } from '../../services/apm/details.ts';
 import { BANK_CALLBACK_PATH } from '../../services/apm/connector.ts';
-import { GatewayError, MESSAGES } from '../../domain/errors.ts';
+import { GatewayError, HashMismatch, MESSAGES } from '../../domain/errors.ts';
 import { verifyAny } from '../../domain/signatures.ts';
 import { validate } from '../validation.ts';
 import { ACTIONS, type ActionSpec } from './actions.ts';
@@ -43,7 +43,7 @@ async function answer(ctx: ServiceContext, req: FastifyRequest): Promise<Answer>
   validateFields(spec.schema, fields, spec.rules);
   const found = await ctx.merchants.byMerchantKey(fields.client_key as string);
   if (!found) throw new GatewayError('merchantNotFound');
-  if (!verifyAny(fields.hash, spec.hashes(found.merchant, fields))) throw new GatewayError('hashInvalid');
+  if (!verifyAny(fields.hash, spec.hashes(found.merchant, fields))) throw new HashMismatch(found.merchant, fields);
   return spec.handle({ ctx, merchant: found.merchant }, fields);
 }
 
