@@ -21,6 +21,7 @@ import { registerRecurringRoutes } from './channels/checkout/recurring-routes.ts
 import { registerTestClockRoutes } from './channels/sandbox/test-clock-routes.ts';
 import { registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
 import { registerApmPageRoutes } from './channels/pages/apm-routes.ts';
+import { recordRoutes, SWAGGER_OPTIONS } from './channels/openapi.ts';
 
 export interface AppOptions {
   bodyLimit?: number;
@@ -43,13 +44,8 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   app.setValidatorCompiler(typeboxValidatorCompiler);
   installErrorHandling(app);
   await app.register(formbody, { parser: parseForm });
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Portcullis payment gateway', version: '0.1.0', description: 'Hosted Checkout, S2S CARD and S2S APM, wire-compatible with the Akurateco platform family.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      tags: [{ name: 'Checkout' }, { name: 'Hosted pages' }, { name: 'S2S CARD' }, { name: 'S2S APM' }, { name: 'Admin' }, { name: 'Sandbox' }],
-    },
-  });
+  recordRoutes(app);
+  await app.register(swagger, SWAGGER_OPTIONS);
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   installIdempotency(app, ctx);
