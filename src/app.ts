@@ -21,7 +21,7 @@ import { registerRecurringRoutes } from './channels/checkout/recurring-routes.ts
 import { registerTestClockRoutes } from './channels/sandbox/test-clock-routes.ts';
 import { registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
 import { registerApmPageRoutes } from './channels/pages/apm-routes.ts';
-import { recordRoutes, SWAGGER_OPTIONS } from './channels/openapi.ts';
+import { recordRoutes, SWAGGER_OPTIONS, SWAGGER_UI_OPTIONS } from './channels/openapi.ts';
 
 export interface AppOptions {
   bodyLimit?: number;
@@ -46,7 +46,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   await app.register(formbody, { parser: parseForm });
   recordRoutes(app);
   await app.register(swagger, SWAGGER_OPTIONS);
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, SWAGGER_UI_OPTIONS);
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   installIdempotency(app, ctx);
   installMetrics(app);

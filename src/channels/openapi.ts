@@ -16,6 +16,7 @@
  */
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import { Type, type TSchema } from '@sinclair/typebox';
 import * as sig from '../domain/signatures.ts';
 import { HASH_RECIPES, formulaText, type HashRecipeName } from '../domain/hash-recipes.ts';
@@ -547,4 +548,43 @@ export const SWAGGER_OPTIONS: FastifyDynamicSwaggerOptions = {
     doc.webhooks = asJson(webhooks());
     return doc as never;
   },
+};
+
+// --- the /docs page -------------------------------------------------------------------------------------------
+
+/**
+ * Swagger UI made accessible (axe: no critical or serious violation): the base layout without the top bar
+ * (its logo has no text alternative, its URL box no label), summaries without a link nested in their button,
+ * and colours with enough contrast.
+ */
+const A11Y_CSS = [
+  '.swagger-ui .info .title small pre, .swagger-ui .info .title small.version-stamp pre { color: #fff; background: #1f5f1f; }',
+  '.swagger-ui .info .title small { background: #1f5f1f; }',
+  '.swagger-ui .info a, .swagger-ui .info .url, .swagger-ui a.nostyle { color: #1a4f8b; }',
+  '.swagger-ui .btn span, .swagger-ui .btn { color: #1b1b1b; }',
+  '.swagger-ui .opblock .opblock-summary-method { color: #fff; background: #1b1b1b; }',
+  '.swagger-ui .opblock.opblock-post .opblock-summary-method { background: #1f6f4a; }',
+  '.swagger-ui .opblock.opblock-get .opblock-summary-method { background: #1a4f8b; }',
+  '.swagger-ui .opblock.opblock-put .opblock-summary-method { background: #8a4b00; }',
+  '.swagger-ui .opblock-tag small, .swagger-ui .opblock-summary-description, .swagger-ui .parameter__in, .swagger-ui .prop-format, .swagger-ui .parameter__type, .swagger-ui .response-col_links, .swagger-ui .renderedMarkdown p, .swagger-ui table thead tr td, .swagger-ui table thead tr th { color: #1b1b1b; }',
+  '.swagger-ui .model-title, .swagger-ui .model, .swagger-ui .model .property, .swagger-ui .prop-type { color: #1b1b1b; }',
+  '.swagger-ui .tab li, .swagger-ui .tab li button.tablinks, .swagger-ui .opblock-description-wrapper p, .swagger-ui .response-control-media-type__accept-message { color: #1b1b1b; }',
+  '.swagger-ui .parameter__name.required span, .swagger-ui .parameter__name.required:after { color: #a00000; }',
+].join('\n');
+
+/** Swagger UI renders its example pickers as selects without a name: name each from its context. */
+const A11Y_JS = `new MutationObserver(function () {
+  document.querySelectorAll('select:not([aria-label])').forEach(function (select) {
+    var labelled = select.id && document.querySelector('label[for="' + select.id + '"]');
+    if (labelled || select.closest('label')) return;
+    var row = select.closest('tr[data-code]');
+    var kind = select.classList.contains('examples-select-element') ? 'Example' : 'Choice';
+    select.setAttribute('aria-label', row ? kind + ' for answer ' + row.getAttribute('data-code') : kind);
+  });
+}).observe(document.documentElement, { childList: true, subtree: true });`;
+
+export const SWAGGER_UI_OPTIONS: FastifySwaggerUiOptions = {
+  routePrefix: '/docs',
+  uiConfig: { layout: 'BaseLayout', deepLinking: false, docExpansion: 'list', defaultModelsExpandDepth: 0, syntaxHighlight: false },
+  theme: { title: 'Portcullis API', css: [{ filename: 'a11y.css', content: A11Y_CSS }], js: [{ filename: 'a11y.js', content: A11Y_JS }] },
 };
