@@ -258,9 +258,14 @@ export class CheckoutClient {
     return this.transport.send('PUT', `${this.baseUrl}/api/v1/session/update`, { json: change }, { headers: { token } });
   }
 
-  /** Hosted payment fields: charges the card the fields collected. */
+  /**
+   * Hosted payment fields: charges the card the fields collected. Not retried by default: the call carries no
+   * merchant key, so the gateway keeps no Idempotency-Key answer for it, and the collected CVV is used once;
+   * after a lost answer, read the outcome with `status({ order_id })`.
+   */
   processCard(token: string, operation: 'purchase' | 'debit', req: ProcessingRequest, opts?: RequestOptions): Promise<ProcessingAnswer> {
     return this.transport.send('POST', `${this.baseUrl}/api/v1/processing/${operation}/card`, { json: { with_hosted_fields: true, ...req } }, {
+      maxRetries: 0,
       ...opts,
       headers: { ...opts?.headers, token },
     });

@@ -48,7 +48,8 @@ export function checkoutDigest(fields: readonly string[], password: string, dige
  * mask as callbacks carry it (`411111****1111`) or the ten digits already cut; a card_token is used as it is.
  */
 export function cardTerm(card: string): string {
-  if (!/^[0-9* xX-]+$/.test(card)) return card;
+  // A card number or mask is at most 19 digits with separators; anything else (a 64-character card_token) stays whole.
+  if (!/^[0-9* xX-]{10,23}$/.test(card)) return card;
   const digits = card.replace(/[^0-9]/g, '');
   return digits.length >= 10 ? digits.slice(0, 6) + digits.slice(-4) : digits;
 }

@@ -24,6 +24,8 @@ export interface RequestOptions {
   idempotencyKey?: string;
   /** Extra headers (the hosted-fields `Token`). */
   headers?: Record<string, string>;
+  /** Retries of this call (default: the client's maxRetries). */
+  maxRetries?: number;
 }
 
 export type FormValue = string | number | boolean | undefined | null | { readonly [key: string]: FormValue } | readonly FormValue[];
@@ -65,19 +67,20 @@ export class Transport {
       ...opts.headers,
     };
     const payload = 'json' in body ? JSON.stringify(body.json) : body.form.toString();
+    const maxRetries = opts.maxRetries ?? this.maxRetries;
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
         res = await this.fetchFn(url, { method, headers, body: payload, signal: AbortSignal.timeout(this.timeoutMs) });
       } catch (err) {
-        if (attempt < this.maxRetries) {
+        if (attempt < maxRetries) {
           await sleep(this.delay(attempt));
           continue;
         }
         throw new PortcullisConnectionError(`${method} ${url}: no answer (${(err as Error).message})`, err, idempotencyKey);
       }
       const text = await res.text();
-      if (RETRIED_STATUSES.has(res.status) && attempt < this.maxRetries) {
+      if (RETRIED_STATUSES.has(res.status) && attempt < maxRetries) {
         await sleep(this.delay(attempt, res.headers.get('retry-after')));
         continue;
       }

@@ -10,7 +10,7 @@ import { startTestGateway, type TestGateway } from '../../../test/support/gatewa
 import { startListener, type Listener, type ReceivedCallback } from '../../../test/support/merchant.ts';
 import { mobileMoneyPayout, representative } from '../../../test/apm/support.ts';
 import {
-  AuthenticationError, InvalidRequestError, Portcullis, SignatureVerificationError, type PaymentIdentity,
+  AuthenticationError, InvalidRequestError, Portcullis, PortcullisConnectionError, SignatureVerificationError, type PaymentIdentity,
 } from '../src/index.ts';
 
 let orders = 0;
@@ -262,6 +262,17 @@ for (const { kind, skip } of await storeKinds()) {
         assert.equal(replayed, 'true', 'the gateway replayed the stored answer');
         const all = await sdk.checkout.status({ order_id: orderId, size: 100 });
         assert.equal(all.length, 1, 'one payment for the order');
+      });
+
+      it('a hosted-fields charge is not retried after a lost answer (no key protects it): one attempt, a connection error', async () => {
+        let calls = 0;
+        const dropping: typeof fetch = async () => {
+          calls++;
+          throw new TypeError('socket hang up');
+        };
+        const client = new Portcullis({ baseUrl: gw.baseUrl, merchantKey: gw.merchant.key, password: gw.merchant.password, fetch: dropping, retryDelayMs: 1 });
+        await assert.rejects(client.checkout.processCard('token', 'purchase', { name: 'Jane Roe' }), PortcullisConnectionError);
+        assert.equal(calls, 1);
       });
 
       it('5xx answers are retried with the same key, and given up after maxRetries with the key in the error', async () => {

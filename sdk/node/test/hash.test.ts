@@ -22,6 +22,7 @@ describe('SDK hash formulas', () => {
     assert.equal(cardTerm('411111****1111'), '4111111111');
     assert.equal(cardTerm('4111111111'), '4111111111');
     assert.equal(cardTerm('a'.repeat(64)), 'a'.repeat(64));
+    assert.equal(cardTerm('1'.repeat(64)), '1'.repeat(64), 'an all-digit token is not mistaken for a card');
   });
 
   it('Checkout recipes agree with the gateway for any text (non-ASCII included) and both digests', () => {
