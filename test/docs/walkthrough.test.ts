@@ -53,12 +53,15 @@ function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number):
 
 let shop: string | undefined;
 
-/** Step 2 of the page, as written (it packs into /tmp and installs into /tmp/shop), then the page's shop.mjs, once. */
+/**
+ * Step 2 of the page, as written, in a directory of the test's own in place of /tmp (so that parallel runs do
+ * not share a shop), then the page's shop.mjs; once per store.
+ */
 function prepareShop(): string {
   if (shop) return shop;
-  execFileSync('bash', ['-euo', 'pipefail', '-c', installBlock!.body], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
-  shop = mkdtempSync(path.join(tmpdir(), 'walkthrough-shop-'));
-  execFileSync('cp', ['-r', '/tmp/shop/node_modules', '/tmp/shop/package.json', shop]);
+  const tmp = mkdtempSync(path.join(tmpdir(), 'walkthrough-'));
+  execFileSync('bash', ['-euo', 'pipefail', '-c', installBlock!.body.replaceAll('/tmp', tmp)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+  shop = path.join(tmp, 'shop');
   writeFileSync(path.join(shop, 'shop.mjs'), shopCode!);
   return shop;
 }
@@ -86,7 +89,7 @@ for (const { kind, skip } of await storeKinds()) {
         await new Promise((resolve) => gateway!.once('exit', resolve));
       }
       rmSync(dataDir, { recursive: true, force: true });
-      if (shop) rmSync(shop, { recursive: true, force: true });
+      if (shop) rmSync(path.dirname(shop), { recursive: true, force: true });
       shop = undefined;
       if (database) {
         const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
