@@ -324,6 +324,10 @@ function s2sOperations(): Readonly<Record<string, Json>> {
 
 interface PageDoc {
   summary: string;
+  /** Default 'Hosted pages'. */
+  tag?: string;
+  /** The success answer's media type when it is neither HTML nor JSON. */
+  contentType?: string;
   param?: 'id' | 'ref';
   /** Form fields the page posts. */
   form?: Json;
@@ -356,7 +360,9 @@ const PAGES: Readonly<Record<string, PageDoc>> = {
   'post /sandbox/apm/{ref}/app': { summary: 'Sandbox payer app: confirms or refuses', param: 'ref', form: HTML_FORM({ decision: 'pay or cancel' }) },
   'get /sandbox/outbox': { summary: 'Sandbox outbox: the e-mails, SMS and app notifications sent to an address', query: ['to'] },
   'get /sandbox/outbox/messages': { summary: 'Sandbox outbox as JSON', query: ['to'], json: Type.Object({ messages: Type.Array(Type.Object({}, { additionalProperties: true })) }) },
-  'get /sdk/hosted-fields.js': { summary: 'The hosted payment fields JavaScript library (HostedFields)' },
+  'get /sdk/hosted-fields.js': { summary: 'The hosted payment fields JavaScript library (HostedFields)', contentType: 'application/javascript' },
+  'get /health': { summary: 'Liveness: answers while the process serves requests', tag: 'Operations', json: Type.Object({ status: Type.Literal('ok') }) },
+  'get /metrics': { summary: 'Prometheus metrics: requests by route pattern and status, durations, process figures', tag: 'Operations', contentType: 'text/plain' },
 };
 
 const openapiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -367,14 +373,14 @@ function pageOperation(doc: PageDoc): Json {
   for (const q of doc.query ?? []) parameters.push({ name: q, in: 'query', required: true, schema: { type: 'string' }, example: 'success@gmail.com' });
   const okContent = doc.json
     ? { 'application/json': { schema: doc.json } }
-    : doc.summary.includes('JavaScript') ? { 'application/javascript': { schema: { type: 'string' } } } : { 'text/html': { schema: { type: 'string', description: 'an HTML page' } } };
+    : doc.contentType ? { [doc.contentType]: { schema: { type: 'string' } } } : { 'text/html': { schema: { type: 'string', description: 'an HTML page' } } };
   const responses: Json = {
     200: { description: 'The page', content: okContent },
     404: { description: 'Unknown payment or page', content: doc.json ? { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } : { 'text/html': { schema: { type: 'string' } } } },
   };
   if (doc.form) responses[422] = { description: 'The form with its errors', content: { 'text/html': { schema: { type: 'string' } } } };
   return {
-    tags: ['Hosted pages'],
+    tags: [doc.tag ?? 'Hosted pages'],
     summary: doc.summary,
     ...(parameters.length ? { parameters } : {}),
     ...(doc.form ? { requestBody: { required: false, content: { 'application/x-www-form-urlencoded': { schema: doc.form } } } } : {}),
@@ -517,6 +523,7 @@ export const SWAGGER_OPTIONS: FastifyDynamicSwaggerOptions = {
       { name: 'Hosted pages', description: 'Pages for the payer (HTML), the sandbox ACS and provider pages' },
       { name: 'Sandbox', description: 'Test clock and sandbox tools' },
       { name: 'Admin', description: 'Operator API (Bearer token)' },
+      { name: 'Operations', description: 'Health and metrics' },
     ],
   },
   /** Un-hides the payer pages so they are listed; Fastify itself never sees this. */
@@ -524,7 +531,7 @@ export const SWAGGER_OPTIONS: FastifyDynamicSwaggerOptions = {
     const method = (Array.isArray(route.method) ? route.method[0] : route.method)?.toString().toLowerCase();
     const page = PAGES[`${method} ${openapiPath(url)}`];
     if (!page) return { schema, url };
-    return { schema: { ...(schema as Json), hide: false, tags: ['Hosted pages'], summary: page.summary } as typeof schema, url };
+    return { schema: { ...(schema as Json), hide: false, tags: [page.tag ?? 'Hosted pages'], summary: page.summary } as typeof schema, url };
   },
   transformObject(documentObject) {
     const doc = (documentObject as { openapiObject: unknown }).openapiObject as { paths: Record<string, Record<string, Json>>; components: { schemas?: Json }; webhooks?: Json };

@@ -15,8 +15,6 @@ import { DEMO, routesOf } from '../../src/channels/openapi.ts';
 
 /** Routes that are not part of the API, each with why. */
 const INTERNAL: Readonly<Record<string, string>> = {
-  'GET /health': 'liveness probe',
-  'GET /metrics': 'Prometheus scrape endpoint',
   'POST /hosted-fields/collect': 'posted only by the gateway\'s own card frame, never by merchant code',
   'GET /hosted-fields/frame/:field': 'the card field iframe, created by hosted-fields.js',
   'GET /hosted-fields/field.js': 'script of the field iframe',
