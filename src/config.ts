@@ -28,6 +28,26 @@ export interface Config {
   runner: { lanes?: number; batchSize?: number; leaseMs?: number };
   /** How long a vaulted card nothing references is kept before the vault sweeper deletes it. */
   vaultRetentionMinutes: number;
+  /** Internal hosts allowed as callback targets (on-premise merchants); every other internal target is refused. */
+  callbackAllowedPrivateHosts: string[];
+  /**
+   * Production mode (GATEWAY_MODE=production, or NODE_ENV=production when GATEWAY_MODE is unset): sandbox pages
+   * serve sandbox merchants only, no demo merchant, and start-up refuses unsafe settings (productionProblems).
+   */
+  production: boolean;
+  rateLimits: RateLimitConfig;
+}
+
+/** Requests allowed per window (RATE_LIMIT_*); `enabled: false` (RATE_LIMITS=off) only outside production. */
+export interface RateLimitConfig {
+  enabled: boolean;
+  windowSeconds: number;
+  /** Failed merchant authentications (unknown key, bad hash), per client IP and per merchant key. */
+  authFailures: number;
+  /** Hosted-fields collection (card posts from the field frames) and processing calls, per client IP. */
+  hostedFields: number;
+  /** One-time-code attempts on alternative-method pages, per payment. */
+  otpAttempts: number;
 }
 
 /**
@@ -56,7 +76,7 @@ function intFrom(value: string | undefined, fallback: number, name: string): num
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intFrom(env.PORT, 8080, 'PORT');
-  return {
+  const config: Config = {
     port,
     host: env.HOST ?? '0.0.0.0',
     baseUrl: (env.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
@@ -77,6 +97,51 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       batchSize: optionalInt(env.RUNNER_BATCH_SIZE, 'RUNNER_BATCH_SIZE'),
       leaseMs: optionalInt(env.RUNNER_LEASE_MS, 'RUNNER_LEASE_MS'),
     },
+    callbackAllowedPrivateHosts: (env.CALLBACK_ALLOWED_PRIVATE_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
     vaultRetentionMinutes: intAtLeast(env.VAULT_RETENTION_MINUTES, DEFAULT_VAULT_RETENTION_MINUTES, MIN_VAULT_RETENTION_MINUTES, 'VAULT_RETENTION_MINUTES'),
+    production: modeOf(env) === 'production',
+    rateLimits: {
+      enabled: env.RATE_LIMITS !== 'off',
+      windowSeconds: intAtLeast(env.RATE_LIMIT_WINDOW_SECONDS, 60, 1, 'RATE_LIMIT_WINDOW_SECONDS'),
+      authFailures: intAtLeast(env.RATE_LIMIT_AUTH_FAILURES, 30, 1, 'RATE_LIMIT_AUTH_FAILURES'),
+      hostedFields: intAtLeast(env.RATE_LIMIT_HOSTED_FIELDS, 120, 1, 'RATE_LIMIT_HOSTED_FIELDS'),
+      otpAttempts: intAtLeast(env.RATE_LIMIT_OTP_ATTEMPTS, 5, 1, 'RATE_LIMIT_OTP_ATTEMPTS'),
+    },
   };
+  // Outside production the demo merchant's own callback URL (often a developer's localhost) is allowed as set.
+  const demoHost = config.production ? undefined : hostOf(config.demoMerchant.notificationUrl);
+  if (demoHost && !config.callbackAllowedPrivateHosts.includes(demoHost)) config.callbackAllowedPrivateHosts.push(demoHost);
+  const problems = config.production ? productionProblems(config, env) : [];
+  if (problems.length > 0) throw new Error(`unsafe settings for production mode (GATEWAY_MODE=production):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  return config;
+}
+
+function hostOf(url: string | undefined): string | undefined {
+  try {
+    return url ? new URL(url).hostname : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function modeOf(env: NodeJS.ProcessEnv): 'production' | 'development' {
+  const mode = env.GATEWAY_MODE ?? (env.NODE_ENV === 'production' ? 'production' : 'development');
+  if (mode !== 'production' && mode !== 'development') throw new Error(`GATEWAY_MODE must be production or development, got "${mode}"`);
+  return mode;
+}
+
+/** Hosts no operator should allow as callback targets: cloud metadata services. */
+const METADATA_HOSTS = ['169.254.169.254', 'metadata.google.internal', 'fd00:ec2::254', '100.100.100.200'];
+
+/** Settings production must not run with, each said plainly. */
+export function productionProblems(config: Config, env: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
+  if (!config.vaultKeys) problems.push('VAULT_KEYS is not set: card data would be encrypted with a key generated into DATA_DIR, stored beside the data it protects.');
+  if (!config.baseUrl.startsWith('https://')) problems.push(`BASE_URL must be an https:// address (payers enter card numbers on its pages), got "${config.baseUrl}".`);
+  if (env.DEMO_MERCHANT_KEY || env.DEMO_MERCHANT_PASSWORD) problems.push('DEMO_MERCHANT_KEY / DEMO_MERCHANT_PASSWORD are set: no demo merchant is created in production; unset them.');
+  if (!config.rateLimits.enabled) problems.push('RATE_LIMITS=off: rate limits cannot be switched off in production.');
+  if (['debug', 'trace'].includes(config.logLevel)) problems.push(`LOG_LEVEL=${config.logLevel} logs request details meant for development; use info or above.`);
+  const metadata = config.callbackAllowedPrivateHosts.filter((h) => METADATA_HOSTS.includes(h.toLowerCase().replace(/^\[|\]$/g, '')));
+  if (metadata.length > 0) problems.push(`CALLBACK_ALLOWED_PRIVATE_HOSTS allows a cloud metadata service (${metadata.join(', ')}).`);
+  return problems;
 }

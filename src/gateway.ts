@@ -16,8 +16,12 @@ import { systemClock, type Clock } from './domain/clock.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { ServiceContext } from './services/context.ts';
 import { buildApp } from './app.ts';
+import { callbackTargetPolicy } from './domain/callback-targets.ts';
+import { SigningKeys, issueMissingSigningSecrets } from './services/signing-secrets.ts';
+import { RateLimiter } from './services/rate-limiter.ts';
 import { bootstrapFirstAdmin, type Bootstrap } from './services/operators.ts';
 import { CallbackDispatcher } from './workers/callback-dispatcher.ts';
+import type { Resolver } from './workers/callback-http.ts';
 import { PaymentRecheck } from './workers/payment-recheck.ts';
 import { ScheduleRunner, type ScheduleRunnerOptions } from './workers/schedule-runner.ts';
 import { VaultSweeper } from './workers/vault-sweeper.ts';
@@ -66,7 +70,7 @@ export interface GatewayParts {
   logger?: Logger;
   logRequests?: boolean;
   /** Callback dispatcher options for tests (fast polling, short timeouts). */
-  dispatcher?: { pollMs?: number; timeoutMs?: number };
+  dispatcher?: { pollMs?: number; timeoutMs?: number; resolver?: Resolver };
   /** Schedule runner options (tests poll fast or inject crashes). */
   runner?: ScheduleRunnerOptions;
 }
@@ -82,10 +86,14 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     merchants: new MerchantDirectory(parts.db),
     baseUrl: parts.config.baseUrl,
     logger,
+    callbackTargets: callbackTargetPolicy(parts.config.callbackAllowedPrivateHosts ?? []),
   };
+  ctx.signingKeys = new SigningKeys(ctx);
+  if (parts.config.rateLimits) ctx.rateLimiter = new RateLimiter({ db: parts.db, clock: ctx.clock, config: parts.config.rateLimits });
+  await issueMissingSigningSecrets(ctx);
   const bootstrap = await bootstrapFirstAdmin(parts.db, { token: parts.config.adminToken, now: ctx.clock.now() });
-  const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests });
-  const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, ...parts.dispatcher });
+  const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, production: parts.config.production });
+  const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, targets: ctx.callbackTargets, signingKeys: ctx.signingKeys, ...parts.dispatcher });
   const recheck = new PaymentRecheck(ctx);
   const fromConfig = Object.fromEntries(Object.entries(parts.config.runner ?? {}).filter(([, v]) => v !== undefined));
   const runner = new ScheduleRunner(ctx, { ...fromConfig, ...parts.runner });

@@ -11,7 +11,8 @@ async function main(): Promise<void> {
   const db = await openStore(config);
   const keyring = await loadKeyring(config, logger);
   const gateway = await assembleGateway({ config, db, keyring, logger, logRequests: true });
-  const demo = await ensureDemoMerchant(db, config.demoMerchant);
+  // Production creates no demo merchant (issue 12): merchants come through the admin API.
+  const demo = config.production ? undefined : await ensureDemoMerchant(db, config.demoMerchant);
   await gateway.app.listen({ port: config.port, host: config.host });
   if (config.workers) gateway.startWorkers();
   printWelcome(config.baseUrl, config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`, demo, gateway.bootstrap);

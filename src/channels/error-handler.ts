@@ -3,9 +3,11 @@
  * type, huge bodies) as validation errors, anything unexpected as a 500 without a stack trace.
  * Routes of the S2S channels set `config.dialect = 's2s'` and get `"result": "ERROR"` added.
  */
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, HashMismatch, errorBody, type ErrorName } from '../domain/errors.ts';
 import { hintFor } from './hash-hints.ts';
+import { RateLimited } from '../services/rate-limiter.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -22,6 +24,8 @@ const FRAMEWORK_ERRORS: Readonly<Record<string, { error: ErrorName; field?: stri
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { error: 'invalidRequest', field: 'request', message: 'The request body length is not valid.' },
   FST_ERR_CTP_INVALID_TYPE: { error: 'unsupportedMediaType', field: 'request', message: 'This content type is not supported.' },
   FST_ERR_BAD_URL: { error: 'notFound' },
+  FST_ERR_MAX_PARAM_LENGTH: { error: 'notFound' },
+  FST_ERR_ASYNC_CONSTRAINT: { error: 'notFound' },
   FST_INVALID_MULTIPART_CONTENT_TYPE: { error: 'unsupportedMediaType', field: 'request', message: 'This content type is not supported.' },
   FST_PARTS_LIMIT: { error: 'payloadTooLarge', field: 'request', message: 'The request body is too large.' },
   FST_FILES_LIMIT: { error: 'invalidRequest', field: 'request', message: 'Files are not accepted.' },
@@ -51,6 +55,8 @@ export function toGatewayError(err: unknown): GatewayError | undefined {
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: GatewayError): FastifyReply {
+  request.answeredError = err.spec;
+  if (err instanceof RateLimited) reply.header('retry-after', String(err.retryAfter));
   const body: Record<string, unknown> = { ...errorBody(err) };
   if (request.routeOptions.config?.dialect === 's2s') body.result = 'ERROR';
   // Sandbox only: the platform's body stays as it is, with the formula expected added (never its value).
@@ -70,4 +76,25 @@ export function installErrorHandling(app: FastifyInstance): void {
     return sendError(request, reply, new GatewayError('internal'));
   });
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new GatewayError('notFound')));
+}
+
+/** Node's HTTP parser errors -> the D3 error the socket gets. */
+function clientErrorOf(code: string | undefined): GatewayError {
+  if (code === 'HPE_HEADER_OVERFLOW') return new GatewayError('headersTooLarge', [{ field: 'request', message: 'The request headers are too large.' }]);
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new GatewayError('requestTimeout', [{ field: 'request', message: 'The request was not received in time.' }]);
+  return GatewayError.field('request', 'This value is not a valid HTTP request.');
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+/**
+ * Requests Node's HTTP parser refuses (a broken request line or header, headers too large) never reach
+ * Fastify; the socket still gets a D3 body, then closes (the stream cannot be trusted past the error).
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) return void socket.destroy();
+  const error = clientErrorOf(err.code);
+  const body = JSON.stringify(errorBody(error));
+  const head = `HTTP/1.1 ${error.spec.http} ${STATUS_TEXT[error.spec.http] ?? 'Bad Request'}`;
+  socket.end(`${head}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }

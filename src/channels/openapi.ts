@@ -14,7 +14,7 @@
  * Patching fills only what a route does not document itself, so routes that bring their own schemas (the
  * admin API) keep them.
  */
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { RouteOptions } from 'fastify';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import { Type, type TSchema } from '@sinclair/typebox';
@@ -31,25 +31,6 @@ const PAYMENT_ID = '5b1f2a9e-7c3d-4e8f-9a1b-2c3d4e5f6a7b';
 const DATE = '2026-11-24 10:00:00';
 
 type Json = Record<string, unknown>;
-
-// --- routes as registered (for the coverage test) ------------------------------------------------------------
-
-const registered = new WeakMap<FastifyInstance, { method: string; url: string; hidden: boolean }[]>();
-
-/** Records every route as it is added, so a test can check each one against the document. */
-export function recordRoutes(app: FastifyInstance): void {
-  const routes: { method: string; url: string; hidden: boolean }[] = [];
-  registered.set(app, routes);
-  app.addHook('onRoute', (route: RouteOptions) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const hidden = (route.schema as { hide?: boolean } | undefined)?.hide === true;
-    for (const method of methods) routes.push({ method: String(method), url: route.url, hidden });
-  });
-}
-
-export function routesOf(app: FastifyInstance): readonly { method: string; url: string; hidden: boolean }[] {
-  return registered.get(app) ?? [];
-}
 
 // --- recipes and examples --------------------------------------------------------------------------------
 
@@ -480,6 +461,11 @@ const ADMIN_ANSWERS: Readonly<Record<string, TSchema>> = {
   'get /admin/v1/callbacks': Type.Object({ callbacks: Type.Array(CallbackEvent) }),
   'post /admin/v1/callbacks/{id}/resend': Type.Object({ id: Type.String(), status: Type.Literal('pending') }),
   'post /admin/v1/callback-urls/unblock': Type.Object({ url: Type.String(), unblocked: Type.Boolean() }),
+  'post /admin/v1/merchants/{id}/signing-secret': Type.Object({
+    merchant_id: Type.String(),
+    signing_secret: Type.String({ description: 'the new whsec_ secret, shown this once' }),
+    previous_valid_until: Type.String({ description: 'ISO 8601: the previous secret signs beside the new one until then' }),
+  }),
 };
 
 /** A success answer schema for a route that declares none, from ADMIN_ANSWERS. */

@@ -89,7 +89,7 @@ export function responseOutcome(protocol: CallbackProtocol, httpStatus: number, 
   return 'http_error';
 }
 
-// ---- SSRF helper (for the merchant settings validator; the dispatcher refuses nothing) ----
+// ---- SSRF: internal addresses (callback-targets.ts applies them to callback URLs) ----
 
 type Cidr4 = readonly [number, number];
 const PRIVATE_IPV4: readonly Cidr4[] = [
@@ -156,4 +156,12 @@ export function isPrivateAddressUrl(url: string): boolean {
   }
   const v4 = ipv4ToInt(host);
   return v4 !== undefined && isPrivateIpv4(v4);
+}
+
+/**
+ * True when a resolved address (IPv4 dotted or IPv6 text, as DNS answers it) is loopback, private,
+ * link-local, CGNAT, ULA, multicast, reserved or an IPv4-mapped form of one. Unparseable counts as private.
+ */
+export function isPrivateAddress(address: string): boolean {
+  return isPrivateAddressUrl(address.includes(':') ? `http://[${address.replace(/%.*$/, '')}]/` : `http://${address}/`);
 }

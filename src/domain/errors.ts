@@ -53,6 +53,9 @@ export const ERRORS = {
   adminForbidden: { http: 403, code: '100000', message: 'Authorization: Your role does not permit this action.' },
   payloadTooLarge: { http: 413, code: '100000', message: 'Request data is invalid.' },
   unsupportedMediaType: { http: 415, code: '100000', message: 'Request data is invalid.' },
+  headersTooLarge: { http: 431, code: '100000', message: 'Request data is invalid.' },
+  requestTimeout: { http: 408, code: '100000', message: 'Request data is invalid.' },
+  tooManyRequests: { http: 429, code: '100000', message: 'Too many requests.' },
   internal: { http: 500, code: '100000', message: 'Internal error.' },
 } as const satisfies Record<string, ErrorSpec>;
 

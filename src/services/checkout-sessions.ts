@@ -7,6 +7,7 @@ import { GatewayError, MESSAGES, type FieldError } from '../domain/errors.ts';
 import { newId, newToken } from '../domain/ids.ts';
 import { formatAmount, type Money } from '../domain/money.ts';
 import { findMethod } from '../domain/methods/catalog.ts';
+import { stateRequired } from '../domain/countries.ts';
 import { prepareSessionParameters, validateSessionParameters } from '../domain/methods/validate.ts';
 import { routeMid } from './card-payments.ts';
 import { parseAmount, formatAmount as canonicalAmount } from '../domain/money.ts';
@@ -25,6 +26,8 @@ export interface OpenedSession {
   sessionId: string;
   paymentId: string;
   redirectUrl: string;
+  /** Requested methods that were skipped because the gateway does not serve them. */
+  warnings: string[];
 }
 
 export const DEFAULT_SESSION_EXPIRY_MINUTES = 60;
@@ -46,6 +49,26 @@ function requestFields({ request: r, order }: OpenSessionInput): Record<string, 
   };
 }
 
+/** A method the hosted Checkout can offer for this operation. */
+function servesMethod(key: string, operation: OpenSessionInput['operation']): boolean {
+  const method = findMethod(key);
+  return method !== undefined && method.operations.includes(operation) && (method.channels ?? ['checkout']).includes('checkout');
+}
+
+/**
+ * Methods the gateway does not serve are skipped (the platform's SDK examples name methods of the whole family,
+ * `om-wallet`, `naps`), with their parameters; the session is refused only when none is left, naming each.
+ */
+function withServedMethods(input: OpenSessionInput): { input: OpenSessionInput; warnings: string[] } {
+  const { methods, parameters } = input.request;
+  const skipped = methods.map((key, i) => ({ key, i })).filter(({ key }) => !servesMethod(key, input.operation));
+  if (skipped.length === 0 || skipped.length === methods.length) return { input, warnings: [] };
+  const served = methods.filter((key) => servesMethod(key, input.operation));
+  const kept = Object.fromEntries(Object.entries(parameters).filter(([key]) => !skipped.some((s) => s.key === key)));
+  const warnings = skipped.map(({ key, i }) => `methods[${i}]: ${key} is not available and was skipped.`);
+  return { input: { ...input, request: { ...input.request, methods: served, parameters: kept } }, warnings };
+}
+
 /** Business rules beyond the schema: zero amounts, auth only on purchase, known methods and their parameters. */
 function checkRules(input: OpenSessionInput): FieldError[] {
   const errors: FieldError[] = [];
@@ -54,14 +77,22 @@ function checkRules(input: OpenSessionInput): FieldError[] {
   if (order.amount.minor < 0n || (order.amount.minor === 0n && !zeroAllowed)) errors.push({ field: 'order.amount', message: MESSAGES.notPositive });
   if (request.auth && operation !== 'purchase') errors.push({ field: 'auth', message: MESSAGES.notCorrect });
   request.methods.forEach((key, i) => {
-    const method = findMethod(key);
-    if (!method || !method.operations.includes(operation) || !(method.channels ?? ['checkout']).includes('checkout')) errors.push({ field: `methods[${i}]`, message: MESSAGES.notChoice });
+    if (!servesMethod(key, operation)) errors.push({ field: `methods[${i}]`, message: MESSAGES.notChoice });
   });
   // The hosted page can still ask the payer for members the catalog marks collectOnPage.
   const methodContext = { operation, currency: order.amount.currency, billingCountry: request.billingAddress?.country, canCollect: true, request: requestFields(input) };
   errors.push(...validateSessionParameters(request.methods, request.parameters, methodContext));
+  errors.push(...billingStateRules(request.billingAddress));
   if ((request.scheduleStartDate || request.paymentScheduleAmount) && !request.scheduleId) errors.push({ field: 'schedule_id', message: MESSAGES.blank });
   return [...errors, ...scheduleRules(input)];
+}
+
+/** The billing state is validated (2 to 32 characters) only where the payer is asked for one (interface.md). */
+function billingStateRules(billing: Record<string, string> | undefined): FieldError[] {
+  const state = billing?.state;
+  if (state === undefined || !stateRequired(billing?.country)) return [];
+  if (state.length < 2) return [{ field: 'billing_address.state', message: state === '' ? MESSAGES.blank : MESSAGES.tooShort(2) }];
+  return state.length > 32 ? [{ field: 'billing_address.state', message: MESSAGES.tooLong(32) }] : [];
 }
 
 /**
@@ -90,7 +121,8 @@ export function sessionPaymentDetails(request: SessionRequest, currency: string)
   return details;
 }
 
-export async function openSession(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], input: OpenSessionInput): Promise<OpenedSession> {
+export async function openSession(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], requested: OpenSessionInput): Promise<OpenedSession> {
+  const { input, warnings } = withServedMethods(requested);
   const errors = checkRules(input);
   if (errors.length > 0) throw GatewayError.invalid(errors);
   const intent = input.operation === 'credit' ? 'payout' : input.request.auth ? 'auth' : 'sale';
@@ -133,5 +165,6 @@ export async function openSession(ctx: ServiceContext, merchant: Merchant, mids:
       now,
     },
   );
-  return { sessionId, paymentId, redirectUrl: `${ctx.baseUrl}/checkout/${sessionId}` };
+  if (warnings.length > 0) ctx.logger.warn({ merchantId: merchant.id, sessionId, skipped: warnings }, 'session: requested methods not served, skipped');
+  return { sessionId, paymentId, redirectUrl: `${ctx.baseUrl}/checkout/${sessionId}`, warnings };
 }

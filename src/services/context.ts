@@ -4,6 +4,9 @@ import type { CardConnector } from '../connectors/types.ts';
 import type { Keyring } from '../store/card-vault.ts';
 import type { MerchantDirectory } from '../store/merchants-repo.ts';
 import type { Logger } from '../logger.ts';
+import type { CallbackTargetPolicy } from '../domain/callback-targets.ts';
+import type { SigningKeys } from './signing-secrets.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 
 /** What every service needs: the store, the clock, the connectors and the vault keys. */
 export interface ServiceContext {
@@ -14,4 +17,10 @@ export interface ServiceContext {
   merchants: MerchantDirectory;
   baseUrl: string;
   logger: Logger;
+  /** Internal hosts allowed as callback targets; absent: none. */
+  callbackTargets?: CallbackTargetPolicy;
+  /** Webhook signing keys per merchant (cached); absent: callbacks carry no signature headers. */
+  signingKeys?: SigningKeys;
+  /** Rate limits shared through the store; absent: none. */
+  rateLimiter?: RateLimiter;
 }

@@ -61,7 +61,11 @@ export async function attemptFor(ctx: ServiceContext, state: Extract<SessionStat
   });
 }
 
-export async function payByCard(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>, form: CardForm): Promise<PaymentStep> {
+/**
+ * `payerIp` is the address the hosted page saw (behind trustProxy); it is recorded when the merchant gave none
+ * at session creation, so callbacks and status answers carry the payer's IP.
+ */
+export async function payByCard(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>, form: CardForm, payerIp?: string): Promise<PaymentStep> {
   const resumed = resumeStep(state.payment);
   if (resumed) return resumed;
   const { session, merchant } = state;
@@ -74,8 +78,13 @@ export async function payByCard(ctx: ServiceContext, state: Extract<SessionState
     source: await cardSource(ctx, merchant, session, form),
     intent,
     tokenize: session.operation === 'debit' || session.request.reqToken || session.request.recurringInit,
-    payer: payerFrom(form),
+    payer: { ...payerFrom(form), ...seenIp(payment.payer, payerIp) },
   });
+}
+
+/** The IP the page saw, for a payer the merchant gave none for. */
+export function seenIp(payer: PayerInfo, payerIp: string | undefined): PayerInfo {
+  return payerIp && !payer.ip ? { ip: payerIp } : {};
 }
 
 async function cardSource(ctx: ServiceContext, merchant: Merchant, session: Session, form: CardForm): Promise<CardSource> {
@@ -119,10 +128,14 @@ export function linkTarget(merchant: Merchant, requested: string | undefined): L
   return merchant.settings.overrideLinkTarget ?? asked ?? '_top';
 }
 
-/** The merchant URL a finished Checkout payment sends the payer to, with the signed return parameters. */
-export function checkoutDestination(merchant: Merchant, session: Session, payment: Payment, outcome: 'success' | 'decline' | 'cancel'): Destination {
+/**
+ * The merchant URL a finished Checkout payment sends the payer to, with the signed return parameters; undefined
+ * when the session names none for the outcome (no cancel_url nor error_url): the gateway shows its own page.
+ */
+export function checkoutDestination(merchant: Merchant, session: Session, payment: Payment, outcome: 'success' | 'decline' | 'cancel'): Destination | undefined {
   const r = session.request;
-  const base = outcome === 'success' ? r.successUrl : outcome === 'decline' ? (r.errorUrl ?? r.cancelUrl) : r.cancelUrl;
+  const base = outcome === 'success' ? r.successUrl : outcome === 'decline' ? (r.errorUrl ?? r.cancelUrl) : (r.cancelUrl ?? r.errorUrl);
+  if (base === undefined) return undefined;
   const transId = payment.details.lastTransId ?? payment.id;
   return { url: withQuery(base, returnQuery(merchant, payment, transId)), target: linkTarget(merchant, r.urlTarget) };
 }

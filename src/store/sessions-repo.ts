@@ -7,7 +7,8 @@ export interface SessionRequest {
   methods: string[];
   parameters: Record<string, Record<string, unknown>>;
   successUrl: string;
-  cancelUrl: string;
+  /** Optional, as the platform's docs and SDKs treat it: a cancel without one goes to errorUrl, else a gateway page. */
+  cancelUrl?: string;
   expiryUrl?: string;
   errorUrl?: string;
   urlTarget?: string;

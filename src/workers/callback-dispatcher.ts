@@ -20,6 +20,10 @@ import {
   type ClaimedCallback,
 } from '../store/callbacks-repo.ts';
 import { PollingLoop } from './polling.ts';
+import { PUBLIC_TARGETS_ONLY, type CallbackTargetPolicy } from '../domain/callback-targets.ts';
+import { CallbackHttpClient, type Resolver } from './callback-http.ts';
+import { webhookHeaders } from '../domain/webhook-signature.ts';
+import type { Secret } from '../domain/secret.ts';
 
 /** The part of a pino logger the dispatcher uses. */
 export interface DispatcherLogger {
@@ -42,7 +46,14 @@ export interface CallbackDispatcherOptions {
   concurrency?: number;
   /** How long a claim holds. Default: long enough for a whole batch of timeouts, plus a minute. */
   leaseMs?: number;
+  /** Tests only: POST through this fetch instead of the guarded client (no SSRF check). */
   fetchImpl?: typeof fetch;
+  /** Internal hosts the operator allows as callback targets (CALLBACK_ALLOWED_PRIVATE_HOSTS). */
+  targets?: CallbackTargetPolicy;
+  /** DNS for callback hosts (tests play DNS). */
+  resolver?: Resolver;
+  /** The merchant's webhook signing keys; absent: no Standard Webhooks headers. */
+  signingKeys?: { keysFor(merchantId: string): Promise<Secret<Buffer[]>> };
 }
 
 export interface BatchSummary {
@@ -88,7 +99,9 @@ export class CallbackDispatcher {
   private readonly batchSize: number;
   private readonly concurrency: number;
   private readonly leaseMs: number;
-  private readonly fetchImpl: typeof fetch;
+  private readonly fetchImpl: typeof fetch | undefined;
+  private readonly http: CallbackHttpClient;
+  private readonly signingKeys: CallbackDispatcherOptions['signingKeys'];
   private readonly polling: PollingLoop;
 
   constructor(opts: CallbackDispatcherOptions) {
@@ -99,7 +112,9 @@ export class CallbackDispatcher {
     this.batchSize = opts.batchSize ?? 50;
     this.concurrency = Math.max(1, opts.concurrency ?? 10);
     this.leaseMs = opts.leaseMs ?? this.timeoutMs * Math.ceil(this.batchSize / this.concurrency) + 60_000;
-    this.fetchImpl = opts.fetchImpl ?? fetch;
+    this.fetchImpl = opts.fetchImpl;
+    this.signingKeys = opts.signingKeys;
+    this.http = new CallbackHttpClient(opts.targets ?? PUBLIC_TARGETS_ONLY, opts.resolver);
     this.polling = new PollingLoop({
       pollMs: opts.pollMs ?? 1_000,
       // A full batch suggests a backlog: go again at once.
@@ -123,8 +138,9 @@ export class CallbackDispatcher {
   }
 
   /** Ends the loop after the batch in flight has settled. */
-  stop(): Promise<void> {
-    return this.polling.stop();
+  async stop(): Promise<void> {
+    await this.polling.stop();
+    this.http.close();
   }
 
   private async deliverSafely(cb: ClaimedCallback): Promise<Settlement> {
@@ -157,16 +173,8 @@ export class CallbackDispatcher {
       durationMs: Math.round(performance.now() - started),
     });
     try {
-      const res = await this.fetchImpl(cb.url, {
-        method: 'POST',
-        headers: { 'content-type': CONTENT_TYPE, 'x-callback-id': cb.id },
-        body: cb.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      // Checkout ignores the body; S2S needs it to say OK.
-      const body = cb.protocol === 's2s' ? await readCapped(res, MAX_RESPONSE_BYTES) : await discard(res);
-      const outcome = responseOutcome(cb.protocol, res.status, body);
+      const res = await this.send(cb, { 'content-type': CONTENT_TYPE, 'x-callback-id': cb.id, ...(await this.signatureHeaders(cb)) });
+      const outcome = responseOutcome(cb.protocol, res.status, res.body);
       const error = outcome === 'delivered' ? null : failureText(outcome, res.status);
       return result({ httpStatus: res.status, outcome, error });
     } catch (err) {
@@ -174,6 +182,22 @@ export class CallbackDispatcher {
       const error = timedOut ? `no answer within ${this.timeoutMs} ms` : describeError(err);
       return result({ httpStatus: null, outcome: timedOut ? 'timeout' : 'network_error', error });
     }
+  }
+
+  /** Standard Webhooks headers over the exact body sent, timestamped at this attempt. */
+  private async signatureHeaders(cb: ClaimedCallback): Promise<Record<string, string>> {
+    if (!this.signingKeys) return {};
+    const keys = await this.signingKeys.keysFor(cb.merchantId);
+    return webhookHeaders(keys.expose(), cb.id, Math.floor(this.clock.now().getTime() / 1000), cb.body);
+  }
+
+  /** One POST; checkout ignores the answer's body, S2S needs it to say OK. */
+  private async send(cb: ClaimedCallback, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    const maxResponseBytes = cb.protocol === 's2s' ? MAX_RESPONSE_BYTES : 0;
+    if (!this.fetchImpl) return this.http.post({ url: cb.url, headers, body: cb.body, signal, maxResponseBytes });
+    const res = await this.fetchImpl(cb.url, { method: 'POST', headers, body: cb.body, redirect: 'manual', signal });
+    return { status: res.status, body: maxResponseBytes > 0 ? await readCapped(res, maxResponseBytes) : await discard(res) };
   }
 
   /** Attempt log, URL health and the callback's next state, in one transaction. */
@@ -247,7 +271,8 @@ function failureText(outcome: AttemptOutcome, status: number): string {
 }
 
 function isTimeout(err: unknown): boolean {
-  return err instanceof Error && err.name === 'TimeoutError';
+  const cause = (err as { cause?: { name?: string } } | undefined)?.cause;
+  return err instanceof Error && (err.name === 'TimeoutError' || cause?.name === 'TimeoutError');
 }
 
 function describeError(err: unknown): string {

@@ -116,7 +116,8 @@ for (const { kind, skip } of await storeKinds()) {
         const cases: [Record<string, unknown>, string][] = [
           [{ operation: 'transfer' }, 'operation: The value you selected is not a valid choice.'],
           [{ success_url: 'not a url' }, 'success_url: This value is not a valid URL.'],
-          [{ cancel_url: undefined }, 'cancel_url: This value should not be blank.'],
+          [{ success_url: undefined }, 'success_url: This value should not be blank.'],
+          [{ cancel_url: 'not a url' }, 'cancel_url: This value is not a valid URL.'],
           [{ session_expiry: 0 }, 'session_expiry: This value should be between 1 and 720.'],
           [{ session_expiry: 721 }, 'session_expiry: This value should be between 1 and 720.'],
           [{ url_target: '_window' }, 'url_target: The value you selected is not a valid choice.'],

@@ -4,10 +4,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { assembleGateway, type Gateway } from '../../src/gateway.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig, type RateLimitConfig } from '../../src/config.ts';
 import { keyringFromEnv } from '../../src/store/card-vault.ts';
 import { insertMerchant, insertMid, type MerchantSettings, type PaymentMode } from '../../src/store/merchants-repo.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
+import type { Resolver } from '../../src/workers/callback-http.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { Digest } from '../../src/domain/signatures.ts';
@@ -35,7 +36,7 @@ export interface TestGateway {
 
 export interface MerchantOptions {
   notificationUrl?: string;
-  /** A live merchant when false (default: sandbox). */
+  /** A sandbox merchant (default) or a live one. */
   sandbox?: boolean;
   digest?: Digest;
   settings?: MerchantSettings;
@@ -48,6 +49,17 @@ export interface TestGatewayOptions extends MerchantOptions {
   workers?: boolean;
   /** Operator token of the admin API. */
   adminToken?: string;
+  /** The gateway's logger (default: silent, or TEST_LOG_LEVEL) and whether it logs each request. */
+  logger?: Logger;
+  logRequests?: boolean;
+  /** CALLBACK_ALLOWED_PRIVATE_HOSTS (default: the loopback names the test listeners use). */
+  allowedPrivateHosts?: string[];
+  /** DNS of the callback dispatcher. */
+  resolver?: Resolver;
+  /** Production mode (sandbox pages for sandbox merchants only). */
+  production?: boolean;
+  /** Rate limits (default: as configured by default). */
+  rateLimits?: Partial<RateLimitConfig>;
 }
 
 function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLSearchParams()): URLSearchParams {
@@ -62,15 +74,21 @@ function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLS
 
 export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions = {}): Promise<TestGateway> {
   const store = await openTestStore(kind);
-  const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken };
+  // The test suite's callback listeners listen on loopback: allowed, as an operator allows on-premise hosts.
+  const callbackAllowedPrivateHosts = opts.allowedPrivateHosts ?? ['127.0.0.1', 'localhost', '::1'];
+  const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken, callbackAllowedPrivateHosts };
+  config.production = opts.production ?? false;
+  // Off unless a test asks: many tests send failing hashes on purpose, all from 127.0.0.1.
+  config.rateLimits = { ...config.rateLimits, enabled: false, ...opts.rateLimits };
   const keyring = keyringFromEnv(undefined, () => randomBytes(32));
   const gateway = await assembleGateway({
     config,
     db: store.db,
     keyring,
     clock: opts.clock,
-    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
-    dispatcher: { pollMs: 50, timeoutMs: 2000 },
+    logger: opts.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    logRequests: opts.logRequests,
+    dispatcher: { pollMs: 50, timeoutMs: 2000, resolver: opts.resolver },
   });
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   // The gateway learns its own public address only once it listens on a random port.

@@ -1,3 +1,4 @@
+import { callbackTargetPolicy } from '../../src/domain/callback-targets.ts';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -149,7 +150,7 @@ for (const { kind, skip } of await storeKinds()) {
     afterEach(() => receiver.close());
 
     const dispatcher = (opts: Partial<CallbackDispatcherOptions> = {}) =>
-      new CallbackDispatcher({ db, clock, logger: log.logger, timeoutMs: 2000, batchSize: 20, pollMs: 10, ...opts });
+      new CallbackDispatcher({ db, clock, logger: log.logger, targets: callbackTargetPolicy(['127.0.0.1']), timeoutMs: 2000, batchSize: 20, pollMs: 10, ...opts });
 
     type EnqueueOptions = { merchantId?: string; paymentId?: string; url?: string; protocol?: CallbackProtocol; fields?: FormFields };
     const enqueue = (opts: EnqueueOptions = {}) =>

@@ -39,6 +39,7 @@ const CARD = { card_number: '4111111111111111', card_exp_month: '01', card_exp_y
 const BILLING = { country: 'GB', city: 'London', address: '1 Main Street', zip: 'SW1A1AA', phone: '+441234567' };
 /** What every hosted session of these tests carries, so that the page asks the payer for nothing else. */
 const PAGE = { success_url: 'https://shop.example/success', cancel_url: 'https://shop.example/cancel', customer: { name: 'John Doe', email: 'success@gmail.com' }, billing_address: BILLING };
+const ADMIN_TOKEN = 'sdk-test-operator-token-0123456789abcdef';
 const IDENTITY: PaymentIdentity = { payerEmail: 'doe@example.com', card: '4111111111111111' };
 
 for (const { kind, skip } of await storeKinds()) {
@@ -49,7 +50,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     before(async () => {
       listener = await startListener();
-      gw = await startTestGateway(kind, { workers: true, notificationUrl: listener.url, mids: [{ paymentMode: 'SMS/DMS', cardOnFileSupport: true }] });
+      gw = await startTestGateway(kind, { workers: true, notificationUrl: listener.url, mids: [{ paymentMode: 'SMS/DMS', cardOnFileSupport: true }], adminToken: ADMIN_TOKEN });
       sdk = new Portcullis({ baseUrl: gw.baseUrl, merchantKey: gw.merchant.key, password: gw.merchant.password, retryDelayMs: 20 });
     });
     after(async () => {
@@ -138,6 +139,23 @@ for (const { kind, skip } of await storeKinds()) {
         const details = await sdk.s2sCard.getTransDetails({ trans_id: paid.trans_id }, { payerEmail: 'doe@example.com', card: cb.fields.card! });
         assert.deepEqual([details.amount, details.currency, details.transactions.length > 0], ['10.00', 'USD', true]);
         assert.equal((await sdk.s2sCard.creditvoid({ trans_id: paid.trans_id, amount: '2.00' })).result, 'ACCEPTED');
+      });
+
+      it('the callback\'s webhook-signature headers verify with the merchant\'s whsec_ secret; the id is the X-Callback-Id', async () => {
+        // The operator rotates the merchant's signing secret and hands the new one (shown once) to the merchant.
+        const rotated = await fetch(`${gw.baseUrl}/admin/v1/merchants/${gw.merchant.id}/signing-secret`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+        assert.equal(rotated.status, 200);
+        const { signing_secret: secret } = await rotated.json() as { signing_secret: string };
+        assert.match(secret, /^whsec_/);
+        const signed = new Portcullis({ baseUrl: gw.baseUrl, merchantKey: gw.merchant.key, password: gw.merchant.password, webhookSecret: secret });
+        const paid = await sale();
+        const cb = await callbackOf((c) => c.fields.trans_id === paid.trans_id && c.fields.action === 'SALE');
+        const { id } = signed.callbacks.verifyWebhook(cb.raw, cb.headers);
+        assert.equal(id, cb.headers['x-callback-id']);
+        assert.equal(signed.callbacks.verifyS2sCard(cb.raw, { payerEmail: 'doe@example.com' }).trans_id, paid.trans_id, 'and the platform hash');
+        assert.throws(() => signed.callbacks.verifyWebhook(cb.raw.replace('SETTLED', 'DECLINED'), cb.headers), SignatureVerificationError);
+        const stale = new Date(Number(cb.headers['webhook-timestamp']) * 1000 + 10 * 60_000);
+        assert.throws(() => signed.callbacks.verifyWebhook(cb.raw, cb.headers, { now: stale }), SignatureVerificationError, 'a replay ten minutes later');
       });
 
       it('auth=Y, CAPTURE (F2) and VOID (trans_id recipe); DEBIT and CREDIT2CARD', async () => {

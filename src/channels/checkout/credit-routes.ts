@@ -19,7 +19,7 @@ export function registerCardCreditRoutes(app: FastifyInstance, ctx: ServiceConte
   }, async (req) => {
     const b = req.body;
     const amount = amountText(b.order_amount);
-    const { merchant, mids } = await authenticate(ctx, b.merchant_key, b.hash, (m) => [
+    const { merchant, mids } = await authenticate(ctx, req, b.merchant_key, b.hash, (m) => [
       (upper) => checkoutHash(checkout.cardCredit({ orderId: b.order_id, amount, currency: b.order_currency, description: b.order_description }), m.password, m.digest, upper),
     ]);
     const errors: FieldError[] = [];

@@ -116,7 +116,7 @@ export function registerHostedFieldsRoutes(app: FastifyInstance, ctx: ServiceCon
   }, async (req) => {
     const body = req.body;
     const amount = amountText(body.order.amount);
-    const { merchant, mids } = await authenticate(ctx, body.merchant_key, body.hash, (m) => [
+    const { merchant, mids } = await authenticate(ctx, req, body.merchant_key, body.hash, (m) => [
       (upper) => checkoutHash(checkout.session({ number: body.order.number, amount, currency: body.order.currency, description: body.order.description }), m.password, m.digest, upper),
     ]);
     // Hosted fields take cards only.

@@ -62,7 +62,7 @@ export function registerRecurringRoutes(app: FastifyInstance, ctx: ServiceContex
   app.post<{ Body: RecurringRequest }>('/api/v1/payment/recurring', { schema: { ...TAG, summary: 'Charge a recurring chain (no card data)', body: RecurringRequest } }, async (req) => {
     const b = req.body;
     const amount = amountText(b.order.amount);
-    const { merchant, mids } = await authenticate(ctx, b.merchant_key, b.hash, (m) => [
+    const { merchant, mids } = await authenticate(ctx, req, b.merchant_key, b.hash, (m) => [
       (upper) => checkoutHash(checkout.recurring({ initTransId: b.recurring_init_trans_id, token: b.recurring_token, number: b.order.number, amount, description: b.order.description }), m.password, m.digest, upper),
     ]);
     const init = await chainOf(ctx, merchant.id, b.recurring_init_trans_id, b.recurring_token, 'any');
@@ -80,7 +80,7 @@ export function registerRecurringRoutes(app: FastifyInstance, ctx: ServiceContex
 
   app.post<{ Body: RetryRequest }>('/api/v1/payment/retry', { schema: { ...TAG, summary: 'Retry a declined recurring charge', body: RetryRequest } }, async (req) => {
     const b = req.body;
-    const { merchant, mids } = await authenticate(ctx, b.merchant_key, b.hash, (m) => [
+    const { merchant, mids } = await authenticate(ctx, req, b.merchant_key, b.hash, (m) => [
       (upper) => checkoutHash(checkout.voidOrRetry(b.payment_id), m.password, m.digest, upper),
     ]);
     const payment = await getMerchantPayment(ctx.db, merchant.id, b.payment_id);

@@ -2,7 +2,7 @@
  * The Checkout JSON API (wire-reference 2.1 and 3.1): decode, validate, authenticate with the Checkout
  * hash, call one service, answer in the platform's shapes.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import { authenticate } from '../merchant-auth.ts';
 import { checkout, checkoutHash } from '../../domain/signatures.ts';
@@ -76,7 +76,7 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
   app.post<{ Body: SessionRequest }>('/api/v1/session', { schema: { ...TAG, summary: 'Open a hosted Checkout session', body: SessionRequest, response: { 200: SessionResponse } } }, async (req) => {
     const body = req.body;
     const amount = amountText(body.order.amount);
-    const { merchant, mids } = await authenticate(ctx, body.merchant_key, body.hash, (m) => [
+    const { merchant, mids } = await authenticate(ctx, req, body.merchant_key, body.hash, (m) => [
       (upper) => checkoutHash(checkout.session({ number: body.order.number, amount, currency: body.order.currency, description: body.order.description }), m.password, m.digest, upper),
     ]);
     const request = storedSessionRequest(body);
@@ -94,14 +94,14 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
         houseNumber: body.billing_address?.house_number,
       },
     });
-    return { redirect_url: opened.redirectUrl };
+    return opened.warnings.length > 0 ? { redirect_url: opened.redirectUrl, warnings: opened.warnings } : { redirect_url: opened.redirectUrl };
   });
 
   app.post<{ Body: StatusRequest }>('/api/v1/payment/status', { schema: { ...TAG, summary: 'Payment status by payment_id or order_id', body: StatusRequestShape } }, async (req) => {
     const body = req.body;
     if (body.payment_id === undefined && body.order_id === undefined) throw GatewayError.field('payment_id', MESSAGES.blank);
     const byPayment = body.payment_id !== undefined;
-    const { merchant } = await authenticate(ctx, body.merchant_key, body.hash, (m) => [
+    const { merchant } = await authenticate(ctx, req, body.merchant_key, body.hash, (m) => [
       (upper) => checkoutHash(byPayment ? checkout.byPaymentId(body.payment_id as string) : checkout.byOrderId(body.order_id as string), m.password, m.digest, upper),
     ]);
     if (byPayment) {
@@ -117,9 +117,9 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
   });
 
   /** Loads the payment a follow-up names, authenticated with the payment_id (+ amount) hash. */
-  async function followUpTarget(body: { merchant_key: string; payment_id: string; amount?: string | number; hash: string }, withAmount: boolean) {
+  async function followUpTarget(req: FastifyRequest, body: { merchant_key: string; payment_id: string; amount?: string | number; hash: string }, withAmount: boolean) {
     const amount = body.amount === undefined ? '' : amountText(body.amount);
-    const { merchant, mids } = await authenticate(ctx, body.merchant_key, body.hash, (m) => [
+    const { merchant, mids } = await authenticate(ctx, req, body.merchant_key, body.hash, (m) => [
       (upper) => checkoutHash(withAmount ? checkout.captureOrRefund(body.payment_id, amount) : checkout.voidOrRetry(body.payment_id), m.password, m.digest, upper),
     ]);
     const payment = await getMerchantPayment(ctx.db, merchant.id, body.payment_id);
@@ -129,7 +129,7 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
   }
 
   app.post<{ Body: AmountRequest }>('/api/v1/payment/capture', { schema: { ...TAG, summary: 'Capture a held authorization (DMS)', body: AmountRequest } }, async (req) => {
-    const { merchant, mids, payment, value } = await followUpTarget(req.body, true);
+    const { merchant, mids, payment, value } = await followUpTarget(req, req.body, true);
     const result = await capturePayment(ctx, merchant, mids, payment, value);
     const outcome = result.outcome.kind;
     return {
@@ -142,13 +142,13 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
   });
 
   app.post<{ Body: AmountRequest }>('/api/v1/payment/refund', { schema: { ...TAG, summary: 'Refund a settled payment (or release a held authorization)', body: AmountRequest } }, async (req) => {
-    const { merchant, mids, payment, value } = await followUpTarget(req.body, true);
+    const { merchant, mids, payment, value } = await followUpTarget(req, req.body, true);
     await refundPayment(ctx, merchant, mids, payment, value);
     return { payment_id: payment.id, result: 'accepted' };
   });
 
   app.post<{ Body: PaymentIdRequest }>('/api/v1/payment/void', { schema: { ...TAG, summary: 'Void a settled payment', body: PaymentIdRequest } }, async (req) => {
-    const { merchant, mids, payment } = await followUpTarget(req.body, false);
+    const { merchant, mids, payment } = await followUpTarget(req, req.body, false);
     const result = await voidAnyPayment(ctx, merchant, mids, payment);
     const ok = result.outcome.kind === 'approved';
     return {

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import QRCode from 'qrcode';
 import type { ServiceContext } from '../../services/context.ts';
-import { attemptFor, checkoutDestination, linkTarget, loadSession, outcomeOf, type SessionState } from '../../services/hosted-checkout.ts';
+import { attemptFor, seenIp, checkoutDestination, linkTarget, loadSession, outcomeOf, type SessionState } from '../../services/hosted-checkout.ts';
 import { abandon, chooseMethod, proceed, refresh, stepOf, submitCode, submitFields, QR_EXPIRED, type ApmStep } from '../../services/apm/payments.ts';
 import { apmOf, awaitingProvider, payerPhone, unfinishedApm, type ApmDetails } from '../../services/apm/details.ts';
 import { apmMethod, carriedOn, pageFields, type ApmMethod } from '../../services/apm/methods.ts';
@@ -68,7 +68,7 @@ export async function withoutUnfinishedApm(ctx: ServiceContext, state: Open): Pr
 }
 
 /** The payer chose an alternative method on the Checkout page: a new attempt with it, then its page. */
-export async function payWithApm(reply: FastifyReply, ctx: ServiceContext, state: Open, method: ApmMethod, form: { email?: string }): Promise<FastifyReply> {
+export async function payWithApm(reply: FastifyReply, ctx: ServiceContext, state: Open, method: ApmMethod, form: { email?: string }, payerIp?: string): Promise<FastifyReply> {
   // Payouts to an alternative method are not run from the hosted page (yet): the payer has nothing to pay.
   if (state.session.operation === 'credit') throw new GatewayError('actionNotSupported');
   // No stored text may hold a control character (PostgreSQL cannot store NUL in jsonb).
@@ -76,7 +76,7 @@ export async function payWithApm(reply: FastifyReply, ctx: ServiceContext, state
   const open = await withoutUnfinishedApm(ctx, state);
   const attempt = await attemptFor(ctx, open);
   const params = open.session.request.parameters?.[method.key] ?? {};
-  const step = await chooseMethod(ctx, open.merchant, attempt, method, { ...params }, form.email ? { email: form.email } : {});
+  const step = await chooseMethod(ctx, open.merchant, attempt, method, { ...params }, { ...(form.email ? { email: form.email } : {}), ...seenIp(attempt.payer, payerIp) });
   return reply.redirect(payPage(step.payment.id), 303);
 }
 
@@ -189,8 +189,8 @@ async function finalPage(reply: FastifyReply, ctx: ServiceContext, f: Found, lea
   }
   const title = outcome === 'success' ? 'Payment successful' : 'Payment declined';
   const text = outcome === 'success' ? 'Thank you. Returning you to the merchant…' : `${p.declineReason ?? 'The payment was declined'}. Returning you to the merchant…`;
-  if (session) {
-    const dest = checkoutDestination(f.merchant, session, p, outcome);
+  const dest = session && checkoutDestination(f.merchant, session, p, outcome);
+  if (dest) {
     return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title, message: text }));
   }
   if (f.apm.returnUrl) {

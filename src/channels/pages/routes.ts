@@ -86,6 +86,7 @@ async function returnToMerchant(reply: FastifyReply, ctx: ServiceContext, mercha
       const outcome = outcomeOf(payment);
       const dest = checkoutDestination(merchant, session, payment, outcome);
       const title = outcome === 'success' ? 'Payment successful' : 'Payment declined';
+      if (!dest) return message(reply, title, `${payment.declineReason ?? 'The payment was declined'}. You may close this page.`, 'error');
       const text = outcome === 'success' ? 'Thank you. Returning you to the merchant…' : `${payment.declineReason ?? 'The payment was declined'}. Returning you to the merchant…`;
       return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title, message: text }));
     }
@@ -133,9 +134,9 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
       return sendHtml(reply, renderCheckoutPage({ ...view, errors: parsed.errors, values: parsed.values, billing: { ...view.billing, values: parsed.billing }, email: view.email && { ...view.email, value: parsed.email } }), 422);
     }
     try {
-      if (apm) return await payWithApm(reply, ctx, state, apm, parsed.value);
+      if (apm) return await payWithApm(reply, ctx, state, apm, parsed.value, req.ip);
       // A payment left unfinished with another method is withdrawn first (the payer changed their mind).
-      const step = await payByCard(ctx, await withoutUnfinishedApm(ctx, state), parsed.value);
+      const step = await payByCard(ctx, await withoutUnfinishedApm(ctx, state), parsed.value, req.ip);
       return continueAfter(reply, ctx, step, state.merchant, state);
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
@@ -147,6 +148,7 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
     const state = await loadSession(ctx, req.params.id);
     if (state.kind !== 'open') return message(reply, 'Nothing to cancel', 'This payment can no longer be cancelled.', 'info');
     const dest = checkoutDestination(state.merchant, state.session, state.payment, 'cancel');
+    if (!dest) return message(reply, 'Payment cancelled', 'The payment was cancelled. No money was taken; you may close this page.', 'info');
     return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title: 'Payment cancelled', message: 'Returning you to the merchant…' }));
   });
 
@@ -211,7 +213,9 @@ async function challengeTarget(ctx: ServiceContext, paymentId: string, status: '
 }
 
 function expired(reply: FastifyReply, state: Extract<SessionState, { kind: 'expired' }>) {
-  const url = state.session.request.expiryUrl ?? state.session.request.cancelUrl;
+  const r = state.session.request;
+  const url = r.expiryUrl ?? r.cancelUrl ?? r.errorUrl;
+  if (url === undefined) return message(reply, 'Session expired', 'This payment session has expired. No money was taken; you may close this page.', 'info');
   const target = linkTarget(state.merchant, state.session.request.urlTarget);
   return sendHtml(reply, renderRedirectPage({ url, method: 'GET', target, title: 'Session expired', message: 'This payment session has expired. Returning you to the merchant…' }));
 }

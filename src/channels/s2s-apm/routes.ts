@@ -11,6 +11,8 @@ import { apmS2sStatus } from '../../services/apm/details.ts';
 import { BANK_CALLBACK_PATH } from '../../services/apm/connector.ts';
 import { GatewayError, HashMismatch, MESSAGES } from '../../domain/errors.ts';
 import { verifyAny } from '../../domain/signatures.ts';
+import { reserveIdempotencyKey } from '../idempotency.ts';
+import { checkCallbackUrl } from '../../services/callback-targets.ts';
 import { validate } from '../validation.ts';
 import { ACTIONS, type ActionSpec } from './actions.ts';
 import type { Answer } from './answers.ts';
@@ -41,9 +43,11 @@ async function answer(ctx: ServiceContext, req: FastifyRequest): Promise<Answer>
   const fields = await formFields(req);
   const spec = actionFor(fields);
   validateFields(spec.schema, fields, spec.rules);
+  checkCallbackUrl(ctx, 'callback_url', fields.callback_url);
   const found = await ctx.merchants.byMerchantKey(fields.client_key as string);
   if (!found) throw new GatewayError('merchantNotFound');
   if (!verifyAny(fields.hash, spec.hashes(found.merchant, fields))) throw new HashMismatch(found.merchant, fields);
+  await reserveIdempotencyKey(ctx, req, found.merchant.id);
   return spec.handle({ ctx, merchant: found.merchant }, fields);
 }
 

@@ -7,6 +7,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import { GatewayError, HashMismatch, MESSAGES } from '../../domain/errors.ts';
 import { verifyAny } from '../../domain/signatures.ts';
+import { reserveIdempotencyKey } from '../idempotency.ts';
+import { checkCallbackUrl } from '../../services/callback-targets.ts';
 import { formFields, registerS2sScope, validateFields, type Loose } from '../s2s-form.ts';
 import { ACTIONS, type ActionSpec } from './actions.ts';
 import type { Answer } from './answers.ts';
@@ -39,11 +41,13 @@ async function answer(ctx: ServiceContext, req: FastifyRequest, v2: boolean): Pr
   if (action.kind === 'not-supported') throw new GatewayError('actionNotSupported');
   const spec = action.spec;
   validateFields(spec.schema, fields, spec.rules, { alwaysRunRules: true });
+  checkCallbackUrl(ctx, 'callback_url', fields.callback_url);
   const found = await ctx.merchants.byMerchantKey(fields.client_key as string);
   if (!found) throw new GatewayError('merchantNotFound');
   // The target is loaded before the hash check: F2 and F7 hash the e-mail and card of the payment named.
   const target = spec.target ? await spec.target(ctx, found.merchant, fields) : undefined;
   if (!verifyAny(fields.hash, spec.hashes(found.merchant, fields, target))) throw new HashMismatch(found.merchant, fields);
+  await reserveIdempotencyKey(ctx, req, found.merchant.id);
   return spec.handle({ ctx, merchant: found.merchant, mids: found.mids, dialect: { v2, baseUrl: ctx.baseUrl } }, fields, target);
 }
 

@@ -34,13 +34,13 @@ function answer(merchantKey: string, state: TestClockState): Record<string, unkn
 export function registerTestClockRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.post<{ Body: ReadRequest }>('/sandbox/test-clock', { schema: { ...TAG, summary: "A sandbox merchant's test clock", body: ReadRequest } }, async (req) => {
     const b = req.body;
-    const { merchant } = await authenticate(ctx, b.merchant_key, b.hash, (m) => [(upper) => checkoutHash([b.merchant_key], m.password, m.digest, upper)]);
+    const { merchant } = await authenticate(ctx, req, b.merchant_key, b.hash, (m) => [(upper) => checkoutHash([b.merchant_key], m.password, m.digest, upper)]);
     return answer(b.merchant_key, await readTestClock(ctx, merchant));
   });
 
   app.post<{ Body: AdvanceRequest }>('/sandbox/test-clock/advance', { schema: { ...TAG, summary: "Moves a sandbox merchant's schedule time forward", body: AdvanceRequest } }, async (req) => {
     const b = req.body;
-    const { merchant } = await authenticate(ctx, b.merchant_key, b.hash, (m) => [(upper) => checkoutHash([b.merchant_key, text(b.days), text(b.seconds)], m.password, m.digest, upper)]);
+    const { merchant } = await authenticate(ctx, req, b.merchant_key, b.hash, (m) => [(upper) => checkoutHash([b.merchant_key, text(b.days), text(b.seconds)], m.password, m.digest, upper)]);
     const seconds = Number(b.days ?? 0) * DAY_SECONDS + Number(b.seconds ?? 0);
     if (!Number.isSafeInteger(seconds * 1000)) throw GatewayError.field('seconds', MESSAGES.notValid);
     return answer(b.merchant_key, await advanceTestClock(ctx, merchant, seconds * 1000));

@@ -1,0 +1,36 @@
+/**
+ * Production mode (issue 12): the sandbox's own pages (ACS, provider pages, the sandbox APM provider) serve
+ * only payments of sandbox merchants, and the outbox of "sent" e-mails and SMS is off, since it is readable by
+ * address. A live merchant's payment never meets a page that lets anyone approve it. The test clock refuses
+ * live merchants itself (testClockLiveMerchant).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServiceContext } from '../../services/context.ts';
+import { GatewayError } from '../../domain/errors.ts';
+
+/** The payment a sandbox page URL names, or undefined when the page names none. */
+async function paymentOfPage(ctx: ServiceContext, segments: string[]): Promise<string | undefined> {
+  const [, , kind, id] = segments;
+  if (!id) return undefined;
+  if (kind === 'acs' || kind === 'provider') return id;
+  if (kind === 'apm') {
+    const [row] = await ctx.db.query<{ end_to_end_id: string }>('SELECT end_to_end_id FROM sandbox_apm_payments WHERE reference = $1', [id]);
+    return row?.end_to_end_id;
+  }
+  return undefined;
+}
+
+async function isSandboxPayment(ctx: ServiceContext, paymentId: string): Promise<boolean> {
+  const rows = await ctx.db.query<{ sandbox: boolean }>(
+    'SELECT m.sandbox FROM payments p JOIN merchants m ON m.id = p.merchant_id WHERE p.id = $1', [paymentId]);
+  return rows[0]?.sandbox === true;
+}
+
+export function installProductionGuard(app: FastifyInstance, ctx: ServiceContext): void {
+  app.addHook('onRequest', async (req: FastifyRequest) => {
+    const path = req.url.split('?')[0] ?? '';
+    if (!path.startsWith('/sandbox/') || path.startsWith('/sandbox/test-clock')) return;
+    const paymentId = await paymentOfPage(ctx, path.split('/'));
+    if (!paymentId || !(await isSandboxPayment(ctx, paymentId))) throw new GatewayError('notFound');
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * Where the gateway may POST callbacks (SSRF). A payment's `callback_url` and a merchant's notification URL
+ * must name a public host: no loopback, private, link-local (cloud metadata), CGNAT, ULA or reserved address
+ * in any spelling the URL parser accepts (127.1, 2130706433, 0x7f000001, [::ffff:127.0.0.1]), no internal
+ * name (localhost, metadata.google.internal, single-label intranet names). The same rule runs again at
+ * delivery on the addresses the name resolves to (callback-http.ts), so a name rebinding to an internal
+ * address is caught there. Hosts the operator lists (CALLBACK_ALLOWED_PRIVATE_HOSTS: on-premise merchants,
+ * the test suite's local listeners) are exempt at both stages. Pure: no DNS here.
+ */
+import { isPrivateAddressUrl } from './callback-policy.ts';
+import { MESSAGES } from './errors.ts';
+
+export interface CallbackTargetPolicy {
+  /** Host names or address literals (lower case, IPv6 without brackets) allowed although internal. */
+  readonly allowedPrivateHosts: ReadonlySet<string>;
+}
+
+export const PUBLIC_TARGETS_ONLY: CallbackTargetPolicy = { allowedPrivateHosts: new Set() };
+
+export const PRIVATE_TARGET_MESSAGE = 'This URL must point to a public address.';
+
+/** Names that resolve to the inside of a network by convention, whatever DNS says. */
+const INTERNAL_SUFFIXES = ['.localhost', '.local', '.internal', '.intranet', '.lan', '.home.arpa'];
+
+/** The policy's host key of a URL: lower case, no trailing dot, IPv6 without brackets. */
+export function hostKey(hostname: string): string {
+  return hostname.toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
+}
+
+/** A policy from `host1,host2` (an operator setting). */
+export function callbackTargetPolicy(allowed: readonly string[]): CallbackTargetPolicy {
+  return { allowedPrivateHosts: new Set(allowed.map((h) => hostKey(h.trim())).filter((h) => h !== '')) };
+}
+
+function isInternalName(host: string): boolean {
+  if (host === 'localhost' || INTERNAL_SUFFIXES.some((s) => host.endsWith(s))) return true;
+  // A single-label name (no dot, not an IPv6 literal) is resolved by the gateway's own search domains.
+  return !host.includes('.') && !host.includes(':');
+}
+
+/** Why the gateway must not POST to this URL, or undefined when it may. */
+export function callbackUrlProblem(url: string, policy: CallbackTargetPolicy = PUBLIC_TARGETS_ONLY): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return MESSAGES.notUrl;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return MESSAGES.notUrl;
+  const host = hostKey(parsed.hostname);
+  if (policy.allowedPrivateHosts.has(host)) return undefined;
+  if (isPrivateAddressUrl(parsed.href) || isInternalName(host)) return PRIVATE_TARGET_MESSAGE;
+  return undefined;
+}

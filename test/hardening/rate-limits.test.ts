@@ -1,0 +1,89 @@
+/**
+ * Issue 12, item 11: rate limits per client IP and per merchant on failed authentication, on hosted-fields
+ * collection and processing, and on one-time-code attempts; 429 in the D3 shape with Retry-After; counted
+ * in the store, so two nodes on one database share them. Both stores.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { storeKinds } from '../support/stores.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { checkoutHash } from '../support/merchant.ts';
+import { ManualClock } from '../../src/domain/clock.ts';
+import { assembleGateway, type Gateway } from '../../src/gateway.ts';
+import { loadConfig } from '../../src/config.ts';
+import { keyringFromEnv } from '../../src/store/card-vault.ts';
+import { createLogger } from '../../src/logger.ts';
+import { assertD3 } from './support.ts';
+
+const LIMITS = { enabled: true, windowSeconds: 60, authFailures: 3, hostedFields: 5, otpAttempts: 2 };
+
+for (const { kind, skip } of await storeKinds()) {
+  describe(`Rate limits (${kind})`, { skip }, () => {
+    let t: TestGateway;
+    let second: Gateway;
+    let secondUrl: string;
+    const clock = new ManualClock('2030-01-15T10:00:00Z');
+    before(async () => {
+      t = await startTestGateway(kind, { clock, rateLimits: LIMITS });
+      // A second node on the same database.
+      const config = { ...loadConfig({}), port: 0, rateLimits: LIMITS };
+      second = await assembleGateway({ config, db: t.store.db, keyring: keyringFromEnv(undefined, () => randomBytes(32)), clock, logger: createLogger('silent') });
+      secondUrl = await second.app.listen({ port: 0, host: '127.0.0.1' });
+    });
+    after(async () => {
+      await second?.app.close();
+      await t?.close();
+    });
+
+    const status = (base: string, ip: string, key = t.merchant.key, password = t.merchant.password) =>
+      fetch(`${base}/api/v1/payment/status`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+        body: JSON.stringify({ merchant_key: key, payment_id: 'p-1', hash: checkoutHash(password, 'p-1') }),
+      });
+
+    async function expect429(res: Response) {
+      assert.equal(res.status, 429);
+      const retryAfter = Number(res.headers.get('retry-after'));
+      assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+      const text = await res.text();
+      assertD3(429, text);
+      assert.equal(JSON.parse(text).error_message, 'Too many requests.');
+    }
+
+    it('blocks an IP after its failed authentications, across nodes, until the window ends', async () => {
+      clock.advance(60_000);
+      const ip = '198.51.100.1';
+      for (let i = 0; i < 3; i++) assert.equal((await status(t.baseUrl, ip, t.merchant.key, 'wrong')).status, 401);
+      // The fourth failure lands on the other node: the count is shared, so it is over the limit there.
+      assert.equal((await status(secondUrl, ip, t.merchant.key, 'wrong')).status, 401);
+      await expect429(await status(secondUrl, ip));
+      assert.equal((await status(t.baseUrl, '198.51.100.2')).status, 400, 'another IP is not blocked');
+      clock.advance(60_000);
+      assert.equal((await status(secondUrl, ip)).status, 400, 'the next window lets the IP in again (Payment does not exist)');
+    });
+
+    it('blocks a merchant key after failures from many IPs', async () => {
+      clock.advance(60_000);
+      const other = await t.addMerchant();
+      for (let i = 0; i < 4; i++) assert.equal((await status(t.baseUrl, `203.0.113.${i + 1}`, other.key, 'wrong')).status, 401);
+      await expect429(await status(t.baseUrl, '203.0.113.99', other.key, other.password));
+      assert.equal((await status(t.baseUrl, '203.0.113.99')).status, 400, 'another merchant from the same IP goes on');
+    });
+
+    it('limits hosted-fields collection per IP', async () => {
+      clock.advance(60_000);
+      const collect = () => fetch(`${t.baseUrl}/hosted-fields/collect`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.50' }, body: '{}' });
+      for (let i = 0; i < 5; i++) assertD3(400, await (await collect()).text());
+      await expect429(await collect());
+    });
+
+    it('limits one-time-code attempts per payment', async () => {
+      clock.advance(60_000);
+      const code = (ip: string) => fetch(`${t.baseUrl}/pay/some-payment/code`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip }, body: 'code=123456' });
+      for (let i = 0; i < 2; i++) assert.notEqual((await code(`192.0.2.${60 + i}`)).status, 429);
+      await expect429(await code('192.0.2.99'));
+    });
+  });
+}
