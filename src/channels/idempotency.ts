@@ -1,12 +1,14 @@
 /**
  * `Idempotency-Key` on every merchant POST, as Stripe does: the same key with the same body replays the
  * stored answer; the same key with another body is refused; a request still running under the key answers
- * 409. Keys are scoped to the merchant and kept at least 24 hours. Requests without the header pay nothing.
+ * 409. Keys are scoped to the merchant (on the admin API, to the operator) and kept at least 24 hours.
+ * Requests without the header pay nothing.
  *
  * A key is reserved only once the request is authenticated (`reserveIdempotencyKey`, called by the routes
  * right after the hash check): a stranger who knows a merchant's key and guesses an idempotency key must not
  * take it from the merchant. An answer refusing the request before it ran (bad input, bad hash, a limit) or a
- * failure of ours is not kept either: the merchant may send the corrected request under the same key.
+ * failure of ours is not kept either: the merchant may send the corrected request under the same key. On the
+ * admin API the operator's token was checked before this hook runs, so the key is reserved here.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -39,6 +41,15 @@ function merchantKeyOf(body: unknown): string | undefined {
   const b = body as Record<string, unknown>;
   const key = b.merchant_key ?? b.client_key;
   return typeof key === 'string' ? key : undefined;
+}
+
+/**
+ * Whose keys a request's key is among: the merchant's, or on the admin API (whose guard ran in onRequest) the
+ * operator's own, so that a double click of an operator's refund replays the first answer.
+ */
+async function scopeOf(ctx: ServiceContext, req: FastifyRequest): Promise<string | undefined> {
+  if (req.operator) return `operator:${req.operator.userId}`;
+  return (await ctx.merchants.byMerchantKey(merchantKeyOf(req.body) ?? ''))?.merchant.id;
 }
 
 // The body passed the JSON parser's depth and key limits (json-body.ts), so stringify cannot overflow.
@@ -93,13 +104,14 @@ export function installIdempotency(app: FastifyInstance, ctx: ServiceContext): v
     const header = req.headers[HEADER];
     if (req.method !== 'POST' || typeof header !== 'string' || header === '') return;
     if (header.length > 255) return sendError(req, reply, GatewayError.field('Idempotency-Key', 'This value is too long. It should have 255 characters or less.'));
-    const found = await ctx.merchants.byMerchantKey(merchantKeyOf(req.body) ?? '');
-    if (!found) return; // the route answers the unknown merchant itself
-    const merchantId = found.merchant.id;
+    const merchantId = await scopeOf(ctx, req);
+    if (!merchantId) return; // the route answers the unknown merchant itself
     const hash = fingerprint(req);
     const stored = await storedKey(ctx, merchantId, header);
     if (!stored) {
       req.idempotencyPending = { merchantId, key: header, hash };
+      // An operator is authenticated already (the admin guard runs on request).
+      if (req.operator) await reserveIdempotencyKey(ctx, req, merchantId);
       return;
     }
     // Only the same body (its hash field included, which the first request proved) replays the stored answer.
