@@ -17,6 +17,7 @@ import { parseJsonBody } from './channels/json-body.ts';
 import { GatewayError } from './domain/errors.ts';
 import { installIdempotency } from './channels/idempotency.ts';
 import { installMetrics } from './channels/metrics.ts';
+import { registerOperationsRoutes } from './channels/operations.ts';
 import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts';
 import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
 import { registerAdminSigningSecretRoutes } from './channels/admin/signing-secret-routes.ts';
@@ -30,6 +31,7 @@ import { registerTestClockRoutes } from './channels/sandbox/test-clock-routes.ts
 import { registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
 import { registerApmPageRoutes } from './channels/pages/apm-routes.ts';
 import { SWAGGER_OPTIONS, SWAGGER_UI_OPTIONS } from './channels/openapi.ts';
+import { registerConnectorRoutes } from './channels/connectors/routes.ts';
 
 export interface RouteEntry {
   method: string;
@@ -58,7 +60,8 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
     genReqId: () => randomUUID(),
     trustProxy: true,
-    return503OnClosing: true,
+    // A closing node answers 503 itself, in the D3 shape (channels/operations.ts).
+    return503OnClosing: false,
     // Long path segments (ids, tokens) reach the routes, which answer them with D3 bodies, not a bare 414.
     routerOptions: { maxParamLength: 1024 },
     // What the router answers itself (a bad %-encoding, a parameter over maxParamLength) leaves as D3 too.
@@ -89,7 +92,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   if (opts.production) installProductionGuard(app, ctx);
   await app.register(swagger, SWAGGER_OPTIONS);
   await app.register(swaggerUi, SWAGGER_UI_OPTIONS);
-  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  registerOperationsRoutes(app, ctx);
   installRateLimits(app, ctx.rateLimiter);
   installIdempotency(app, ctx);
   installMetrics(app);
@@ -102,6 +105,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   await registerS2sCardRoutes(app, ctx);
   await registerS2sApmRoutes(app, ctx);
   registerApmPageRoutes(app, ctx);
+  registerConnectorRoutes(app, ctx);
   registerAdminCallbackRoutes(app, ctx);
   registerAdminPaymentRoutes(app, ctx);
   registerAdminSigningSecretRoutes(app, ctx);
