@@ -341,6 +341,8 @@ const PAGES: Readonly<Record<string, PageDoc>> = {
   'post /sandbox/apm/{ref}/app': { summary: 'Sandbox payer app: confirms or refuses', param: 'ref', form: HTML_FORM({ decision: 'pay or cancel' }) },
   'get /sandbox/outbox': { summary: 'Sandbox outbox: the e-mails, SMS and app notifications sent to an address', query: ['to'] },
   'get /sandbox/outbox/messages': { summary: 'Sandbox outbox as JSON', query: ['to'], json: Type.Object({ messages: Type.Array(Type.Object({}, { additionalProperties: true })) }) },
+  'get /connectors/return/{id}': { summary: 'The payer comes back from an acquirer\'s page (3-D Secure or redirect); the gateway asks the acquirer and sends the payer on', param: 'id' },
+  'post /connectors/return/{id}': { summary: 'The same return by POST (the acquirer\'s form fields, e.g. PaRes, cres)', param: 'id', form: HTML_FORM({ '(acquirer fields)': 'whatever the acquirer posts back' }) },
   'get /sdk/hosted-fields.js': { summary: 'The hosted payment fields JavaScript library (HostedFields)', contentType: 'application/javascript' },
   'get /health': { summary: 'Liveness: answers while the process serves requests', tag: 'Operations', json: Type.Object({ status: Type.Literal('ok') }) },
   'get /metrics': { summary: 'Prometheus metrics: requests by route pattern and status, durations, process figures', tag: 'Operations', contentType: 'text/plain' },
@@ -461,6 +463,7 @@ const ADMIN_ANSWERS: Readonly<Record<string, TSchema>> = {
   'get /admin/v1/callbacks': Type.Object({ callbacks: Type.Array(CallbackEvent) }),
   'post /admin/v1/callbacks/{id}/resend': Type.Object({ id: Type.String(), status: Type.Literal('pending') }),
   'post /admin/v1/callback-urls/unblock': Type.Object({ url: Type.String(), unblocked: Type.Boolean() }),
+  'post /connectors/{connector}/{midId}/notify': Type.Unknown({ description: 'The acknowledgement the connector\'s acquirer expects (its own content type and body)' }),
   'post /admin/v1/merchants/{id}/signing-secret': Type.Object({
     merchant_id: Type.String(),
     signing_secret: Type.String({ description: 'the new whsec_ secret, shown this once' }),
