@@ -32,6 +32,7 @@ import { registerPageRoutes } from './channels/pages/routes.ts';
 import { registerS2sCardRoutes } from './channels/s2s-card/routes.ts';
 import { registerRecurringRoutes } from './channels/checkout/recurring-routes.ts';
 import { registerTestClockRoutes } from './channels/sandbox/test-clock-routes.ts';
+import { registerShopRoutes } from './channels/sandbox/shop-routes.ts';
 import { registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
 import { registerApmPageRoutes } from './channels/pages/apm-routes.ts';
 import { SWAGGER_OPTIONS, SWAGGER_UI_OPTIONS } from './channels/openapi.ts';
@@ -105,6 +106,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerCardCreditRoutes(app, ctx);
   registerRecurringRoutes(app, ctx);
   registerTestClockRoutes(app, ctx);
+  registerShopRoutes(app, ctx);
   registerPageRoutes(app, ctx);
   await registerS2sCardRoutes(app, ctx);
   await registerS2sApmRoutes(app, ctx);
