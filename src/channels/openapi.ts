@@ -565,6 +565,8 @@ const A11Y_CSS = [
   '.swagger-ui .opblock.opblock-post .opblock-summary-method { background: #1f6f4a; }',
   '.swagger-ui .opblock.opblock-get .opblock-summary-method { background: #1a4f8b; }',
   '.swagger-ui .opblock.opblock-put .opblock-summary-method { background: #8a4b00; }',
+  '.swagger-ui .opblock.opblock-patch .opblock-summary-method { background: #1d6b63; }',
+  '.swagger-ui .opblock.opblock-delete .opblock-summary-method { background: #a00000; }',
   '.swagger-ui .opblock-tag small, .swagger-ui .opblock-summary-description, .swagger-ui .parameter__in, .swagger-ui .prop-format, .swagger-ui .parameter__type, .swagger-ui .response-col_links, .swagger-ui .renderedMarkdown p, .swagger-ui table thead tr td, .swagger-ui table thead tr th { color: #1b1b1b; }',
   '.swagger-ui .model-title, .swagger-ui .model, .swagger-ui .model .property, .swagger-ui .prop-type { color: #1b1b1b; }',
   '.swagger-ui .tab li, .swagger-ui .tab li button.tablinks, .swagger-ui .opblock-description-wrapper p, .swagger-ui .response-control-media-type__accept-message { color: #1b1b1b; }',
