@@ -24,7 +24,17 @@ if (only.length === 0) {
   }
 }
 
-const files = (only.length > 0 ? only.map((f) => path.resolve(f)) : findTests(path.join(root, 'test'))).sort();
+// The merchant SDK (sdk/node) is type-checked with its own settings and tested with the gateway's tests.
+if (only.length === 0) {
+  const sdk = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'sdk/node/tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (sdk.status !== 0) {
+    console.error('Type check of sdk/node failed.');
+    process.exit(sdk.status ?? 1);
+  }
+}
+
+const testDirs = [path.join(root, 'test'), path.join(root, 'sdk/node/test')];
+const files = (only.length > 0 ? only.map((f) => path.resolve(f)) : testDirs.flatMap(findTests)).sort();
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...files],

@@ -38,6 +38,7 @@ import { registerTestClockRoutes } from './channels/sandbox/test-clock-routes.ts
 import { registerShopRoutes } from './channels/sandbox/shop-routes.ts';
 import { registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
 import { registerApmPageRoutes } from './channels/pages/apm-routes.ts';
+import { SWAGGER_OPTIONS, SWAGGER_UI_OPTIONS } from './channels/openapi.ts';
 import { registerConnectorRoutes } from './channels/connectors/routes.ts';
 
 export interface RouteEntry {
@@ -97,14 +98,8 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   await app.register(compress, { threshold: 1024, brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } });
   installSecurityHeaders(app);
   if (opts.production) installProductionGuard(app, ctx);
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Portcullis payment gateway', version: '0.1.0', description: 'Hosted Checkout, S2S CARD and S2S APM, wire-compatible with the Akurateco platform family.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      tags: [{ name: 'Checkout' }, { name: 'Hosted pages' }, { name: 'S2S CARD' }, { name: 'S2S APM' }, { name: 'Admin' }, { name: 'Sandbox' }, { name: 'Operations' }],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swagger, SWAGGER_OPTIONS);
+  await app.register(swaggerUi, SWAGGER_UI_OPTIONS);
   registerOperationsRoutes(app, ctx);
   installRateLimits(app, ctx.rateLimiter);
   installIdempotency(app, ctx);

@@ -5,7 +5,8 @@
  */
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError, errorBody, type ErrorName } from '../domain/errors.ts';
+import { GatewayError, HashMismatch, errorBody, type ErrorName } from '../domain/errors.ts';
+import { hintFor } from './hash-hints.ts';
 import { isConnectionFailure } from '../store/database.ts';
 import { RateLimited } from '../services/rate-limiter.ts';
 
@@ -61,6 +62,12 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Gat
   const body: Record<string, unknown> = { ...errorBody(err) };
   if (err.spec.http === 503) reply.header('retry-after', '1');
   if (request.routeOptions.config?.dialect === 's2s') body.result = 'ERROR';
+  // Sandbox only: the platform's body stays as it is, with the formula expected added (never its value).
+  if (err instanceof HashMismatch && err.sandbox) {
+    const fields = err.requestFields ?? (typeof request.body === 'object' && request.body !== null ? request.body as Record<string, unknown> : {});
+    const hint = hintFor(request.routeOptions.url ?? '', fields, err.digest);
+    if (hint) body.hint = hint;
+  }
   return reply.code(err.spec.http).type('application/json; charset=utf-8').send(body);
 }
 

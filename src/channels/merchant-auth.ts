@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../services/context.ts';
 import type { Merchant, Mid } from '../store/merchants-repo.ts';
-import { GatewayError } from '../domain/errors.ts';
+import { GatewayError, HashMismatch } from '../domain/errors.ts';
 import { verifyAny, type UpperMode } from '../domain/signatures.ts';
 import { reserveIdempotencyKey } from './idempotency.ts';
 import { acceptedPasswords } from '../domain/password-rotation.ts';
@@ -40,7 +40,7 @@ export async function authenticate(
 ): Promise<Authenticated> {
   const found = await ctx.merchants.byMerchantKey(key);
   if (!found) throw new GatewayError('merchantNotFound');
-  if (!verifyMerchantHash(found.merchant, hash, recipes, ctx.clock.now())) throw new GatewayError('hashInvalid');
+  if (!verifyMerchantHash(found.merchant, hash, recipes, ctx.clock.now())) throw new HashMismatch(found.merchant);
   await reserveIdempotencyKey(ctx, req, found.merchant.id);
   return found;
 }

@@ -118,6 +118,25 @@ export class GatewayError extends Error {
   }
 }
 
+/**
+ * A hash that does not match (the D3 `hashInvalid` answer). It remembers whether the merchant is a sandbox
+ * merchant, its digest and the fields it sent, so that a sandbox answer can add a `hint` naming the
+ * formula expected (never its value); live merchants get the platform's body unchanged.
+ */
+export class HashMismatch extends GatewayError {
+  readonly sandbox: boolean;
+  readonly digest: 'md5' | 'sha256';
+  /** The request's fields when the channel parsed them itself (S2S forms, multipart included). */
+  readonly requestFields: Readonly<Record<string, unknown>> | undefined;
+
+  constructor(merchant: { readonly sandbox: boolean; readonly digest: 'md5' | 'sha256' }, requestFields?: Readonly<Record<string, unknown>>) {
+    super('hashInvalid');
+    this.sandbox = merchant.sandbox;
+    this.digest = merchant.digest;
+    this.requestFields = requestFields;
+  }
+}
+
 export interface ErrorBody {
   http_code: number;
   error_code: string;

@@ -8,7 +8,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { startListener, type Listener } from '../support/merchant.ts';
+import { startListener, type Listener, platformBody } from '../support/merchant.ts';
 import {
   callbackHash, credit2VirtualCallbackHash, credit2VirtualHash, followUp, messages, mobileMoneyPayout, orderId, representative, sale, saleFields, signedSale,
 } from './support.ts';
@@ -210,7 +210,7 @@ for (const { kind, skip } of await storeKinds()) {
       for (const action of ['CAPTURE', 'VOID', 'CREDITVOID', 'GET_TRANS_STATUS']) {
         const res = await gw.postForm('/apm/post', { action, client_key: gw.merchant.key, trans_id: settled.body.trans_id, hash: 'f'.repeat(32) });
         assert.equal(res.status, 401, action);
-        assert.deepEqual(res.body, { http_code: 401, error_code: '100000', error_message: 'hash: Hash is not valid.', result: 'ERROR' });
+        assert.deepEqual(platformBody(res.body), { http_code: 401, error_code: '100000', error_message: 'hash: Hash is not valid.', result: 'ERROR' });
       }
       // The CREDITVOID hash is not the VOID one.
       const swapped = await followUp(gw, 'VOID', settled.body.trans_id, { action: 'CREDITVOID' });

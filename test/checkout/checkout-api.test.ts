@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
-import { checkoutHash, startListener, type Listener } from '../support/merchant.ts';
+import { checkoutHash, startListener, type Listener, platformBody } from '../support/merchant.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
 
 const BILLING = { country: 'GB', city: 'London', address: '1 Main Street', zip: 'SW1A1AA', phone: '+441234567' };
@@ -103,7 +103,7 @@ for (const { kind, skip } of await storeKinds()) {
       it('answers 401 "hash: Hash is not valid." for a wrong hash', async () => {
         const res = await t.postJson('/api/v1/session', { ...sessionBody(t.merchant), hash: 'a'.repeat(40) });
         assert.equal(res.status, 401);
-        assert.deepEqual(res.body, { http_code: 401, error_code: '100000', error_message: 'hash: Hash is not valid.' });
+        assert.deepEqual(platformBody(res.body), { http_code: 401, error_code: '100000', error_message: 'hash: Hash is not valid.' });
       });
 
       it('answers 401 "merchant_key: Merchant not found." for an unknown key', async () => {

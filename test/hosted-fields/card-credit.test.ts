@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
-import { checkoutHash, startListener, type Listener } from '../support/merchant.ts';
+import { checkoutHash, startListener, type Listener, platformBody } from '../support/merchant.ts';
 import { callbackHashOk, collect, newOrder, openToken, processing, spyOnConnector, status } from './support.ts';
 
 const PAYOUT_CARD = '4601541833776519';
@@ -123,7 +123,7 @@ for (const { kind, skip } of await storeKinds()) {
       const sessionFormula = checkoutHash(t.merchant.password, body.order_id, body.order_amount, body.order_currency, body.order_description);
       assert.equal(sessionFormula, body.hash, 'same terms in the same order as a session, on the order_* fields');
       const bad = await t.postJson('/api/v1/payment/card/credit', { ...body, hash: checkoutHash(t.merchant.password, body.order_id, '15.01', 'USD', body.order_description) });
-      assert.deepEqual(bad.body, { http_code: 401, error_code: '100000', error_message: 'hash: Hash is not valid.' });
+      assert.deepEqual(platformBody(bad.body), { http_code: 401, error_code: '100000', error_message: 'hash: Hash is not valid.' });
       const unknown = await t.postJson('/api/v1/payment/card/credit', { ...body, merchant_key: 'nobody' });
       assert.equal(unknown.status, 401);
       const other = await t.addMerchant();

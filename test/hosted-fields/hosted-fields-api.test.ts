@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { checkoutHash, startListener, type Listener } from '../support/merchant.ts';
+import { checkoutHash, startListener, type Listener, platformBody } from '../support/merchant.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
 import { buildApp } from '../../src/app.ts';
 import {
@@ -79,7 +79,7 @@ for (const { kind, skip } of await storeKinds()) {
       it('answers 401 for a wrong hash or an unknown merchant_key', async () => {
         const body = tokenBody(t.merchant, newOrder());
         const bad = await t.postJson('/api/v1/session/token', { ...body, hash: 'f'.repeat(40) });
-        assert.deepEqual(bad.body, { http_code: 401, error_code: '100000', error_message: 'hash: Hash is not valid.' });
+        assert.deepEqual(platformBody(bad.body), { http_code: 401, error_code: '100000', error_message: 'hash: Hash is not valid.' });
         const unknown = await t.postJson('/api/v1/session/token', { ...body, merchant_key: 'nobody' });
         assert.deepEqual(unknown.body, { http_code: 401, error_code: '100000', error_message: 'merchant_key: Merchant not found.' });
       });

@@ -182,3 +182,55 @@ export const CardCreditRequest = Type.Object({
 export type CardCreditRequest = Static<typeof CardCreditRequest>;
 
 export const CardCreditResponse = Type.Object({ payment_id: Type.String(), result: Type.Literal('accepted') });
+
+// --- answers (OpenAPI only: the routes build their bodies themselves; these schemas never serialize) ----------
+
+const Status = Type.Union(['prepare', 'settled', 'pending', '3ds', 'redirect', 'decline', 'refund', 'reversal', 'void', 'chargeback'].map((v) => Type.Literal(v)));
+const WireDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$', description: 'YYYY-MM-DD hh:mm:ss, UTC' });
+const OrderAnswer = Type.Object({ number: Type.String(), amount: Type.String(), currency: Type.String(), description: Type.String() });
+
+export const StatusAnswer = Type.Object({
+  payment_id: Type.String(),
+  date: WireDate,
+  status: Status,
+  reason: Type.Optional(Type.String({ description: 'decline reason' })),
+  recurring_token: Type.Optional(Type.String()),
+  schedule_id: Type.Optional(Type.String()),
+  shedule_id: Type.Optional(Type.String({ description: 'the documented misspelling of schedule_id, for old parsers' })),
+  first_recurring_date: Type.Optional(Type.String()),
+  order: OrderAnswer,
+  customer: Type.Optional(Type.Object({ name: Type.Optional(Type.String()), email: Type.Optional(Type.String()) })),
+  card: Type.Optional(Type.String({ description: 'masked, when enabled in Protocol Mapping' })),
+  card_expiration_date: Type.Optional(Type.String()),
+}, { additionalProperties: true, description: 'Optional fields enabled in Protocol Mapping may follow.' });
+
+export const CaptureAnswer = Type.Object({
+  payment_id: Type.String(),
+  status: Status,
+  trans_status: Type.Union([Type.Literal('SUCCESS'), Type.Literal('DECLINED'), Type.Literal('UNDEFINED')]),
+  date: WireDate,
+  reason: Type.Optional(Type.String()),
+});
+
+export const AcceptedAnswer = Type.Object({ payment_id: Type.String(), result: Type.Literal('accepted') }, { description: 'Taken; the outcome comes by callback.' });
+
+export const VoidAnswer = Type.Object({
+  status: Type.Union([Type.Literal('SUCCESS'), Type.Literal('FAIL')]),
+  payment_status: Status,
+  payment_id: Type.String(),
+  date: WireDate,
+  order: OrderAnswer,
+  reason: Type.Optional(Type.String()),
+});
+
+export const RecurringAnswer = Type.Object({
+  payment_id: Type.String(),
+  status: Status,
+  date: WireDate,
+  reason: Type.Optional(Type.String()),
+  recurring_token: Type.Optional(Type.String()),
+  schedule_id: Type.Optional(Type.String()),
+  order: OrderAnswer,
+}, { additionalProperties: true });
+
+export const SessionUpdateAnswer = Type.Object({ result: Type.Literal('success') });

@@ -82,3 +82,23 @@ export const BankCallback = Type.Object({
   TxId: Type.Optional(Type.String({ maxLength: 128 })),
 });
 export type BankCallback = Static<typeof BankCallback>;
+
+// --- answers (OpenAPI only: actions build their bodies themselves; these schemas never serialize) -------------
+
+export const ApmAnswer = Type.Object({
+  action: Type.String(),
+  result: Type.Union(['SUCCESS', 'DECLINED', 'REDIRECT', 'ACCEPTED', 'UNDEFINED'].map((v) => Type.Literal(v))),
+  status: Type.Optional(Type.String()),
+  order_id: Type.String(),
+  trans_id: Type.String(),
+  trans_date: Type.Optional(Type.String()),
+  descriptor: Type.Optional(Type.String()),
+  amount: Type.Optional(Type.String()),
+  currency: Type.Optional(Type.String()),
+  decline_reason: Type.Optional(Type.String()),
+  redirect_url: Type.Optional(Type.String()),
+  redirect_params: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Array(Type.Never(), { maxItems: 0 })], { description: '[] when empty; the QR method adds qr_code (Base64)' })),
+  redirect_method: Type.Optional(Type.String()),
+}, { title: 'S2S APM answer' });
+
+export const BankCallbackAnswer = Type.Object({ result: Type.Literal('OK'), trans_id: Type.String(), status: Type.String() });

@@ -179,3 +179,84 @@ export type DescheduleRequest = Static<typeof DescheduleRequest>;
 
 /** What every action needs before its own schema is known. */
 export const ActionOnly = Type.Object({ action: Type.String({ minLength: 1, maxLength: 64 }) });
+
+// --- answers (OpenAPI only: actions build their bodies themselves; these schemas never serialize) -------------
+
+const Result = (...values: string[]) => Type.Union(values.map((v) => Type.Literal(v)));
+const S2sStatus = Result('PREPARE', '3DS', 'REDIRECT', 'PENDING', 'SETTLED', 'DECLINED', 'REFUND', 'REVERSAL', 'VOID', 'CHARGEBACK');
+const WireDate = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' });
+
+/** SALE, DEBIT, CREDIT2CARD, RECURRING_SALE, RECURRING_DEBIT. */
+export const PaymentAnswer = Type.Object({
+  action: Type.String(),
+  result: Result('SUCCESS', 'DECLINED', 'REDIRECT', 'UNDEFINED'),
+  status: S2sStatus,
+  order_id: Type.String(),
+  trans_id: Type.String(),
+  trans_date: WireDate,
+  descriptor: Type.String(),
+  recurring_token: Type.Optional(Type.String()),
+  schedule_id: Type.Optional(Type.String()),
+  first_recurring_date: Type.Optional(Type.String()),
+  card_token: Type.Optional(Type.String({ description: 'with req_token=Y' })),
+  amount: Type.Optional(Type.String()),
+  currency: Type.Optional(Type.String()),
+  decline_reason: Type.Optional(Type.String()),
+  redirect_url: Type.Optional(Type.String({ description: '3-D Secure or provider page' })),
+  redirect_params: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Array(Type.Object({ name: Type.String(), value: Type.String() }))], { description: 'an object on /post; a [{name, value}] list on /v2/post; [] when empty' })),
+  redirect_method: Type.Optional(Result('POST', 'GET')),
+}, { title: 'Payment answer' });
+
+export const FollowUpAnswer = Type.Object({
+  action: Result('CAPTURE', 'VOID'),
+  result: Result('SUCCESS', 'DECLINED', 'UNDEFINED'),
+  status: S2sStatus,
+  order_id: Type.String(),
+  trans_id: Type.String(),
+  trans_date: WireDate,
+  descriptor: Type.Optional(Type.String()),
+  amount: Type.Optional(Type.String()),
+  currency: Type.Optional(Type.String()),
+  decline_reason: Type.Optional(Type.String()),
+}, { title: 'CAPTURE or VOID answer' });
+
+export const AcceptedAnswer = Type.Object({ action: Type.String(), result: Type.Literal('ACCEPTED'), order_id: Type.String(), trans_id: Type.String() }, { title: 'CREDITVOID or RETRY answer (outcome by callback)' });
+
+export const StatusAnswer = Type.Object({
+  action: Type.String(),
+  result: Type.Literal('SUCCESS'),
+  status: S2sStatus,
+  order_id: Type.String(),
+  trans_id: Type.String(),
+  decline_reason: Type.Optional(Type.String()),
+  recurring_token: Type.Optional(Type.String()),
+  schedule_id: Type.Optional(Type.String()),
+  shedule_id: Type.Optional(Type.String()),
+  card: Type.Optional(Type.String()),
+}, { title: 'GET_TRANS_STATUS answer', additionalProperties: true });
+
+export const DetailsAnswer = Type.Object({
+  ...StatusAnswer.properties,
+  name: Type.Optional(Type.String()),
+  mail: Type.Optional(Type.String()),
+  ip: Type.Optional(Type.String()),
+  amount: Type.String(),
+  currency: Type.String(),
+  transactions: Type.Array(Type.Object({ date: WireDate, type: Type.String(), status: Type.String(), amount: Type.String() })),
+}, { title: 'GET_TRANS_DETAILS answer', additionalProperties: true });
+
+export const ScheduleAnswer = Type.Object({ action: Type.String(), result: Type.Literal('SUCCESS'), schedule_id: Type.Optional(Type.String()) }, { title: 'Schedule action answer' });
+
+export const ScheduleInfoAnswer = Type.Object({
+  action: Type.Literal('SCHEDULE_INFO'),
+  result: Type.Literal('SUCCESS'),
+  schedule_id: Type.String(),
+  name: Type.String(),
+  interval_length: Type.Integer(),
+  interval_unit: Type.String(),
+  day_of_month: Type.Union([Type.Integer(), Type.Null()]),
+  payments_count: Type.Integer(),
+  delays: Type.Null(),
+  paused: Result('Y', 'N'),
+  delayed_first_payment: Type.String(),
+}, { title: 'SCHEDULE_INFO answer', additionalProperties: true });

@@ -1,0 +1,112 @@
+/**
+ * One request to the gateway: JSON or form body, an Idempotency-Key on every POST (generated unless the
+ * caller gives one), and retries of what is safe to retry with that same key: no answer at all, 5xx, 409
+ * (an earlier attempt under the key is still running) and 429. The gateway replays the stored answer of a
+ * key it has seen, so a retried payment is never charged twice.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { apiError, PortcullisConnectionError, type ErrorBody } from './errors.ts';
+
+export interface TransportOptions {
+  /** Retries after the first attempt (default 2). */
+  maxRetries?: number;
+  /** Milliseconds before an attempt is abandoned (default 30 000). */
+  timeoutMs?: number;
+  /** First retry delay; doubled at each retry, with jitter (default 300). */
+  retryDelayMs?: number;
+  /** A fetch of your own (proxies, tests). */
+  fetch?: typeof fetch;
+}
+
+export interface RequestOptions {
+  /** Sent as `Idempotency-Key`; every retry of this call reuses it. Default: a random UUID per call. */
+  idempotencyKey?: string;
+  /** Extra headers (the hosted-fields `Token`). */
+  headers?: Record<string, string>;
+  /** Retries of this call (default: the client's maxRetries). */
+  maxRetries?: number;
+}
+
+export type FormValue = string | number | boolean | undefined | null | { readonly [key: string]: FormValue } | readonly FormValue[];
+
+/** Form fields with nested values as bracket keys (`custom_data[key]=value`), as the S2S channels read them. */
+export function encodeForm(fields: Readonly<Record<string, FormValue>>): URLSearchParams {
+  const out = new URLSearchParams();
+  const put = (name: string, value: FormValue) => {
+    if (value === undefined || value === null) return;
+    if (typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) put(`${name}[${key}]`, inner as FormValue);
+    } else out.append(name, String(value));
+  };
+  for (const [key, value] of Object.entries(fields)) put(key, value);
+  return out;
+}
+
+const RETRIED_STATUSES = new Set([409, 429, 500, 502, 503, 504]);
+
+export class Transport {
+  private readonly fetchFn: typeof fetch;
+  private readonly maxRetries: number;
+  private readonly timeoutMs: number;
+  private readonly retryDelayMs: number;
+
+  constructor(opts: TransportOptions = {}) {
+    this.fetchFn = opts.fetch ?? fetch;
+    this.maxRetries = opts.maxRetries ?? 2;
+    this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.retryDelayMs = opts.retryDelayMs ?? 300;
+  }
+
+  async send<T>(method: 'POST' | 'PUT', url: string, body: { json: unknown } | { form: URLSearchParams }, opts: RequestOptions = {}): Promise<T> {
+    const idempotencyKey = method === 'POST' ? opts.idempotencyKey ?? randomUUID() : undefined;
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'content-type': 'json' in body ? 'application/json' : 'application/x-www-form-urlencoded',
+      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+      ...opts.headers,
+    };
+    const payload = 'json' in body ? JSON.stringify(body.json) : body.form.toString();
+    const maxRetries = opts.maxRetries ?? this.maxRetries;
+    for (let attempt = 0; ; attempt++) {
+      let res: Response;
+      try {
+        res = await this.fetchFn(url, { method, headers, body: payload, signal: AbortSignal.timeout(this.timeoutMs) });
+      } catch (err) {
+        if (attempt < maxRetries) {
+          await sleep(this.delay(attempt));
+          continue;
+        }
+        throw new PortcullisConnectionError(`${method} ${url}: no answer (${(err as Error).message})`, err, idempotencyKey);
+      }
+      const text = await res.text();
+      if (RETRIED_STATUSES.has(res.status) && attempt < maxRetries) {
+        await sleep(this.delay(attempt, res.headers.get('retry-after')));
+        continue;
+      }
+      return this.answer<T>(res.status, text, idempotencyKey);
+    }
+  }
+
+  private answer<T>(status: number, text: string, idempotencyKey: string | undefined): T {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    const isError = status >= 400 || (typeof parsed === 'object' && parsed !== null && (parsed as { result?: unknown }).result === 'ERROR');
+    if (!isError && parsed !== undefined) return parsed as T;
+    const body: ErrorBody = typeof parsed === 'object' && parsed !== null && typeof (parsed as ErrorBody).error_message === 'string'
+      ? (parsed as ErrorBody)
+      : { error_message: `Unexpected answer: ${text.slice(0, 200)}` };
+    throw apiError(status, body, idempotencyKey);
+  }
+
+  private delay(attempt: number, retryAfter?: string | null): number {
+    const seconds = retryAfter ? Number(retryAfter) : NaN;
+    if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 30_000);
+    const base = this.retryDelayMs * 2 ** attempt;
+    return base / 2 + Math.random() * (base / 2);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * docs/quick-start.md's shell recipes run as written (bash, curl, md5sum, sha1sum, rev) against a real gateway
+ * with the page's demo merchant, on both stores: the shell-computed hashes are accepted, the Checkout session
+ * opens, the S2S CARD SALE settles and the S2S APM SALE sends the payer on.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { storeKinds } from '../support/stores.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { insertMerchant, insertMid } from '../../src/store/merchants-repo.ts';
+import { newId } from '../../src/domain/ids.ts';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const page = readFileSync(path.join(root, 'docs/quick-start.md'), 'utf8');
+const shellBlocks = [...page.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+const helpers = shellBlocks.find((b) => b.includes('checkout_hash()'));
+const block = (marker: string) => shellBlocks.find((b) => b.includes(marker));
+
+function toolsMissing(): string | undefined {
+  for (const tool of ['/usr/bin/curl', '/usr/bin/md5sum', '/usr/bin/sha1sum', '/usr/bin/rev']) {
+    try {
+      accessSync(tool, constants.X_OK);
+    } catch {
+      return `${tool} missing; the quick-start shell recipes are not run`;
+    }
+  }
+  return undefined;
+}
+
+for (const { kind, skip } of await storeKinds()) {
+  describe(`docs/quick-start.md shell recipes (${kind})`, { skip: skip || toolsMissing() || false }, () => {
+    let gw: TestGateway;
+    before(async () => {
+      gw = await startTestGateway(kind);
+      const credentials = Object.fromEntries([...helpers!.matchAll(/(KEY|PASSWORD)=([^;\s]+)/g)].map((m) => [m[1]!, m[2]!]));
+      await gw.store.db.transaction(async (tx) => {
+        const id = newId();
+        await insertMerchant(tx, { id, name: 'Demo Shop', key: credentials.KEY!, password: credentials.PASSWORD!, sandbox: true });
+        await insertMid(tx, { id: newId(), merchantId: id, name: 'Sandbox card MID', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
+      });
+    });
+    after(async () => gw?.close());
+
+    /** The page's helpers, the gateway's address in place of localhost:8080, then one recipe (async: the gateway runs in this process). */
+    const run = async (recipe: string) => (await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', `${helpers}\nBASE=${gw.baseUrl}\n${recipe}`], { encoding: 'utf8', timeout: 30_000 })).stdout;
+
+    it('opens a Checkout session with the shell-computed hash', async () => {
+      const out = JSON.parse(await run(block('/api/v1/session')!));
+      assert.match(out.redirect_url, /\/checkout\//, JSON.stringify(out));
+    });
+
+    it('settles an S2S CARD SALE signed with the shell Formula 1', async () => {
+      const out = JSON.parse(await run(block('action=SALE -d client_key=$KEY -d order_id')!));
+      assert.deepEqual([out.result, out.status], ['SUCCESS', 'SETTLED'], JSON.stringify(out));
+    });
+
+    it('sends an S2S APM SALE signed with the shell recipe to the provider page', async () => {
+      const out = JSON.parse(await run(block('/apm/post')!));
+      assert.equal(out.result, 'REDIRECT', JSON.stringify(out));
+    });
+  });
+}
