@@ -20,6 +20,9 @@ import { installMetrics } from './channels/metrics.ts';
 import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts';
 import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
 import { registerAdminSigningSecretRoutes } from './channels/admin/signing-secret-routes.ts';
+import { registerAdminUserRoutes } from './channels/admin/user-routes.ts';
+import { registerAdminMerchantRoutes } from './channels/admin/merchant-routes.ts';
+import { registerAdminAuditRoutes } from './channels/admin/audit-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
 import { registerCardCreditRoutes } from './channels/checkout/credit-routes.ts';
@@ -110,5 +113,8 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerAdminCallbackRoutes(app, ctx);
   registerAdminPaymentRoutes(app, ctx);
   registerAdminSigningSecretRoutes(app, ctx);
+  registerAdminUserRoutes(app, ctx);
+  registerAdminMerchantRoutes(app, ctx);
+  registerAdminAuditRoutes(app, ctx);
   return app;
 }

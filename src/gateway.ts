@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { openPglite, openPostgres, type Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
+import { lockEmbeddedStore } from './store/embedded-lock.ts';
 import { MerchantDirectory } from './store/merchants-repo.ts';
 import { keyringFromEnv, type Keyring } from './store/card-vault.ts';
 import { defaultConnectors } from './connectors/registry.ts';
@@ -29,7 +30,12 @@ import { VaultSweeper } from './workers/vault-sweeper.ts';
 export async function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
   if (config.databaseUrl) return openPostgres({ url: config.databaseUrl });
   await mkdir(config.dataDir, { recursive: true });
-  return openPglite(path.join(config.dataDir, 'pglite'));
+  const release = await lockEmbeddedStore(config.dataDir);
+  const db = await openPglite(path.join(config.dataDir, 'pglite')).catch(async (err: unknown) => {
+    await release();
+    throw err;
+  });
+  return { ...db, close: () => db.close().finally(release) };
 }
 
 /** VAULT_KEYS when set; otherwise a key generated once and kept (mode 0600) beside the embedded data. */
