@@ -23,6 +23,10 @@ import { registerAdminSigningSecretRoutes } from './channels/admin/signing-secre
 import { registerAdminUserRoutes } from './channels/admin/user-routes.ts';
 import { registerAdminMerchantRoutes } from './channels/admin/merchant-routes.ts';
 import { registerAdminAuditRoutes } from './channels/admin/audit-routes.ts';
+import { registerAdminMidRoutes } from './channels/admin/mid-routes.ts';
+import { registerAdminSettingsRoutes } from './channels/admin/settings-routes.ts';
+import { registerAdminWalletRoutes } from './channels/admin/wallet-routes.ts';
+import { registerAdminConfigCatalogRoutes } from './channels/admin/config-catalog-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
 import { registerCardCreditRoutes } from './channels/checkout/credit-routes.ts';
@@ -116,5 +120,9 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerAdminUserRoutes(app, ctx);
   registerAdminMerchantRoutes(app, ctx);
   registerAdminAuditRoutes(app, ctx);
+  registerAdminMidRoutes(app, ctx);
+  registerAdminSettingsRoutes(app, ctx);
+  registerAdminWalletRoutes(app, ctx);
+  registerAdminConfigCatalogRoutes(app, ctx);
   return app;
 }

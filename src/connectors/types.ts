@@ -58,6 +58,9 @@ export interface ChallengeResult {
 
 export interface CardConnector {
   readonly name: string;
+  /** TypeBox schemas of the MID's settings and credentials (the admin API validates with them). */
+  readonly settingsSchema?: unknown;
+  readonly credentialsSchema?: unknown;
   authorize(req: AuthorizeRequest): Promise<ConnectorOutcome>;
   /** Finishes a challenge or redirect started by authorize(). */
   complete(state: ConnectorState, result: ChallengeResult): Promise<ConnectorOutcome>;

@@ -13,6 +13,8 @@ import type { Sql } from '../store/database.ts';
 import { markSessionPaid } from '../store/sessions-repo.ts';
 import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/card-vault.ts';
 import { eligibleMids, type Intent } from '../domain/routing.ts';
+import { withinLimits } from '../domain/mid-limits.ts';
+import type { Money } from '../domain/money.ts';
 import { nextStatus, type PaymentEvent as StateEvent } from '../domain/payment-state.ts';
 import { cardBrandByPrefix, first6Last4, maskPan } from '../domain/card.ts';
 import { GatewayError } from '../domain/errors.ts';
@@ -47,9 +49,10 @@ export type PaymentStep =
   | { kind: 'final'; payment: Payment; transId: string }
   | { kind: 'processing'; payment: Payment };
 
-/** The connector of the first MID that may carry this intent. */
-export function routeMid(ctx: ServiceContext, mids: readonly Mid[], intent: Intent): { mid: Mid; connector: CardConnector } {
-  const [mid] = eligibleMids(mids, intent, new Set(ctx.connectors.keys()));
+/** The connector of the first MID that may carry this intent (and, when given, this amount and currency). */
+export function routeMid(ctx: ServiceContext, mids: readonly Mid[], intent: Intent, money?: Money): { mid: Mid; connector: CardConnector } {
+  const takers = money ? mids.filter((m) => withinLimits(m, money)) : mids;
+  const [mid] = eligibleMids(takers, intent, new Set(ctx.connectors.keys()));
   const connector = mid && ctx.connectors.get(mid.connector);
   if (!mid || !connector) throw new GatewayError('noEligibleMid');
   return { mid, connector };
@@ -117,7 +120,7 @@ export async function createAndAuthorize(ctx: ServiceContext, input: Omit<Author
 async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite): Promise<PaymentStep> {
   const { merchant, intent, source } = input;
   const payment = target.subject;
-  const { mid, connector } = routeMid(ctx, input.mids, intent);
+  const { mid, connector } = routeMid(ctx, input.mids, intent, { minor: payment.amount, currency: payment.currency });
   const now = ctx.clock.now();
   const transId = newId();
   const record = async (sql: Sql) => {
@@ -129,7 +132,8 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
       midId: mid.id,
       vaultId: stored ? vaulted.id : null,
       cardToken: token ?? payment.cardToken,
-      details: Object.assign({}, input.details, {
+      // The MID's descriptor goes with the payment: what the statement shows does not change with later settings.
+      details: Object.assign({}, input.details, mid.descriptor ? { descriptor: mid.descriptor } : undefined, {
         cardMask: vaulted.panMask,
         cardExpiry: vaulted.expMonth ? `${vaulted.expMonth}/${vaulted.expYear}` : undefined,
         first6Last4: vaulted.first6Last4,
