@@ -42,6 +42,16 @@ function merchantKeyOf(body: unknown): string | undefined {
 }
 
 // The body passed the JSON parser's depth and key limits (json-body.ts), so stringify cannot overflow.
+
+/**
+ * Whose keys a request's key is among: the merchant's, or on the admin API (whose guard ran in onRequest) the
+ * operator's own, so that a double click of an operator's refund replays the first answer.
+ */
+async function scopeOf(ctx: ServiceContext, req: FastifyRequest): Promise<string | undefined> {
+  if (req.operator) return `operator:${req.operator.userId}`;
+  return (await ctx.merchants.byMerchantKey(merchantKeyOf(req.body) ?? ''))?.merchant.id;
+}
+
 const fingerprint = (req: FastifyRequest) => createHash('sha256').update(`${req.method} ${req.url}\n${JSON.stringify(req.body ?? null)}`).digest('hex');
 
 interface StoredKey {
@@ -93,13 +103,14 @@ export function installIdempotency(app: FastifyInstance, ctx: ServiceContext): v
     const header = req.headers[HEADER];
     if (req.method !== 'POST' || typeof header !== 'string' || header === '') return;
     if (header.length > 255) return sendError(req, reply, GatewayError.field('Idempotency-Key', 'This value is too long. It should have 255 characters or less.'));
-    const found = await ctx.merchants.byMerchantKey(merchantKeyOf(req.body) ?? '');
-    if (!found) return; // the route answers the unknown merchant itself
-    const merchantId = found.merchant.id;
+    const merchantId = await scopeOf(ctx, req);
+    if (!merchantId) return; // the route answers the unknown merchant itself
     const hash = fingerprint(req);
     const stored = await storedKey(ctx, merchantId, header);
     if (!stored) {
       req.idempotencyPending = { merchantId, key: header, hash };
+      // An operator was authenticated by the admin guard (onRequest) already: the key is taken now.
+      if (req.operator) await reserveIdempotencyKey(ctx, req, merchantId);
       return;
     }
     // Only the same body (its hash field included, which the first request proved) replays the stored answer.

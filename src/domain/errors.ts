@@ -49,6 +49,8 @@ export const ERRORS = {
   sessionNotUpdatable: { http: 400, code: '100000', message: 'Session can not be updated' },
   sessionOperationMismatch: { http: 400, code: '100000', message: 'operation: The session operation does not match this endpoint.' },
   notFound: { http: 404, code: '100000', message: 'Not found.' },
+  // Admin: resolving a payment that has no operation waiting for an operator (or one resolved a moment ago).
+  nothingToResolve: { http: 409, code: '100000', message: 'Payment has no operation waiting for an operator.' },
   adminUnauthorized: { http: 401, code: '100000', message: 'Authorization: Operator token is not valid.' },
   adminForbidden: { http: 403, code: '100000', message: 'Authorization: Your role does not permit this action.' },
   payloadTooLarge: { http: 413, code: '100000', message: 'Request data is invalid.' },

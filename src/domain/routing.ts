@@ -19,9 +19,63 @@ export interface RoutableMid {
   connector: string;
 }
 
+/** The connectors a node can call, by name (a Set of names, or the registry itself). */
+export interface ConnectorNames {
+  has(name: string): boolean;
+}
+
 /** Eligible MIDs for an intent, best first. */
-export function eligibleMids<T extends RoutableMid>(mids: readonly T[], intent: Intent, connectors?: ReadonlySet<string>): T[] {
+export function eligibleMids<T extends RoutableMid>(mids: readonly T[], intent: Intent, connectors?: ConnectorNames): T[] {
   return mids
     .filter((m) => m.enabled && MODES_FOR[intent].includes(m.paymentMode) && (!connectors || connectors.has(m.connector)))
     .sort((a, b) => b.priority - a.priority);
+}
+
+/** Why a MID could not carry a payment: disabled, payment_mode, connector_unavailable, or a RoutingRule's reason. */
+export type Ineligibility = 'disabled' | 'payment_mode' | 'connector_unavailable' | (string & {});
+
+/** A further condition a MID must meet to carry a payment (its limits, ...), with the reason it gives when not. */
+export interface RoutingRule<T extends RoutableMid = RoutableMid> {
+  reason: string;
+  allows(mid: T): boolean;
+}
+
+/**
+ * The routing decision of a payment, recorded with it so an operator can see which MID carried it and why
+ * (issue 11; routing rules beyond payment mode and priority add their own reasons here).
+ */
+export interface RoutingDecision {
+  intent: Intent;
+  midId: string;
+  /** The rule that picked the MID among the eligible ones. */
+  rule: 'highest_priority';
+  /** Every MID of the merchant: eligible ones by priority, then the others with why not. */
+  considered: { midId: string; priority: number; eligible: boolean; reason?: Ineligibility }[];
+}
+
+function ineligibility<T extends RoutableMid>(mid: T, intent: Intent, connectors: ConnectorNames | undefined, rules: readonly RoutingRule<T>[]): Ineligibility | undefined {
+  if (!mid.enabled) return 'disabled';
+  const broken = rules.find((rule) => !rule.allows(mid));
+  if (broken) return broken.reason;
+  if (!MODES_FOR[intent].includes(mid.paymentMode)) return 'payment_mode';
+  if (connectors && !connectors.has(mid.connector)) return 'connector_unavailable';
+  return undefined;
+}
+
+/**
+ * The decision that picked `chosen` for an intent: eligibleMids' choice among the MIDs the further rules allow,
+ * with the reason of every other MID.
+ */
+export function explainRouting<T extends RoutableMid>(
+  mids: readonly T[], intent: Intent, chosen: RoutableMid, connectors?: ConnectorNames, rules: readonly RoutingRule<T>[] = [],
+): RoutingDecision {
+  const allowed = mids.filter((m) => rules.every((rule) => rule.allows(m)));
+  const eligible = eligibleMids(allowed, intent, connectors);
+  const eligibleIds = new Set(eligible.map((m) => m.id));
+  const others = mids.filter((m) => !eligibleIds.has(m.id))
+    .map((m) => ({ midId: m.id, priority: m.priority, eligible: false, reason: ineligibility(m, intent, connectors, rules) ?? 'not_eligible' }));
+  return {
+    intent, midId: chosen.id, rule: 'highest_priority',
+    considered: [...eligible.map((m) => ({ midId: m.id, priority: m.priority, eligible: true })), ...others],
+  };
 }

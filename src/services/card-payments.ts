@@ -12,7 +12,7 @@ import {
 import type { Sql } from '../store/database.ts';
 import { markSessionPaid } from '../store/sessions-repo.ts';
 import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/card-vault.ts';
-import { eligibleMids, type Intent } from '../domain/routing.ts';
+import { eligibleMids, explainRouting, type Intent } from '../domain/routing.ts';
 import { withinLimits } from '../domain/mid-limits.ts';
 import type { Money } from '../domain/money.ts';
 import { nextStatus, type PaymentEvent as StateEvent } from '../domain/payment-state.ts';
@@ -139,6 +139,8 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
         first6Last4: vaulted.first6Last4,
         brand: cardBrandByPrefix(vaulted.first6Last4.slice(0, 6)) ?? 'card',
         lastTransId: transId,
+        // For the operator's view of the payment (GET /admin/v1/payments/{id}): which MID and why.
+        routing: explainRouting(input.mids, intent, mid, ctx.connectors),
       }),
     };
     if (input.payer) patch.payer = Object.assign({}, payment.payer, input.payer);

@@ -12,6 +12,7 @@ import { nextStatus, type PaymentEvent, type PaymentStatus } from '../domain/pay
 import { GatewayError, MESSAGES, type ErrorName } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { FollowUpOutcome } from '../connectors/types.ts';
+import type { Sql } from '../store/database.ts';
 import { notify } from './callbacks/index.ts';
 
 export interface FollowUpResult {
@@ -26,6 +27,18 @@ export interface FollowUpPort {
   refund(p: Payment, amount: bigint): Promise<FollowUpOutcome>;
   reverse(p: Payment): Promise<FollowUpOutcome>;
   void(p: Payment): Promise<FollowUpOutcome>;
+}
+
+/**
+ * Who started a follow-up, when it is not the merchant's own request (an operator on the admin API): named on
+ * its transaction, and told of the claim and of the answer inside their transactions, so that what it records
+ * (the audit log) is written atomically with the change it records.
+ */
+export interface FollowUpOrigin {
+  /** Stored in the transaction's details as initiatedBy. */
+  initiatedBy: Record<string, unknown>;
+  onClaimed?(tx: Sql, claimed: Payment, transId: string): Promise<void>;
+  onApplied?(tx: Sql, updated: Payment, transId: string, outcome: FollowUpOutcome): Promise<void>;
 }
 
 interface FollowUpPlan {
@@ -50,14 +63,17 @@ function to(from: PaymentStatus, event: PaymentEvent): PaymentStatus {
   return status;
 }
 
-async function run(ctx: ServiceContext, merchant: Merchant, payment: Payment, plan: FollowUpPlan): Promise<FollowUpResult> {
+async function run(ctx: ServiceContext, merchant: Merchant, payment: Payment, plan: FollowUpPlan, origin?: FollowUpOrigin): Promise<FollowUpResult> {
   const transId = newId();
   const now = ctx.clock.now();
   const claimed = await ctx.db.transaction(async (tx) => {
     const claimed = await updatePayment(tx, payment.id,
       { status: plan.claim.status, pendingOperation: null, refundCeiling: plan.claim.refundCeiling },
       { ...plan.claim.patch, pendingOperation: plan.operation, details: { lastTransId: transId } }, now);
-    if (claimed) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: plan.type, status: 'waiting', amount: plan.amount, now });
+    if (claimed) {
+      await insertTransaction(tx, { id: transId, paymentId: payment.id, type: plan.type, status: 'waiting', amount: plan.amount, now, ...(origin ? { details: { initiatedBy: origin.initiatedBy } } : {}) });
+      await origin?.onClaimed?.(tx, claimed, transId);
+    }
     return claimed;
   });
   if (!claimed) {
@@ -83,13 +99,14 @@ async function run(ctx: ServiceContext, merchant: Merchant, payment: Payment, pl
       transId, type: plan.type, status: approved ? 'success' : 'fail', amount: plan.amount,
       ...(outcome.kind === 'declined' ? { reason: outcome.reason } : {}),
     }, done);
+    await origin?.onApplied?.(tx, updated, transId, outcome);
     return updated;
   });
   return { payment: updated, transId, outcome };
 }
 
 /** DMS capture of a held authorization: in full, or once in part. */
-export async function captureWith(ctx: ServiceContext, merchant: Merchant, port: FollowUpPort, payment: Payment, amount?: bigint): Promise<FollowUpResult> {
+export async function captureWith(ctx: ServiceContext, merchant: Merchant, port: FollowUpPort, payment: Payment, amount?: bigint, origin?: FollowUpOrigin): Promise<FollowUpResult> {
   if (payment.status !== 'pending' || !payment.auth) throw new GatewayError('captureNotPending');
   const value = amount ?? payment.amount;
   if (value <= 0n) throw GatewayError.field('amount', MESSAGES.notPositive);
@@ -100,7 +117,7 @@ export async function captureWith(ctx: ServiceContext, merchant: Merchant, port:
     call: (p) => port.capture(p, value),
     onApproved: () => ({ status: to('pending', 'captured'), capturedAmount: value }),
     onDeclined: {},
-  });
+  }, origin);
 }
 
 /**
@@ -108,8 +125,8 @@ export async function captureWith(ctx: ServiceContext, merchant: Merchant, port:
  * or reversal of a held authorization (whole amount only). The amount is reserved at the claim so racing
  * refunds can never exceed what was taken.
  */
-export async function refundWith(ctx: ServiceContext, merchant: Merchant, port: FollowUpPort, payment: Payment, amount?: bigint): Promise<FollowUpResult> {
-  if (payment.status === 'pending' && payment.auth) return reverseWith(ctx, merchant, port, payment, amount);
+export async function refundWith(ctx: ServiceContext, merchant: Merchant, port: FollowUpPort, payment: Payment, amount?: bigint, origin?: FollowUpOrigin): Promise<FollowUpResult> {
+  if (payment.status === 'pending' && payment.auth) return reverseWith(ctx, merchant, port, payment, amount, origin);
   if (payment.status !== 'settled') throw new GatewayError('refundNotAllowed');
   const remaining = payment.capturedAmount - payment.refundedAmount;
   const value = amount ?? remaining;
@@ -121,14 +138,14 @@ export async function refundWith(ctx: ServiceContext, merchant: Merchant, port: 
     call: (p) => port.refund(p, value),
     onApproved: (p) => ({ status: to('settled', p.refundedAmount >= p.capturedAmount ? 'refunded_fully' : 'refunded_partially') }),
     onDeclined: { addRefunded: -value },
-  });
+  }, origin);
 }
 
 /**
  * Reversal, whole amount only: of a held authorization (refundWith() routes those here), or of a completed
  * debit (S2S CARD CREDITVOID of a settled DEBIT; nothing may have been refunded from it).
  */
-export async function reverseWith(ctx: ServiceContext, merchant: Merchant, port: FollowUpPort, payment: Payment, amount?: bigint): Promise<FollowUpResult> {
+export async function reverseWith(ctx: ServiceContext, merchant: Merchant, port: FollowUpPort, payment: Payment, amount?: bigint, origin?: FollowUpOrigin): Promise<FollowUpResult> {
   const from = payment.status;
   const settledDebit = from === 'settled' && payment.operation === 'debit';
   if (from !== 'pending' && !settledDebit) throw new GatewayError('refundNotAllowed');
@@ -139,11 +156,11 @@ export async function reverseWith(ctx: ServiceContext, merchant: Merchant, port:
     call: (p) => port.reverse(p),
     onApproved: () => ({ status: to(from, 'reversed') }),
     onDeclined: {},
-  });
+  }, origin);
 }
 
 /** Void: only a settled payment with nothing refunded; a held authorization answers "Void is not allowed." */
-export async function voidWith(ctx: ServiceContext, merchant: Merchant, port: FollowUpPort, payment: Payment): Promise<FollowUpResult> {
+export async function voidWith(ctx: ServiceContext, merchant: Merchant, port: FollowUpPort, payment: Payment, origin?: FollowUpOrigin): Promise<FollowUpResult> {
   if (payment.status !== 'settled' || payment.refundedAmount > 0n) throw new GatewayError('voidNotAllowed');
   return run(ctx, merchant, payment, {
     operation: 'void', type: 'void', amount: payment.capturedAmount, busy: 'voidNotAllowed',
@@ -151,7 +168,7 @@ export async function voidWith(ctx: ServiceContext, merchant: Merchant, port: Fo
     call: (p) => port.void(p),
     onApproved: () => ({ status: to('settled', 'voided') }),
     onDeclined: {},
-  });
+  }, origin);
 }
 
 // --- card payments: the port is the card connector of the payment's MID ------------------------------------
@@ -172,11 +189,11 @@ export function cardPort(ctx: ServiceContext, mids: readonly Mid[], payment: Pay
   };
 }
 
-export const capture = (ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint) =>
-  captureWith(ctx, merchant, cardPort(ctx, mids, payment), payment, amount);
-export const refund = (ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint) =>
-  refundWith(ctx, merchant, cardPort(ctx, mids, payment), payment, amount);
-export const reverse = (ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint) =>
-  reverseWith(ctx, merchant, cardPort(ctx, mids, payment), payment, amount);
-export const voidPayment = (ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment) =>
-  voidWith(ctx, merchant, cardPort(ctx, mids, payment), payment);
+export const capture = (ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint, origin?: FollowUpOrigin) =>
+  captureWith(ctx, merchant, cardPort(ctx, mids, payment), payment, amount, origin);
+export const refund = (ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint, origin?: FollowUpOrigin) =>
+  refundWith(ctx, merchant, cardPort(ctx, mids, payment), payment, amount, origin);
+export const reverse = (ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint, origin?: FollowUpOrigin) =>
+  reverseWith(ctx, merchant, cardPort(ctx, mids, payment), payment, amount, origin);
+export const voidPayment = (ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, origin?: FollowUpOrigin) =>
+  voidWith(ctx, merchant, cardPort(ctx, mids, payment), payment, origin);

@@ -5,18 +5,18 @@
 import type { ServiceContext } from './context.ts';
 import type { Merchant, Mid } from '../store/merchants-repo.ts';
 import type { Payment } from '../store/payments-repo.ts';
-import { capture, refund, voidPayment, type FollowUpResult } from './follow-ups.ts';
+import { capture, refund, voidPayment, type FollowUpOrigin, type FollowUpResult } from './follow-ups.ts';
 import { apmOf } from './apm/details.ts';
 import { captureApm, creditVoidApm, voidApm } from './apm/follow-ups.ts';
 
-export function capturePayment(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint): Promise<FollowUpResult> {
-  return apmOf(payment) ? captureApm(ctx, merchant, payment, amount) : capture(ctx, merchant, mids, payment, amount);
+export function capturePayment(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint, origin?: FollowUpOrigin): Promise<FollowUpResult> {
+  return apmOf(payment) ? captureApm(ctx, merchant, payment, amount, origin) : capture(ctx, merchant, mids, payment, amount, origin);
 }
 
-export function refundPayment(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint): Promise<FollowUpResult> {
-  return apmOf(payment) ? creditVoidApm(ctx, merchant, payment, amount) : refund(ctx, merchant, mids, payment, amount);
+export function refundPayment(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint, origin?: FollowUpOrigin): Promise<FollowUpResult> {
+  return apmOf(payment) ? creditVoidApm(ctx, merchant, payment, amount, origin) : refund(ctx, merchant, mids, payment, amount, origin);
 }
 
-export function voidAnyPayment(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment): Promise<FollowUpResult> {
-  return apmOf(payment) ? voidApm(ctx, merchant, payment) : voidPayment(ctx, merchant, mids, payment);
+export function voidAnyPayment(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, origin?: FollowUpOrigin): Promise<FollowUpResult> {
+  return apmOf(payment) ? voidApm(ctx, merchant, payment, origin) : voidPayment(ctx, merchant, mids, payment, origin);
 }

@@ -378,3 +378,24 @@ export async function resendCallback(sql: Sql, id: string, now: Date): Promise<b
   );
   return rows.length > 0;
 }
+
+/** What resendCallbackNow did: sent again from the start, made due now, or left alone because it is being sent. */
+export type ResendNowResult = 'resent' | 'due_now' | 'sending';
+
+/**
+ * Admin "resend now" (issue 11): a failed or delivered callback is sent again as resendCallback does; a pending
+ * one (still retrying) becomes due at once, keeping its attempt count and its row (no duplicate event). One that
+ * a dispatcher holds under a live lease is being sent at this moment and is left to it. The row is locked while
+ * it is read, so the answer describes what the update did. Undefined when there is no such callback.
+ */
+export async function resendCallbackNow(tx: Sql, id: string, now: Date): Promise<ResendNowResult | undefined> {
+  const [current] = await tx.query<{ status: CallbackStatus; live_lease: boolean }>(
+    'SELECT status, (locked_until IS NOT NULL AND locked_until > $2) AS live_lease FROM callbacks WHERE id = $1 FOR UPDATE',
+    [id, now],
+  );
+  if (!current) return undefined;
+  if (current.status !== 'pending') return (await resendCallback(tx, id, now)) ? 'resent' : undefined;
+  if (current.live_lease) return 'sending';
+  await tx.query("UPDATE callbacks SET next_attempt_at = $2 WHERE id = $1 AND status = 'pending'", [id, now]);
+  return 'due_now';
+}

@@ -1,15 +1,15 @@
 /**
  * The operator's side of callbacks (decisions D7): the event log of every callback with its delivery
- * attempts, resending a failed (or delivered) one, and unblocking a URL blocked after five timeouts.
- * Authenticated with the operator token (`ADMIN_TOKEN`) as a Bearer header; answers in D3 bodies.
+ * attempts, resending one now (a failed or delivered one again, a retrying one at once), and unblocking a URL
+ * blocked after five timeouts. Authenticated with an operator's Bearer token; answers in D3 bodies.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
-import { GatewayError } from '../../domain/errors.ts';
-import { getCallback, listCallbacks, resendCallback, unblockUrl, type CallbackWithAttempts } from '../../store/callbacks-repo.ts';
-import { isUuid } from '../../store/payments-repo.ts';
-import { ADMIN_TAG as TAG, requirePermission } from './operator-auth.ts';
+import { listCallbacks, unblockUrl, type CallbackWithAttempts } from '../../store/callbacks-repo.ts';
+import { resendNow } from '../../services/admin/callback-resend.ts';
+import { ADMIN_TAG as TAG, actorOf, requirePermission } from './operator-auth.ts';
+import { ErrorResponses } from './error-responses.ts';
 
 const ListQuery = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
@@ -22,7 +22,28 @@ type ListQuery = Static<typeof ListQuery>;
 const UnblockBody = Type.Object({ url: Type.String({ minLength: 1, maxLength: 1024 }) });
 type UnblockBody = Static<typeof UnblockBody>;
 
-function present(c: CallbackWithAttempts) {
+const Nullable = <T extends import('@sinclair/typebox').TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/** A callback as operators see it: the event, its delivery state and every attempt. */
+export const CallbackView = Type.Object({
+  id: Type.String({ description: 'The event id, sent as X-Callback-Id with every attempt' }),
+  merchant_id: Type.String(),
+  payment_id: Nullable(Type.String()),
+  url: Type.String(),
+  protocol: Type.String({ description: 'checkout (any 2xx) or s2s (2xx with body OK)' }),
+  status: Type.String({ description: 'pending (due or retrying), delivered or failed' }),
+  attempts: Type.Integer(),
+  next_attempt_at: Type.String(),
+  last_error: Nullable(Type.String()),
+  created_at: Type.String(),
+  delivered_at: Nullable(Type.String()),
+  body: Type.String({ description: 'The signed form body as sent; card numbers in it are masks' }),
+  attempt_log: Type.Array(Type.Object({
+    attempted_at: Type.String(), http_status: Nullable(Type.Integer()), outcome: Type.String(), error: Nullable(Type.String()), duration_ms: Type.Integer(),
+  })),
+});
+
+export function presentCallback(c: CallbackWithAttempts): Static<typeof CallbackView> {
   return {
     id: c.id,
     merchant_id: c.merchantId,
@@ -45,20 +66,36 @@ function present(c: CallbackWithAttempts) {
 
 export function registerAdminCallbackRoutes(app: FastifyInstance, ctx: ServiceContext): void {
 
-  app.get<{ Querystring: ListQuery }>('/admin/v1/callbacks', { onRequest: requirePermission(ctx, 'callbacks.read'), schema: { ...TAG, summary: 'Callback event log with delivery attempts, newest first', querystring: ListQuery } }, async (req) => {
+  app.get<{ Querystring: ListQuery }>('/admin/v1/callbacks', { onRequest: requirePermission(ctx, 'callbacks.read'), schema: { ...TAG, summary: 'Callback event log with delivery attempts, newest first', querystring: ListQuery, response: { 200: Type.Object({ callbacks: Type.Array(CallbackView) }), ...ErrorResponses } } }, async (req) => {
     const q = req.query;
     const list = await listCallbacks(ctx.db, { merchantId: q.merchant_id, paymentId: q.payment_id, status: q.status, limit: q.limit ? Number(q.limit) : undefined });
-    return { callbacks: list.map(present) };
+    return { callbacks: list.map(presentCallback) };
   });
 
-  app.post<{ Params: { id: string } }>('/admin/v1/callbacks/:id/resend', { onRequest: requirePermission(ctx, 'callbacks.resend'), schema: { ...TAG, summary: 'Send a failed or delivered callback again' } }, async (req) => {
-    const id = req.params.id;
-    if (!isUuid(id) || !(await getCallback(ctx.db, id))) throw new GatewayError('notFound');
-    if (!(await resendCallback(ctx.db, id, ctx.clock.now()))) throw GatewayError.field('id', 'Only a failed or delivered callback can be resent.');
-    return { id, status: 'pending' };
+  app.post<{ Params: { id: string } }>('/admin/v1/callbacks/:id/resend', {
+    onRequest: requirePermission(ctx, 'callbacks.resend'),
+    schema: {
+      ...TAG,
+      summary: 'Send a callback now',
+      description: 'A failed or delivered callback is sent again from the start, with the same event id (result `resent`). '
+        + 'A callback still retrying becomes due at once, in place: no second row, its attempt count kept (`due_now`). '
+        + 'One being sent at this very moment is left to that attempt (`sending`). Callbacks of one payment still go out in order. '
+        + 'Permission callbacks.resend (admin, operator, support). Audited.',
+      params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+      response: {
+        200: Type.Object({
+          id: Type.String(), status: Type.Literal('pending'),
+          result: Type.Union([Type.Literal('resent'), Type.Literal('due_now'), Type.Literal('sending')]),
+        }, { examples: [{ id: '0f8fad5b-d9cb-469f-a165-70867728950e', status: 'pending', result: 'due_now' }] }),
+        ...ErrorResponses,
+      },
+    },
+  }, async (req) => {
+    const result = await resendNow(ctx, actorOf(req), req.params.id);
+    return { id: req.params.id, status: 'pending' as const, result };
   });
 
-  app.post<{ Body: UnblockBody }>('/admin/v1/callback-urls/unblock', { onRequest: requirePermission(ctx, 'callbacks.unblock'), schema: { ...TAG, summary: 'Unblock a callback URL blocked after five timeouts', body: UnblockBody } }, async (req) => {
+  app.post<{ Body: UnblockBody }>('/admin/v1/callback-urls/unblock', { onRequest: requirePermission(ctx, 'callbacks.unblock'), schema: { ...TAG, summary: 'Unblock a callback URL blocked after five timeouts', body: UnblockBody, response: { 200: Type.Object({ url: Type.String(), unblocked: Type.Boolean() }), ...ErrorResponses } } }, async (req) => {
     const unblocked = await unblockUrl(ctx.db, req.body.url, ctx.clock.now());
     return { url: req.body.url, unblocked };
   });

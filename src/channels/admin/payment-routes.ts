@@ -1,22 +1,120 @@
 /**
- * The operator's side of payments: the ones the re-check worker handed over because an operation's answer was
- * lost (a capture, refund, void, payout or retry whose outcome cannot be asked of the connector, so it is never
- * guessed). Authenticated with an operator's Bearer token; answers in D3 bodies.
+ * Payments for operators (issue 11): search, the whole story of one payment, capture, void and refund through
+ * the merchant channels' follow-up engine, and the payments the re-check worker handed over because an
+ * operation's answer was lost (a capture, refund, void, payout or retry whose outcome cannot be asked of the
+ * connector, so it is never guessed), with the action that resolves them. Authenticated with an operator's
+ * Bearer token; answers in D3 bodies. Card numbers appear as masks only.
  */
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
-import { findPaymentsNeedingOperator, needsOperatorOf, type Payment } from '../../store/payments-repo.ts';
+import { findPaymentsNeedingOperator, needsOperatorOf, type Payment, type Transaction } from '../../store/payments-repo.ts';
 import { formatAmount } from '../../domain/money.ts';
-import { ADMIN_TAG as TAG, requirePermission } from './operator-auth.ts';
+import { s2sStatus } from '../../domain/payment-state.ts';
+import { paymentMethodOf } from '../../services/apm/details.ts';
+import { searchPage, MAX_PAGE, STATUS_NAMES, type SearchQuery } from '../../services/admin/payment-search.ts';
+import { paymentDetail, type PaymentDetail } from '../../services/admin/payment-detail.ts';
+import { operatorFollowUp, resolveInFlight, type OperatorAction } from '../../services/admin/payment-actions.ts';
+import { ADMIN_TAG as TAG, actorOf, requirePermission } from './operator-auth.ts';
+import { ErrorResponses, ErrorBody } from './error-responses.ts';
+import { CallbackView, presentCallback } from './callback-routes.ts';
 
-const ListQuery = Type.Object({
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const Amount = Type.String({ description: 'Decimal, in the currency\'s exponent', examples: ['10.00'] });
+const choice = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Union(values.map((v) => Type.Literal(v)), { errorMessage: 'The value you selected is not a valid choice.', ...(description ? { description } : {}) });
+const Conflict = { 409: { ...ErrorBody, description: 'Another operation of this payment is in flight, or it was resolved already', examples: [{ http_code: 409, error_code: '100000', error_message: 'Previous operation on this payment is not completed.' }] } };
+
+// --- search ------------------------------------------------------------------------------------------------
+
+const SearchQuerySchema = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
-  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
-});
-type ListQuery = Static<typeof ListQuery>;
+  status: Type.Optional(choice([...STATUS_NAMES.keys()], 'Checkout name (settled) or S2S name (SETTLED)')),
+  order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  payment_id: Type.Optional(Type.String({ maxLength: 64, description: 'The payment id (UUID)' })),
+  trans_id: Type.Optional(Type.String({ maxLength: 64, description: 'The id of any transaction of the payment, or the payment id (S2S answers call it trans_id)' })),
+  email: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Payer e-mail, case-insensitive, exact' })),
+  card_first6: Type.Optional(Type.String({ pattern: '^[0-9]{6}$', description: 'First six digits of the card (BIN)' })),
+  card_last4: Type.Optional(Type.String({ pattern: '^[0-9]{4}$', description: 'Last four digits of the card' })),
+  amount_from: Type.Optional(Type.String({ maxLength: 32, description: 'Inclusive; a decimal in `currency`, which is then required' })),
+  amount_to: Type.Optional(Type.String({ maxLength: 32, description: 'Inclusive; a decimal in `currency`, which is then required' })),
+  currency: Type.Optional(Type.String({ maxLength: 6 })),
+  method: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: '`card`, or an alternative method\'s key' })),
+  channel: Type.Optional(choice(['checkout', 's2s_card', 's2s_apm'])),
+  created_from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or date-time with zone; inclusive' })),
+  created_to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or date-time with zone; exclusive' })),
+  initiator: Type.Optional(choice(['cardholder', 'merchant'], 'Card-on-file initiator')),
+  source: Type.Optional(choice(['ecommerce', 'recurring', 'unscheduled'], 'Card-on-file source')),
+  sequence: Type.Optional(choice(['first', 'subsequent'], 'Card-on-file sequence')),
+  needs_operator: Type.Optional(choice(['true', 'false'], 'true: only payments with an operation waiting for an operator')),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `Page size, 1 to ${MAX_PAGE} (default 50)` })),
+  cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the page before' })),
+}, { additionalProperties: false });
 
-const Amount = Type.String({ description: 'Decimal, in the currency\'s exponent' });
+const PaymentSummary = Type.Object({
+  id: Type.String(),
+  merchant_id: Type.String(),
+  channel: Type.String(),
+  operation: Type.String(),
+  order_id: Type.String(),
+  status: Type.String({ description: 'Checkout name (lower case)' }),
+  s2s_status: Type.String({ description: 'S2S name (upper case)' }),
+  amount: Amount,
+  currency: Type.String(),
+  captured_amount: Amount,
+  refunded_amount: Type.String({ description: 'Includes a refund in flight: its amount stays reserved' }),
+  method: Type.String(),
+  brand: Nullable(Type.String()),
+  card: Nullable(Type.String({ description: 'Masked card number (first six and last four digits)' })),
+  payer_email: Nullable(Type.String()),
+  initiator: Nullable(Type.String()),
+  source: Nullable(Type.String()),
+  sequence: Nullable(Type.String()),
+  pending_operation: Nullable(Type.String({ description: 'An operation in flight at the connector' })),
+  needs_operator: Type.Boolean({ description: 'The operation in flight was handed to an operator (resolve it)' }),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+type PaymentSummary = Static<typeof PaymentSummary>;
+
+const SUMMARY_EXAMPLE: PaymentSummary = {
+  id: 'b3e1c7a2-5d4f-4a8e-9c1b-2f6d8e0a4c35', merchant_id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', channel: 's2s_card', operation: 'sale',
+  order_id: 'ORDER-1042', status: 'settled', s2s_status: 'SETTLED', amount: '25.00', currency: 'EUR', captured_amount: '25.00', refunded_amount: '0.00',
+  method: 'card', brand: 'visa', card: '411111****1111', payer_email: 'max@example.com', initiator: null, source: null, sequence: null,
+  pending_operation: null, needs_operator: false, created_at: '2026-11-24T05:00:00.000Z', updated_at: '2026-11-24T05:00:01.000Z',
+};
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+function summary(p: Payment): PaymentSummary {
+  const cof = (p.details.cof ?? {}) as Record<string, unknown>;
+  return {
+    id: p.id,
+    merchant_id: p.merchantId,
+    channel: p.channel,
+    operation: p.operation,
+    order_id: p.orderId,
+    status: p.status,
+    s2s_status: s2sStatus(p.status),
+    amount: formatAmount(p.amount, p.currency),
+    currency: p.currency,
+    captured_amount: formatAmount(p.capturedAmount, p.currency),
+    refunded_amount: formatAmount(p.refundedAmount, p.currency),
+    method: paymentMethodOf(p),
+    brand: str(p.details.brand),
+    card: str(p.details.cardMask),
+    payer_email: str(p.payer.email),
+    initiator: str(cof.initiator),
+    source: str(cof.source),
+    sequence: str(cof.sequence),
+    pending_operation: p.pendingOperation,
+    needs_operator: needsOperatorOf(p) !== undefined,
+    created_at: p.createdAt.toISOString(),
+    updated_at: p.updatedAt.toISOString(),
+  };
+}
+
+// --- the needs-operator list ----------------------------------------------------------------------------------
 
 const NeedsOperatorPayment = Type.Object({
   id: Type.String(),
@@ -32,9 +130,7 @@ const NeedsOperatorPayment = Type.Object({
   refunded_amount: Type.String({ description: 'Includes a refund in flight: its amount stays reserved' }),
 });
 
-const ListResponse = Type.Object({ payments: Type.Array(NeedsOperatorPayment) });
-
-function present(p: Payment): Static<typeof NeedsOperatorPayment> {
+function needsOperatorView(p: Payment): Static<typeof NeedsOperatorPayment> {
   const flag = needsOperatorOf(p);
   return {
     id: p.id,
@@ -51,15 +147,261 @@ function present(p: Payment): Static<typeof NeedsOperatorPayment> {
   };
 }
 
-export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const onRequest = requirePermission(ctx, 'payments.read');
+// --- one payment -------------------------------------------------------------------------------------------
 
-  app.get<{ Querystring: ListQuery }>('/admin/v1/payments/needs-operator', {
-    onRequest,
-    schema: { ...TAG, summary: 'Payments with an operation left in flight that an operator must resolve, longest waiting first', querystring: ListQuery, response: { 200: ListResponse } },
+const TransactionView = Type.Object({
+  id: Type.String(),
+  type: Type.String(),
+  status: Type.String({ description: 'success, fail, waiting (in flight) or undefined' }),
+  amount: Amount,
+  created_at: Type.String(),
+  reason: Nullable(Type.String({ description: 'The connector\'s decline reason' })),
+  reference: Nullable(Type.String({ description: 'The connector\'s reference of this operation' })),
+  initiated_by: Nullable(Type.Object({ kind: Type.String(), user_id: Nullable(Type.String()), name: Type.String() }, { description: 'Set when an operator started it; null: the merchant' })),
+  resolved_by: Nullable(Type.Object({ kind: Type.String(), user_id: Nullable(Type.String()), name: Type.String() }, { description: 'The operator who settled or declined it after checking with the acquirer' })),
+  resolution: Nullable(Type.String()),
+  note: Nullable(Type.String()),
+});
+
+const Routing = Type.Object({
+  mid_id: Type.String(),
+  mid_name: Nullable(Type.String()),
+  connector: Nullable(Type.String()),
+  payment_mode: Nullable(Type.String({ description: 'The MID\'s current mode' })),
+  recorded: Type.Boolean({ description: 'false: the payment predates recorded decisions; only the MID is known' }),
+  intent: Nullable(Type.String()),
+  rule: Nullable(Type.String({ description: 'Why this MID: highest_priority = the eligible MID of highest priority' })),
+  considered: Type.Array(Type.Object({
+    mid_id: Type.String(), priority: Type.Integer(), eligible: Type.Boolean(),
+    reason: Nullable(Type.String({ description: 'Why not eligible: disabled, payment_mode, connector_unavailable' })),
+  })),
+});
+
+const AuditView = Type.Object({
+  id: Type.String(), at: Type.String(), user_id: Nullable(Type.String()), user_name: Type.String(), action: Type.String(),
+  object_type: Type.String({ description: 'payment, or callback for a resend of one of its callbacks' }), object_id: Type.String(),
+  before: Type.Unknown(), after: Type.Unknown(), details: Type.Unknown(),
+});
+
+const PaymentDetailView = Type.Object({
+  payment: Type.Intersect([PaymentSummary, Type.Object({
+    description: Type.String(),
+    auth: Type.Boolean({ description: 'true: an authorization (DMS)' }),
+    decline_reason: Nullable(Type.String()),
+    session_id: Nullable(Type.String()),
+    callback_url: Nullable(Type.String()),
+    card_details: Nullable(Type.Object({
+      mask: Nullable(Type.String()), first6: Nullable(Type.String()), last4: Nullable(Type.String()), brand: Nullable(Type.String()), expiry: Nullable(Type.String({ description: 'MM/YYYY' })),
+    })),
+    payer: Type.Record(Type.String(), Type.String()),
+    three_ds: Nullable(Type.Record(Type.String(), Type.Unknown())),
+    connector: Type.Object({ reference: Nullable(Type.String()), rrn: Nullable(Type.String()), approval_code: Nullable(Type.String()) }),
+    needs_operator_since: Nullable(Type.String()),
+  })]),
+  transactions: Type.Array(TransactionView),
+  callbacks: Type.Array(CallbackView),
+  routing: Nullable(Routing),
+  audit: Type.Array(AuditView),
+}, {
+  examples: [{
+    payment: {
+      ...SUMMARY_EXAMPLE, status: 'settled', refunded_amount: '5.00', description: 'Order 1042', auth: false, decline_reason: null, session_id: null, callback_url: null,
+      card_details: { mask: '411111****1111', first6: '411111', last4: '1111', brand: 'visa', expiry: '01/2038' },
+      payer: { email: 'max@example.com', firstName: 'Max', lastName: 'Muster', ip: '203.0.113.7' }, three_ds: null,
+      connector: { reference: 'sbx-8f2c', rrn: '123456789012', approval_code: '831000' }, needs_operator_since: null,
+    },
+    transactions: [
+      { id: '01a20bee-bba9-7675-9269-add200f5772e', type: 'sale', status: 'success', amount: '25.00', created_at: '2026-11-24T05:00:00.000Z', reason: null, reference: null, initiated_by: null, resolved_by: null, resolution: null, note: null },
+      { id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f', type: 'refund', status: 'success', amount: '5.00', created_at: '2026-11-24T06:10:00.000Z', reason: null, reference: null, initiated_by: { kind: 'operator', user_id: '01a20bd0-1111-7222-8333-444455556666', name: 'ops@example.com' }, resolved_by: null, resolution: null, note: null },
+    ],
+    callbacks: [],
+    routing: { mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', mid_name: 'EU acquiring', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, intent: 'sale', rule: 'highest_priority', considered: [{ mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', priority: 10, eligible: true, reason: null }] },
+    audit: [{ id: '01a20bf0-0c12-7000-8000-000000000001', at: '2026-11-24T06:10:00.000Z', user_id: '01a20bd0-1111-7222-8333-444455556666', user_name: 'ops@example.com', action: 'payment.refund', object_type: 'payment', object_id: SUMMARY_EXAMPLE.id, before: { status: 'settled', refunded_amount: '0.00' }, after: { status: 'settled', refunded_amount: '5.00' }, details: { stage: 'requested', trans_id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f' } }],
+  }],
+});
+
+const operatorRef = (v: unknown) => {
+  if (!v || typeof v !== 'object') return null;
+  const o = v as Record<string, unknown>;
+  return { kind: String(o.kind ?? 'operator'), user_id: str(o.user_id), name: String(o.name ?? '') };
+};
+
+function transactionView(t: Transaction, currency: string): Static<typeof TransactionView> {
+  const d = t.details ?? {};
+  return {
+    id: t.id, type: t.type, status: t.status, amount: formatAmount(t.amount, currency), created_at: t.createdAt.toISOString(),
+    reason: str(d.reason), reference: str(d.reference), initiated_by: operatorRef(d.initiatedBy), resolved_by: operatorRef(d.resolvedBy),
+    resolution: str(d.resolution), note: str(d.note),
+  };
+}
+
+function routingView(d: PaymentDetail): Static<typeof Routing> | null {
+  const midId = d.routing?.midId ?? d.payment.midId;
+  if (!midId) return null;
+  return {
+    mid_id: midId, mid_name: d.mid?.name ?? null, connector: d.mid?.connector ?? null, payment_mode: d.mid?.paymentMode ?? null,
+    recorded: d.routing !== undefined, intent: d.routing?.intent ?? null, rule: d.routing?.rule ?? null,
+    considered: (d.routing?.considered ?? []).map((c) => ({ mid_id: c.midId, priority: c.priority, eligible: c.eligible, reason: c.reason ?? null })),
+  };
+}
+
+function payerView(p: Payment): Record<string, string> {
+  return Object.fromEntries(Object.entries(p.payer).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+function detailView(d: PaymentDetail): Static<typeof PaymentDetailView> {
+  const p = d.payment;
+  const f6l4 = str(p.details.first6Last4);
+  const flag = needsOperatorOf(p);
+  return {
+    payment: {
+      ...summary(p),
+      description: p.description,
+      auth: p.auth,
+      decline_reason: p.declineReason,
+      session_id: p.sessionId,
+      callback_url: p.callbackUrl,
+      card_details: p.details.cardMask || f6l4
+        ? { mask: str(p.details.cardMask), first6: f6l4?.slice(0, 6) ?? null, last4: f6l4?.slice(-4) ?? null, brand: str(p.details.brand), expiry: str(p.details.cardExpiry) }
+        : null,
+      payer: payerView(p),
+      three_ds: p.threeDs ? { ...p.threeDs } : null,
+      connector: { reference: str(p.details.connectorRef), rrn: str(p.details.rrn), approval_code: str(p.details.approvalCode) },
+      needs_operator_since: flag ? new Date(flag.since).toISOString() : null,
+    },
+    transactions: d.transactions.map((t) => transactionView(t, p.currency)),
+    callbacks: d.callbacks.map(presentCallback),
+    routing: routingView(d),
+    audit: d.audit.map((a) => ({
+      id: a.id, at: a.at.toISOString(), user_id: a.userId, user_name: a.userName, action: a.action, object_type: a.objectType, object_id: a.objectId,
+      before: a.before, after: a.after, details: a.details,
+    })),
+  };
+}
+
+// --- actions -------------------------------------------------------------------------------------------------
+
+const IdParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'Payment id' }) });
+type IdParams = Static<typeof IdParams>;
+
+const ActionBody = Type.Object({
+  amount: Type.Optional(Type.String({ maxLength: 32, description: 'Decimal in the payment\'s currency; omitted: the whole remaining amount' })),
+}, { additionalProperties: false });
+type ActionBody = Static<typeof ActionBody>;
+
+const ActionResult = Type.Object({
+  result: Type.String({ description: 'approved, declined, or pending (the acquirer has not answered: the operation stays in flight)' }),
+  reason: Nullable(Type.String()),
+  trans_id: Type.String(),
+  payment: PaymentSummary,
+}, { examples: [{ result: 'approved', reason: null, trans_id: '6f1e0d3c-7a2b-4c5d-8e9f-0a1b2c3d4e5f', payment: { ...SUMMARY_EXAMPLE, status: 'settled', refunded_amount: '5.00' } }] });
+
+const ResolveBody = Type.Object({
+  outcome: choice(['settled', 'declined'] as const, 'settled: the acquirer did carry the operation out; declined: it did not'),
+  note: Type.String({ minLength: 1, maxLength: 1000, description: 'What was checked with the acquirer (kept in the audit log; never sent to the merchant)' }),
+}, { additionalProperties: false, examples: [{ outcome: 'settled', note: 'Acquirer portal shows the refund as processed, ARN 74537605..' }] });
+type ResolveBody = Static<typeof ResolveBody>;
+
+const ACTION_TEXT: Readonly<Record<OperatorAction, { summary: string; description: string }>> = {
+  capture: { summary: 'Capture a held authorization', description: 'In full, or once in part with `amount`.' },
+  refund: { summary: 'Refund a settled payment, or reverse a held authorization', description: 'Several partial refunds up to the captured amount; the whole remainder without `amount`. A held authorization is reversed (whole amount only), as CREDITVOID does.' },
+  void: { summary: 'Void a settled payment with nothing refunded', description: 'Same rules as the merchant\'s VOID.' },
+};
+
+/** Action routes accept a POST without a body as an empty one. */
+async function emptyBodyAsObject(req: FastifyRequest) {
+  req.body ??= {};
+}
+
+export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  const read = requirePermission(ctx, 'payments.read');
+  const act = requirePermission(ctx, 'payments.act');
+
+  app.get<{ Querystring: SearchQuery }>('/admin/v1/payments', {
+    onRequest: read,
+    schema: {
+      ...TAG,
+      summary: 'Search payments, newest first',
+      description: 'Every filter narrows the search (AND). Paged by an opaque cursor: pass `next_cursor` as `cursor` for the next page; '
+        + 'null on the last page. An unknown filter or a value that cannot be read is refused with 400, never ignored.',
+      querystring: SearchQuerySchema,
+      response: {
+        200: Type.Object({ payments: Type.Array(PaymentSummary), next_cursor: Nullable(Type.String()) }, { examples: [{ payments: [SUMMARY_EXAMPLE], next_cursor: 'MjAyNi0xMS0yNFQwNTowMDowMC4wMDBafGIzZTFjN2Ey' }] }),
+        ...ErrorResponses,
+      },
+    },
+  }, async (req) => {
+    const page = await searchPage(ctx, req.query);
+    return { payments: page.payments.map(summary), next_cursor: page.nextCursor };
+  });
+
+  app.get<{ Querystring: { merchant_id?: string; limit?: string } }>('/admin/v1/payments/needs-operator', {
+    onRequest: read,
+    schema: {
+      ...TAG,
+      summary: 'Payments with an operation left in flight that an operator must resolve, longest waiting first',
+      description: 'Resolve each with POST /admin/v1/payments/{id}/resolve once the acquirer has said whether it carried the operation out.',
+      querystring: Type.Object({ merchant_id: Type.Optional(Type.String({ maxLength: 64 })), limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })) }),
+      response: { 200: Type.Object({ payments: Type.Array(NeedsOperatorPayment) }), ...ErrorResponses },
+    },
   }, async (req) => {
     const limit = Math.min(Math.max(req.query.limit ? Number(req.query.limit) : 100, 1), 1000);
     const payments = await findPaymentsNeedingOperator(ctx.db, { merchantId: req.query.merchant_id, limit });
-    return { payments: payments.map(present) };
+    return { payments: payments.map(needsOperatorView) };
+  });
+
+  app.get<{ Params: IdParams }>('/admin/v1/payments/:id', {
+    onRequest: read,
+    schema: {
+      ...TAG,
+      summary: 'One payment with its transactions, callbacks and attempts, routing decision, 3-D Secure data and audit entries',
+      description: 'The card appears masked only. The MID shown is the MID as it is now; the routing decision as it was recorded.',
+      params: IdParams,
+      response: { 200: PaymentDetailView, ...ErrorResponses },
+    },
+  }, async (req) => detailView(await paymentDetail(ctx, req.params.id)));
+
+  for (const action of ['capture', 'void', 'refund'] as const) {
+    app.post<{ Params: IdParams; Body: ActionBody }>(`/admin/v1/payments/:id/${action}`, {
+      onRequest: act,
+      preValidation: emptyBodyAsObject,
+      schema: {
+        ...TAG,
+        summary: ACTION_TEXT[action].summary,
+        description: `${ACTION_TEXT[action].description} Runs through the same compare-and-set engine as the merchant channels: the merchant gets the same callback, `
+          + 'racing requests cannot both move money (409 while one is in flight), and refunds never exceed the captured amount. '
+          + 'Send an `Idempotency-Key` header so that a double click replays the first answer. The transaction names the operator; '
+          + 'the action is in the audit log. Permission payments.act (admin, operator).',
+        params: IdParams,
+        ...(action === 'void' ? {} : { body: ActionBody }),
+        response: { 200: ActionResult, ...ErrorResponses, ...Conflict },
+      },
+    }, async (req) => {
+      const amount = action === 'void' ? undefined : req.body?.amount;
+      const done = await operatorFollowUp(ctx, actorOf(req), req.params.id, action, amount);
+      return {
+        result: done.outcome.kind,
+        reason: done.outcome.kind === 'declined' ? done.outcome.reason : null,
+        trans_id: done.transId,
+        payment: summary(done.payment),
+      };
+    });
+  }
+
+  app.post<{ Params: IdParams; Body: ResolveBody }>('/admin/v1/payments/:id/resolve', {
+    onRequest: act,
+    schema: {
+      ...TAG,
+      summary: 'Resolve an operation left in flight, after checking with the acquirer',
+      description: 'Only for a payment on the needs-operator list. `settled` applies the operation as if the acquirer had approved it, '
+        + '`declined` as if it had declined it (a reserved refund amount is released); the merchant gets the callback the outcome implies. '
+        + 'A compare-and-set: a second resolve answers 409. Permission payments.act; audited with the note.',
+      params: IdParams,
+      body: ResolveBody,
+      response: { 200: Type.Object({ trans_id: Type.String(), payment: PaymentSummary }), ...ErrorResponses, ...Conflict },
+    },
+  }, async (req) => {
+    const { payment, transId } = await resolveInFlight(ctx, actorOf(req), req.params.id, req.body);
+    return { trans_id: transId, payment: summary(payment) };
   });
 }

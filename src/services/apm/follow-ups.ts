@@ -5,7 +5,7 @@
 import type { ServiceContext } from '../context.ts';
 import type { Merchant } from '../../store/merchants-repo.ts';
 import type { Payment } from '../../store/payments-repo.ts';
-import { captureWith, refundWith, voidWith, type FollowUpPort, type FollowUpResult } from '../follow-ups.ts';
+import { captureWith, refundWith, voidWith, type FollowUpOrigin, type FollowUpPort, type FollowUpResult } from '../follow-ups.ts';
 import { apmConnector } from './connector.ts';
 
 export type ApmFollowUpResult = FollowUpResult;
@@ -23,12 +23,12 @@ function apmPort(ctx: ServiceContext, merchant: Merchant): FollowUpPort {
 }
 
 /** CAPTURE of a held authorization: in full, or once in part. */
-export const captureApm = (ctx: ServiceContext, merchant: Merchant, payment: Payment, amount?: bigint) =>
-  captureWith(ctx, merchant, apmPort(ctx, merchant), payment, amount);
+export const captureApm = (ctx: ServiceContext, merchant: Merchant, payment: Payment, amount?: bigint, origin?: FollowUpOrigin) =>
+  captureWith(ctx, merchant, apmPort(ctx, merchant), payment, amount, origin);
 
 /** VOID: only a SETTLED payment with nothing refunded; a held authorization answers "Void is not allowed." */
-export const voidApm = (ctx: ServiceContext, merchant: Merchant, payment: Payment) => voidWith(ctx, merchant, apmPort(ctx, merchant), payment);
+export const voidApm = (ctx: ServiceContext, merchant: Merchant, payment: Payment, origin?: FollowUpOrigin) => voidWith(ctx, merchant, apmPort(ctx, merchant), payment, origin);
 
 /** CREDITVOID: releases a held authorization (REVERSAL, whole amount), or refunds a settled payment. */
-export const creditVoidApm = (ctx: ServiceContext, merchant: Merchant, payment: Payment, amount?: bigint) =>
-  refundWith(ctx, merchant, apmPort(ctx, merchant), payment, amount);
+export const creditVoidApm = (ctx: ServiceContext, merchant: Merchant, payment: Payment, amount?: bigint, origin?: FollowUpOrigin) =>
+  refundWith(ctx, merchant, apmPort(ctx, merchant), payment, amount, origin);

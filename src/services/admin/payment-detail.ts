@@ -1,0 +1,36 @@
+/**
+ * Everything an operator needs to see of one payment (issue 11): the payment, its transactions, the callbacks
+ * with their delivery attempts, the routing decision, and what operators did to it (the audit log).
+ */
+import type { ServiceContext } from '../context.ts';
+import { getPayment, listTransactions, type Payment, type Transaction } from '../../store/payments-repo.ts';
+import { listCallbacks, type CallbackWithAttempts } from '../../store/callbacks-repo.ts';
+import { listMids, type Mid } from '../../store/merchants-repo.ts';
+import { auditEntriesOfPayment, type AuditRecord } from '../../store/payment-audit-repo.ts';
+import type { RoutingDecision } from '../../domain/routing.ts';
+import { GatewayError } from '../../domain/errors.ts';
+
+export interface PaymentDetail {
+  payment: Payment;
+  transactions: Transaction[];
+  callbacks: CallbackWithAttempts[];
+  /** The MID that carried the payment, if any (it may have been changed since: this is its current state). */
+  mid: Mid | undefined;
+  /** As recorded when the payment was routed; undefined for payments routed before it was recorded. */
+  routing: RoutingDecision | undefined;
+  /** What operators did to the payment and to its callbacks. */
+  audit: AuditRecord[];
+}
+
+export async function paymentDetail(ctx: ServiceContext, id: string): Promise<PaymentDetail> {
+  const payment = await getPayment(ctx.db, id);
+  if (!payment) throw new GatewayError('notFound');
+  const [transactions, callbacks, mids] = await Promise.all([
+    listTransactions(ctx.db, payment.id),
+    listCallbacks(ctx.db, { paymentId: payment.id, limit: 1000 }),
+    payment.midId ? listMids(ctx.db, payment.merchantId) : Promise.resolve([]),
+  ]);
+  const audit = await auditEntriesOfPayment(ctx.db, payment.id, callbacks.map((c) => c.id));
+  const routing = payment.details.routing as RoutingDecision | undefined;
+  return { payment, transactions, callbacks: callbacks.reverse(), mid: mids.find((m) => m.id === payment.midId), routing, audit };
+}
