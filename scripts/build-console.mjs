@@ -51,6 +51,28 @@ function nullsToNullable(node) {
 }
 const typesInput = path.join(consoleRoot, 'generated', 'openapi.types-input.json');
 writeFileSync(typesInput, JSON.stringify(nullsToNullable(JSON.parse(readFileSync(spec, 'utf8')))));
+// The admin API's query parameters and their allowed values, for the console's filter forms (options are read
+// from the spec, not listed again in the console).
+function enumOf(schema) {
+  const values = (schema?.enum ?? schema?.anyOf?.flatMap((s) => s.enum ?? []))?.filter((v) => v !== null);
+  return values?.length ? values : undefined;
+}
+const queryParams = Object.fromEntries(Object.entries(JSON.parse(readFileSync(spec, 'utf8')).paths)
+  .filter(([p, ops]) => p.startsWith('/admin/v1/') && ops.get?.parameters)
+  .map(([p, ops]) => [p, ops.get.parameters.filter((x) => x.in === 'query').map((x) => ({ name: x.name, values: enumOf(x.schema), description: x.description }))]));
+writeFileSync(path.join(consoleRoot, 'generated', 'query-params.json'), `${JSON.stringify(queryParams, null, 2)}\n`);
+// The allowed values of every enumerated body field (dotted path; arrays by their items), same purpose.
+function bodyEnums(schema, prefix = '', out = {}) {
+  const values = enumOf(schema) ?? enumOf(schema?.items);
+  if (values?.length && prefix) out[prefix] = values;
+  for (const [name, sub] of Object.entries(schema?.properties ?? {})) bodyEnums(sub, prefix ? `${prefix}.${name}` : name, out);
+  return out;
+}
+const bodyFields = Object.fromEntries(Object.entries(JSON.parse(readFileSync(spec, 'utf8')).paths)
+  .filter(([p]) => p.startsWith('/admin/v1/'))
+  .flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => op.requestBody)
+    .map(([method, op]) => [`${method.toUpperCase()} ${p}`, bodyEnums(op.requestBody.content['application/json']?.schema)])));
+writeFileSync(path.join(consoleRoot, 'generated', 'body-enums.json'), `${JSON.stringify(bodyFields, null, 2)}\n`);
 run('API types', [path.join(root, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), typesInput, '--output', types]);
 run('Vite build', [path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn', consoleRoot]);
 console.log('console: built console/dist (served at /admin)');
