@@ -13,7 +13,7 @@ import { ADMIN_TAG, requirePermission } from './operator-auth.ts';
 import { responses, Timestamp } from './schemas.ts';
 
 const Query = Type.Object({
-  since: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'ISO 8601; default: today 00:00 UTC.' })),
+  since: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601; default: today 00:00 UTC.' })),
 }, { additionalProperties: false });
 type Query = Static<typeof Query>;
 
