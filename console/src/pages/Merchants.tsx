@@ -10,7 +10,7 @@ function CreateMerchant({ done }: { done: () => void }) {
   const [name, setName] = useState('');
   const [notificationUrl, setNotificationUrl] = useState('');
   const [sandbox, setSandbox] = useState(true);
-  const [hash, setHash] = useState<'md5' | 'sha256'>('sha256');
+  const [hash, setHash] = useState<'md5' | 'sha256'>('md5');
   const [created, setCreated] = useState<Created>();
   const { busy, error, submit } = useSubmit(async () => {
     const merchant = await call('post', '/admin/v1/merchants', {
