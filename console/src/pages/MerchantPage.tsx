@@ -84,7 +84,7 @@ function ProtocolMapping({ merchantId, settings, catalog, done }: { merchantId: 
             <div className="switch-head" aria-hidden="true"><span>Field</span><span>Callback</span><span>Status</span></div>
             {fields.map((f) => (
               <div key={f.name} className="switch-row">
-                <span title={f.note}>{f.name} <small>{f.wire.join(', ')}</small></span>
+                <span title={f.note}>{f.name} {f.wire.join(',') !== f.name && <small>{f.wire.join(', ')}</small>}</span>
                 <label className="switch"><input type="checkbox" role="switch" checked={callbackFields.has(f.name)} onChange={() => toggle(callbackFields, setCallbackFields, f.name)} /><span className="sr-only">{f.name} in callbacks</span></label>
                 <label className="switch"><input type="checkbox" role="switch" checked={statusFields.has(f.name)} onChange={() => toggle(statusFields, setStatusFields, f.name)} /><span className="sr-only">{f.name} in status answers</span></label>
               </div>

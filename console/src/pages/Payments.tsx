@@ -27,6 +27,8 @@ const FILTERS: { name: keyof PaymentQuery; label: string; type?: string; placeho
   { name: 'needs_operator', label: 'Needs an operator' },
 ];
 const PAGING = new Set(['limit', 'cursor']);
+/** Shown at once; the others fold under "More filters" (open when one is set), so a phone sees the results. */
+const MAIN_FILTERS = 4;
 const PARAMS = queryParamsOf('/admin/v1/payments');
 const optionsOf = (name: string) => PARAMS.find((p) => p.name === name)?.values?.filter((v) => name !== 'status' || v === v.toLowerCase());
 
@@ -91,22 +93,27 @@ export function Payments() {
     setMore((m) => ({ key, payments: [...(m?.key === key ? m.payments : []), ...page.payments], cursor: page.next_cursor }));
   };
   const extra = more?.key === key ? more : undefined;
+  const filterField = (f: (typeof FILTERS)[number]) => {
+    const options = optionsOf(f.name);
+    const value = toInput(f.name, search.get(f.name) ?? '');
+    return (
+      <Field key={f.name} label={f.label}>
+        {(id) => options
+          ? <select id={id} name={f.name} defaultValue={value}><option value="">Any</option>{options.map((o) => <option key={o} value={o}>{o}</option>)}</select>
+          : <input id={id} name={f.name} type={f.type ?? 'text'} defaultValue={value} placeholder={f.placeholder} />}
+      </Field>
+    );
+  };
 
   return (
     <>
       <h1>Payments</h1>
       <form className="filters" onSubmit={apply} aria-label="Filter payments" key={key}>
-        {FILTERS.map((f) => {
-          const options = optionsOf(f.name);
-          const value = toInput(f.name, search.get(f.name) ?? '');
-          return (
-            <Field key={f.name} label={f.label}>
-              {(id) => options
-                ? <select id={id} name={f.name} defaultValue={value}><option value="">Any</option>{options.map((o) => <option key={o} value={o}>{o}</option>)}</select>
-                : <input id={id} name={f.name} type={f.type ?? 'text'} defaultValue={value} placeholder={f.placeholder} />}
-            </Field>
-          );
-        })}
+        {FILTERS.slice(0, MAIN_FILTERS).map(filterField)}
+        <details className="more-filters" open={FILTERS.slice(MAIN_FILTERS).some((f) => search.get(f.name))}>
+          <summary>More filters</summary>
+          <div className="grid">{FILTERS.slice(MAIN_FILTERS).map(filterField)}</div>
+        </details>
         <div className="actions">
           <button type="submit" className="primary">Search</button>
           <button type="button" onClick={() => setSearch(new URLSearchParams())}>Clear</button>
