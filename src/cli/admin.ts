@@ -32,6 +32,7 @@ import { isRole, ROLES, type Role } from '../domain/admin-roles.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../domain/operator-passwords.ts';
 import { isEmail } from '../domain/methods/formats.ts';
 import { GatewayError, errorBody } from '../domain/errors.ts';
+import { callbackTargetPolicy, type CallbackTargetPolicy } from '../domain/callback-targets.ts';
 
 /** A mistake of the command line itself: printed with the usage, exit code 2. */
 class UsageError extends Error {}
@@ -47,6 +48,8 @@ type Args = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPosition
 
 interface Run {
   db: Database;
+  /** CALLBACK_ALLOWED_PRIVATE_HOSTS, as the gateway applies it to notification URLs. */
+  targets: CallbackTargetPolicy;
   actor: AuditActor;
   now: () => Date;
   args: Args;
@@ -136,14 +139,14 @@ const COMMANDS: Record<string, (run: Run) => Promise<unknown>> = {
     if (!outcome) throw new UsageError('no such token for this user');
     return presentToken('revoked' in outcome ? outcome.revoked : outcome.already);
   },
-  async 'merchant create'({ db, actor, now, args }) {
+  async 'merchant create'({ db, actor, now, args, targets }) {
     if (args.sandbox && args.live) throw new UsageError('--sandbox and --live exclude each other');
     const digest = args['hash-algorithm'];
     if (digest !== undefined && digest !== 'md5' && digest !== 'sha256') throw new UsageError('--hash-algorithm must be md5 or sha256');
     const { merchant, password } = await createMerchant(db, actor, {
       name: required(args, 'name'), sandbox: !args.live, notificationUrl: args['notification-url'], digest,
       key: args['merchant-key'], password: args.password,
-    }, now());
+    }, now(), targets);
     return { ...presentMerchant(merchant, now()), password };
   },
   async 'merchant list'({ db, now, args }) {
@@ -169,7 +172,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     await migrate(db);
     const actor: AuditActor = { userId: null, name: `cli:${userInfo().username}` };
-    const result = await command({ db, actor, now: () => new Date(), args: parsed.values });
+    const targets = callbackTargetPolicy(config.callbackAllowedPrivateHosts ?? []);
+    const result = await command({ db, actor, targets, now: () => new Date(), args: parsed.values });
     console.log(JSON.stringify(result, null, 2));
     return 0;
   } catch (err) {

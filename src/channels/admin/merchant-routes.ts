@@ -105,7 +105,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     const b = req.body;
     const { merchant, password } = await createMerchant(ctx.db, actorOf(req), {
       name: b.name, notificationUrl: b.notification_url, sandbox: b.sandbox, digest: b.hash_algorithm, key: b.merchant_key, password: b.password,
-    }, ctx.clock.now());
+    }, ctx.clock.now(), ctx.callbackTargets);
     ctx.merchants.invalidate();
     return reply.code(201).send({ ...present(merchant), password });
   });
@@ -137,7 +137,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     const b = req.body;
     return changing(req.params.id, () => updateMerchant(ctx.db, actorOf(req), req.params.id, {
       name: b.name, notificationUrl: b.notification_url, sandbox: b.sandbox, digest: b.hash_algorithm,
-    }, ctx.clock.now()));
+    }, ctx.clock.now(), ctx.callbackTargets));
   });
 
   for (const [verb, disabled] of [['disable', true], ['enable', false]] as const) {

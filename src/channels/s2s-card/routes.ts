@@ -6,9 +6,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
+import { verifyMerchantHash } from '../merchant-auth.ts';
 import { reserveIdempotencyKey } from '../idempotency.ts';
 import { checkCallbackUrl } from '../../services/callback-targets.ts';
-import { verifyMerchantHash } from '../merchant-auth.ts';
 import { formFields, registerS2sScope, validateFields, type Loose } from '../s2s-form.ts';
 import { ACTIONS, type ActionSpec } from './actions.ts';
 import type { Answer } from './answers.ts';

@@ -15,6 +15,8 @@ import { auditDiff } from './audit-diff.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { graceEnd } from '../../domain/password-rotation.ts';
 import { isHttpUrl } from '../../domain/methods/formats.ts';
+import type { CallbackTargetPolicy } from '../../domain/callback-targets.ts';
+import { checkCallbackUrl } from '../callback-targets.ts';
 import type { Digest } from '../../domain/signatures.ts';
 import { newId } from '../../domain/ids.ts';
 
@@ -37,15 +39,17 @@ export const auditedMerchant = (m: MerchantRecord) => ({
 });
 
 /**
- * A notification URL must be an absolute http(s) URL. (Issue 12's callback target policy, refusing internal
- * addresses, plugs in here when it lands.)
+ * A notification URL must be an absolute http(s) URL of a public host (issue 12's callback target rule: no
+ * loopback, private, link-local or metadata address unless CALLBACK_ALLOWED_PRIVATE_HOSTS names it).
  */
-export function checkNotificationUrl(url: string | null | undefined): void {
-  if (url !== null && url !== undefined && !isHttpUrl(url)) throw GatewayError.field('notification_url', MESSAGES.notUrl);
+export function checkNotificationUrl(url: string | null | undefined, targets: CallbackTargetPolicy | undefined): void {
+  if (url === null || url === undefined) return;
+  if (!isHttpUrl(url)) throw GatewayError.field('notification_url', MESSAGES.notUrl);
+  checkCallbackUrl({ callbackTargets: targets }, 'notification_url', url);
 }
 
-export async function createMerchant(db: Database, actor: AuditActor, input: NewMerchantInput, now: Date): Promise<{ merchant: MerchantRecord; password: string }> {
-  checkNotificationUrl(input.notificationUrl);
+export async function createMerchant(db: Database, actor: AuditActor, input: NewMerchantInput, now: Date, targets: CallbackTargetPolicy | undefined): Promise<{ merchant: MerchantRecord; password: string }> {
+  checkNotificationUrl(input.notificationUrl, targets);
   const id = newId();
   const key = input.key ?? generated();
   const password = input.password ?? generated();
@@ -77,8 +81,8 @@ async function changeMerchant(tx: Sql, actor: AuditActor, id: string, patch: Mer
   return after;
 }
 
-export async function updateMerchant(db: Database, actor: AuditActor, id: string, patch: MerchantPatch, now: Date): Promise<MerchantRecord | undefined> {
-  checkNotificationUrl(patch.notificationUrl);
+export async function updateMerchant(db: Database, actor: AuditActor, id: string, patch: MerchantPatch, now: Date, targets: CallbackTargetPolicy | undefined): Promise<MerchantRecord | undefined> {
+  checkNotificationUrl(patch.notificationUrl, targets);
   return db.transaction((tx) => changeMerchant(tx, actor, id, patch, 'merchant.update', now));
 }
 
