@@ -13,6 +13,7 @@ import { parseKeyring, VaultError, type Keyring } from '../../src/store/card-vau
 import { rewrapAllConfigSecrets, rewrapConfigSecrets } from '../../src/store/secret-rotation.ts';
 import { listMids, openMidCredentials } from '../../src/store/merchants-repo.ts';
 import { loadMerchantConfig, openOptionSecrets, openWalletSecrets } from '../../src/store/merchant-config-repo.ts';
+import { insertSigningSecret, replaceSigningSecret, signingSecrets } from '../../src/store/signing-secrets-repo.ts';
 
 /** The test gateway's own key (id "default") plus a new first key k2: the ring after VAULT_KEYS gains k2. */
 function rotated(old: Keyring): { both: Keyring; onlyNew: Keyring } {
@@ -30,7 +31,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
     after(async () => t?.close());
 
-    it('re-seals MID credentials, wallet keys and option secrets under the new key; the old one can go', async () => {
+    it('re-seals MID credentials, wallet keys, option secrets and webhook signing secrets under the new key; the old one can go', async () => {
       const m = await t.addMerchant({ mids: [] });
       const call = (method: string, path: string, body?: unknown) => adminCall(t.baseUrl, method, path, ADMIN, body);
       assert.equal((await call('POST', `/admin/v1/merchants/${m.id}/mids`, { connector: 'sandbox-card', credentials: { api_key: 'sk_live_rotate_me_0001' } })).status, 201);
@@ -38,9 +39,14 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal((await call('PUT', `/admin/v1/merchants/${m.id}/wallets`, { google_pay: { environment: 'TEST', allowed_auth_methods: ['PAN_ONLY'], supported_networks: ['VISA'], merchant_identifier: 'M', gateway: 'g', gateway_merchant_id: 'x', private_key: ec, extra_parameters: false } })).status, 200);
       assert.equal((await call('PATCH', `/admin/v1/merchants/${m.id}/settings`, { connector_options: { token_call: { private_key: ec } } })).status, 200);
 
+      // A webhook signing secret rotated once: both its envelopes (current and previous) are sealed.
+      const now = new Date();
+      await insertSigningSecret(t.store.db, t.gateway.ctx.keyring, m.id, 'whsec-first-0001', now);
+      await replaceSigningSecret(t.store.db, t.gateway.ctx.keyring, m.id, 'whsec-second-0002', now, new Date(now.getTime() + 3_600_000));
+
       const { both, onlyNew } = rotated(t.gateway.ctx.keyring);
       const moved = await rewrapAllConfigSecrets(t.store.db, both);
-      assert.ok(moved >= 3, `moved ${moved}`);
+      assert.ok(moved >= 5, `moved ${moved}`);
       assert.equal(await rewrapConfigSecrets(t.store.db, both), 0, 'nothing is left under the old key');
 
       const [mid] = await listMids(t.store.db, m.id);
@@ -55,6 +61,8 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(config.walletSecrets!.keyId, 'k2');
       assert.equal(openWalletSecrets(onlyNew, config).expose().google_pay_private_key, ec);
       assert.equal(openOptionSecrets(onlyNew, config).expose().token_call_private_key, ec);
+      const signing = await signingSecrets(t.store.db, onlyNew, m.id, now);
+      assert.deepEqual(signing?.map((s) => s.expose()), ['whsec-second-0002', 'whsec-first-0001'], 'webhook signing secrets, current and previous, moved too');
     });
 
     it('stops at an envelope that does not open, naming its row', async () => {
