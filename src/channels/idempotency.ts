@@ -1,12 +1,14 @@
 /**
  * `Idempotency-Key` on every merchant POST, as Stripe does: the same key with the same body replays the
  * stored answer; the same key with another body is refused; a request still running under the key answers
- * 409. Keys are scoped to the merchant and kept at least 24 hours. Requests without the header pay nothing.
+ * 409. Keys are scoped to the merchant (on the admin API, to the operator) and kept at least 24 hours.
+ * Requests without the header pay nothing.
  *
  * A key is reserved only once the request is authenticated (`reserveIdempotencyKey`, called by the routes
  * right after the hash check): a stranger who knows a merchant's key and guesses an idempotency key must not
  * take it from the merchant. An answer refusing the request before it ran (bad input, bad hash, a limit) or a
- * failure of ours is not kept either: the merchant may send the corrected request under the same key.
+ * failure of ours is not kept either: the merchant may send the corrected request under the same key. On the
+ * admin API the operator's token was checked before this hook runs, so the key is reserved here.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -41,8 +43,6 @@ function merchantKeyOf(body: unknown): string | undefined {
   return typeof key === 'string' ? key : undefined;
 }
 
-// The body passed the JSON parser's depth and key limits (json-body.ts), so stringify cannot overflow.
-
 /**
  * Whose keys a request's key is among: the merchant's, or on the admin API (whose guard ran in onRequest) the
  * operator's own, so that a double click of an operator's refund replays the first answer.
@@ -52,6 +52,7 @@ async function scopeOf(ctx: ServiceContext, req: FastifyRequest): Promise<string
   return (await ctx.merchants.byMerchantKey(merchantKeyOf(req.body) ?? ''))?.merchant.id;
 }
 
+// The body passed the JSON parser's depth and key limits (json-body.ts), so stringify cannot overflow.
 const fingerprint = (req: FastifyRequest) => createHash('sha256').update(`${req.method} ${req.url}\n${JSON.stringify(req.body ?? null)}`).digest('hex');
 
 interface StoredKey {
@@ -109,7 +110,7 @@ export function installIdempotency(app: FastifyInstance, ctx: ServiceContext): v
     const stored = await storedKey(ctx, merchantId, header);
     if (!stored) {
       req.idempotencyPending = { merchantId, key: header, hash };
-      // An operator was authenticated by the admin guard (onRequest) already: the key is taken now.
+      // An operator is authenticated already (the admin guard runs on request).
       if (req.operator) await reserveIdempotencyKey(ctx, req, merchantId);
       return;
     }
