@@ -1,8 +1,20 @@
 /**
- * The connector interface: how the gateway reaches an acquirer. A connector transforms our request into
- * theirs and their answer into one of these outcomes (as Hyperswitch's connector transformers do).
- * Connectors are called outside database transactions; the payment is persisted before and after.
+ * The connector interface: how the gateway reaches an acquirer. A connector is a set of transformers around a
+ * small HTTP port (as Hyperswitch's connectors are): our request -> theirs, their answer -> one of the outcomes
+ * below, their error -> a unified code, their notification -> an outcome. Connectors are stateless: the MID
+ * (its settings and opened credentials) comes with every call, and the core persists everything. They are
+ * called outside database transactions; the payment is persisted before and after.
+ *
+ * Rules every connector follows:
+ * - only an explicit success or failure of the acquirer becomes `approved` or `declined`; anything else
+ *   (a timeout, an unknown status, a 5xx) is `pending` and the re-check worker asks again with `inquire`;
+ * - approved and declined outcomes report what the acquirer says it charged (`reported`), which the core
+ *   compares with the request (integrity check) before applying them;
+ * - declines carry the acquirer's raw code and message and the unified code of the connector's error table.
  */
+import type { Secret } from '../domain/secret.ts';
+import type { UnifiedCode } from './error-codes.ts';
+import type { CardParameterSet } from '../domain/card-parameter-sets.ts';
 
 export interface CardData {
   pan: string;
@@ -24,6 +36,38 @@ export interface ThreeDsAttributes {
   authenticationFlow: 'Frictionless' | 'Challenge';
 }
 
+/** The MID a call goes through: the connector's own settings and the credentials opened for this call only. */
+export interface MidAccess {
+  id: string;
+  settings: Readonly<Record<string, unknown>>;
+  credentials: Secret<Readonly<Record<string, string>>>;
+  /** The MID's statement descriptor, when the operator set one. */
+  descriptor: string | null;
+}
+
+/** The payer as the acquirer may want them (fraud screening, AVS, 3-D Secure data). */
+export interface ConnectorPayer {
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+  phone?: string;
+  country?: string;
+  state?: string;
+  city?: string;
+  address?: string;
+  zip?: string;
+  birthDate?: string;
+}
+
+/** How a stored card is used (card-on-file discriminators; see services/recurring/card-on-file.ts). */
+export interface StoredCardUse {
+  initiator: 'cardholder' | 'merchant';
+  source: 'ecommerce' | 'recurring' | 'unscheduled';
+  sequence: 'first' | 'subsequent';
+  /** The acquirer's own id of the stored card or the first payment of the chain, when one was issued. */
+  networkReference?: string;
+}
+
 export interface AuthorizeRequest {
   paymentId: string;
   /** sale takes the funds, auth holds them (DMS), payout credits the card. */
@@ -34,26 +78,128 @@ export interface AuthorizeRequest {
   payerIp?: string;
   /** Forwarded browser details (acceptHeaders and similar). */
   browser?: Record<string, string>;
+  /** The merchant's order id and description. */
+  orderId?: string;
+  description?: string;
+  payer?: ConnectorPayer;
+  /** The card parameter sets of interface.md (parameters.card of Checkout, parameters of S2S CARD). */
+  parameters?: Readonly<Record<string, unknown>>;
+  storedCard?: StoredCardUse;
+  /** Where the acquirer's page sends the payer back to us after a challenge or redirect. */
+  returnUrl?: string;
+  /** Where the acquirer's notifications for this MID reach us. */
+  notifyUrl?: string;
+  /** Sent as the acquirer's idempotency key where it supports one: a retry after a crash cannot charge twice. */
+  idempotencyKey?: string;
 }
 
 /** Opaque state the connector wants back when the payer returns from a challenge or provider page. */
 export type ConnectorState = Record<string, string>;
 
-export type ConnectorOutcome =
-  | { kind: 'approved'; reference: string; rrn?: string; approvalCode?: string; threeDs?: ThreeDsAttributes }
-  | { kind: 'declined'; reason: string; reference?: string; threeDs?: ThreeDsAttributes }
-  /** The payer must pass a 3-D Secure challenge at the ACS. */
-  | { kind: 'challenge'; state: ConnectorState; threeDs: Partial<ThreeDsAttributes> }
-  /** The payer must visit the provider's page. */
-  | { kind: 'redirect'; state: ConnectorState }
-  /** No answer yet (timeout, provider still working): the re-check worker asks again later. */
-  | { kind: 'pending'; reason: string };
+/** Where the payer must go for the acquirer's own page (its ACS, its provider page). */
+export interface PayerPage {
+  url: string;
+  method: 'GET' | 'POST';
+  params: Record<string, string>;
+}
 
-export type FollowUpOutcome = { kind: 'approved'; reference: string } | { kind: 'declined'; reason: string } | { kind: 'pending'; reason: string };
+/** What the acquirer reports it did, for the integrity check. */
+export interface Reported {
+  amount?: bigint;
+  currency?: string;
+  /** Our payment id as the acquirer echoes it (its merchant reference, its order id). */
+  reference?: string;
+}
+
+/** A decline as the acquirer put it, and its unified code. */
+export interface DeclineCode {
+  code: UnifiedCode;
+  rawCode?: string;
+  rawMessage?: string;
+}
+
+export type ConnectorOutcome =
+  | {
+    kind: 'approved'; reference: string; rrn?: string; approvalCode?: string; threeDs?: ThreeDsAttributes; reported?: Reported;
+    /** The acquirer's reference for later merchant-initiated charges on this card (its chain, its network id). */
+    storedCardReference?: string;
+  }
+  | { kind: 'declined'; reason: string; reference?: string; threeDs?: ThreeDsAttributes; reported?: Reported; error?: DeclineCode }
+  /** The payer must pass a 3-D Secure challenge at the ACS (`page`: the acquirer's own; absent: the sandbox ACS). */
+  | { kind: 'challenge'; state: ConnectorState; threeDs: Partial<ThreeDsAttributes>; page?: PayerPage }
+  /** The payer must visit the provider's page (`page`: the acquirer's own; absent: the sandbox provider page). */
+  | { kind: 'redirect'; state: ConnectorState; page?: PayerPage }
+  /** No answer yet (timeout, provider still working): the re-check worker asks again later. */
+  | { kind: 'pending'; reason: string; reference?: string };
+
+export type FollowUpOutcome =
+  | { kind: 'approved'; reference: string; reported?: Reported }
+  | { kind: 'declined'; reason: string; error?: DeclineCode }
+  | { kind: 'pending'; reason: string; reference?: string };
 
 export interface ChallengeResult {
-  /** What the payer did on the ACS or provider page. */
-  decision: 'submit' | 'cancel' | 'approve' | 'decline';
+  /** What the payer did on the ACS or provider page; `returned`: back from the acquirer's own page. */
+  decision: 'submit' | 'cancel' | 'approve' | 'decline' | 'returned';
+  /** What the acquirer's page sent back with the payer (redirectResult, PaRes, query parameters). */
+  params?: Readonly<Record<string, string>>;
+}
+
+/** What a follow-up names: the acquirer's reference of the payment, and ours. */
+export interface FollowUpRequest {
+  paymentId: string;
+  /** Our id of this follow-up's transaction, sent as its idempotency key and reference. */
+  transId?: string;
+  reference: string;
+  amount: bigint;
+  currency: string;
+  card: Pick<CardData, 'expMonth' | 'expYear'>;
+  /** What the acquirer's formulas may need of the original payment (the platform family's F2). */
+  payerEmail?: string;
+  first6Last4?: string;
+}
+
+/** What an inquiry can name: our payment id (always) and what we know of it. */
+export interface InquiryRequest {
+  paymentId: string;
+  reference?: string;
+  amount?: bigint;
+  currency?: string;
+  payerEmail?: string;
+  first6Last4?: string;
+  state?: ConnectorState;
+}
+
+/** An inbound HTTP request from the acquirer (a notification, a payer's return), as received. */
+export interface InboundRequest {
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The raw body (signatures are computed over it) and its parsed form (JSON or form fields). */
+  rawBody: string;
+  body: unknown;
+}
+
+/** What a notification says about one of our payments. */
+export interface NotificationEvent {
+  paymentId: string;
+  /** Which operation of ours it answers. */
+  operation: 'authorize' | 'capture' | 'refund' | 'reversal' | 'void';
+  outcome: ConnectorOutcome;
+}
+
+/** The facts of a payment a notification verifier may need (the platform family signs with e-mail and card). */
+export interface NotifiedPayment {
+  id: string;
+  payerEmail?: string;
+  first6Last4?: string;
+  reference?: string;
+}
+
+export interface NotificationPort {
+  /** Our payment ids a notification names; nothing is trusted before readNotification() verified it. */
+  notificationSubjects(req: InboundRequest): string[];
+  /** Verifies the notification's signature and transforms it; throws ConnectorRejection when it does not verify. */
+  readNotification(mid: MidAccess, req: InboundRequest, payments: ReadonlyMap<string, NotifiedPayment>): NotificationEvent[];
+  /** What the acquirer expects as the answer to a notification it may stop sending. */
+  readonly notificationAck: { contentType: string; body: string };
 }
 
 export interface CardConnector {
@@ -61,13 +207,22 @@ export interface CardConnector {
   /** TypeBox schemas of the MID's settings and credentials (the admin API validates with them). */
   readonly settingsSchema?: unknown;
   readonly credentialsSchema?: unknown;
-  authorize(req: AuthorizeRequest): Promise<ConnectorOutcome>;
+  /** The card parameter sets this connector can place in its request; the others are reported as not sent. */
+  readonly parameterSets?: ReadonlySet<CardParameterSet>;
+  /** A live MID moves real money: the sandbox test cards are refused on it. */
+  isLive?(mid: MidAccess): boolean;
+  authorize(req: AuthorizeRequest, mid?: MidAccess): Promise<ConnectorOutcome>;
   /** Finishes a challenge or redirect started by authorize(). */
-  complete(state: ConnectorState, result: ChallengeResult): Promise<ConnectorOutcome>;
-  capture(p: { reference: string; amount: bigint; currency: string; card: Pick<CardData, 'expMonth' | 'expYear'> }): Promise<FollowUpOutcome>;
-  refund(p: { reference: string; amount: bigint; currency: string }): Promise<FollowUpOutcome>;
-  reverse(p: { reference: string; amount: bigint; currency: string }): Promise<FollowUpOutcome>;
-  void(p: { reference: string }): Promise<FollowUpOutcome>;
-  /** Asks the acquirer what became of a payment left processing (after a crash). */
-  inquire(p: { paymentId: string }): Promise<ConnectorOutcome | undefined>;
+  complete(state: ConnectorState, result: ChallengeResult, mid?: MidAccess): Promise<ConnectorOutcome>;
+  capture(p: FollowUpRequest, mid?: MidAccess): Promise<FollowUpOutcome>;
+  refund(p: FollowUpRequest, mid?: MidAccess): Promise<FollowUpOutcome>;
+  reverse(p: FollowUpRequest, mid?: MidAccess): Promise<FollowUpOutcome>;
+  void(p: FollowUpRequest, mid?: MidAccess): Promise<FollowUpOutcome>;
+  /** Asks the acquirer what became of a payment left processing (after a crash or a timeout). */
+  inquire(p: InquiryRequest, mid?: MidAccess): Promise<ConnectorOutcome | undefined>;
+  /** Notifications, for connectors whose acquirer sends them. */
+  readonly notifications?: NotificationPort;
 }
+
+/** A notification or payer return that does not verify: answered 401, nothing changes. */
+export class ConnectorRejection extends Error {}

@@ -49,6 +49,7 @@ export const ERRORS = {
   sessionNotUpdatable: { http: 400, code: '100000', message: 'Session can not be updated' },
   sessionOperationMismatch: { http: 400, code: '100000', message: 'operation: The session operation does not match this endpoint.' },
   notFound: { http: 404, code: '100000', message: 'Not found.' },
+  notificationSignatureInvalid: { http: 401, code: '100000', message: 'Notification signature is not valid.' },
   // Admin: resolving a payment that has no operation waiting for an operator (or one resolved a moment ago).
   nothingToResolve: { http: 409, code: '100000', message: 'Payment has no operation waiting for an operator.' },
   adminUnauthorized: { http: 401, code: '100000', message: 'Authorization: Operator token is not valid.' },
@@ -61,6 +62,8 @@ export const ERRORS = {
   requestTimeout: { http: 408, code: '100000', message: 'Request data is invalid.' },
   tooManyRequests: { http: 429, code: '100000', message: 'Too many requests.' },
   internal: { http: 500, code: '100000', message: 'Internal error.' },
+  // The store cannot be reached (a database failover, a network cut): nothing was decided, the client may retry.
+  unavailable: { http: 503, code: '100000', message: 'Service temporarily unavailable.' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorName = keyof typeof ERRORS;

@@ -19,7 +19,13 @@ import { nextStatus, type PaymentEvent as StateEvent } from '../domain/payment-s
 import { cardBrandByPrefix, first6Last4, maskPan } from '../domain/card.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import type { CardConnector, CardData, ConnectorOutcome } from '../connectors/types.ts';
+import type { AuthorizeRequest, CardConnector, CardData, ChallengeResult, ConnectorOutcome } from '../connectors/types.ts';
+import { unsentParameterSets } from '../domain/card-parameter-sets.ts';
+import { integrityMismatches } from '../domain/integrity.ts';
+import { holdForOperator, needsOperatorOf } from '../store/payments-repo.ts';
+import {
+  connectorNotifyUrl, connectorPayer, connectorReturnUrl, midAccess, refuseTestCardOnLiveMid, storedCardUse, usableConnectors,
+} from './connector-access.ts';
 import { callbackExpected, callbackFor, notify, type PaymentEvent } from './callbacks/index.ts';
 import { prepareRecurring } from './recurring/recurring-init.ts';
 import { merchantInitiatedOutcome } from './recurring/card-on-file.ts';
@@ -49,20 +55,23 @@ export type PaymentStep =
   | { kind: 'final'; payment: Payment; transId: string }
   | { kind: 'processing'; payment: Payment };
 
-/** The connector of the first MID that may carry this intent (and, when given, this amount and currency). */
-export function routeMid(ctx: ServiceContext, mids: readonly Mid[], intent: Intent, money?: Money): { mid: Mid; connector: CardConnector } {
+/**
+ * The connector of the first MID that may carry this intent (a merchant in live mode: never the sandbox) and,
+ * when given, this amount and currency (the MID's limits).
+ */
+export function routeMid(ctx: ServiceContext, mids: readonly Mid[], intent: Intent, merchant?: Pick<Merchant, 'sandbox'>, money?: Money): { mid: Mid; connector: CardConnector } {
   const takers = money ? mids.filter((m) => withinLimits(m, money)) : mids;
-  const [mid] = eligibleMids(takers, intent, new Set(ctx.connectors.keys()));
+  const [mid] = eligibleMids(takers, intent, usableConnectors(ctx, merchant));
   const connector = mid && ctx.connectors.get(mid.connector);
   if (!mid || !connector) throw new GatewayError('noEligibleMid');
   return { mid, connector };
 }
 
-function connectorFor(ctx: ServiceContext, payment: Payment, mids: readonly Mid[]): CardConnector {
+function connectorFor(ctx: ServiceContext, payment: Payment, mids: readonly Mid[]): { mid: Mid; connector: CardConnector } {
   const mid = mids.find((m) => m.id === payment.midId);
   const connector = mid && ctx.connectors.get(mid.connector);
-  if (!connector) throw new GatewayError('noEligibleMid');
-  return connector;
+  if (!mid || !connector) throw new GatewayError('noEligibleMid');
+  return { mid, connector };
 }
 
 const AUTH_TX_TYPE: Readonly<Record<Intent, TransactionType>> = { sale: 'sale', auth: 'auth', payout: 'credit' };
@@ -74,7 +83,7 @@ const txTypeOf = (operation: string, intent: Intent): TransactionType => (RECURR
 /** How the first write of an authorization lands: claiming a stored payment, or creating it already claimed. */
 interface AuthorizationWrite {
   /** What the step needs of the payment before it is written. */
-  subject: { id: string; operation: string; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null };
+  subject: { id: string; operation: string; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null; details?: PaymentDetails };
   /** The write is one statement, atomic without a transaction of its own when nothing is vaulted with it. */
   single: boolean;
   write(sql: Sql, patch: PaymentPatch, transaction: NewTransaction): Promise<Payment | undefined>;
@@ -101,7 +110,7 @@ export async function authorizeCard(ctx: ServiceContext, input: AuthorizeInput):
 export async function createAndAuthorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'> & { payment: NewPayment }): Promise<PaymentStep> {
   const p = input.payment;
   return authorize(ctx, input, {
-    subject: { id: p.id, operation: p.operation, amount: p.amount, currency: p.currency, payer: p.payer ?? {}, cardToken: p.cardToken ?? null },
+    subject: { id: p.id, operation: p.operation, amount: p.amount, currency: p.currency, payer: p.payer ?? {}, cardToken: p.cardToken ?? null, details: p.details },
     single: true,
     // Object.assign rather than spreads here and below, on the path of every card payment: in Node 20 each
     // property that follows a spread in an object literal is defined by a runtime call, about 0.6 µs apiece.
@@ -120,7 +129,16 @@ export async function createAndAuthorize(ctx: ServiceContext, input: Omit<Author
 async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite): Promise<PaymentStep> {
   const { merchant, intent, source } = input;
   const payment = target.subject;
-  const { mid, connector } = routeMid(ctx, input.mids, intent, { minor: payment.amount, currency: payment.currency });
+  const { mid, connector } = routeMid(ctx, input.mids, intent, merchant, { minor: payment.amount, currency: payment.currency });
+  const access = midAccess(ctx, mid);
+  // Before anything is written: a live MID refuses the sandbox test cards (a stored card is looked at only then).
+  if (connector.isLive?.(access) === true) {
+    const pan = source.kind === 'vault' ? (await loadCard(ctx.db, ctx.keyring, source.vaultId))?.pan() : source.card.pan;
+    if (pan) refuseTestCardOnLiveMid(connector, access, pan);
+  }
+  const parameters = (input.details?.parameters ?? payment.details?.parameters ?? undefined) as Record<string, unknown> | undefined;
+  // The card parameter sets the connector has no place for are recorded with the payment (and reported in logs).
+  const unsent = connector.parameterSets ? unsentParameterSets(parameters, connector.parameterSets) : [];
   const now = ctx.clock.now();
   const transId = newId();
   const record = async (sql: Sql) => {
@@ -140,8 +158,8 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
         brand: cardBrandByPrefix(vaulted.first6Last4.slice(0, 6)) ?? 'card',
         lastTransId: transId,
         // For the operator's view of the payment (GET /admin/v1/payments/{id}): which MID and why.
-        routing: explainRouting(input.mids, intent, mid, ctx.connectors),
-      }),
+        routing: explainRouting(input.mids, intent, mid, usableConnectors(ctx, merchant)),
+      }, unsent.length > 0 ? { unsentParameters: unsent } : {}),
     };
     if (input.payer) patch.payer = Object.assign({}, payment.payer, input.payer);
     const claimed = await target.write(sql, patch, { id: transId, paymentId: payment.id, type: txTypeOf(payment.operation, intent), status: 'waiting', amount: payment.amount, now });
@@ -152,9 +170,18 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
   const cardData: CardData = source.kind !== 'vault'
     ? source.card
     : { pan: (await loadCard(ctx.db, ctx.keyring, card.id))?.pan() ?? '', expMonth: card.expMonth, expYear: card.expYear, cvv: source.cvv, holder: card.holder ?? undefined };
-  const outcome = await callConnector(ctx, () =>
-    connector.authorize({ paymentId: payment.id, intent, amount: payment.amount, currency: payment.currency, card: cardData, payerIp: claimed.payer.ip, browser: connectorBrowser(claimed.details.browser) }),
-  );
+  const request: AuthorizeRequest = {
+    paymentId: payment.id, intent, amount: payment.amount, currency: payment.currency, card: cardData, payerIp: claimed.payer.ip,
+    browser: connectorBrowser(claimed.details.browser),
+    orderId: claimed.orderId, description: claimed.description, payer: connectorPayer(claimed.payer),
+    returnUrl: connectorReturnUrl(ctx, payment.id), notifyUrl: connectorNotifyUrl(ctx, connector.name, mid.id),
+    // Our payment id: a retry of this authorization (after a crash) is the same request to the acquirer.
+    idempotencyKey: payment.id,
+  };
+  if (parameters) request.parameters = parameters;
+  const stored = storedCardUse(claimed);
+  if (stored) request.storedCard = stored;
+  const outcome = await callConnector(ctx, () => connector.authorize(request, access));
   return applyOutcome(ctx, merchant, claimed, transId, 'authorize', intent, outcome);
 }
 
@@ -188,8 +215,8 @@ async function callConnector(ctx: ServiceContext, call: () => Promise<ConnectorO
   }
 }
 
-/** The payer finished the ACS challenge or the provider page. */
-export async function completeChallenge(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], paymentId: string, decision: 'submit' | 'cancel' | 'approve' | 'decline'): Promise<PaymentStep> {
+/** The payer finished the ACS challenge or the provider page (the sandbox's, or the acquirer's own: `returned`). */
+export async function completeChallenge(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], paymentId: string, decision: ChallengeResult['decision'], params?: Record<string, string>): Promise<PaymentStep> {
   const now = ctx.clock.now();
   const payment = await getPayment(ctx.db, paymentId);
   if (!payment || payment.merchantId !== merchant.id) throw new GatewayError('paymentNotFound');
@@ -202,9 +229,31 @@ export async function completeChallenge(ctx: ServiceContext, merchant: Merchant,
     return claimed;
   });
   if (!claimed) return { kind: 'final', payment, transId: payment.details.lastTransId ?? payment.id };
-  const connector = connectorFor(ctx, claimed, mids);
-  const outcome = await callConnector(ctx, () => connector.complete(claimed.details.connectorState ?? {}, { decision }));
+  const { mid, connector } = connectorFor(ctx, claimed, mids);
+  const outcome = await callConnector(ctx, () => connector.complete(claimed.details.connectorState ?? {}, { decision, ...(params ? { params } : {}) }, midAccess(ctx, mid)));
   return applyOutcome(ctx, merchant, claimed, transId, 'complete', intentOf(claimed), outcome);
+}
+
+/**
+ * The acquirer's own notification decides a payment of ours: in flight (authorize, complete), its outcome is
+ * applied on that claim; waiting for its payer (3ds, redirect), it is claimed as the payer's return would claim
+ * it. Whatever comes second finds the payment changed and changes nothing (compare-and-set).
+ */
+export async function applyNotifiedOutcome(ctx: ServiceContext, merchant: Merchant, payment: Payment, outcome: ConnectorOutcome): Promise<PaymentStep | undefined> {
+  const op = payment.pendingOperation;
+  // Held for an operator (an integrity mismatch): no automated word settles it.
+  if (needsOperatorOf(payment)) return undefined;
+  if (op === 'authorize' || op === 'complete') return applyOutcome(ctx, merchant, payment, payment.details.lastTransId ?? payment.id, op, intentOf(payment), outcome);
+  if (op !== null || (payment.status !== '3ds' && payment.status !== 'redirect')) return undefined;
+  if (outcome.kind !== 'approved' && outcome.kind !== 'declined') return undefined;
+  const transId = newId();
+  const now = ctx.clock.now();
+  const claimed = await ctx.db.transaction(async (tx) => {
+    const claimed = await updatePayment(tx, payment.id, { status: payment.status, pendingOperation: null }, { pendingOperation: 'complete', details: { lastTransId: transId } }, now);
+    if (claimed) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: payment.auth ? 'auth' : AUTH_TX_TYPE[intentOf(payment)], status: 'waiting', amount: payment.amount, now });
+    return claimed;
+  });
+  return claimed ? applyOutcome(ctx, merchant, claimed, transId, 'complete', intentOf(claimed), outcome) : undefined;
 }
 
 export function intentOf(payment: Payment): Intent {
@@ -220,6 +269,15 @@ const APPROVED_EVENT: Readonly<Record<Intent, StateEvent>> = { sale: 'sold', aut
  */
 export async function applyOutcome(ctx: ServiceContext, merchant: Merchant, payment: Payment, transId: string, operation: string, intent: Intent, answer: ConnectorOutcome): Promise<PaymentStep> {
   if (answer.kind === 'pending') return { kind: 'processing', payment };
+  if (answer.kind === 'approved' || answer.kind === 'declined') {
+    const mismatches = integrityMismatches({ amount: payment.amount, currency: payment.currency, reference: payment.id }, answer.reported);
+    if (mismatches.length > 0) {
+      // The acquirer reports another payment than ours: nothing is applied, an operator decides.
+      const held = await holdForOperator(ctx.db, payment.id, { status: payment.status, pendingOperation: operation }, { reason: 'integrity', mismatches, outcome: answer.kind, reference: answer.reference ?? null }, ctx.clock.now());
+      ctx.logger.warn({ paymentId: payment.id, mismatches }, 'connector outcome does not match the payment; held for an operator');
+      return { kind: 'processing', payment: held ?? payment };
+    }
+  }
   const outcome = payment.details.merchantInitiated === true ? merchantInitiatedOutcome(answer) : answer;
   const plan = planOutcome(payment, intent, outcome);
   const recurring = outcome.kind === 'approved' ? await prepareRecurring(ctx, merchant, payment) : undefined;
@@ -280,21 +338,26 @@ function planOutcome(payment: Payment, intent: Intent, outcome: Exclude<Connecto
         capturedAmount: intent === 'auth' ? 0n : payment.amount,
         details: { connectorRef: outcome.reference, rrn: outcome.rrn, approvalCode: outcome.approvalCode },
       };
+      if (outcome.storedCardReference) patch.details = Object.assign({}, patch.details, { storedCardReference: outcome.storedCardReference });
       if (outcome.threeDs) patch.threeDs = outcome.threeDs;
       return { step: 'final', patch, txStatus: 'success', txDetails: { reference: outcome.reference }, notify: { type: finalType } };
     }
     case 'declined':
       return {
         step: 'final',
-        patch: { status: transition('declined'), declineReason: outcome.reason, ...(outcome.threeDs ? { threeDs: outcome.threeDs } : {}) },
+        patch: {
+          status: transition('declined'), declineReason: outcome.reason, ...(outcome.threeDs ? { threeDs: outcome.threeDs } : {}),
+          ...(outcome.error || outcome.reference ? { details: { ...(outcome.error ? { declineCode: outcome.error.code } : {}), ...(outcome.reference ? { connectorRef: outcome.reference } : {}) } } : {}),
+        },
         txStatus: 'fail',
-        txDetails: { reason: outcome.reason },
+        // The acquirer's own code and text stay on the transaction; the merchant reads the unified message.
+        txDetails: { reason: outcome.reason, ...(outcome.error ? { code: outcome.error.code, rawCode: outcome.error.rawCode, rawMessage: outcome.error.rawMessage } : {}) },
         notify: { type: finalType },
       };
     case 'challenge':
       return {
         step: 'challenge',
-        patch: { status: transition('challenge_required'), threeDs: outcome.threeDs as Payment['threeDs'], details: { connectorState: outcome.state } },
+        patch: { status: transition('challenge_required'), threeDs: outcome.threeDs as Payment['threeDs'], details: { connectorState: outcome.state, payerPage: outcome.page } },
         txStatus: 'waiting',
         // A debit reports its 3DS step (order_status 3ds, with card_token); other payments report only the end.
         ...(payment.operation === 'debit' ? { notify: { type: '3ds' as const } } : {}),
@@ -302,7 +365,7 @@ function planOutcome(payment: Payment, intent: Intent, outcome: Exclude<Connecto
     case 'redirect':
       return {
         step: 'redirect',
-        patch: { status: transition('redirect_required'), details: { connectorState: outcome.state } },
+        patch: { status: transition('redirect_required'), details: { connectorState: outcome.state, payerPage: outcome.page } },
         txStatus: 'waiting',
         ...(payment.operation === 'debit' ? { notify: { type: 'redirect' as const } } : {}),
       };

@@ -111,6 +111,9 @@ function scheduleRules({ request, order }: OpenSessionInput): FieldError[] {
 /** What each payment of a session keeps of the request: token and chain flags, and the schedule the chain starts. */
 export function sessionPaymentDetails(request: SessionRequest, currency: string): PaymentDetails {
   const details: PaymentDetails = { reqToken: request.reqToken, recurringInit: request.recurringInit };
+  // The card method's parameter sets go on to the card connector.
+  const card = request.parameters?.card;
+  if (card && typeof card === 'object') details.parameters = card;
   const cof = cardOnFileOf({ storesCard: request.recurringInit || request.reqToken, usesStoredCard: false, payerPresent: true });
   if (cof) details.cof = cof;
   if (!request.scheduleId) return details;
@@ -126,7 +129,7 @@ export async function openSession(ctx: ServiceContext, merchant: Merchant, mids:
   const errors = checkRules(input);
   if (errors.length > 0) throw GatewayError.invalid(errors);
   const intent = input.operation === 'credit' ? 'payout' : input.request.auth ? 'auth' : 'sale';
-  const { mid } = routeMid(ctx, mids, intent, input.order.amount);
+  const { mid } = routeMid(ctx, mids, intent, merchant, input.order.amount);
   if (input.request.scheduleId) await scheduleForRequest(ctx, merchant.id, input.request.scheduleId, input.request.scheduleStartDate);
   const now = ctx.clock.now();
   const sessionId = newToken(24);

@@ -7,7 +7,8 @@
  */
 import type { ServiceContext } from './context.ts';
 import type { Merchant, Mid } from '../store/merchants-repo.ts';
-import { getPayment, insertTransaction, updatePayment, updateTransactionStatus, type Payment, type PaymentPatch, type TransactionType } from '../store/payments-repo.ts';
+import { getPayment, insertTransaction, listTransactions, updatePayment, updateTransactionStatus, type Payment, type PaymentPatch, type TransactionType } from '../store/payments-repo.ts';
+import { followUpRequest, midAccess } from './connector-access.ts';
 import { nextStatus, type PaymentEvent, type PaymentStatus } from '../domain/payment-state.ts';
 import { GatewayError, MESSAGES, type ErrorName } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
@@ -54,8 +55,6 @@ interface FollowUpPlan {
   busy: ErrorName;
 }
 
-const reference = (p: Payment): string => (typeof p.details.connectorRef === 'string' ? p.details.connectorRef : p.id);
-
 /** The status a transition of the state table leads to; a missing row is a programming error. */
 function to(from: PaymentStatus, event: PaymentEvent): PaymentStatus {
   const status = nextStatus(from, event);
@@ -94,7 +93,8 @@ async function run(ctx: ServiceContext, merchant: Merchant, payment: Payment, pl
     const patch = approved ? plan.onApproved(claimed) : plan.onDeclined;
     const updated = await updatePayment(tx, payment.id, { pendingOperation: plan.operation }, { ...patch, pendingOperation: null }, done);
     if (!updated) return claimed;
-    await updateTransactionStatus(tx, transId, approved ? 'success' : 'fail', outcome.kind === 'declined' ? { reason: outcome.reason } : {});
+    // A decline keeps the acquirer's raw code and message on the transaction.
+    await updateTransactionStatus(tx, transId, approved ? 'success' : 'fail', outcome.kind === 'declined' ? { reason: outcome.reason, ...(outcome.error ?? {}) } : {});
     await notify(tx, merchant, updated, {
       transId, type: plan.type, status: approved ? 'success' : 'fail', amount: plan.amount,
       ...(outcome.kind === 'declined' ? { reason: outcome.reason } : {}),
@@ -173,20 +173,60 @@ export async function voidWith(ctx: ServiceContext, merchant: Merchant, port: Fo
 
 // --- card payments: the port is the card connector of the payment's MID ------------------------------------
 
-const expiry = (p: Payment) => {
-  const [expMonth = '', expYear = ''] = (p.details.cardExpiry ?? '/').split('/');
-  return { expMonth, expYear };
+export function cardPort(ctx: ServiceContext, mids: readonly Mid[], payment: Payment): FollowUpPort {
+  const mid = mids.find((m) => m.id === payment.midId);
+  const connector = ctx.connectors.get(mid?.connector ?? '');
+  if (!mid || !connector) throw new GatewayError('noEligibleMid');
+  const access = midAccess(ctx, mid);
+  // The claim wrote this follow-up's transaction id as lastTransId: it is the acquirer's idempotency key.
+  const request = (p: Payment, amount: bigint) => followUpRequest(p, amount, p.details.lastTransId);
+  return {
+    capture: (p, amount) => connector.capture(request(p, amount), access),
+    refund: (p, amount) => connector.refund(request(p, amount), access),
+    reverse: (p) => connector.reverse(request(p, p.amount), access),
+    void: (p) => connector.void(request(p, p.capturedAmount), access),
+  };
+}
+
+/**
+ * What a follow-up's final outcome does to the payment, when it arrives later than the call (an acquirer that
+ * decides asynchronously and notifies): the same transitions as the synchronous path above.
+ */
+const LATE_EFFECTS: Readonly<Record<string, { approved: (p: Payment, amount: bigint) => PaymentPatch; declined: (p: Payment, amount: bigint) => PaymentPatch; type: TransactionType }>> = {
+  capture: { type: 'capture', approved: (_p, amount) => ({ status: to('pending', 'captured'), capturedAmount: amount }), declined: () => ({}) },
+  refund: {
+    type: 'refund',
+    approved: (p) => ({ status: to('settled', p.refundedAmount >= p.capturedAmount ? 'refunded_fully' : 'refunded_partially') }),
+    declined: (_p, amount) => ({ addRefunded: -amount }),
+  },
+  reversal: { type: 'reversal', approved: (p) => ({ status: to(p.status, 'reversed') }), declined: () => ({}) },
+  void: { type: 'void', approved: () => ({ status: to('settled', 'voided') }), declined: () => ({}) },
 };
 
-export function cardPort(ctx: ServiceContext, mids: readonly Mid[], payment: Payment): FollowUpPort {
-  const connector = ctx.connectors.get(mids.find((m) => m.id === payment.midId)?.connector ?? '');
-  if (!connector) throw new GatewayError('noEligibleMid');
-  return {
-    capture: (p, amount) => connector.capture({ reference: reference(p), amount, currency: p.currency, card: expiry(p) }),
-    refund: (p, amount) => connector.refund({ reference: reference(p), amount, currency: p.currency }),
-    reverse: (p) => connector.reverse({ reference: reference(p), amount: p.amount, currency: p.currency }),
-    void: (p) => connector.void({ reference: reference(p) }),
-  };
+/**
+ * Applies the acquirer's late word on the follow-up a payment has in flight (compare-and-set on that operation),
+ * with its callback. Returns the updated payment, or undefined when nothing was in flight any more.
+ */
+export async function applyLateFollowUp(ctx: ServiceContext, merchant: Merchant, payment: Payment, outcome: FollowUpOutcome): Promise<Payment | undefined> {
+  const operation = payment.pendingOperation ?? '';
+  const effect = LATE_EFFECTS[operation];
+  const transId = payment.details.lastTransId;
+  if (!effect || !transId || outcome.kind === 'pending') return undefined;
+  const transaction = (await listTransactions(ctx.db, payment.id)).find((t) => t.id === transId);
+  if (!transaction) return undefined;
+  const approved = outcome.kind === 'approved';
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const patch = approved ? effect.approved(payment, transaction.amount) : effect.declined(payment, transaction.amount);
+    const updated = await updatePayment(tx, payment.id, { pendingOperation: operation }, { ...patch, pendingOperation: null }, now);
+    if (!updated) return undefined;
+    await updateTransactionStatus(tx, transId, approved ? 'success' : 'fail', outcome.kind === 'declined' ? { reason: outcome.reason, ...(outcome.error ?? {}) } : {});
+    await notify(tx, merchant, updated, {
+      transId, type: effect.type, status: approved ? 'success' : 'fail', amount: transaction.amount,
+      ...(outcome.kind === 'declined' ? { reason: outcome.reason } : {}),
+    }, now);
+    return updated;
+  });
 }
 
 export const capture = (ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, amount?: bigint, origin?: FollowUpOrigin) =>

@@ -107,13 +107,13 @@ function payerFrom(form: CardForm): PayerInfo {
 }
 
 /** Finishes the ACS challenge or provider page of a payment, whichever channel started it. */
-export async function finishChallenge(ctx: ServiceContext, paymentId: string, decision: 'submit' | 'cancel' | 'approve' | 'decline'): Promise<{ step: PaymentStep; merchant: Merchant }> {
+export async function finishChallenge(ctx: ServiceContext, paymentId: string, decision: 'submit' | 'cancel' | 'approve' | 'decline' | 'returned', params?: Record<string, string>): Promise<{ step: PaymentStep; merchant: Merchant }> {
   const payment = await getPayment(ctx.db, paymentId);
   if (!payment) throw new GatewayError('paymentNotFound');
   const merchant = await findMerchantById(ctx.db, payment.merchantId);
   if (!merchant) throw new GatewayError('paymentNotFound');
   const mids = await listMids(ctx.db, merchant.id);
-  return { step: await completeChallenge(ctx, merchant, mids, paymentId, decision), merchant };
+  return { step: await completeChallenge(ctx, merchant, mids, paymentId, decision, params), merchant };
 }
 
 export interface Destination {

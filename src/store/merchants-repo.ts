@@ -206,6 +206,11 @@ export async function listMids(sql: Sql, merchantId: string): Promise<Mid[]> {
   return rows.map(toMid);
 }
 
+export async function findMidById(sql: Sql, id: string): Promise<Mid | undefined> {
+  const [row] = await sql.query<MidRow>('SELECT * FROM mids WHERE id = $1', [id]);
+  return row && toMid(row);
+}
+
 export interface MerchantWithMids {
   merchant: Merchant;
   mids: Mid[];

@@ -575,6 +575,23 @@ export async function flagForOperator(sql: Sql, payment: Pick<Payment, 'id' | 'u
   return row && toPayment(row);
 }
 
+/**
+ * Holds a payment for an operator instead of applying a connector's outcome (the integrity check failed): the
+ * operation stays in flight, the flag names it and records why. A compare-and-set on the claim the caller holds.
+ */
+export async function holdForOperator(sql: Sql, id: string, expect: { status: PaymentStatus; pendingOperation: string }, why: Record<string, unknown>, now: Date): Promise<Payment | undefined> {
+  const [row] = await sql.query<PaymentRow>(
+    `UPDATE payments p SET updated_at = $4, version = p.version + 1,
+       details = p.details || jsonb_build_object('needsOperator', jsonb_build_object(
+         'operation', p.pending_operation,
+         'transId', p.details->>'lastTransId',
+         'since', COALESCE((SELECT t.created_at FROM transactions t WHERE t.id = p.details->>'lastTransId'), p.updated_at)) || $5::jsonb)
+     WHERE p.id = $1 AND p.status = $2 AND p.pending_operation = $3 RETURNING p.*`,
+    [id, expect.status, expect.pendingOperation, now, JSON.stringify(why)],
+  );
+  return row && toPayment(row);
+}
+
 /** The payments an operator has to resolve, longest waiting first. */
 export async function findPaymentsNeedingOperator(sql: Sql, filter: { merchantId?: string; limit: number }): Promise<Payment[]> {
   const rows = await sql.query<PaymentRow>(

@@ -11,6 +11,7 @@ import { findMerchantById, listMids } from '../store/merchants-repo.ts';
 import { applyOutcome, intentOf } from '../services/card-payments.ts';
 import { recheckInitiation } from '../services/apm/payments.ts';
 import { PollingLoop } from './polling.ts';
+import { inquiryRequest, midAccess } from '../services/connector-access.ts';
 
 /**
  * The operations whose outcome the connector can be asked for: card authorizations and APM initiations (the
@@ -85,7 +86,7 @@ export class PaymentRecheck {
     const mid = (await listMids(this.ctx.db, payment.merchantId)).find((m) => m.id === payment.midId);
     const connector = mid && this.ctx.connectors.get(mid.connector);
     if (!merchant || !connector) return false;
-    const outcome = await connector.inquire({ paymentId: payment.id });
+    const outcome = await connector.inquire(inquiryRequest(payment), midAccess(this.ctx, mid));
     if (!outcome) return false;
     const transId = payment.details.lastTransId ?? payment.id;
     const step = await applyOutcome(this.ctx, merchant, payment, transId, operation, intentOf(payment), outcome);

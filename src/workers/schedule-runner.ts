@@ -23,7 +23,8 @@ import { loadCard, type LoadedCard } from '../store/card-vault.ts';
 import {
   findExpiredCharges, insertClaims, lockDueChains, markAuthorizing, recordOutcomes, takeOverCharge, type Claim, type OutboxRow,
 } from '../store/schedules-repo.ts';
-import type { CardConnector, ConnectorOutcome } from '../connectors/types.ts';
+import type { CardConnector, ConnectorOutcome, MidAccess } from '../connectors/types.ts';
+import { inquiryRequest, midAccess } from '../services/connector-access.ts';
 import { newId } from '../domain/ids.ts';
 import { chargeInstant, chargeMid, claimOf, NO_MID, outboxRowOf, outcomeOf, scheduleChargeOf, type FinalOutcome } from '../services/schedules/charges.ts';
 import { merchantInitiatedOutcome } from '../services/recurring/card-on-file.ts';
@@ -167,25 +168,30 @@ export class ScheduleRunner {
     return this.record(answers);
   }
 
-  private async connectorFor(payment: Payment): Promise<CardConnector | undefined> {
+  private async connectorFor(payment: Payment): Promise<{ connector: CardConnector; mid: MidAccess } | undefined> {
     const mids = (await this.merchantOf(this.ctx.db, payment.merchantId))?.mids ?? [];
-    return this.ctx.connectors.get(mids.find((m) => m.id === payment.midId)?.connector ?? '');
+    const mid = mids.find((m) => m.id === payment.midId);
+    const connector = this.ctx.connectors.get(mid?.connector ?? '');
+    return mid && connector ? { connector, mid: midAccess(this.ctx, mid) } : undefined;
   }
 
   /** Asks the connector to charge; a connector that throws leaves the payment in flight for the re-check. */
   private async authorize(payment: Payment, cards: Map<string, Promise<LoadedCard | undefined>>, passFailed: () => boolean): Promise<ConnectorOutcome> {
-    const connector = await this.connectorFor(payment);
-    if (!connector) return NO_MID;
+    const route = await this.connectorFor(payment);
+    if (!route) return NO_MID;
     const vaultId = payment.vaultId ?? '';
     if (!cards.has(vaultId)) cards.set(vaultId, vaultId ? loadCard(this.ctx.db, this.ctx.keyring, vaultId) : Promise.resolve(undefined));
     const card = await cards.get(vaultId);
     if (!card) return { kind: 'declined', reason: 'Card no longer available' };
     if (passFailed()) return NOT_SENT;
     try {
-      return merchantInitiatedOutcome(await connector.authorize({
+      return merchantInitiatedOutcome(await route.connector.authorize({
         paymentId: payment.id, intent: 'sale', amount: payment.amount, currency: payment.currency,
         card: { pan: card.pan(), expMonth: card.expMonth, expYear: card.expYear, holder: card.holder ?? undefined },
-      }));
+        orderId: payment.orderId, description: payment.description,
+        storedCard: { initiator: 'merchant', source: 'recurring', sequence: 'subsequent' },
+        idempotencyKey: payment.id,
+      }, route.mid));
     } catch (err) {
       this.ctx.logger.error({ paymentId: payment.id, err: (err as Error).message }, 'schedule charge: connector call failed; left for re-check');
       return { kind: 'pending', reason: 'Connector unavailable' };
@@ -230,8 +236,8 @@ export class ScheduleRunner {
   /** The connector may have charged these before their runner died: ask it, never charge again. */
   private async inquire(payments: readonly Payment[]): Promise<{ recorded: number; left: number }> {
     const answers = await mapBounded(payments, this.concurrency, async (payment) => {
-      const connector = await this.connectorFor(payment);
-      const answer = await connector?.inquire({ paymentId: payment.id }).catch(() => undefined);
+      const route = await this.connectorFor(payment);
+      const answer = await route?.connector.inquire(inquiryRequest(payment), route.mid).catch(() => undefined);
       return { payment, answer: answer ? merchantInitiatedOutcome(answer) : ({ kind: 'pending', reason: 'No answer' } as const) };
     });
     return this.record(answers);

@@ -12,6 +12,8 @@ import { startTestGateway, type TestGateway, type TestMerchant } from '../suppor
 import { sale } from '../s2s-card/support.ts';
 import { loadConfig } from '../../src/config.ts';
 import { assertD3 } from './support.ts';
+import { insertPayment } from '../../src/store/payments-repo.ts';
+import { newId } from '../../src/domain/ids.ts';
 
 const SAFE = { GATEWAY_MODE: 'production', VAULT_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`, BASE_URL: 'https://pay.example.com' };
 
@@ -61,10 +63,17 @@ for (const { kind, skip } of await storeKinds()) {
     it('serves the sandbox ACS for a sandbox merchant\'s payment only; the outbox is off', async () => {
       const mine = await sale(t, { card_exp_month: '05' });
       assert.equal(mine.body.status, '3DS', mine.text);
-      const theirs = await sale(t, { card_exp_month: '05' }, live);
-      assert.equal(theirs.body.status, '3DS', theirs.text);
+      // Issue 13: a live merchant is never charged through the sandbox connector at all.
+      const refused = await sale(t, { card_exp_month: '05' }, live);
+      assert.equal(refused.body.error_code, '204002', refused.text);
+      // A live merchant's payment waiting at its acquirer's ACS, as a real connector leaves it.
+      const theirs = newId();
+      await insertPayment(t.store.db, {
+        id: theirs, merchantId: live.id, channel: 's2s_card', operation: 'purchase', orderId: 'LIVE-3DS', amount: 199n, currency: 'USD',
+        description: 'Live', status: '3ds', auth: false, now: new Date(),
+      });
       assert.equal((await fetch(`${t.baseUrl}/sandbox/acs/${mine.body.trans_id}`)).status, 200);
-      for (const path of [`/sandbox/acs/${theirs.body.trans_id}`, `/sandbox/provider/${theirs.body.trans_id}`, '/sandbox/outbox?to=a@b.c', '/sandbox/outbox/messages?to=a@b.c', '/sandbox/apm/nope']) {
+      for (const path of [`/sandbox/acs/${theirs}`, `/sandbox/provider/${theirs}`, '/sandbox/outbox?to=a@b.c', '/sandbox/outbox/messages?to=a@b.c', '/sandbox/apm/nope']) {
         const res = await fetch(t.baseUrl + path);
         assert.equal(res.status, 404, path);
         assertD3(404, await res.text(), path);

@@ -5,8 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { assembleGateway, type Gateway } from '../../src/gateway.ts';
 import { loadConfig, type RateLimitConfig } from '../../src/config.ts';
-import { keyringFromEnv } from '../../src/store/card-vault.ts';
-import { insertMerchant, insertMid, type MerchantSettings, type PaymentMode } from '../../src/store/merchants-repo.ts';
+import { keyringFromEnv, type Keyring } from '../../src/store/card-vault.ts';
+import { insertMerchant, insertMid, midCredentialsOwner, type MerchantSettings, type PaymentMode } from '../../src/store/merchants-repo.ts';
+import { sealSecret } from '../../src/store/sealed-secrets.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import type { Resolver } from '../../src/workers/callback-http.ts';
 import { newId } from '../../src/domain/ids.ts';
@@ -25,6 +26,8 @@ export interface TestGateway {
   store: TestStore;
   baseUrl: string;
   merchant: TestMerchant;
+  /** The vault keys of this gateway (a restarted gateway on the same store needs them). */
+  keyring: Keyring;
   /** Adds another merchant (own MIDs, settings). */
   addMerchant(opts?: MerchantOptions): Promise<TestMerchant>;
   /** POST JSON; returns status and parsed body. */
@@ -40,7 +43,7 @@ export interface MerchantOptions {
   sandbox?: boolean;
   digest?: Digest;
   settings?: MerchantSettings;
-  mids?: { paymentMode: PaymentMode; connector?: string; cardOnFileSupport?: boolean }[];
+  mids?: { paymentMode: PaymentMode; connector?: string; cardOnFileSupport?: boolean; id?: string; settings?: Record<string, unknown>; credentials?: Record<string, string> }[];
 }
 
 export interface TestGatewayOptions extends MerchantOptions {
@@ -49,6 +52,8 @@ export interface TestGatewayOptions extends MerchantOptions {
   workers?: boolean;
   /** Operator token of the admin API. */
   adminToken?: string;
+  /** A store opened by the test (e.g. through a proxy it controls); default: a fresh one of the kind. */
+  store?: TestStore;
   /** The gateway's logger (default: silent, or TEST_LOG_LEVEL) and whether it logs each request. */
   logger?: Logger;
   logRequests?: boolean;
@@ -73,7 +78,7 @@ function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLS
 }
 
 export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions = {}): Promise<TestGateway> {
-  const store = await openTestStore(kind);
+  const store = opts.store ?? (await openTestStore(kind));
   // The test suite's callback listeners listen on loopback: allowed, as an operator allows on-premise hosts.
   const callbackAllowedPrivateHosts = opts.allowedPrivateHosts ?? ['127.0.0.1', 'localhost', '::1'];
   const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken, callbackAllowedPrivateHosts };
@@ -100,7 +105,12 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
     await store.db.transaction(async (tx) => {
       await insertMerchant(tx, { id: merchant.id, name: 'Test Shop', key: merchant.key, password: merchant.password, sandbox: m.sandbox ?? true, notificationUrl: m.notificationUrl, digest: m.digest, settings: m.settings });
       for (const mid of m.mids ?? [{ paymentMode: 'SMS/DMS' as const }]) {
-        await insertMid(tx, { id: newId(), merchantId: merchant.id, name: `MID ${mid.paymentMode}`, connector: mid.connector ?? 'sandbox-card', paymentMode: mid.paymentMode, cardOnFileSupport: mid.cardOnFileSupport ?? false });
+        const id = mid.id ?? newId();
+        await insertMid(tx, {
+          id, merchantId: merchant.id, name: `MID ${mid.paymentMode}`, connector: mid.connector ?? 'sandbox-card', paymentMode: mid.paymentMode,
+          cardOnFileSupport: mid.cardOnFileSupport ?? false, settings: mid.settings ?? {},
+          sealedCredentials: mid.credentials ? sealSecret(keyring, mid.credentials, midCredentialsOwner(id)) : null,
+        });
       }
     });
     return merchant;
@@ -123,6 +133,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
     store,
     baseUrl: address,
     merchant,
+    keyring,
     addMerchant,
     postJson: (path, body, headers = {}) =>
       request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) }),

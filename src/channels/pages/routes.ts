@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import { loadSession, payByCard, finishChallenge, checkoutDestination, outcomeOf, linkTarget, type SessionState } from '../../services/hosted-checkout.ts';
 import type { PaymentStep } from '../../services/card-payments.ts';
+import type { PayerRedirect } from '../../services/s2s-card/payer-redirect.ts';
 import { getPayment, type Payment } from '../../store/payments-repo.ts';
 import { findMerchantById, type Merchant } from '../../store/merchants-repo.ts';
 import { getSession } from '../../store/sessions-repo.ts';
@@ -73,8 +74,13 @@ function checkoutView(ctx: ServiceContext, state: Extract<SessionState, { kind: 
 /** Sends the payer on after a payment step: to the ACS, the provider page, or back to the merchant. */
 function continueAfter(reply: FastifyReply, ctx: ServiceContext, step: PaymentStep, merchant: Merchant, sessionState?: SessionState) {
   const p = step.payment;
+  const page = step.kind === 'challenge' || step.kind === 'redirect' ? (p.details.payerPage as PayerRedirect | undefined) : undefined;
+  // A real acquirer's page: the payer is sent there as the acquirer asked (a form post for an ACS).
+  if (page) return sendHtml(reply, renderRedirectPage({ url: page.url, method: page.method, params: page.params ?? {}, target: '_self', title: 'Authentication', message: 'Taking you to your bank…' }));
   if (step.kind === 'challenge') return reply.redirect(`/sandbox/acs/${p.id}`, 303);
   if (step.kind === 'redirect') return reply.redirect(`/sandbox/provider/${p.id}`, 303);
+  // Back from an acquirer's page with the outcome still open: an S2S payer goes back to the merchant, who hears by callback.
+  if (step.kind === 'processing' && p.channel !== 'checkout' && typeof p.details.termUrl3ds === 'string') return returnToMerchant(reply, ctx, merchant, p, sessionState);
   if (step.kind === 'processing') return message(reply, 'Payment processing', 'Your payment is being processed. You may close this page; the merchant will be notified of the result.', 'info', 202);
   return returnToMerchant(reply, ctx, merchant, p, sessionState);
 }
@@ -193,9 +199,17 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
     return finish(req.params.id, decision, reply);
   });
 
-  async function finish(paymentId: string, decision: 'submit' | 'cancel' | 'approve' | 'decline', reply: FastifyReply) {
+  // --- the payer back from a real acquirer's page (term URL, returnUrl): query and form fields go to the connector
+  const back = async (paymentId: string, query: unknown, body: unknown, reply: FastifyReply) => {
+    const params = { ...stringFields(query, Object.keys((query as object | null) ?? {})), ...stringFields(body, Object.keys((body as object | null) ?? {})) };
+    return finish(paymentId, 'returned', reply, params);
+  };
+  app.get<{ Params: { id: string } }>('/connectors/return/:id', PAGE, async (req, reply) => back(req.params.id, req.query, undefined, reply));
+  app.post<{ Params: { id: string } }>('/connectors/return/:id', PAGE, async (req, reply) => back(req.params.id, req.query, req.body, reply));
+
+  async function finish(paymentId: string, decision: 'submit' | 'cancel' | 'approve' | 'decline' | 'returned', reply: FastifyReply, params?: Record<string, string>) {
     try {
-      const { step, merchant } = await finishChallenge(ctx, paymentId, decision);
+      const { step, merchant } = await finishChallenge(ctx, paymentId, decision, params);
       return continueAfter(reply, ctx, step, merchant);
     } catch (err) {
       if (err instanceof GatewayError) return message(reply, 'Payment not found', 'This payment does not exist.', 'error', 404);

@@ -4,7 +4,7 @@
  * that payment's e-mail and card), the hashes it accepts (D2), and the call that answers it.
  */
 import type { TSchema } from '@sinclair/typebox';
-import type { ServiceContext } from '../../services/context.ts';
+import { lookups, type ServiceContext } from '../../services/context.ts';
 import type { Merchant, Mid } from '../../store/merchants-repo.ts';
 import { listTransactions, type Payment, type PaymentDetails } from '../../store/payments-repo.ts';
 import { startCardPayment, paymentByTransId, newestPaymentOfOrder } from '../../services/s2s-card/card-payments.ts';
@@ -13,6 +13,8 @@ import { transHashTerms, isPayout } from '../../services/callbacks/s2s-card-call
 import { s2sCard, s2sHash, s2sHashWithRawSuffix, card6_4, type Term, type UpperMode } from '../../domain/signatures.ts';
 import { GatewayError, MESSAGES, type ErrorName, type FieldError } from '../../domain/errors.ts';
 import { formatAmount, parseAmount } from '../../domain/money.ts';
+import { validateMethodParameters } from '../../domain/methods/validate.ts';
+import { CARD } from '../../domain/methods/card-sets.ts';
 import {
   AmountTransRequest, CreateScheduleRequest, Credit2CardRequest, DebitRequest, DescheduleRequest, OrderRequest, RecurringDebitRequest,
   RecurringSaleRequest, SaleRequest, ScheduleIdRequest, TransRequest, UpdateScheduleRequest,
@@ -75,6 +77,8 @@ const byPayment = (m: Merchant, p: Payment): HashRecipe => formula(m, transHashT
 // --- shared pieces -----------------------------------------------------------------------------------
 
 const byTransId = (missing: ErrorName) => (ctx: ServiceContext, m: Merchant, b: { trans_id: string }) => paymentByTransId(ctx, m.id, b.trans_id, missing);
+/** Status lookups read where lookups read (a replica when configured, never older than the merchant's writes). */
+const lookupByTransId = (missing: ErrorName) => (ctx: ServiceContext, m: Merchant, b: { trans_id: string }) => paymentByTransId(ctx, m.id, b.trans_id, missing, lookups(ctx));
 
 /** What SALE and DEBIT keep with the payment for the pages, callbacks and the schedules issue. */
 function cardPaymentDetails(call: Call, b: SaleRequest | DebitRequest, tokenized: boolean): PaymentDetails {
@@ -141,16 +145,20 @@ function chainScheduleRules(f: Loose): FieldError[] {
   return [];
 }
 
+/** parameters: the card method's sets 1 to 6 (flat: parameters[name]), checked as Checkout checks parameters.card. */
+const cardParameterRules = (operation: 'purchase' | 'debit' | 'credit') => (f: Loose): FieldError[] =>
+  f.parameters === undefined ? [] : validateMethodParameters(CARD, f.parameters, { operation, canCollect: false, prefix: 'parameters' });
+
 const SALE = define<SaleRequest>({
   schema: SaleRequest,
-  rules: (f) => [...cardRules(f), ...orderAmountRules(f, f.auth === 'Y' || f.recurring_init === 'Y'), ...scheduleRules(f), ...chainScheduleRules(f)],
+  rules: (f) => [...cardRules(f), ...cardParameterRules('purchase')(f), ...orderAmountRules(f, f.auth === 'Y' || f.recurring_init === 'Y'), ...scheduleRules(f), ...chainScheduleRules(f)],
   hashes: (m, b) => [formula(m, s2sCard.f1(b.payer_email, m.password, cardTerm(b)))],
   handle: (call, b) => cardPayment(call, 'SALE', b),
 });
 
 const DEBIT = define<DebitRequest>({
   schema: DebitRequest,
-  rules: (f) => [...cardRules(f), ...orderAmountRules(f, f.recurring_init === 'Y'), ...scheduleRules(f), ...chainScheduleRules(f)],
+  rules: (f) => [...cardRules(f), ...cardParameterRules('debit')(f), ...orderAmountRules(f, f.recurring_init === 'Y'), ...scheduleRules(f), ...chainScheduleRules(f)],
   // payer_email is optional on DEBIT: an absent term is left out of the formula.
   hashes: (m, b) => [formula(m, s2sCard.f1(b.payer_email ?? '', m.password, cardTerm(b)))],
   handle: (call, b) => cardPayment(call, 'DEBIT', b),
@@ -158,7 +166,7 @@ const DEBIT = define<DebitRequest>({
 
 const CREDIT2CARD = define<Credit2CardRequest>({
   schema: Credit2CardRequest,
-  rules: (f) => [...cardRules(f, ['card_number']), ...orderAmountRules(f, false)],
+  rules: (f) => [...cardRules(f, ['card_number']), ...cardParameterRules('credit')(f), ...orderAmountRules(f, false)],
   hashes: (m, b) => [formula(m, s2sCard.f5(m.password, cardTerm(b)))],
   async handle(call, b) {
     const { ctx, merchant, mids } = call;
@@ -212,21 +220,21 @@ const CREDITVOID = define<AmountTransRequest, Payment>({
 
 const GET_TRANS_STATUS = define<TransRequest, Payment>({
   schema: TransRequest,
-  target: byTransId('transactionDoesNotExist'),
+  target: lookupByTransId('transactionDoesNotExist'),
   hashes: (m, b, p) => [byPayment(m, p), reversedId(m, b.trans_id)],
   handle: async ({ merchant }, _b, p) => statusAnswer('GET_TRANS_STATUS', p, merchant),
 });
 
 const GET_TRANS_DETAILS = define<TransRequest, Payment>({
   schema: TransRequest,
-  target: byTransId('transactionDoesNotExist'),
+  target: lookupByTransId('transactionDoesNotExist'),
   hashes: (m, _b, p) => [byPayment(m, p)],
-  handle: async ({ ctx, merchant }, _b, p) => detailsAnswer(p, merchant, await listTransactions(ctx.db, p.id)),
+  handle: async ({ ctx, merchant }, _b, p) => detailsAnswer(p, merchant, await listTransactions(lookups(ctx), p.id)),
 });
 
 const GET_TRANS_STATUS_BY_ORDER = define<OrderRequest, Payment>({
   schema: OrderRequest,
-  target: (ctx, m, b) => newestPaymentOfOrder(ctx, m.id, b.order_id),
+  target: (ctx, m, b) => newestPaymentOfOrder(ctx, m.id, b.order_id, lookups(ctx)),
   hashes: (m, b, p) => {
     const card = p.details.first6Last4 ?? '';
     const recipes = [formula(m, s2sCard.f7(p.payer.email ?? '', m.password, b.order_id, card)), reversedId(m, b.order_id)];

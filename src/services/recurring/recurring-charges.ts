@@ -70,6 +70,8 @@ function chargeDetails(input: RecurringChargeInput, baseUrl: string): PaymentDet
     cardMask: init.details.cardMask,
     gatewayUrl: baseUrl,
   };
+  // The acquirer's own reference of the stored card (its recurring chain), for a merchant-initiated charge.
+  if (typeof init.details.storedCardReference === 'string') details.storedCardReference = init.details.storedCardReference;
   if (input.channel === 's2s_card') details.noCallbacks = input.callbackUrl === undefined && !merchant.notificationUrl;
   if (input.scheduleId !== undefined) Object.assign(details, { schedule_id: input.scheduleId, startSchedule: true });
   return details;

@@ -9,6 +9,7 @@ import type { Merchant, Mid } from '../../store/merchants-repo.ts';
 import { insertTransaction, updatePayment, updatePaymentAndTransaction, type Payment, type PaymentPatch } from '../../store/payments-repo.ts';
 import { loadCard } from '../../store/card-vault.ts';
 import { GatewayError } from '../../domain/errors.ts';
+import { connectorPayer, midAccess } from '../connector-access.ts';
 import { newId } from '../../domain/ids.ts';
 import type { PaymentStatus } from '../../domain/payment-state.ts';
 import type { ConnectorOutcome } from '../../connectors/types.ts';
@@ -39,14 +40,19 @@ function retryPatch(payment: Payment, outcome: Exclude<ConnectorOutcome, { kind:
 }
 
 async function ask(ctx: ServiceContext, mids: readonly Mid[], payment: Payment): Promise<ConnectorOutcome> {
-  const connector = ctx.connectors.get(mids.find((m) => m.id === payment.midId)?.connector ?? '');
+  const mid = mids.find((m) => m.id === payment.midId);
+  const connector = ctx.connectors.get(mid?.connector ?? '');
   const card = payment.vaultId ? await loadCard(ctx.db, ctx.keyring, payment.vaultId) : undefined;
-  if (!connector || !card) return { kind: 'declined', reason: 'Card or connector no longer available' };
+  if (!mid || !connector || !card) return { kind: 'declined', reason: 'Card or connector no longer available' };
   try {
     const answer = await connector.authorize({
       paymentId: payment.id, intent: payment.auth ? 'auth' : 'sale', amount: payment.amount, currency: payment.currency,
       card: { pan: card.pan(), expMonth: card.expMonth, expYear: card.expYear, holder: card.holder ?? undefined },
-    });
+      orderId: payment.orderId, description: payment.description, payer: connectorPayer(payment.payer),
+      storedCard: { initiator: 'merchant', source: 'unscheduled', sequence: 'subsequent' },
+      // A retry is a new attempt at the acquirer: keyed by its own transaction.
+      idempotencyKey: payment.details.lastTransId ?? payment.id,
+    }, midAccess(ctx, mid));
     return merchantInitiatedOutcome(answer);
   } catch (err) {
     ctx.logger.error({ paymentId: payment.id, err: (err as Error).message }, 'retry call failed; payment left for re-check');

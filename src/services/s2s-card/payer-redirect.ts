@@ -1,7 +1,6 @@
 /**
  * Where a payer goes when a card payment needs them: the gateway's own ACS page for a 3-D Secure challenge,
- * the provider page for a redirect (decisions D8). Only the sandbox connector exists, so both pages are the
- * sandbox ones; a real connector would hand back its own ACS address in its connector state.
+ * the provider page for a redirect (decisions D8), or the page a real acquirer asked for.
  */
 import type { Payment } from '../../store/payments-repo.ts';
 
@@ -14,6 +13,10 @@ export interface PayerRedirect {
 
 /** The redirect of a payment in status 3ds or redirect; undefined in any other status. */
 export function payerRedirect(baseUrl: string, payment: Payment): PayerRedirect | undefined {
+  // A real acquirer's own page (its ACS, its provider page), handed on as the acquirer gave it; its return
+  // address is ours (/connectors/return/{payment}), from where the payer goes on to the merchant.
+  const page = payment.details.payerPage as PayerRedirect | undefined;
+  if (page && (payment.status === '3ds' || payment.status === 'redirect')) return { url: page.url, method: page.method, params: page.params ?? {} };
   if (payment.status === '3ds') {
     return {
       url: `${baseUrl}/sandbox/acs/${payment.id}`,

@@ -1,0 +1,150 @@
+/**
+ * What a real acquirer link must survive, shown on the chain of two gateways: an answer reporting another
+ * amount (held for an operator), an answer that never comes (pending, then resolved by inquiry, charged once),
+ * and our gateway dying after the upstream charged and before our outcome was written (resolved on restart by
+ * the re-check's inquiry, one final callback). The upstream's own callbacks are switched off here so that the
+ * inquiry is the only way back.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { storeKinds } from '../support/stores.ts';
+import { sale, startListener, type Listener } from '../s2s-card/support.ts';
+import { startChain, startProxy, upstreamPayments, ourPayment, type Chain, type Proxy } from './support.ts';
+import { needsOperatorOf } from '../../src/store/payments-repo.ts';
+import { PaymentRecheck } from '../../src/workers/payment-recheck.ts';
+import { assembleGateway } from '../../src/gateway.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import type { CardConnector } from '../../src/connectors/types.ts';
+
+const ADMIN_TOKEN = 'admin-token-for-connector-tests-000000';
+
+async function callbackRows(chain: Chain, paymentId: string): Promise<{ fields: Record<string, string> }[]> {
+  return chain.ours.store.db.query('SELECT fields FROM callbacks WHERE payment_id = $1', [paymentId]);
+}
+
+for (const { kind, skip } of await storeKinds()) {
+  describe(`akurateco: integrity check (${kind})`, { skip }, () => {
+    let chain: Chain;
+    let proxy: Proxy;
+    before(async () => {
+      chain = await startChain(kind, { upstreamWorkers: false, ourWorkers: false, ours: { adminToken: ADMIN_TOKEN, notificationUrl: 'http://127.0.0.1:9/never' } });
+      // The acquirer reports another amount than the one charged for: 1.99 sent, 2.99 answered.
+      proxy = await startProxy(`${chain.upstream.baseUrl}/post`, { rewrite: (action, body) => (action === 'SALE' ? body.replace('"amount":"1.99"', '"amount":"2.99"') : body) });
+      await chain.ours.store.db.query("UPDATE mids SET settings = jsonb_set(settings, '{endpoint}', to_jsonb($1::text)) WHERE id = $2", [proxy.url, chain.midId]);
+      chain.ours.gateway.ctx.merchants.invalidate();
+    });
+    after(async () => {
+      await chain?.close();
+      await proxy?.close();
+    });
+
+    it('holds the payment for an operator with the mismatch recorded; no callback, no re-check', async () => {
+      const res = await sale(chain.ours, { order_amount: '1.99' });
+      assert.equal(res.body.result, 'UNDEFINED', res.text);
+      const id = res.body.trans_id as string;
+      const p = await ourPayment(chain.ours, id);
+      assert.equal(p.status, 'prepare');
+      assert.equal(p.pendingOperation, 'authorize');
+      const flag = needsOperatorOf(p) as unknown as Record<string, unknown>;
+      assert.ok(flag, 'flagged for an operator');
+      assert.equal(flag.reason, 'integrity');
+      assert.deepEqual(flag.mismatches, [{ field: 'amount', expected: '199', reported: '299' }]);
+      assert.deepEqual(await callbackRows(chain, id), []);
+      assert.equal(await new PaymentRecheck(chain.ours.gateway.ctx, { staleAfterMs: 0 }).runOnce(), 0, 'the re-check leaves a held payment alone');
+      const listed = await fetch(`${chain.ours.baseUrl}/admin/v1/payments/needs-operator`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const body = await listed.json() as { payments?: { id: string }[] } | { id: string }[];
+      const ids = (Array.isArray(body) ? body : body.payments ?? []).map((x) => x.id);
+      assert.ok(ids.includes(id), JSON.stringify(body));
+    });
+  });
+
+  describe(`akurateco: the upstream never answers (${kind})`, { skip }, () => {
+    let chain: Chain;
+    let proxy: Proxy;
+    let merchant: Listener;
+    before(async () => {
+      merchant = await startListener('OK');
+      chain = await startChain(kind, { upstreamWorkers: false, ourWorkers: true, timeoutMs: 1000, notificationUrl: merchant.url });
+      // The SALE reaches the upstream, which charges; its answer is lost on the way back.
+      proxy = await startProxy(`${chain.upstream.baseUrl}/post`, { hold: (action) => action === 'SALE' });
+      await chain.ours.store.db.query("UPDATE mids SET settings = jsonb_set(settings, '{endpoint}', to_jsonb($1::text)) WHERE id = $2", [proxy.url, chain.midId]);
+      chain.ours.gateway.ctx.merchants.invalidate();
+    });
+    after(async () => {
+      await proxy?.close();
+      await chain?.close();
+      await merchant?.close();
+    });
+
+    it('stays pending, resolves by inquiry, and is charged once', async () => {
+      const res = await sale(chain.ours, { order_amount: '4.20' });
+      assert.equal(res.body.result, 'UNDEFINED', res.text);
+      const id = res.body.trans_id as string;
+      assert.equal((await ourPayment(chain.ours, id)).pendingOperation, 'authorize');
+      assert.equal((await upstreamPayments(chain, id)).length, 1, 'the upstream charged');
+      assert.equal(await new PaymentRecheck(chain.ours.gateway.ctx, { staleAfterMs: 0 }).runOnce(), 1);
+      const p = await ourPayment(chain.ours, id);
+      assert.equal(p.status, 'settled');
+      assert.equal(p.pendingOperation, null);
+      const ups = await upstreamPayments(chain, id);
+      assert.equal(ups.length, 1, 'never charged twice');
+      assert.equal(p.details.connectorRef, ups[0]!.id);
+      assert.deepEqual(proxy.actions.filter((a) => a === 'SALE'), ['SALE'], 'one SALE sent');
+      assert.ok(proxy.actions.includes('GET_TRANS_STATUS_BY_ORDER'), 'found by our payment id (the upstream order id)');
+      const [cb] = await merchant.waitFor(1);
+      assert.equal(cb!.fields.trans_id, id);
+      assert.equal(cb!.fields.status, 'SETTLED');
+    });
+  });
+
+  describe(`akurateco: our gateway dies after the upstream charged (${kind})`, { skip }, () => {
+    let chain: Chain;
+    let merchant: Listener;
+    before(async () => {
+      merchant = await startListener('OK');
+      chain = await startChain(kind, { upstreamWorkers: false, ourWorkers: false, notificationUrl: merchant.url });
+    });
+    after(async () => {
+      await chain?.upstream.close();
+      await merchant?.close();
+    });
+
+    it('on restart the re-check finds the charge through inquire; exactly one final callback', async () => {
+      const connectors = chain.ours.gateway.ctx.connectors as Map<string, CardConnector>;
+      const real = connectors.get('akurateco')!;
+      // The process "dies" right after the upstream's answer arrived: nothing of it is written.
+      const dying: CardConnector = Object.create(real) as CardConnector;
+      Object.defineProperty(dying, 'authorize', { value: async (...args: Parameters<CardConnector['authorize']>) => {
+        await real.authorize(...args);
+        throw new Error('process killed');
+      } });
+      connectors.set('akurateco', dying);
+      const res = await sale(chain.ours, { order_amount: '7.00' });
+      const id = res.body.trans_id as string;
+      assert.equal((await ourPayment(chain.ours, id)).pendingOperation, 'authorize');
+      assert.equal((await upstreamPayments(chain, id))[0]!.status, 'settled', 'the upstream charged');
+      await chain.ours.gateway.close();
+
+      // Restart: a new gateway on the same store and vault keys, its workers on.
+      const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', callbackAllowedPrivateHosts: ['127.0.0.1'] };
+      const restarted = await assembleGateway({ config, db: chain.ours.store.db, keyring: chain.ours.keyring, logger: createLogger('silent'), dispatcher: { pollMs: 50, timeoutMs: 2000 } });
+      try {
+        const address = await restarted.app.listen({ port: 0, host: '127.0.0.1' });
+        (restarted.ctx as { baseUrl: string }).baseUrl = address;
+        restarted.startWorkers();
+        assert.equal(await new PaymentRecheck(restarted.ctx, { staleAfterMs: 0 }).runOnce(), 1);
+        const p = await ourPayment(chain.ours, id);
+        assert.equal(p.status, 'settled');
+        assert.equal((await upstreamPayments(chain, id)).length, 1, 'charged once');
+        await merchant.waitFor(1);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(merchant.received.filter((r) => r.fields.trans_id === id).length, 1, 'exactly one final callback');
+        assert.equal((await callbackRows(chain, id)).length, 1);
+      } finally {
+        await restarted.close();
+        await chain.ours.store.dispose();
+      }
+    });
+  });
+}
