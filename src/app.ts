@@ -20,7 +20,6 @@ import { installMetrics } from './channels/metrics.ts';
 import { registerOperationsRoutes } from './channels/operations.ts';
 import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts';
 import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
-import { registerAdminSigningSecretRoutes } from './channels/admin/signing-secret-routes.ts';
 import { registerAdminUserRoutes } from './channels/admin/user-routes.ts';
 import { registerAdminMerchantRoutes } from './channels/admin/merchant-routes.ts';
 import { registerAdminAuditRoutes } from './channels/admin/audit-routes.ts';
@@ -31,6 +30,7 @@ import { registerAdminConfigCatalogRoutes } from './channels/admin/config-catalo
 import { registerAdminSessionRoutes } from './channels/admin/session-routes.ts';
 import { registerAdminStatsRoutes } from './channels/admin/stats-routes.ts';
 import { registerConsole } from './channels/console/static.ts';
+import { registerAdminSigningSecretRoutes } from './channels/admin/signing-secret-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
 import { registerCardCreditRoutes } from './channels/checkout/credit-routes.ts';
@@ -38,6 +38,7 @@ import { registerPageRoutes } from './channels/pages/routes.ts';
 import { registerS2sCardRoutes } from './channels/s2s-card/routes.ts';
 import { registerRecurringRoutes } from './channels/checkout/recurring-routes.ts';
 import { registerTestClockRoutes } from './channels/sandbox/test-clock-routes.ts';
+import { registerShopRoutes } from './channels/sandbox/shop-routes.ts';
 import { registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
 import { registerApmPageRoutes } from './channels/pages/apm-routes.ts';
 import { registerConnectorRoutes } from './channels/connectors/routes.ts';
@@ -116,6 +117,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerCardCreditRoutes(app, ctx);
   registerRecurringRoutes(app, ctx);
   registerTestClockRoutes(app, ctx);
+  registerShopRoutes(app, ctx);
   registerPageRoutes(app, ctx);
   await registerS2sCardRoutes(app, ctx);
   await registerS2sApmRoutes(app, ctx);
@@ -123,7 +125,6 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerConnectorRoutes(app, ctx);
   registerAdminCallbackRoutes(app, ctx);
   registerAdminPaymentRoutes(app, ctx);
-  registerAdminSigningSecretRoutes(app, ctx);
   registerAdminUserRoutes(app, ctx);
   registerAdminMerchantRoutes(app, ctx);
   registerAdminAuditRoutes(app, ctx);
@@ -133,6 +134,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerAdminConfigCatalogRoutes(app, ctx);
   registerAdminSessionRoutes(app, ctx);
   registerAdminStatsRoutes(app, ctx);
+  registerAdminSigningSecretRoutes(app, ctx);
   await registerConsole(app);
   return app;
 }

@@ -147,8 +147,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     /** Drains HTTP and workers side by side: workers stop claiming and settle what they hold. */
     async close() {
       const workers = started ? [dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop()] : [];
-      await Promise.all([app.close(), ...workers]);
-      await watch.stop();
+      await Promise.all([app.close(), watch.stop(), ...workers]);
     },
   };
 }

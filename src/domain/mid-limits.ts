@@ -4,6 +4,7 @@
  * with the payment's minor units exactly, scaled to a common number of decimals (never floats).
  */
 import { exponentOf, type Money } from './money.ts';
+import type { RoutableMid, RoutingRule } from './routing.ts';
 
 export interface MidLimits {
   currencies: readonly string[] | null;
@@ -34,4 +35,12 @@ export function withinLimits(mid: MidLimits, money: Money): boolean {
   if (mid.minAmount !== null && amount < scaledDecimal(mid.minAmount)) return false;
   if (mid.maxAmount !== null && amount > scaledDecimal(mid.maxAmount)) return false;
   return true;
+}
+
+/** The limits as routing rules, each with the reason a routing decision records for a MID it keeps out. */
+export function limitRules(money: Money): RoutingRule<MidLimits & RoutableMid>[] {
+  return [
+    { reason: 'currency', allows: (mid) => !mid.currencies || mid.currencies.includes(money.currency) },
+    { reason: 'amount', allows: (mid) => withinLimits({ currencies: null, minAmount: mid.minAmount, maxAmount: mid.maxAmount }, money) },
+  ];
 }

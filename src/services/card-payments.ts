@@ -13,7 +13,7 @@ import type { Sql } from '../store/database.ts';
 import { markSessionPaid } from '../store/sessions-repo.ts';
 import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/card-vault.ts';
 import { eligibleMids, explainRouting, type Intent } from '../domain/routing.ts';
-import { withinLimits } from '../domain/mid-limits.ts';
+import { limitRules } from '../domain/mid-limits.ts';
 import type { Money } from '../domain/money.ts';
 import { nextStatus, type PaymentEvent as StateEvent } from '../domain/payment-state.ts';
 import { cardBrandByPrefix, first6Last4, maskPan } from '../domain/card.ts';
@@ -56,11 +56,12 @@ export type PaymentStep =
   | { kind: 'processing'; payment: Payment };
 
 /**
- * The connector of the first MID that may carry this intent (a merchant in live mode: never the sandbox) and,
+ * The connector of the first MID that may carry this intent (a merchant in live mode: never the sandbox), and,
  * when given, this amount and currency (the MID's limits).
  */
 export function routeMid(ctx: ServiceContext, mids: readonly Mid[], intent: Intent, merchant?: Pick<Merchant, 'sandbox'>, money?: Money): { mid: Mid; connector: CardConnector } {
-  const takers = money ? mids.filter((m) => withinLimits(m, money)) : mids;
+  const rules = money ? limitRules(money) : [];
+  const takers = mids.filter((m) => rules.every((rule) => rule.allows(m)));
   const [mid] = eligibleMids(takers, intent, usableConnectors(ctx, merchant));
   const connector = mid && ctx.connectors.get(mid.connector);
   if (!mid || !connector) throw new GatewayError('noEligibleMid');
@@ -158,7 +159,7 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
         brand: cardBrandByPrefix(vaulted.first6Last4.slice(0, 6)) ?? 'card',
         lastTransId: transId,
         // For the operator's view of the payment (GET /admin/v1/payments/{id}): which MID and why.
-        routing: explainRouting(input.mids, intent, mid, usableConnectors(ctx, merchant)),
+        routing: explainRouting(input.mids, intent, mid, usableConnectors(ctx, merchant), limitRules({ minor: payment.amount, currency: payment.currency })),
       }, unsent.length > 0 ? { unsentParameters: unsent } : {}),
     };
     if (input.payer) patch.payer = Object.assign({}, payment.payer, input.payer);

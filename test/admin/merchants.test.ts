@@ -17,12 +17,13 @@ for (const { kind, skip } of await storeKinds()) {
     });
     after(async () => t?.close());
 
-    it('creates a merchant and shows its password once', async () => {
+    it('creates a merchant and shows its password and webhook signing secret once', async () => {
       const res = await admin('POST', '/admin/v1/merchants', { name: 'Second Shop', notification_url: 'https://shop.example/cb', sandbox: false, hash_algorithm: 'sha256' });
       assert.equal(res.status, 201, res.text);
       assert.deepEqual(Object.keys(res.body).sort(), [
-        'created_at', 'disabled', 'hash_algorithm', 'id', 'merchant_key', 'name', 'notification_url', 'password', 'previous_password_valid_until', 'sandbox', 'updated_at',
+        'created_at', 'disabled', 'hash_algorithm', 'id', 'merchant_key', 'name', 'notification_url', 'password', 'previous_password_valid_until', 'sandbox', 'signing_secret', 'updated_at',
       ]);
+      assert.match(res.body.signing_secret, /^whsec_[A-Za-z0-9+/]{20,}={0,2}$/);
       assert.match(res.body.merchant_key, /^[0-9a-f]{32}$/);
       assert.match(res.body.password, /^[0-9a-f]{32}$/);
       assert.equal(res.body.sandbox, false);
@@ -31,6 +32,7 @@ for (const { kind, skip } of await storeKinds()) {
       const again = await admin('GET', `/admin/v1/merchants/${res.body.id}`);
       assert.equal(again.status, 200);
       assert.equal(again.text.includes(res.body.password), false, 'never shown again');
+      assert.equal(again.text.includes(res.body.signing_secret), false, 'the signing secret is never shown again');
       assert.equal('password' in again.body, false);
       assert.equal(again.body.merchant_key, res.body.merchant_key);
 

@@ -10,6 +10,7 @@ import { startTestGateway, type TestGateway, type TestMerchant } from '../suppor
 import { adminCall, d3Messages, tokenFor } from './config-support.ts';
 import { errorOf, sale } from '../s2s-card/support.ts';
 import { listMids, openMidCredentials } from '../../src/store/merchants-repo.ts';
+import { getPayment } from '../../src/store/payments-repo.ts';
 import type { CardConnector } from '../../src/connectors/types.ts';
 
 const SECRET = 'sk_live_0123456789abcdef';
@@ -199,6 +200,18 @@ for (const { kind, skip } of await storeKinds()) {
       await call('PATCH', path, tokens.operator, { max_amount: null, min_amount: '2.00' });
       assert.equal(errorOf(await sale(t, { order_amount: '1.99' }, m)).error_code, '204002', 'below its min_amount');
       assert.equal((await sale(t, { order_amount: '0', auth: 'Y' }, m)).body.status, 'PENDING', 'a zero authorization is not held to amounts');
+    });
+
+    it('records a MID kept out by its limits in the payment\'s routing decision, with the reason', async () => {
+      const m = await t.addMerchant({ mids: [] });
+      const eurOnly = (await call('POST', mids(m), ADMIN, { connector: 'sandbox-card', priority: 9, currencies: ['EUR'] })).body;
+      const any = (await call('POST', mids(m), ADMIN, { connector: 'sandbox-card', priority: 1 })).body;
+      const paid = await sale(t, { order_currency: 'USD' }, m);
+      assert.equal(paid.body.status, 'SETTLED', paid.text);
+      const payment = await getPayment(t.store.db, paid.body.trans_id);
+      assert.equal(payment!.midId, any.id);
+      const considered = (payment!.details.routing as { considered: { midId: string; eligible: boolean; reason?: string }[] }).considered;
+      assert.deepEqual(considered.find((c) => c.midId === eurOnly.id), { midId: eurOnly.id, priority: 9, eligible: false, reason: 'currency' });
     });
 
     it('puts the MID\'s descriptor in the answers of the payments it carried', async () => {

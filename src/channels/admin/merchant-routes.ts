@@ -10,6 +10,7 @@ import type { ServiceContext } from '../../services/context.ts';
 import { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS } from '../../domain/password-rotation.ts';
 import { findMerchantRecord, listMerchantRecords, type MerchantRecord } from '../../store/merchant-admin-repo.ts';
 import { createMerchant, rotatePassword, setMerchantDisabled, updateMerchant } from '../../services/admin/merchants.ts';
+import { issueSigningSecret } from '../../services/signing-secrets.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { IdParams, NullableTimestamp, Timestamp, UUID, bodyDefaultsToEmpty, notFound, responses } from './schemas.ts';
 import { decodeCursor, nextCursor, pageSize } from './cursor.ts';
@@ -34,8 +35,12 @@ const MerchantProps = {
 };
 const Merchant = Type.Object(MerchantProps, { description: 'A merchant (never its password).', examples: [MERCHANT_EXAMPLE] });
 const PASSWORD_EXAMPLE = '9f86d081884c7d659a2feaa0c55ad015';
-const CreatedMerchant = Type.Object({ ...MerchantProps, password: Type.String({ description: 'Shown in this answer only; never again.' }) },
-  { description: 'The new merchant: `password` is in this answer only.', examples: [{ ...MERCHANT_EXAMPLE, password: PASSWORD_EXAMPLE }] });
+const CreatedMerchant = Type.Object({
+  ...MerchantProps,
+  password: Type.String({ description: 'Shown in this answer only; never again.' }),
+  signing_secret: Type.String({ description: 'The webhook signing secret (`whsec_...`, Standard Webhooks): shown in this answer only; rotate it with `POST /admin/v1/merchants/{id}/signing-secret`.' }),
+},
+  { description: 'The new merchant: `password` and `signing_secret` are in this answer only.', examples: [{ ...MERCHANT_EXAMPLE, password: PASSWORD_EXAMPLE, signing_secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }] });
 
 const CreateBody = Type.Object({
   name: Name,
@@ -107,7 +112,8 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
       name: b.name, notificationUrl: b.notification_url, sandbox: b.sandbox, digest: b.hash_algorithm, key: b.merchant_key, password: b.password,
     }, ctx.clock.now(), ctx.callbackTargets);
     ctx.merchants.invalidate();
-    return reply.code(201).send({ ...present(merchant), password });
+    const signingSecret = await issueSigningSecret(ctx, merchant.id);
+    return reply.code(201).send({ ...present(merchant), password, signing_secret: signingSecret?.expose() ?? '' });
   });
 
   app.get<{ Querystring: ListQuery }>('/admin/v1/merchants', {
