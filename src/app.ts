@@ -27,6 +27,9 @@ import { registerAdminMidRoutes } from './channels/admin/mid-routes.ts';
 import { registerAdminSettingsRoutes } from './channels/admin/settings-routes.ts';
 import { registerAdminWalletRoutes } from './channels/admin/wallet-routes.ts';
 import { registerAdminConfigCatalogRoutes } from './channels/admin/config-catalog-routes.ts';
+import { registerAdminSessionRoutes } from './channels/admin/session-routes.ts';
+import { registerAdminStatsRoutes } from './channels/admin/stats-routes.ts';
+import { registerConsole } from './channels/console/static.ts';
 import { registerAdminSigningSecretRoutes } from './channels/admin/signing-secret-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
@@ -124,6 +127,9 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerAdminSettingsRoutes(app, ctx);
   registerAdminWalletRoutes(app, ctx);
   registerAdminConfigCatalogRoutes(app, ctx);
+  registerAdminSessionRoutes(app, ctx);
+  registerAdminStatsRoutes(app, ctx);
   registerAdminSigningSecretRoutes(app, ctx);
+  await registerConsole(app);
   return app;
 }

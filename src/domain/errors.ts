@@ -54,6 +54,8 @@ export const ERRORS = {
   nothingToResolve: { http: 409, code: '100000', message: 'Payment has no operation waiting for an operator.' },
   adminUnauthorized: { http: 401, code: '100000', message: 'Authorization: Operator token is not valid.' },
   adminForbidden: { http: 403, code: '100000', message: 'Authorization: Your role does not permit this action.' },
+  consoleSignInFailed: { http: 401, code: '100000', message: 'Authorization: E-mail or password is not valid.' },
+  csrfTokenInvalid: { http: 403, code: '100000', message: 'Authorization: CSRF token is missing or not valid.' },
   payloadTooLarge: { http: 413, code: '100000', message: 'Request data is invalid.' },
   unsupportedMediaType: { http: 415, code: '100000', message: 'Request data is invalid.' },
   headersTooLarge: { http: 431, code: '100000', message: 'Request data is invalid.' },

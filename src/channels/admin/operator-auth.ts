@@ -2,6 +2,7 @@
  * The admin API's authentication and authorization, in one place: a Bearer token of an operator user,
  * looked up by digest, and the role table (domain/admin-roles.ts) deciding what the route needs.
  * 401 without a token or with one that is unknown, revoked or of a disabled user; 403 for a role that may not.
+ * The console's session cookie is accepted in place of the token, with the CSRF header on every write.
  */
 import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../../domain/errors.ts';
@@ -10,6 +11,7 @@ import { operatorTokenDigest } from '../../domain/operator-tokens.ts';
 import { findOperatorByTokenDigest, touchOperatorToken, type Operator } from '../../store/operators-repo.ts';
 import type { ServiceContext } from '../../services/context.ts';
 import type { AuditActor } from '../../store/audit-repo.ts';
+import { sessionCookieOf, sessionOperator } from './console-session-auth.ts';
 
 export const ADMIN_TAG = { tags: ['Admin'], security: [{ bearer: [] }] };
 
@@ -32,6 +34,8 @@ const LAST_USED_INTERVAL_MS = 60_000;
 
 async function signedIn(ctx: Pick<ServiceContext, 'db' | 'clock'>, req: FastifyRequest): Promise<Operator> {
   const token = bearerToken(req);
+  // The console signs in with a session cookie; an API client with a Bearer token (which wins when both come).
+  if (!token && sessionCookieOf(req)) return sessionOperator(ctx, req);
   const operator = token ? await findOperatorByTokenDigest(ctx.db, operatorTokenDigest(token)) : undefined;
   if (!operator) throw new GatewayError('adminUnauthorized');
   const now = ctx.clock.now();

@@ -1,0 +1,80 @@
+/**
+ * The admin API, typed by the types generated from the gateway's own OpenAPI description (schema.d.ts, built by
+ * scripts/build-console.mjs): a path, method, query and body that the API does not have do not compile.
+ * The session cookie travels by itself; the CSRF token the sign-in answered goes in a header on every write.
+ */
+import type { paths } from './schema';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Path = keyof paths;
+type Op<P extends Path, M extends Method> = paths[P] extends { [K in M]: infer O } ? O : never;
+type Json<R> = R extends { content: { 'application/json': infer J } } ? J : never;
+export type Answer<P extends Path, M extends Method> = Op<P, M> extends { responses: infer R }
+  ? R extends { 200: infer A } ? Json<A> : R extends { 201: infer A } ? Json<A> : undefined
+  : never;
+export type BodyOf<P extends Path, M extends Method> = Op<P, M> extends { requestBody: { content: { 'application/json': infer B } } } ? B
+  : Op<P, M> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+export type QueryOf<P extends Path, M extends Method> = Op<P, M> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+type ParamsOf<P extends Path, M extends Method> = Op<P, M> extends { parameters: { path: infer X } } ? X : never;
+
+export interface CallOptions<P extends Path, M extends Method> {
+  params?: ParamsOf<P, M>;
+  query?: QueryOf<P, M>;
+  body?: BodyOf<P, M>;
+}
+
+/** A D3 error body: `{http_code, error_code, error_message, errors?}`. */
+export interface ErrorBody {
+  http_code: number;
+  error_code: string;
+  error_message: string;
+  errors?: { error_code: string; error_message: string }[];
+}
+
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly body: ErrorBody | undefined) {
+    super(body?.errors?.map((e) => e.error_message).join(' ') || body?.error_message || `The gateway answered ${status}.`);
+  }
+}
+
+let csrfToken: string | undefined;
+export const setCsrfToken = (token: string | undefined) => { csrfToken = token; };
+
+/** Called when an answer says the session is gone (signed out elsewhere, idle timeout). */
+let onSignedOut: () => void = () => {};
+export const whenSignedOut = (fn: () => void) => { onSignedOut = fn; };
+
+export function buildUrl(path: string, params?: object, query?: object): string {
+  const filled = path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String((params as Record<string, unknown>)[name])));
+  const search = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null && v !== '') search.set(k, String(v));
+  const qs = search.toString();
+  return qs ? `${filled}?${qs}` : filled;
+}
+
+export async function call<P extends Path, M extends Method>(method: M, path: P, opts: CallOptions<P, M> = {}): Promise<Answer<P, M>> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'get' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  const res = await fetch(buildUrl(path, opts.params as object | undefined, opts.query as object | undefined), {
+    method: method.toUpperCase(), headers, credentials: 'same-origin',
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
+  const text = await res.text();
+  const json = text ? (JSON.parse(text) as unknown) : undefined;
+  if (!res.ok) {
+    if (res.status === 401 && path !== '/admin/v1/session') onSignedOut();
+    throw new ApiError(res.status, json as ErrorBody | undefined);
+  }
+  return json as Answer<P, M>;
+}
+
+export type Payment = Answer<'/admin/v1/payments', 'get'>['payments'][number];
+export type PaymentDetail = Answer<'/admin/v1/payments/{id}', 'get'>;
+export type Merchant = Answer<'/admin/v1/merchants', 'get'>['merchants'][number];
+export type Mid = Answer<'/admin/v1/merchants/{id}/mids', 'get'>['mids'][number];
+export type Callback = Answer<'/admin/v1/callbacks', 'get'>['callbacks'][number];
+export type Session = Answer<'/admin/v1/session', 'get'>;
+export type Permission = Session['permissions'][number];
+export type Settings = Answer<'/admin/v1/merchants/{id}/settings', 'get'>;
+export type PaymentQuery = QueryOf<'/admin/v1/payments', 'get'>;

@@ -1,0 +1,138 @@
+import { useState } from 'react';
+import { call, type Answer } from '../api/client';
+import { bodyEnumOf } from '../queryParams';
+import { useCan } from '../session';
+import { ErrorNote, Field, Show, useLoad, useSubmit } from '../ui';
+
+type Wallets = Answer<'/admin/v1/merchants/{id}/wallets', 'get'>;
+const ROUTE = 'PUT /admin/v1/merchants/{id}/wallets';
+
+/** A PEM key or certificate, pasted or read from a file; never shown again once stored (only its fingerprint). */
+function PemInput({ label, value, onChange, stored }: { label: string; value: string; onChange: (v: string) => void; stored?: string | null }) {
+  return (
+    <Field label={label} hint={stored ? `Stored: ${stored}. Leave empty to keep it.` : 'Paste the PEM or choose a file.'}>
+      {(id) => (
+        <>
+          <textarea id={id} rows={3} spellCheck={false} autoComplete="off" value={value} placeholder="-----BEGIN ...-----" onChange={(e) => onChange(e.target.value)} />
+          <input type="file" aria-label={`${label} from a file`} accept=".pem,.key,.crt,.cer,text/plain" onChange={(e) => void e.target.files?.[0]?.text().then(onChange)} />
+        </>
+      )}
+    </Field>
+  );
+}
+
+function Choices({ legend, field, value, onChange }: { legend: string; field: string; value: string[]; onChange: (v: string[]) => void }) {
+  return (
+    <fieldset className="switch-group">
+      <legend>{legend}</legend>
+      <div className="chips">
+        {bodyEnumOf(ROUTE, field).map((o) => (
+          <label key={o} className="check"><input type="checkbox" checked={value.includes(o)} onChange={(e) => onChange(e.target.checked ? [...value, o] : value.filter((x) => x !== o))} /> {o}</label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+function ApplePay({ merchantId, current, done }: { merchantId: string; current: Wallets['apple_pay']; done: () => void }) {
+  const [enabled, setEnabled] = useState(current?.enabled ?? true);
+  const [identifier, setIdentifier] = useState(current?.merchant_identifier ?? '');
+  const [country, setCountry] = useState(current?.country ?? '');
+  const [shop, setShop] = useState(current?.shop_name ?? '');
+  const [caps, setCaps] = useState<string[]>(current?.merchant_capabilities ?? ['supports3DS']);
+  const [networks, setNetworks] = useState<string[]>(current?.supported_networks ?? ['visa', 'masterCard']);
+  const [domains, setDomains] = useState(current?.domains.join(', ') ?? '');
+  const [certificate, setCertificate] = useState('');
+  const [privateKey, setPrivateKey] = useState('');
+  const [processingKey, setProcessingKey] = useState('');
+  const [saved, setSaved] = useState(false);
+  const can = useCan();
+  const { busy, error, submit } = useSubmit(async () => {
+    await call('put', '/admin/v1/merchants/{id}/wallets', { params: { id: merchantId }, body: { apple_pay: {
+      enabled, merchant_identifier: identifier, country: country.toUpperCase(), shop_name: shop,
+      merchant_capabilities: caps as never, supported_networks: networks as never,
+      domains: domains.split(/[\s,]+/).filter(Boolean),
+      ...(certificate ? { certificate } : {}), ...(privateKey ? { private_key: privateKey } : {}), ...(processingKey ? { processing_private_key: processingKey } : {}),
+    } } });
+    setCertificate(''); setPrivateKey(''); setProcessingKey(''); setSaved(true);
+    done();
+  });
+  return (
+    <form className="card" aria-labelledby="apple" onSubmit={(e) => void submit(e)}>
+      <h2 id="apple">Apple Pay</h2>
+      <fieldset disabled={!can('merchants.write')}>
+        <div className="grid">
+          <label className="check"><input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled</label>
+          <Field label="Merchant identifier">{(id) => <input id={id} required value={identifier} onChange={(e) => setIdentifier(e.target.value)} />}</Field>
+          <Field label="Country (ISO, 2 letters)">{(id) => <input id={id} required maxLength={2} value={country} onChange={(e) => setCountry(e.target.value)} />}</Field>
+          <Field label="Shop name">{(id) => <input id={id} required value={shop} onChange={(e) => setShop(e.target.value)} />}</Field>
+          <Field label="Domains" hint="Comma separated.">{(id) => <input id={id} value={domains} onChange={(e) => setDomains(e.target.value)} />}</Field>
+        </div>
+        <Choices legend="Capabilities" field="apple_pay.merchant_capabilities" value={caps} onChange={setCaps} />
+        <Choices legend="Networks" field="apple_pay.supported_networks" value={networks} onChange={setNetworks} />
+        <PemInput label="Merchant identity certificate" value={certificate} onChange={setCertificate} stored={current?.certificate ? `${current.certificate.subject}, valid to ${current.certificate.valid_to}, fingerprint ${current.certificate.fingerprint}` : null} />
+        <PemInput label="Certificate private key" value={privateKey} onChange={setPrivateKey} stored={current?.private_key?.fingerprint} />
+        <PemInput label="Payment processing private key" value={processingKey} onChange={setProcessingKey} stored={current?.processing_private_key?.fingerprint} />
+      </fieldset>
+      {error && <ErrorNote error={error} />}
+      {can('merchants.write') && <div className="actions"><button type="submit" className="primary" disabled={busy}>Save Apple Pay</button>{saved && <span role="status">Saved.</span>}</div>}
+    </form>
+  );
+}
+
+function GooglePay({ merchantId, current, done }: { merchantId: string; current: Wallets['google_pay']; done: () => void }) {
+  const [enabled, setEnabled] = useState(current?.enabled ?? true);
+  const [environment, setEnvironment] = useState(current?.environment ?? 'TEST');
+  const [auth, setAuth] = useState<string[]>(current?.allowed_auth_methods ?? ['PAN_ONLY', 'CRYPTOGRAM_3DS']);
+  const [networks, setNetworks] = useState<string[]>(current?.supported_networks ?? ['VISA', 'MASTERCARD']);
+  const [identifier, setIdentifier] = useState(current?.merchant_identifier ?? '');
+  const [gateway, setGateway] = useState(current?.gateway ?? 'portcullis');
+  const [gatewayMerchantId, setGatewayMerchantId] = useState(current?.gateway_merchant_id ?? '');
+  const [extra, setExtra] = useState(current?.extra_parameters ?? false);
+  const [privateKey, setPrivateKey] = useState('');
+  const [saved, setSaved] = useState(false);
+  const { busy, error, submit } = useSubmit(async () => {
+    await call('put', '/admin/v1/merchants/{id}/wallets', { params: { id: merchantId }, body: { google_pay: {
+      enabled, environment: environment as 'TEST' | 'PRODUCTION', allowed_auth_methods: auth as never, supported_networks: networks as never,
+      merchant_identifier: identifier, gateway, gateway_merchant_id: gatewayMerchantId, extra_parameters: extra,
+      ...(privateKey ? { private_key: privateKey } : {}),
+    } } });
+    setPrivateKey(''); setSaved(true);
+    done();
+  });
+  const can = useCan();
+  return (
+    <form className="card" aria-labelledby="google" onSubmit={(e) => void submit(e)}>
+      <h2 id="google">Google Pay</h2>
+      <fieldset disabled={!can('merchants.write')}>
+        <div className="grid">
+          <label className="check"><input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled</label>
+          <Field label="Environment">{(id) => <select id={id} value={environment} onChange={(e) => setEnvironment(e.target.value)}>{bodyEnumOf(ROUTE, 'google_pay.environment').map((o) => <option key={o}>{o}</option>)}</select>}</Field>
+          <Field label="Merchant identifier">{(id) => <input id={id} required value={identifier} onChange={(e) => setIdentifier(e.target.value)} />}</Field>
+          <Field label="Gateway">{(id) => <input id={id} required value={gateway} onChange={(e) => setGateway(e.target.value)} />}</Field>
+          <Field label="Gateway merchant id">{(id) => <input id={id} required value={gatewayMerchantId} onChange={(e) => setGatewayMerchantId(e.target.value)} />}</Field>
+          <label className="check"><input type="checkbox" checked={extra} onChange={(e) => setExtra(e.target.checked)} /> Extra parameters</label>
+        </div>
+        <Choices legend="Authentication methods" field="google_pay.allowed_auth_methods" value={auth} onChange={setAuth} />
+        <Choices legend="Networks" field="google_pay.supported_networks" value={networks} onChange={setNetworks} />
+        <PemInput label="Private key" value={privateKey} onChange={setPrivateKey} stored={current?.private_key?.fingerprint} />
+      </fieldset>
+      {error && <ErrorNote error={error} />}
+      {can('merchants.write') && <div className="actions"><button type="submit" className="primary" disabled={busy}>Save Google Pay</button>{saved && <span role="status">Saved.</span>}</div>}
+    </form>
+  );
+}
+
+export function Wallets({ merchantId }: { merchantId: string }) {
+  const wallets = useLoad(() => call('get', '/admin/v1/merchants/{id}/wallets', { params: { id: merchantId } }), merchantId);
+  return (
+    <Show loaded={wallets} what="wallet settings">
+      {(w) => (
+        <>
+          <ApplePay merchantId={merchantId} current={w.apple_pay} done={wallets.reload} />
+          <GooglePay merchantId={merchantId} current={w.google_pay} done={wallets.reload} />
+        </>
+      )}
+    </Show>
+  );
+}

@@ -1,0 +1,161 @@
+/** The pieces every screen shares: loading, error and empty states, money and times, confirmation, tables. */
+import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { ApiError } from './api/client';
+import { formatLocal, formatMoney, formatUtc } from './format';
+
+export interface Loaded<T> {
+  data?: T;
+  error?: Error;
+  loading: boolean;
+  reload(): void;
+}
+
+/** Loads on mount and whenever `key` changes; `reload` loads again. */
+export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true, error: undefined }));
+    load().then(
+      (data) => live && setState({ data, loading: false }),
+      (error: Error) => live && setState({ error, loading: false }),
+    );
+    return () => { live = false; };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { ...state, reload };
+}
+
+export function Loading({ what }: { what: string }) {
+  return <p className="state" role="status" aria-live="polite">Loading {what}…</p>;
+}
+
+export function ErrorNote({ error, retry }: { error: Error; retry?: () => void }) {
+  const forbidden = error instanceof ApiError && error.status === 403;
+  return (
+    <div className="error" role="alert">
+      <p>{forbidden ? 'Your role does not permit this.' : error.message}</p>
+      {retry && !forbidden && <button type="button" onClick={retry}>Try again</button>}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <p className="state empty">{children}</p>;
+}
+
+/** Renders loading, error or the content of a load. */
+export function Show<T>({ loaded, what, children }: { loaded: Loaded<T>; what: string; children: (data: T) => ReactNode }) {
+  if (loaded.error) return <ErrorNote error={loaded.error} retry={loaded.reload} />;
+  if (loaded.data === undefined) return <Loading what={what} />;
+  return <>{children(loaded.data)}</>;
+}
+
+export function Money({ amount, currency }: { amount: string; currency: string }) {
+  return <span className="money">{formatMoney(amount, currency)}</span>;
+}
+
+export function Time({ iso }: { iso: string | null | undefined }) {
+  if (!iso) return <span aria-label="none">—</span>;
+  return <time dateTime={iso} title={formatUtc(iso)}>{formatLocal(iso)}</time>;
+}
+
+/** A table that scrolls sideways on a phone; focusable so the keyboard can scroll it too. */
+export function Table({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap" tabIndex={0} role="region" aria-label={label}>
+      <table>{children}</table>
+    </div>
+  );
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge badge-${status.replace(/[^a-z0-9]/gi, '').toLowerCase()}`}>{status}</span>;
+}
+
+/**
+ * A button that asks before it acts (a native modal dialog: focus is trapped and Escape cancels), then runs
+ * `action` and shows its error, if any, in the dialog.
+ */
+export function ConfirmButton({ label, title, children, confirmLabel, action, danger, disabled }: {
+  label: string; title: string; children?: ReactNode; confirmLabel?: string; action: () => Promise<unknown>; danger?: boolean; disabled?: boolean;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error>();
+  const titleId = useId();
+  const run = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+      dialog.current?.close();
+    } catch (err) {
+      setError(err as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <button type="button" className={danger ? 'danger' : undefined} disabled={disabled} onClick={() => { setError(undefined); dialog.current?.showModal(); }}>{label}</button>
+      <dialog ref={dialog} aria-labelledby={titleId}>
+        <h2 id={titleId}>{title}</h2>
+        {children}
+        {error && <ErrorNote error={error} />}
+        <div className="actions">
+          <button type="button" onClick={() => dialog.current?.close()}>Cancel</button>
+          <button type="button" className={danger ? 'danger' : 'primary'} disabled={busy} onClick={() => void run()}>{busy ? 'Working…' : confirmLabel ?? label}</button>
+        </div>
+      </dialog>
+    </>
+  );
+}
+
+/** A value shown once (a new password or token), with a copy button. */
+export function ShownOnce({ label, value }: { label: string; value: string }) {
+  const [copied, setCopied] = useState(false);
+  const id = useId();
+  return (
+    <div className="shown-once" role="group" aria-labelledby={id}>
+      <p id={id}><strong>{label}</strong> — shown this once; keep it now.</p>
+      <code data-testid="shown-once">{value}</code>
+      <button type="button" onClick={() => void navigator.clipboard?.writeText(value).then(() => setCopied(true), () => setCopied(false))}>
+        {copied ? 'Copied' : 'Copy'}
+      </button>
+    </div>
+  );
+}
+
+/** Runs a form's submit with busy and error state. */
+export function useSubmit<T>(fn: () => Promise<T>): { busy: boolean; error: Error | undefined; submit: (e?: { preventDefault(): void }) => Promise<T | undefined> } {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error>();
+  const submit = async (e?: { preventDefault(): void }) => {
+    e?.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      return await fn();
+    } catch (err) {
+      setError(err as Error);
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, submit };
+}
+
+export function Field({ label, children, hint }: { label: string; children: (id: string) => ReactNode; hint?: string }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children(id)}
+      {hint && <small>{hint}</small>}
+    </div>
+  );
+}

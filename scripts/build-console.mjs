@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+// `npm run build:console` (and npm ci's prepare step): the operator console under console/.
+// 1. the gateway's OpenAPI description, as /docs/json serves it (scripts/openapi-spec.ts);
+// 2. TypeScript types of the admin API generated from it (openapi-typescript) into console/src/api/schema.d.ts;
+// 3. the Vite build into console/dist, which the gateway serves at /admin.
+// Everything it writes is git-ignored. Without the build tools (an install with --omit=dev) and with a
+// console already built, it leaves the build as it is.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const consoleRoot = path.join(root, 'console');
+const spec = path.join(consoleRoot, 'generated', 'openapi.json');
+const types = path.join(consoleRoot, 'src', 'api', 'schema.d.ts');
+
+const hasTools = existsSync(path.join(root, 'node_modules', 'vite')) && existsSync(path.join(root, 'node_modules', 'openapi-typescript'));
+if (!hasTools) {
+  if (existsSync(path.join(consoleRoot, 'dist', 'index.html'))) {
+    console.log('console: build tools not installed; keeping the console already built in console/dist');
+    process.exit(0);
+  }
+  console.error('console: vite and openapi-typescript are needed to build the console (npm ci installs them)');
+  process.exit(1);
+}
+
+function run(label, args) {
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, LOG_LEVEL: 'silent' } });
+  if (result.status !== 0) {
+    console.error(`console: ${label} failed`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+run('OpenAPI description', ['--import', 'tsx', path.join(root, 'scripts', 'openapi-spec.ts'), spec]);
+// OpenAPI 3.0 has no null type: @fastify/swagger writes TypeBox's Type.Null() as `{enum: [null], nullable: true}`,
+// which openapi-typescript 6 cannot read. In a union, such a member becomes `nullable` on the union itself.
+const isNullSchema = (s) => s && typeof s === 'object' && Array.isArray(s.enum) && s.enum.length === 1 && s.enum[0] === null;
+function nullsToNullable(node) {
+  if (Array.isArray(node)) return node.map(nullsToNullable);
+  if (!node || typeof node !== 'object') return node;
+  const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, nullsToNullable(v)]));
+  for (const key of ['anyOf', 'oneOf']) {
+    if (Array.isArray(out[key]) && out[key].some(isNullSchema)) {
+      out[key] = out[key].filter((s) => !isNullSchema(s));
+      out.nullable = true;
+    }
+  }
+  if (isNullSchema(out)) return { nullable: true };
+  return out;
+}
+const typesInput = path.join(consoleRoot, 'generated', 'openapi.types-input.json');
+writeFileSync(typesInput, JSON.stringify(nullsToNullable(JSON.parse(readFileSync(spec, 'utf8')))));
+// The admin API's query parameters and their allowed values, for the console's filter forms (options are read
+// from the spec, not listed again in the console).
+function enumOf(schema) {
+  const values = (schema?.enum ?? schema?.anyOf?.flatMap((s) => s.enum ?? []))?.filter((v) => v !== null);
+  return values?.length ? values : undefined;
+}
+const queryParams = Object.fromEntries(Object.entries(JSON.parse(readFileSync(spec, 'utf8')).paths)
+  .filter(([p, ops]) => p.startsWith('/admin/v1/') && ops.get?.parameters)
+  .map(([p, ops]) => [p, ops.get.parameters.filter((x) => x.in === 'query').map((x) => ({ name: x.name, values: enumOf(x.schema), description: x.description }))]));
+writeFileSync(path.join(consoleRoot, 'generated', 'query-params.json'), `${JSON.stringify(queryParams, null, 2)}\n`);
+// The allowed values of every enumerated body field (dotted path; arrays by their items), same purpose.
+function bodyEnums(schema, prefix = '', out = {}) {
+  const values = enumOf(schema) ?? enumOf(schema?.items);
+  if (values?.length && prefix) out[prefix] = values;
+  for (const [name, sub] of Object.entries(schema?.properties ?? {})) bodyEnums(sub, prefix ? `${prefix}.${name}` : name, out);
+  return out;
+}
+const bodyFields = Object.fromEntries(Object.entries(JSON.parse(readFileSync(spec, 'utf8')).paths)
+  .filter(([p]) => p.startsWith('/admin/v1/'))
+  .flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => op.requestBody)
+    .map(([method, op]) => [`${method.toUpperCase()} ${p}`, bodyEnums(op.requestBody.content['application/json']?.schema)])));
+writeFileSync(path.join(consoleRoot, 'generated', 'body-enums.json'), `${JSON.stringify(bodyFields, null, 2)}\n`);
+run('API types', [path.join(root, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), typesInput, '--output', types]);
+run('Vite build', [path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn', consoleRoot]);
+console.log('console: built console/dist (served at /admin)');

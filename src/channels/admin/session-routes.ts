@@ -1,0 +1,101 @@
+/**
+ * The console's sign-in (issue 14): `POST /admin/v1/session` with an operator user's e-mail and password sets
+ * the session cookie (HttpOnly, SameSite=Strict, Secure over TLS) and answers the CSRF token the console sends
+ * in `X-CSRF-Token` on every write; `GET` answers the current session (the console reloading), `DELETE` signs
+ * out. Failed sign-ins count against the authentication-failure limit per client IP and per e-mail.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { ServiceContext } from '../../services/context.ts';
+import { PERMISSIONS, permissionsOf } from '../../domain/admin-roles.ts';
+import { IDLE_TIMEOUT_MS, sessionCookie } from '../../domain/console-session.ts';
+import { bucketName } from '../../domain/rate-limits.ts';
+import { GatewayError } from '../../domain/errors.ts';
+import { signIn, signOut } from '../../services/admin/console-sessions.ts';
+import { findOperatorUser } from '../../store/operators-repo.ts';
+import { liveSession } from './console-session-auth.ts';
+import { requireOperator } from './operator-auth.ts';
+import { presentUser } from './user-routes.ts';
+import { responses, Timestamp } from './schemas.ts';
+
+const TAG = ['Admin'];
+
+const SignInBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 254 }),
+  password: Type.String({ minLength: 1, maxLength: 256 }),
+}, { additionalProperties: false, examples: [{ email: 'ops@shop.example', password: 'correct horse battery staple' }] });
+type SignInBody = Static<typeof SignInBody>;
+
+const Session = Type.Object({
+  user: Type.Object({
+    id: Type.String(), email: Type.String(), name: Type.String(),
+    role: Type.Union(['admin', 'operator', 'support', 'viewer'].map((r) => Type.Literal(r))),
+  }),
+  permissions: Type.Array(Type.Union(PERMISSIONS.map((p) => Type.Literal(p)))),
+  csrf_token: Type.String({ description: 'Send it in `X-CSRF-Token` on every POST, PUT, PATCH and DELETE the session cookie authenticates.' }),
+  idle_timeout_seconds: Type.Integer({ description: 'A session unused this long ends.' }),
+  expires_at: Timestamp,
+}, {
+  description: 'The signed-in operator, what their role permits, and the CSRF token.',
+  examples: [{
+    user: { id: '01936f5e-8a4b-7c3d-9e2f-0a1b2c3d4e5f', email: 'ops@shop.example', name: 'Olga Ops', role: 'operator' },
+    permissions: permissionsOf('operator'), csrf_token: 'k3W8x0mQd2Zr5yT1vB7nC4pL9sF6hJ0a', idle_timeout_seconds: 1800, expires_at: '2026-11-24T17:00:00.000Z',
+  }],
+});
+
+const secureRequest = (req: FastifyRequest) => req.protocol === 'https';
+
+async function present(ctx: ServiceContext, userId: string, csrfToken: string, expiresAt: Date) {
+  const user = await findOperatorUser(ctx.db, userId);
+  if (!user) throw new GatewayError('adminUnauthorized');
+  const { id, email, name, role } = presentUser(user);
+  return { user: { id, email, name, role }, permissions: permissionsOf(role), csrf_token: csrfToken, idle_timeout_seconds: IDLE_TIMEOUT_MS / 1000, expires_at: expiresAt.toISOString() };
+}
+
+function clearCookie(req: FastifyRequest, reply: FastifyReply): void {
+  reply.header('set-cookie', sessionCookie('', { secure: secureRequest(req), maxAgeSeconds: 0 }));
+}
+
+export function registerAdminSessionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.post<{ Body: SignInBody }>('/admin/v1/session', {
+    schema: {
+      tags: TAG, summary: 'Sign in to the console with an operator user\'s e-mail and password (sets the session cookie)',
+      body: SignInBody, response: responses({ 201: Session }, [400]),
+    },
+  }, async (req, reply) => {
+    const byEmail = [bucketName('authFailures', 'email', req.body.email.toLowerCase())];
+    ctx.rateLimiter?.throwIfBlocked(byEmail);
+    const now = ctx.clock.now();
+    try {
+      const session = await signIn(ctx.db, req.body.email, req.body.password, now);
+      reply.header('set-cookie', sessionCookie(session.secret, { secure: secureRequest(req), maxAgeSeconds: Math.floor((session.expiresAt.getTime() - now.getTime()) / 1000) }));
+      reply.header('cache-control', 'no-store');
+      return reply.code(201).send(await present(ctx, session.userId, session.csrfToken, session.expiresAt));
+    } catch (err) {
+      if (err instanceof GatewayError) await ctx.rateLimiter?.recordFailures('authFailures', byEmail);
+      throw err;
+    }
+  });
+
+  app.get('/admin/v1/session', {
+    schema: { tags: TAG, summary: 'The console\'s current session (401 when signed out or timed out)', response: responses({ 200: Session }, []) },
+  }, async (req, reply) => {
+    const session = await liveSession(ctx, req);
+    if (!session) {
+      clearCookie(req, reply);
+      throw new GatewayError('adminUnauthorized');
+    }
+    reply.header('cache-control', 'no-store');
+    return present(ctx, session.userId, session.csrfToken, session.expiresAt);
+  });
+
+  app.delete('/admin/v1/session', {
+    onRequest: requireOperator(ctx),
+    schema: { tags: TAG, summary: 'Sign out of the console (the CSRF header is required)', response: responses({ 204: Type.Null() }, []) },
+  }, async (req, reply) => {
+    const session = req.consoleSession;
+    if (session) await signOut(ctx.db, session, ctx.clock.now());
+    clearCookie(req, reply);
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * The console's session rules (issue 14), pure: cookie names and attributes, idle and absolute lifetimes,
+ * which requests need the CSRF header. The store keeps the sessions; the admin guard applies these rules.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const SESSION_COOKIE = 'portcullis_session';
+export const CSRF_HEADER = 'x-csrf-token';
+/** A session unused this long ends (the console signs the operator out). */
+export const IDLE_TIMEOUT_MS = 30 * 60_000;
+/** However active, a session ends after this long. */
+export const ABSOLUTE_TIMEOUT_MS = 12 * 60 * 60_000;
+/** Last activity is written at most this often, so reads do not each become a write. */
+export const TOUCH_INTERVAL_MS = 60_000;
+
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export const needsCsrf = (method: string): boolean => !SAFE_METHODS.has(method.toUpperCase());
+
+export const newSessionSecret = (): string => randomBytes(32).toString('base64url');
+export const newCsrfToken = (): string => randomBytes(24).toString('base64url');
+export const sessionDigest = (secret: string): Buffer => createHash('sha256').update(secret).digest();
+
+/** Equal strings in constant time (the CSRF header against the session's token). */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** One cookie's value from a Cookie header; undefined when absent or malformed. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      const value = part.slice(eq + 1).trim();
+      return /^[A-Za-z0-9_-]{1,128}$/.test(value) ? value : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** The Set-Cookie value: HttpOnly, SameSite=Strict, scoped to /admin, Secure when the request came over TLS. */
+export function sessionCookie(value: string, opts: { secure: boolean; maxAgeSeconds: number }): string {
+  return [
+    `${SESSION_COOKIE}=${value}`, 'Path=/admin', 'HttpOnly', 'SameSite=Strict', `Max-Age=${opts.maxAgeSeconds}`,
+    ...(opts.secure ? ['Secure'] : []),
+  ].join('; ');
+}
+
+export interface SessionTimes {
+  lastSeenAt: Date;
+  expiresAt: Date;
+}
+
+export function sessionAlive(s: SessionTimes, now: Date): boolean {
+  return now.getTime() - s.lastSeenAt.getTime() < IDLE_TIMEOUT_MS && now < s.expiresAt;
+}

@@ -1,0 +1,42 @@
+/**
+ * Signing in to the console (issue 14): an operator user's e-mail and password open a session stored in the
+ * database (any node serves it). The answer gives the cookie's secret (set by the channel) and the CSRF token.
+ */
+import { GatewayError } from '../../domain/errors.ts';
+import { hashOperatorPassword, verifyOperatorPassword } from '../../domain/operator-passwords.ts';
+import { ABSOLUTE_TIMEOUT_MS, newCsrfToken, newSessionSecret, sessionDigest } from '../../domain/console-session.ts';
+import { newId } from '../../domain/ids.ts';
+import { endConsoleSession, findSignInUser, insertConsoleSession } from '../../store/console-sessions-repo.ts';
+import { appendAudit } from '../../store/audit-repo.ts';
+import type { Database } from '../../store/database.ts';
+
+export interface OpenedSession {
+  id: string;
+  userId: string;
+  secret: string;
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+/** Compared against when the e-mail is unknown, so an answer's timing does not tell which e-mails exist. */
+let decoy: Promise<string> | undefined;
+
+export async function signIn(db: Database, email: string, password: string, now: Date): Promise<OpenedSession> {
+  const user = await findSignInUser(db, email);
+  const digest = user?.passwordHash ?? (await (decoy ??= hashOperatorPassword('decoy password, never valid')));
+  const valid = await verifyOperatorPassword(password, digest);
+  if (!user?.passwordHash || !valid) throw new GatewayError('consoleSignInFailed');
+  const session = { id: newId(), userId: user.id, secret: newSessionSecret(), csrfToken: newCsrfToken(), expiresAt: new Date(now.getTime() + ABSOLUTE_TIMEOUT_MS) };
+  await db.transaction(async (tx) => {
+    await insertConsoleSession(tx, { id: session.id, digest: sessionDigest(session.secret), userId: user.id, csrfToken: session.csrfToken, now, expiresAt: session.expiresAt });
+    await appendAudit(tx, { actor: { userId: user.id, name: email }, action: 'session.sign_in', objectType: 'operator_user', objectId: user.id }, now);
+  });
+  return session;
+}
+
+export async function signOut(db: Database, session: { id: string; userId: string; email: string }, now: Date): Promise<void> {
+  await db.transaction(async (tx) => {
+    await endConsoleSession(tx, session.id, now);
+    await appendAudit(tx, { actor: { userId: session.userId, name: session.email }, action: 'session.sign_out', objectType: 'operator_user', objectId: session.userId }, now);
+  });
+}
