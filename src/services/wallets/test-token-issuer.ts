@@ -40,7 +40,7 @@ function uncompressedPoint(key: KeyObject): Buffer {
   return Buffer.concat([Buffer.from([0x04]), Buffer.from(jwk.x as string, 'base64url'), Buffer.from(jwk.y as string, 'base64url')]);
 }
 
-function flipFirstByte(bytes: Buffer): Buffer {
+function flipFirstByte(bytes: Buffer): Buffer<ArrayBuffer> {
   const copy = Buffer.from(bytes);
   copy[0] = (copy[0] ?? 0) ^ 0x01;
   return copy;
@@ -153,8 +153,8 @@ async function newCertificate(p: {
 
 const markerExtension = (oid: string) => new Extension({ extnID: oid, critical: false, extnValue: new asn1js.Null().toBER(false) });
 const generate = async () => await webcrypto.subtle.generateKey(ECDSA, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
-const pem = (label: string, der: ArrayBuffer | Buffer) =>
-  `-----BEGIN ${label}-----\n${Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END ${label}-----\n`;
+const pem = (label: string, der: ArrayBuffer) =>
+  `-----BEGIN ${label}-----\n${Buffer.from(new Uint8Array(der)).toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END ${label}-----\n`;
 
 export class ApplePayTestIssuer {
   private constructor(
@@ -237,7 +237,7 @@ export class ApplePayTestIssuer {
       })],
       certificates: [this.leaf.certificate, this.intermediate],
     });
-    await signedData.sign(this.leaf.privateKey, 0, 'SHA-256', content);
+    await signedData.sign(this.leaf.privateKey, 0, 'SHA-256', new Uint8Array(content));
     const info = new ContentInfo({ contentType: ContentInfo.SIGNED_DATA, content: signedData.toSchema(true) });
     return Buffer.from(info.toSchema().toBER(false)).toString('base64');
   }
