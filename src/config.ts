@@ -36,6 +36,8 @@ export interface Config {
    */
   production: boolean;
   rateLimits: RateLimitConfig;
+  /** Files of the wallet roots tokens must chain to (Google's published key JSON, Apple's root CA PEM); unset: none trusted. */
+  walletRoots: { googleTest?: string; googleProduction?: string; appleRoot?: string };
 }
 
 /** Requests allowed per window (RATE_LIMIT_*); `enabled: false` (RATE_LIMITS=off) only outside production. */
@@ -100,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callbackAllowedPrivateHosts: (env.CALLBACK_ALLOWED_PRIVATE_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
     vaultRetentionMinutes: intAtLeast(env.VAULT_RETENTION_MINUTES, DEFAULT_VAULT_RETENTION_MINUTES, MIN_VAULT_RETENTION_MINUTES, 'VAULT_RETENTION_MINUTES'),
     production: modeOf(env) === 'production',
+    walletRoots: { googleTest: env.GOOGLE_PAY_ROOT_KEYS_TEST, googleProduction: env.GOOGLE_PAY_ROOT_KEYS_PRODUCTION, appleRoot: env.APPLE_PAY_ROOT_CA },
     rateLimits: {
       enabled: env.RATE_LIMITS !== 'off',
       windowSeconds: intAtLeast(env.RATE_LIMIT_WINDOW_SECONDS, 60, 1, 'RATE_LIMIT_WINDOW_SECONDS'),

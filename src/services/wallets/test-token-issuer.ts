@@ -134,7 +134,8 @@ async function newCertificate(p: {
   const certificate = new Certificate();
   certificate.version = 2;
   const serial = randomBytes(9);
-  serial[0] = (serial[0] ?? 0) & 0x7f;
+  // Positive and minimally encoded: a leading zero byte (or the sign bit) would make a non-DER INTEGER.
+  serial[0] = ((serial[0] ?? 0) & 0x3f) | 0x40;
   certificate.serialNumber = new asn1js.Integer({ valueHex: serial });
   const name = (cn: string) => [new AttributeTypeAndValue({ type: '2.5.4.3', value: new asn1js.Utf8String({ value: cn }) })];
   certificate.subject.typesAndValues = name(p.subject);
