@@ -23,6 +23,12 @@ export interface MerchantSettings {
   overrideLinkTarget?: LinkTarget;
   /** Options the spec names per connector family (not secret; their secrets are sealed in merchants.option_secrets). */
   connectorOptions?: ConnectorOptions;
+  /**
+   * Hosted Checkout after a declined attempt: the payer stays on the page and may try another card or method,
+   * up to maxAttempts attempts per session (absent: 3); false keeps the platform's behaviour (the payer goes
+   * straight to the merchant's error_url).
+   */
+  payerRetries?: { maxAttempts: number } | false;
 }
 
 /** Per-connector options of the admin panel (interface spec, method parameter sets). */
