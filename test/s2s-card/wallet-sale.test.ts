@@ -5,7 +5,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, createPrivateKey, generateKeyPairSync, createPublicKey } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
 import { adminCall, tokenFor } from '../admin/config-support.ts';
@@ -31,6 +31,7 @@ for (const { kind, skip } of await storeKinds()) {
     const googleKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     let apple: ApplePayTestIssuer;
     let identity: Awaited<ReturnType<typeof createAppleMerchantIdentity>>;
+    let operator: string;
 
     const googleToken = (extra: Partial<Parameters<GooglePayTestIssuer['issue']>[0]> = {}) =>
       google.issue({ recipientId: `merchant:${GOOGLE_MERCHANT_ID}`, merchantPublicKey: googleKey.publicKey, card: TOKEN_CARD, ...extra });
@@ -48,7 +49,7 @@ for (const { kind, skip } of await storeKinds()) {
       apple = await ApplePayTestIssuer.create();
       identity = await createAppleMerchantIdentity(APPLE_MERCHANT_ID);
       gw.gateway.ctx.walletTrust = { googleRootKeys: { TEST: google.rootKeys, PRODUCTION: [] }, appleRootCertificates: [apple.rootCertificate] };
-      const operator = await tokenFor(gw, 'operator');
+      operator = await tokenFor(gw, 'operator');
       const res = await adminCall(gw.baseUrl, 'PUT', `/admin/v1/merchants/${merchant.id}/wallets`, operator, {
         apple_pay: {
           merchant_identifier: APPLE_MERCHANT_ID, country: 'GB', shop_name: 'Wallet Shop', certificate: identity.certificatePem, private_key: identity.privateKeyPem,
@@ -75,6 +76,12 @@ for (const { kind, skip } of await storeKinds()) {
       assert.deepEqual(payment?.details.wallet, { name: 'googlepay', flow: 'decrypted', authMethod: 'CRYPTOGRAM_3DS' });
       assert.equal(payment?.details.first6Last4, '4111111111');
       assert.ok(!JSON.stringify(payment, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)).includes(TOKEN_CARD.cryptogram), 'the cryptogram is not stored');
+      // The operator's payment page: the wallet as the method, the decrypted card masked.
+      const view = await adminCall(gw.baseUrl, 'GET', `/admin/v1/payments/${res.body.trans_id}`, operator);
+      assert.equal(view.status, 200, view.text);
+      assert.match(view.text, /"method":"googlepay"/);
+      assert.match(view.text, /"card":"411111\*+1111"/);
+      assert.ok(!view.text.includes(CARD));
     });
 
     it('holds an Apple Pay token with auth=Y and captures it (DMS on the decrypted card)', async () => {
@@ -130,12 +137,18 @@ for (const { kind, skip } of await storeKinds()) {
       assert.ok(errorOf(missing).errors?.some((e) => /payment_token/.test(e.error_message)), missing.text);
     });
 
-    it('tells a merchant without the decryption key so (virtual flow not built)', async () => {
+    it('refuses a wallet the merchant has not set up, and says when the decryption key is missing (virtual flow not built)', async () => {
       const bare = await gw.addMerchant();
-      const res = await walletSale('googlepay', googleToken(), {}, bare);
-      assert.equal(res.status, 400, res.text);
-      assert.match(errorOf(res).errors?.[0]?.error_message ?? '', /not enabled/);
-      assert.ok(createPublicKey(createPrivateKey(identity.processingPrivateKeyPem)));
+      const unset = await walletSale('googlepay', googleToken(), {}, bare);
+      assert.equal(unset.status, 400, unset.text);
+      assert.equal(errorOf(unset).errors?.[0]?.error_message, 'digital_wallet: Google Pay is not enabled for this merchant.');
+      const put = await adminCall(gw.baseUrl, 'PUT', `/admin/v1/merchants/${bare.id}/wallets`, operator, {
+        google_pay: { environment: 'TEST', allowed_auth_methods: ['PAN_ONLY'], supported_networks: ['VISA'], merchant_identifier: GOOGLE_MERCHANT_ID, gateway: 'portcullis', gateway_merchant_id: 'shop-2', extra_parameters: false },
+      });
+      assert.equal(put.status, 200, put.text);
+      const keyless = await walletSale('googlepay', googleToken(), {}, bare);
+      assert.equal(keyless.status, 400, keyless.text);
+      assert.match(errorOf(keyless).errors?.[0]?.error_message ?? '', /no decryption key/);
     });
   });
 }
