@@ -6,6 +6,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { REDACTED_PATHS } from '../../src/logger.ts';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
 import { adminCall, tokenFor } from '../admin/config-support.ts';
@@ -32,6 +35,7 @@ for (const { kind, skip } of await storeKinds()) {
     let apple: ApplePayTestIssuer;
     let identity: Awaited<ReturnType<typeof createAppleMerchantIdentity>>;
     let operator: string;
+    const logLines: string[] = [];
 
     const googleToken = (extra: Partial<Parameters<GooglePayTestIssuer['issue']>[0]> = {}) =>
       google.issue({ recipientId: `merchant:${GOOGLE_MERCHANT_ID}`, merchantPublicKey: googleKey.publicKey, card: TOKEN_CARD, ...extra });
@@ -44,7 +48,10 @@ for (const { kind, skip } of await storeKinds()) {
     };
 
     before(async () => {
-      gw = await startTestGateway(kind, { adminToken: `admin-wallet-sale-${kind}`, mids: [{ paymentMode: 'SMS/DMS', cardOnFileSupport: true }] });
+      // Everything the gateway logs, at trace level with each request: the decrypted card must never be in it.
+      const sink = new Writable({ write(chunk, _enc, done) { logLines.push(String(chunk)); done(); } });
+      const logger = pino({ level: 'trace', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
+      gw = await startTestGateway(kind, { adminToken: `admin-wallet-sale-${kind}`, mids: [{ paymentMode: 'SMS/DMS', cardOnFileSupport: true }], logger, logRequests: true });
       merchant = gw.merchant;
       apple = await ApplePayTestIssuer.create();
       identity = await createAppleMerchantIdentity(APPLE_MERCHANT_ID);
@@ -149,6 +156,15 @@ for (const { kind, skip } of await storeKinds()) {
       const keyless = await walletSale('googlepay', googleToken(), {}, bare);
       assert.equal(keyless.status, 400, keyless.text);
       assert.match(errorOf(keyless).errors?.[0]?.error_message ?? '', /no decryption key/);
+    });
+
+    it('logged neither the decrypted PAN nor the cryptogram, and logged each refusal\'s reason', () => {
+      const log = logLines.join('');
+      assert.ok(log.length > 0, 'the gateway logged');
+      assert.ok(!log.includes(CARD), 'no PAN');
+      assert.ok(!log.includes(TOKEN_CARD.cryptogram), 'no cryptogram');
+      assert.match(log, /"reason":"token_replayed"/);
+      assert.match(log, /"reason":"token_tag_mismatch"/);
     });
   });
 }
