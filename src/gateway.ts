@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { openPglite, openPostgres, type Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
+import { lockEmbeddedStore } from './store/embedded-lock.ts';
 import { ReplicaReads } from './store/replica.ts';
 import { MerchantDirectory } from './store/merchants-repo.ts';
 import { DirectoryWatch } from './store/directory-watch.ts';
@@ -40,7 +41,12 @@ export async function openReplica(config: Pick<Config, 'databaseUrl' | 'database
 export async function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
   if (config.databaseUrl) return openPostgres({ url: config.databaseUrl });
   await mkdir(config.dataDir, { recursive: true });
-  return openPglite(path.join(config.dataDir, 'pglite'));
+  const release = await lockEmbeddedStore(config.dataDir);
+  const db = await openPglite(path.join(config.dataDir, 'pglite')).catch(async (err: unknown) => {
+    await release();
+    throw err;
+  });
+  return { ...db, close: () => db.close().finally(release) };
 }
 
 /** VAULT_KEYS when set; otherwise a key generated once and kept (mode 0600) beside the embedded data. */

@@ -93,6 +93,8 @@ export const MESSAGES = {
   notTrue: 'This value should be true.',
   notInteger: 'This value should be of type integer.',
   notOnOrAfter: (date: string) => `This value should be greater than or equal to ${date}.`,
+  alreadyUsed: 'This value is already used.',
+  lastAdmin: 'The last enabled admin can not be demoted or disabled.',
 } as const;
 
 export class GatewayError extends Error {

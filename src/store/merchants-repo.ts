@@ -54,6 +54,9 @@ export interface Merchant {
   settings: MerchantSettings;
   /** Disabled merchants are kept (payments refer to them) and refused as unknown on every merchant channel. */
   disabled: boolean;
+  /** After a rotation: the password before it, still accepted on requests until `previousPasswordExpiresAt`. */
+  previousPassword: string | null;
+  previousPasswordExpiresAt: Date | null;
 }
 
 export interface Mid {
@@ -77,7 +80,7 @@ export interface Mid {
   sealedCredentials: SealedSecret | null;
 }
 
-interface MerchantRow {
+export interface MerchantRow {
   id: string;
   name: string;
   merchant_key: string;
@@ -87,6 +90,10 @@ interface MerchantRow {
   hash_algorithm: Digest;
   settings: MerchantSettings;
   disabled: boolean;
+  previous_password: string | null;
+  previous_password_expires_at: Date | string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
 }
 
 interface MidRow {
@@ -106,7 +113,7 @@ interface MidRow {
   credentials: SealedSecret | null;
 }
 
-const toMerchant = (r: MerchantRow): Merchant => ({
+export const toMerchant = (r: MerchantRow): Merchant => ({
   id: r.id,
   name: r.name,
   key: r.merchant_key,
@@ -116,6 +123,8 @@ const toMerchant = (r: MerchantRow): Merchant => ({
   digest: r.hash_algorithm,
   settings: r.settings ?? {},
   disabled: r.disabled ?? false,
+  previousPassword: r.previous_password ?? null,
+  previousPasswordExpiresAt: r.previous_password_expires_at ? new Date(r.previous_password_expires_at) : null,
 });
 
 const toMid = (r: MidRow): Mid => ({
