@@ -40,6 +40,8 @@ export interface Config {
    */
   production: boolean;
   rateLimits: RateLimitConfig;
+  /** Files of the wallet roots tokens must chain to (Google's published key JSON, Apple's root CA PEM); unset: none trusted. */
+  walletRoots: { googleTest?: string; googleProduction?: string; appleRoot?: string };
 }
 
 /** Requests allowed per window (RATE_LIMIT_*); `enabled: false` (RATE_LIMITS=off) only outside production. */
@@ -106,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseReplicaUrl: env.DATABASE_REPLICA_URL || undefined,
     shutdownTimeoutMs: intFrom(env.SHUTDOWN_TIMEOUT_MS, 30_000, 'SHUTDOWN_TIMEOUT_MS'),
     production: modeOf(env) === 'production',
+    walletRoots: { googleTest: env.GOOGLE_PAY_ROOT_KEYS_TEST, googleProduction: env.GOOGLE_PAY_ROOT_KEYS_PRODUCTION, appleRoot: env.APPLE_PAY_ROOT_CA },
     rateLimits: {
       enabled: env.RATE_LIMITS !== 'off',
       windowSeconds: intAtLeast(env.RATE_LIMIT_WINDOW_SECONDS, 60, 1, 'RATE_LIMIT_WINDOW_SECONDS'),

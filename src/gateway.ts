@@ -2,6 +2,7 @@
  * Assembles a running gateway from its parts: store, vault keys, connectors, HTTP server and workers.
  * main.ts uses it for production; tests use it with their own store and clock.
  */
+import { loadWalletTrust } from './services/wallets/wallet-trust.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -110,6 +111,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     callbackTargets: callbackTargetPolicy(parts.config.callbackAllowedPrivateHosts ?? []),
   };
   ctx.signingKeys = new SigningKeys(ctx);
+  ctx.walletTrust = await loadWalletTrust(parts.config.walletRoots ?? {});
   if (parts.config.rateLimits) ctx.rateLimiter = new RateLimiter({ db: parts.db, clock: ctx.clock, config: parts.config.rateLimits });
   await issueMissingSigningSecrets(ctx);
   // Every node watches for merchant and MID changes made elsewhere (workers or not: every node serves requests).

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.ts';
 import type { CallbackTargetPolicy } from '../domain/callback-targets.ts';
 import type { SigningKeys } from './signing-secrets.ts';
 import type { RateLimiter } from './rate-limiter.ts';
+import type { WalletTrust } from './wallets/wallet-tokens.ts';
 
 /** What every service needs: the store, the clock, the connectors and the vault keys. */
 export interface ServiceContext {
@@ -23,6 +24,8 @@ export interface ServiceContext {
   signingKeys?: SigningKeys;
   /** Rate limits shared through the store; absent: none. */
   rateLimiter?: RateLimiter;
+  /** The roots wallet tokens must chain to; absent: no wallet token is trusted. */
+  walletTrust?: WalletTrust;
   /** Where status lookups read: a replica kept read-your-writes (store/replica.ts) when one is configured. */
   reads?: Sql;
 }

@@ -31,6 +31,8 @@ export interface PayerInfo {
 
 /** Facts about the payment that vary by channel and connector; kept as one document. */
 export interface PaymentDetails {
+  /** A wallet payment (issue 16): which wallet, its flow, and the token's kind (never its content). */
+  wallet?: { name: 'applepay' | 'googlepay'; flow: 'decrypted' | 'virtual'; authMethod: 'PAN_ONLY' | 'CRYPTOGRAM_3DS' };
   cardMask?: string;
   cardExpiry?: string; // MM/YYYY
   first6Last4?: string;

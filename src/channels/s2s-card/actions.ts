@@ -19,6 +19,8 @@ import {
   AmountTransRequest, CreateScheduleRequest, Credit2CardRequest, DebitRequest, DescheduleRequest, OrderRequest, RecurringDebitRequest,
   RecurringSaleRequest, SaleRequest, ScheduleIdRequest, TransRequest, UpdateScheduleRequest,
 } from './schemas.ts';
+import { openWalletToken, type WalletName } from '../../services/wallets/wallet-tokens.ts';
+import type { CardInput } from '../../services/s2s-card/card-payments.ts';
 import { cardInput, cardRules, followUpAmount, merchantRules, money, orderAmountRules, payeeOf, payerOf, scheduleRules, type Loose } from './fields.ts';
 import {
   acceptedAnswer, detailsAnswer, followUpAnswer, paymentAnswer, scheduleActionAnswer, scheduleInfoAnswer, statusAnswer, type Answer, type Dialect,
@@ -101,15 +103,34 @@ function cardPaymentDetails(call: Call, b: SaleRequest | DebitRequest, tokenized
   return details;
 }
 
+/**
+ * The card of a SALE or DEBIT: as sent, or decrypted from a wallet token (decrypted flow: the card is vaulted so
+ * capture and recurring work on it) with what the payment keeps of the wallet.
+ */
+async function requestCard(call: Call, b: SaleRequest | DebitRequest, keep: boolean): Promise<{ card: CardInput; wallet?: PaymentDetails['wallet'] }> {
+  const wallet = 'digital_wallet' in b ? b.digital_wallet as WalletName | undefined : undefined;
+  if (!wallet) return { card: cardInput(b, keep) };
+  const opened = await openWalletToken(call.ctx, call.merchant, wallet, (b as SaleRequest).payment_token ?? '');
+  const holder = [b.payer_first_name, b.payer_last_name].filter(Boolean).join(' ') || undefined;
+  return {
+    card: { kind: 'card', keep: true, card: { ...opened.card, ...(holder ? { holder } : {}) } },
+    wallet: { name: wallet, flow: 'decrypted', authMethod: opened.authMethod },
+  };
+}
+
 async function cardPayment(call: Call, action: 'SALE' | 'DEBIT', b: SaleRequest | DebitRequest): Promise<Answer> {
   const { ctx, merchant, mids } = call;
   merchantRules(merchant, b, ctx.clock.now());
   const auth = 'auth' in b && b.auth === 'Y';
-  const sentCard = b.card_number !== undefined;
+  const isWallet = 'digital_wallet' in b && b.digital_wallet !== undefined;
+  const sentCard = b.card_number !== undefined || isWallet;
   // req_token is ignored when the card is named by card_token; a debit's card always gets a token (6.7.0).
   const reqToken = b.req_token === 'Y' && sentCard;
   const tokenize = reqToken || (action === 'DEBIT' && sentCard);
   if (b.schedule_id !== undefined) await scheduleForRequest(ctx, merchant.id, b.schedule_id, b.schedule_start_date);
+  const { card, wallet } = await requestCard(call, b, tokenize || b.recurring_init === 'Y');
+  const details = cardPaymentDetails(call, b, reqToken);
+  if (wallet) details.wallet = wallet;
   const step = await startCardPayment(ctx, {
     merchant,
     mids,
@@ -117,12 +138,12 @@ async function cardPayment(call: Call, action: 'SALE' | 'DEBIT', b: SaleRequest 
     intent: auth ? 'auth' : 'sale',
     order: { id: b.order_id, amount: money(b.order_amount, b.order_currency), description: b.order_description },
     // A sent card is vaulted only when it must outlive the request: for its token or a recurring chain.
-    card: cardInput(b, tokenize || b.recurring_init === 'Y'),
+    card,
     tokenize,
     payer: payerOf(b),
     customData: b.custom_data,
     callbackUrl: b.callback_url,
-    details: cardPaymentDetails(call, b, reqToken),
+    details,
   });
   return paymentAnswer(action, step, merchant, call.dialect, { cardToken: reqToken, amounts: true });
 }
@@ -149,10 +170,14 @@ function chainScheduleRules(f: Loose): FieldError[] {
 const cardParameterRules = (operation: 'purchase' | 'debit' | 'credit') => (f: Loose): FieldError[] =>
   f.parameters === undefined ? [] : validateMethodParameters(CARD, f.parameters, { operation, canCollect: false, prefix: 'parameters' });
 
+/** A wallet SALE carries payment_token instead of card data. */
+const walletRules = (f: Loose): FieldError[] => (f.payment_token === undefined ? [{ field: 'payment_token', message: MESSAGES.blank }] : []);
+
 const SALE = define<SaleRequest>({
   schema: SaleRequest,
-  rules: (f) => [...cardRules(f), ...cardParameterRules('purchase')(f), ...orderAmountRules(f, f.auth === 'Y' || f.recurring_init === 'Y'), ...scheduleRules(f), ...chainScheduleRules(f)],
-  hashes: (m, b) => [formula(m, s2sCard.f1(b.payer_email, m.password, cardTerm(b)))],
+  rules: (f) => [...(f.digital_wallet !== undefined ? walletRules(f) : cardRules(f)), ...cardParameterRules('purchase')(f), ...orderAmountRules(f, f.auth === 'Y' || f.recurring_init === 'Y'), ...scheduleRules(f), ...chainScheduleRules(f)],
+  // F8 for a wallet SALE: the card is inside the token, so the hash cannot name it.
+  hashes: (m, b) => [b.digital_wallet !== undefined ? formula(m, s2sCard.f8(b.payer_email, m.password)) : formula(m, s2sCard.f1(b.payer_email, m.password, cardTerm(b)))],
   handle: (call, b) => cardPayment(call, 'SALE', b),
 });
 

@@ -103,6 +103,9 @@ const cardPayment = {
 export const SaleRequest = schema({
   ...cardPayment,
   auth: YesNo,
+  /** A wallet SALE (F8): the payer's Apple Pay or Google Pay token instead of card data. */
+  digital_wallet: Type.Optional(Type.String({ pattern: '^(applepay|googlepay)$', errorMessage: MESSAGES.notChoice })),
+  payment_token: Type.Optional(Type.String({ minLength: 1, maxLength: 65536 })),
   payer_first_name: text(32),
   payer_last_name: text(32),
   payer_email: Email,

@@ -29,7 +29,7 @@ export function apmOf(p: Payment): ApmDetails | undefined {
 
 /** The method a payment was made with, in the Checkout terminology (card, or the APM's key). */
 export function paymentMethodOf(p: Payment): string {
-  return apmOf(p)?.method ?? 'card';
+  return apmOf(p)?.method ?? p.details.wallet?.name ?? 'card';
 }
 
 /** A payment the provider has and the payer has not finished (a page, an app, a QR code, a code). */
