@@ -19,6 +19,10 @@ import { installIdempotency } from './channels/idempotency.ts';
 import { installMetrics } from './channels/metrics.ts';
 import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts';
 import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
+import { registerAdminMidRoutes } from './channels/admin/mid-routes.ts';
+import { registerAdminSettingsRoutes } from './channels/admin/settings-routes.ts';
+import { registerAdminWalletRoutes } from './channels/admin/wallet-routes.ts';
+import { registerAdminConfigCatalogRoutes } from './channels/admin/config-catalog-routes.ts';
 import { registerAdminSigningSecretRoutes } from './channels/admin/signing-secret-routes.ts';
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
@@ -111,6 +115,10 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerConnectorRoutes(app, ctx);
   registerAdminCallbackRoutes(app, ctx);
   registerAdminPaymentRoutes(app, ctx);
+  registerAdminMidRoutes(app, ctx);
+  registerAdminSettingsRoutes(app, ctx);
+  registerAdminWalletRoutes(app, ctx);
+  registerAdminConfigCatalogRoutes(app, ctx);
   registerAdminSigningSecretRoutes(app, ctx);
   return app;
 }

@@ -10,6 +10,8 @@ import type { Config } from './config.ts';
 import { openPglite, openPostgres, type Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { MerchantDirectory } from './store/merchants-repo.ts';
+import { DirectoryWatch } from './store/directory-watch.ts';
+import { rewrapAllConfigSecrets } from './store/secret-rotation.ts';
 import { keyringFromEnv, type Keyring } from './store/card-vault.ts';
 import { defaultConnectors } from './connectors/registry.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
@@ -71,6 +73,8 @@ export interface GatewayParts {
   logRequests?: boolean;
   /** Callback dispatcher options for tests (fast polling, short timeouts). */
   dispatcher?: { pollMs?: number; timeoutMs?: number; resolver?: Resolver };
+  /** How often the merchant cache's fallback poll runs (ms; default 1000). */
+  directoryPollMs?: number;
   /** Schedule runner options (tests poll fast or inject crashes). */
   runner?: ScheduleRunnerOptions;
 }
@@ -91,6 +95,9 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   ctx.signingKeys = new SigningKeys(ctx);
   if (parts.config.rateLimits) ctx.rateLimiter = new RateLimiter({ db: parts.db, clock: ctx.clock, config: parts.config.rateLimits });
   await issueMissingSigningSecrets(ctx);
+  // Every node watches for merchant and MID changes made elsewhere (workers or not: every node serves requests).
+  const watch = new DirectoryWatch(parts.db, ctx.merchants, logger, parts.directoryPollMs);
+  await watch.start();
   const bootstrap = await bootstrapFirstAdmin(parts.db, { token: parts.config.adminToken, now: ctx.clock.now() });
   const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, production: parts.config.production });
   const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, targets: ctx.callbackTargets, signingKeys: ctx.signingKeys, ...parts.dispatcher });
@@ -114,9 +121,15 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
       recheck.start();
       runner.start();
       sweeper.start();
+      // VAULT_KEYS changes with a restart: this is when configuration secrets move to a new first key.
+      rewrapAllConfigSecrets(parts.db, parts.keyring).then(
+        (n) => n > 0 && logger.info({ rewrapped: n }, 'configuration secrets re-sealed with the active vault key'),
+        (err: Error) => logger.error({ err: { message: err.message } }, 'configuration secrets could not all be re-sealed'),
+      );
     },
     async close() {
       await app.close();
+      await watch.stop();
       if (started) await Promise.all([dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop()]);
     },
   };

@@ -72,10 +72,24 @@ export function fieldPath(pointer: string, prefix = ''): string {
   return out || 'request';
 }
 
+/**
+ * A value that fails "T or null" (a nullable field) fails T: its own errors name the field inside that is
+ * wrong, where the union's error would only blame the whole value.
+ */
+function* explained(errors: Iterable<ValueError>): Generator<ValueError> {
+  for (const error of errors) {
+    const variants = (error.schema as { anyOf?: TSchema[] }).anyOf;
+    const nonNull = variants?.map((v, i) => [v, i] as const).filter(([v]) => (v as { type?: unknown }).type !== 'null');
+    const only = nonNull?.length === 1 ? error.errors[nonNull[0]![1]] : undefined;
+    if (error.type === ValueErrorType.Union && error.value !== null && only) yield* explained(only);
+    else yield error;
+  }
+}
+
 /** One message per field, the first that TypeBox reports. */
 export function collectErrors(check: TypeCheck<TSchema>, value: unknown, prefix = ''): FieldError[] {
   const seen = new Map<string, string>();
-  for (const error of check.Errors(value)) {
+  for (const error of explained(check.Errors(value))) {
     const field = fieldPath(error.path, prefix);
     if (!seen.has(field)) seen.set(field, messageFor(error));
     if (seen.size >= 50) break;

@@ -13,6 +13,8 @@ import type { Sql } from '../store/database.ts';
 import { markSessionPaid } from '../store/sessions-repo.ts';
 import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/card-vault.ts';
 import { eligibleMids, explainRouting, type Intent } from '../domain/routing.ts';
+import { limitRules } from '../domain/mid-limits.ts';
+import type { Money } from '../domain/money.ts';
 import { nextStatus, type PaymentEvent as StateEvent } from '../domain/payment-state.ts';
 import { cardBrandByPrefix, first6Last4, maskPan } from '../domain/card.ts';
 import { GatewayError } from '../domain/errors.ts';
@@ -53,9 +55,14 @@ export type PaymentStep =
   | { kind: 'final'; payment: Payment; transId: string }
   | { kind: 'processing'; payment: Payment };
 
-/** The connector of the first MID that may carry this intent (a merchant in live mode: never the sandbox). */
-export function routeMid(ctx: ServiceContext, mids: readonly Mid[], intent: Intent, merchant?: Pick<Merchant, 'sandbox'>): { mid: Mid; connector: CardConnector } {
-  const [mid] = eligibleMids(mids, intent, usableConnectors(ctx, merchant));
+/**
+ * The connector of the first MID that may carry this intent (a merchant in live mode: never the sandbox;
+ * when given, this amount and currency within the MID's limits).
+ */
+export function routeMid(ctx: ServiceContext, mids: readonly Mid[], intent: Intent, merchant?: Pick<Merchant, 'sandbox'>, money?: Money): { mid: Mid; connector: CardConnector } {
+  const rules = money ? limitRules(money) : [];
+  const takers = mids.filter((m) => rules.every((rule) => rule.allows(m)));
+  const [mid] = eligibleMids(takers, intent, usableConnectors(ctx, merchant));
   const connector = mid && ctx.connectors.get(mid.connector);
   if (!mid || !connector) throw new GatewayError('noEligibleMid');
   return { mid, connector };
@@ -123,7 +130,7 @@ export async function createAndAuthorize(ctx: ServiceContext, input: Omit<Author
 async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite): Promise<PaymentStep> {
   const { merchant, intent, source } = input;
   const payment = target.subject;
-  const { mid, connector } = routeMid(ctx, input.mids, intent, merchant);
+  const { mid, connector } = routeMid(ctx, input.mids, intent, merchant, { minor: payment.amount, currency: payment.currency });
   const access = midAccess(ctx, mid);
   // Before anything is written: a live MID refuses the sandbox test cards (a stored card is looked at only then).
   if (connector.isLive?.(access) === true) {
@@ -144,14 +151,15 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
       midId: mid.id,
       vaultId: stored ? vaulted.id : null,
       cardToken: token ?? payment.cardToken,
-      details: Object.assign({}, input.details, {
+      // The MID's descriptor goes with the payment: what the statement shows does not change with later settings.
+      details: Object.assign({}, input.details, mid.descriptor ? { descriptor: mid.descriptor } : undefined, {
         cardMask: vaulted.panMask,
         cardExpiry: vaulted.expMonth ? `${vaulted.expMonth}/${vaulted.expYear}` : undefined,
         first6Last4: vaulted.first6Last4,
         brand: cardBrandByPrefix(vaulted.first6Last4.slice(0, 6)) ?? 'card',
         lastTransId: transId,
         // For the operator's view of the payment (GET /admin/v1/payments/{id}): which MID and why.
-        routing: explainRouting(input.mids, intent, mid, usableConnectors(ctx, merchant)),
+        routing: explainRouting(input.mids, intent, mid, usableConnectors(ctx, merchant), limitRules({ minor: payment.amount, currency: payment.currency })),
       }, unsent.length > 0 ? { unsentParameters: unsent } : {}),
     };
     if (input.payer) patch.payer = Object.assign({}, payment.payer, input.payer);

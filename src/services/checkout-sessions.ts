@@ -129,7 +129,7 @@ export async function openSession(ctx: ServiceContext, merchant: Merchant, mids:
   const errors = checkRules(input);
   if (errors.length > 0) throw GatewayError.invalid(errors);
   const intent = input.operation === 'credit' ? 'payout' : input.request.auth ? 'auth' : 'sale';
-  const { mid } = routeMid(ctx, mids, intent, merchant);
+  const { mid } = routeMid(ctx, mids, intent, merchant, input.order.amount);
   if (input.request.scheduleId) await scheduleForRequest(ctx, merchant.id, input.request.scheduleId, input.request.scheduleStartDate);
   const now = ctx.clock.now();
   const sessionId = newToken(24);

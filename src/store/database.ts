@@ -13,6 +13,12 @@ export interface Database extends Sql {
   /** Runs fn in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * LISTEN on a dedicated connection (PostgreSQL server only: PGlite lives in one process). `onEvent` gets each
+   * notification's payload, and `undefined` whenever the connection was lost and is back, since notifications
+   * sent meanwhile are gone. Returns the function that stops listening.
+   */
+  listen?(channel: string, onEvent: (payload: string | undefined) => void): Promise<() => Promise<void>>;
 }
 
 const INT8_OID = 20;
@@ -120,5 +126,49 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
       }
     },
     close: () => pool.end(),
+    listen: (channel, onEvent) => listenOn({ connectionString: opts.url, options: sessionOptions(opts.schema) }, channel, onEvent),
+  };
+}
+
+/** A client of its own that LISTENs, reconnecting (with a pause) whenever its connection drops. */
+async function listenOn(config: pg.ClientConfig, channel: string, onEvent: (payload: string | undefined) => void): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client(config);
+    c.on('notification', (msg) => {
+      if (msg.channel === channel) onEvent(msg.payload);
+    });
+    c.on('error', () => lost(c));
+    c.on('end', () => lost(c));
+    try {
+      await c.connect();
+      await c.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+    } catch (err) {
+      await c.end().catch(() => undefined);
+      throw err;
+    }
+    client = c;
+  };
+  const scheduleRetry = () => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      if (!stopped) connect().then(() => onEvent(undefined), scheduleRetry);
+    }, 1000);
+    retry.unref();
+  };
+  const lost = (c: pg.Client) => {
+    if (client !== c) return;
+    client = undefined;
+    c.end().catch(() => undefined);
+    scheduleRetry();
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    await client?.end().catch(() => undefined);
   };
 }

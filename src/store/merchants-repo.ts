@@ -21,6 +21,20 @@ export interface MerchantSettings {
   requiredPayerFields?: string[];
   /** "Override Link Target": replaces url_target / term_url_target when set. */
   overrideLinkTarget?: LinkTarget;
+  /** Options the spec names per connector family (not secret; their secrets are sealed in merchants.option_secrets). */
+  connectorOptions?: ConnectorOptions;
+}
+
+/** Per-connector options of the admin panel (interface spec, method parameter sets). */
+export interface ConnectorOptions {
+  /** Mobile money: who bears the fee. */
+  mobileMoney?: { feeBearer: 'merchant' | 'payer' };
+  /** Voucher partner with signature: PartnerId per currency, the RFC 3066 language, the web application's domain. */
+  voucherPartner?: { partnerIds: Record<string, string>; language: string; domain?: string };
+  /** Mail payout: the account and how fees are calculated. */
+  mailPayout?: { accountUuid: string; feeCalculationMethod: 'account_level' | 'transaction_level' };
+  /** Token-call family: the private key is sealed; its fingerprint shows which key is set. */
+  tokenCall?: { privateKeyFingerprint: string };
 }
 
 export interface Merchant {

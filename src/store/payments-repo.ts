@@ -17,11 +17,13 @@ export interface PayerInfo {
   lastName?: string;
   ip?: string;
   phone?: string;
+  phoneCountryCode?: string;
   birthDate?: string;
   country?: string;
   state?: string;
   city?: string;
   address?: string;
+  address2?: string;
   zip?: string;
   district?: string;
   houseNumber?: string;

@@ -4,7 +4,8 @@ import type { Keyring } from './card-vault.ts';
 import { openSecret, sealSecret, type SealedSecret } from './sealed-secrets.ts';
 import type { Secret } from '../domain/secret.ts';
 
-const owner = (merchantId: string) => ['merchant', merchantId, 'signing_secret'];
+export const signingSecretOwner = (merchantId: string): readonly string[] => ['merchant', merchantId, 'signing_secret'];
+const owner = signingSecretOwner;
 
 export const sealSigningSecret = (keyring: Keyring, merchantId: string, secret: string): SealedSecret => sealSecret(keyring, { secret }, owner(merchantId));
 

@@ -58,7 +58,7 @@ export function paymentAnswer(action: string, step: PaymentStep, merchant: Merch
     order_id: p.orderId,
     trans_id: p.id,
     trans_date: wireDate(p.updatedAt),
-    descriptor: descriptorOf(merchant),
+    descriptor: descriptorOf(merchant, p),
     ...recurringFields(p),
   };
   if (opts.cardToken && p.cardToken) body.card_token = p.cardToken;
@@ -80,7 +80,7 @@ export function followUpAnswer(action: 'CAPTURE' | 'VOID', r: FollowUpResult, me
     trans_id: p.id,
     trans_date: wireDate(p.updatedAt),
   };
-  if (action === 'CAPTURE') Object.assign(body, { descriptor: descriptorOf(merchant), amount: formatAmount(amount ?? p.amount, p.currency), currency: p.currency });
+  if (action === 'CAPTURE') Object.assign(body, { descriptor: descriptorOf(merchant, p), amount: formatAmount(amount ?? p.amount, p.currency), currency: p.currency });
   if (r.outcome.kind === 'declined') body.decline_reason = r.outcome.reason;
   return body;
 }

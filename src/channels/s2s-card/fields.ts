@@ -123,6 +123,8 @@ export function payerOf(b: SaleRequest | DebitRequest | Credit2CardRequest): Pay
     state: b.payer_state,
     city: b.payer_city,
     address: b.payer_address,
+    address2: b.payer_address2,
+    phoneCountryCode: b.payer_phone_country_code,
     zip: b.payer_zip,
     district: b.payer_district,
     houseNumber: b.payer_house_number,

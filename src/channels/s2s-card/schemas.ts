@@ -56,6 +56,7 @@ const payer = {
   payer_zip: optional(10),
   payer_email: Type.Optional(Email),
   payer_phone: optional(32),
+  payer_phone_country_code: Type.Optional(Type.String({ pattern: '^\\+?[0-9]{1,4}$' })),
   payer_ip: Type.Optional(Ip),
 };
 

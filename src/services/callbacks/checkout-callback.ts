@@ -20,6 +20,7 @@ const PAYER_FIELDS: Readonly<Record<string, (p: Payment) => string | undefined>>
   payer_last_name: (p) => p.payer.lastName ?? p.payer.name?.split(' ').slice(1).join(' '),
   payer_birth_date: (p) => p.payer.birthDate,
   payer_address: (p) => p.payer.address,
+  payer_address2: (p) => p.payer.address2,
   payer_house_number: (p) => p.payer.houseNumber,
   payer_country: (p) => p.payer.country,
   payer_state: (p) => p.payer.state,
@@ -28,6 +29,7 @@ const PAYER_FIELDS: Readonly<Record<string, (p: Payment) => string | undefined>>
   payer_zip: (p) => p.payer.zip,
   payer_email: (p) => p.payer.email,
   payer_phone: (p) => p.payer.phone,
+  payer_phone_country_code: (p) => p.payer.phoneCountryCode,
   payer_ip: (p) => p.payer.ip,
 };
 
@@ -48,9 +50,21 @@ export function signedOrderFields(merchant: Merchant, payment: Payment): { id: s
   return { ...fields, hash };
 }
 
-/** Optional fields that Protocol Mapping enables, shared by callbacks and status lookups. */
-export function optionalFields(enabled: readonly string[], payment: Payment, emptyWhenMissing: boolean): Record<string, string> {
-  const out: Record<string, string> = {};
+/** The extended_data block: the acquirer's references of the payment, those it has. */
+function extendedData(payment: Payment): Record<string, string> {
+  const block: Record<string, string> = {};
+  if (payment.details.approvalCode) block.approval_code = payment.details.approvalCode;
+  if (payment.details.connectorRef) block.gateway_id = payment.details.connectorRef;
+  if (payment.details.rrn) block.rrn = payment.details.rrn;
+  return block;
+}
+
+/**
+ * Optional fields that Protocol Mapping enables (domain/protocol-mapping.ts names them), shared by callbacks and
+ * status lookups. `emptyWhenMissing`: callbacks send RRN and ARN empty when missing, status answers omit them.
+ */
+export function optionalFields(enabled: readonly string[], payment: Payment, emptyWhenMissing: boolean): Record<string, CallbackValue> {
+  const out: Record<string, CallbackValue> = {};
   const on = new Set(enabled);
   const put = (key: string, value: string | undefined) => {
     if (value !== undefined && value !== '') out[key] = value;
@@ -68,6 +82,13 @@ export function optionalFields(enabled: readonly string[], payment: Payment, emp
   }
   if (on.has('brand') && payment.details.brand) out.brand = apmOf(payment) ? 'payment_document_virtual' : 'payment_document_card';
   if (on.has('payment_method')) out.payment_method = paymentMethodOf(payment);
+  if (on.has('checkout_payment_method')) out.checkout_payment_method = paymentMethodOf(payment);
+  if (on.has('card_expiration_date') && payment.details.cardExpiry) out.card_expiration_date = payment.details.cardExpiry;
+  if (on.has('customer_ip') && payment.payer.ip) out.customer_ip = payment.payer.ip;
+  if (on.has('extended_data')) {
+    const block = extendedData(payment);
+    if (Object.keys(block).length > 0) out.extended_data = block;
+  }
   if (on.has('browser') && payment.details.browser) {
     for (const [key, value] of Object.entries(payment.details.browser)) out[`browser_${key}`] = value;
   }
@@ -129,7 +150,7 @@ export function returnQuery(merchant: Merchant, payment: Payment, transId: strin
   const extra = merchant.settings.returnParams ?? [];
   if (extra.includes('payment_method')) query.set('payment_method', paymentMethodOf(payment));
   if (extra.includes('brand') && payment.details.brand) query.set('brand', payment.details.brand);
-  if (merchant.settings.checkoutPaymentMethod) query.set('checkout_payment_method', paymentMethodOf(payment));
+  if (merchant.settings.checkoutPaymentMethod || extra.includes('checkout_payment_method')) query.set('checkout_payment_method', paymentMethodOf(payment));
   return query;
 }
 

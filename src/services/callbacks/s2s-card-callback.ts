@@ -62,8 +62,9 @@ const EXTENDED: Readonly<Record<string, (m: Merchant, p: Payment) => string | un
 
 export const isPayout = (p: Payment): boolean => p.operation === 'credit';
 
-/** The descriptor the cardholder sees: the merchant's name (no connector reports its own yet). */
-export const descriptorOf = (merchant: Merchant): string => merchant.name;
+/** The descriptor the cardholder sees: the MID's, kept with the payment when it was routed, else the merchant's name. */
+export const descriptorOf = (merchant: Merchant, payment?: Pick<Payment, 'details'>): string =>
+  typeof payment?.details.descriptor === 'string' ? payment.details.descriptor : merchant.name;
 
 /** Formula 2, or Formula 6 for a CREDIT2CARD payment, for the payment's own trans_id. */
 export function transHashTerms(payment: Payment, password: string): Term[] {
@@ -99,7 +100,7 @@ function redirectFields(payment: Payment): Record<string, CallbackValue> {
   return redirect ? { redirect_url: redirect.url, redirect_params: redirect.params, redirect_method: redirect.method } : {};
 }
 
-function extendedFields(merchant: Merchant, payment: Payment): Record<string, string> {
+function extendedFields(merchant: Merchant, payment: Payment): Record<string, CallbackValue> {
   const enabled = merchant.settings.callbackFields ?? [];
   const out: Record<string, string> = {};
   for (const key of enabled) {
@@ -126,7 +127,7 @@ export const s2sCardCallback: CallbackBuilder = {
     };
     const shape = SHAPES[action] ?? SHAPES.SALE!;
     body[shape.date] = wireDate(now);
-    if (shape.descriptor) body.descriptor = descriptorOf(merchant);
+    if (shape.descriptor) body.descriptor = descriptorOf(merchant, payment);
     if (shape.amount) body.amount = formatAmount(event.amount ?? payment.amount, payment.currency);
     if (shape.currency) body.currency = payment.currency;
     if (shape.card) Object.assign(body, cardFields(payment), redirectFields(payment));

@@ -1,0 +1,99 @@
+/**
+ * A merchant's admin-panel settings (issue 11): `GET|PATCH /admin/v1/merchants/{id}/settings`, read with
+ * merchants.read and changed with merchants.write. The field names are Protocol Mapping's table
+ * (domain/protocol-mapping.ts); the private key of the token-call family is write-only (a fingerprint shows).
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { ServiceContext } from '../../services/context.ts';
+import { changeMerchantSettings, getMerchantSettings, type SettingsPatch } from '../../services/admin/merchant-settings.ts';
+import {
+  FEE_CALCULATION_METHODS, LINK_TARGETS, MOBILE_MONEY_FEE_BEARERS, OPTIONAL_FIELDS, OPTIONAL_FIELD_NAMES, REQUIRABLE_PAYER_FIELDS, RETURN_PARAMETERS,
+} from '../../domain/protocol-mapping.ts';
+import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
+import { MerchantParams, withErrors } from './config-schemas.ts';
+
+const oneOf = (values: readonly string[], description?: string) => Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
+
+const FIELD_DOC = OPTIONAL_FIELDS.map((f) => `${f.name} (${f.wire.join(', ')})`).join('; ');
+const FieldList = (where: string) => Type.Array(oneOf(OPTIONAL_FIELD_NAMES), { uniqueItems: true, maxItems: OPTIONAL_FIELD_NAMES.length, description: `Optional fields added to ${where}. Names and what each adds: ${FIELD_DOC}.` });
+const ReturnParams = Type.Array(oneOf(RETURN_PARAMETERS), { uniqueItems: true, description: 'Appended to success_url and cancel_url (3DS or not) besides payment_id, trans_id, order_id and hash.' });
+const Requirement = oneOf(['required', 'optional']);
+const LinkTarget = oneOf(LINK_TARGETS, 'Replaces the merchant\'s url_target (Checkout) or term_url_target (S2S CARD) when set.');
+
+const PayerFieldsPatch = Type.Object(
+  Object.fromEntries(REQUIRABLE_PAYER_FIELDS.map((f) => [f, Type.Optional(Requirement)])),
+  { additionalProperties: false, description: 'S2S CARD payer fields marked Required or Optional in Protocol Mapping (SALE always requires the payer\'s name, e-mail, phone and IP).' },
+);
+const PayerFieldsView = Type.Object(Object.fromEntries(REQUIRABLE_PAYER_FIELDS.map((f) => [f, Requirement])));
+
+const MobileMoney = Type.Object({ fee_bearer: oneOf(MOBILE_MONEY_FEE_BEARERS, 'Who bears the mobile-money fee.') }, { additionalProperties: false });
+const VoucherPartner = Type.Object({
+  partner_ids: Type.Record(Type.RegExp(/^[A-Z]{3}$/), Type.String({ minLength: 1, maxLength: 64 }), { minProperties: 1, maxProperties: 200, description: 'PartnerId per currency (ISO 4217).' }),
+  language: Type.String({ pattern: '^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$', maxLength: 35, description: 'RFC 3066 language identifier.' }),
+  domain: Type.Optional(Nullable(Type.String({ pattern: '^(?=.{1,253}$)([A-Za-z0-9-]{1,63}\\.)+[A-Za-z]{2,63}$', description: 'Domain of the web application.' }))),
+}, { additionalProperties: false });
+const MailPayout = Type.Object({
+  account_uuid: Type.String({ pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$' }),
+  fee_calculation_method: Type.Optional(oneOf(FEE_CALCULATION_METHODS, 'Default account_level.')),
+}, { additionalProperties: false });
+const TokenCallPatch = Type.Object({
+  private_key: Type.String({ minLength: 40, maxLength: 16_384, description: 'PEM (or its base64 body on one line). Sealed at rest; only its fingerprint is shown.' }),
+}, { additionalProperties: false });
+
+const ConnectorOptionsPatch = Type.Object({
+  mobile_money: Type.Optional(Nullable(MobileMoney)),
+  voucher_partner: Type.Optional(Nullable(VoucherPartner)),
+  mail_payout: Type.Optional(Nullable(MailPayout)),
+  token_call: Type.Optional(Nullable(TokenCallPatch)),
+}, { additionalProperties: false, description: 'Each option given replaces that option; null removes it.' });
+
+const example = {
+  callback_fields: ['payer_email', '3ds', 'rrn'],
+  status_fields: ['card', 'payment_method'],
+  return_params: ['payment_method'],
+  checkout_payment_method: true,
+  payer_fields: { payer_address: 'required', payer_zip: 'required' },
+  override_link_target: '_top',
+  connector_options: { mobile_money: { fee_bearer: 'payer' }, mail_payout: { account_uuid: '2f1c7a4e-5b7d-4c1e-9a8b-3d2e1f0a9b8c', fee_calculation_method: 'transaction_level' } },
+};
+
+const SettingsPatchBody = Type.Object({
+  callback_fields: Type.Optional(FieldList('callbacks ("Add Data to Callback")')),
+  status_fields: Type.Optional(FieldList('status responses ("Add Data to Get status response")')),
+  return_params: Type.Optional(ReturnParams),
+  checkout_payment_method: Type.Optional(Type.Boolean({ description: 'Returns checkout_payment_method in callbacks, status lookups and the return query string.' })),
+  payer_fields: Type.Optional(PayerFieldsPatch),
+  override_link_target: Type.Optional(Nullable(LinkTarget)),
+  connector_options: Type.Optional(ConnectorOptionsPatch),
+}, { additionalProperties: false, minProperties: 1, examples: [example] });
+
+const SettingsView = Type.Object({
+  callback_fields: Type.Array(Type.String()),
+  status_fields: Type.Array(Type.String()),
+  return_params: Type.Array(Type.String()),
+  checkout_payment_method: Type.Boolean(),
+  payer_fields: PayerFieldsView,
+  override_link_target: Nullable(LinkTarget),
+  connector_options: Type.Object({
+    mobile_money: Nullable(MobileMoney),
+    voucher_partner: Nullable(Type.Object({ partner_ids: Type.Record(Type.String(), Type.String()), language: Type.String(), domain: Nullable(Type.String()) })),
+    mail_payout: Nullable(Type.Object({ account_uuid: Type.String(), fee_calculation_method: oneOf(FEE_CALCULATION_METHODS) })),
+    token_call: Nullable(Type.Object({ private_key: Type.Object({ set: Type.Literal(true), fingerprint: Type.String({ description: 'sha256 of the public key' }) }) })),
+  }),
+}, { examples: [{ ...example, payer_fields: Object.fromEntries(REQUIRABLE_PAYER_FIELDS.map((f) => [f, ['payer_address', 'payer_zip'].includes(f) ? 'required' : 'optional'])), connector_options: { ...example.connector_options, voucher_partner: null, token_call: null } }] });
+
+type MerchantParams = Static<typeof MerchantParams>;
+
+export function registerAdminSettingsRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.get<{ Params: MerchantParams }>('/admin/v1/merchants/:id/settings', {
+    onRequest: requirePermission(ctx, 'merchants.read'),
+    schema: { ...ADMIN_TAG, summary: 'A merchant\'s admin-panel settings (Protocol Mapping, links, return parameters, connector options)', params: MerchantParams, response: withErrors({ 200: SettingsView }) },
+  }, async (req) => getMerchantSettings(ctx, req.params.id));
+
+  app.patch<{ Params: MerchantParams; Body: SettingsPatch }>('/admin/v1/merchants/:id/settings', {
+    onRequest: requirePermission(ctx, 'merchants.write'),
+    schema: { ...ADMIN_TAG, summary: 'Change a merchant\'s settings; the next request on every node sees them', params: MerchantParams, body: SettingsPatchBody, response: withErrors({ 200: SettingsView }) },
+  }, async (req) => changeMerchantSettings(ctx, actorOf(req), req.params.id, req.body));
+}

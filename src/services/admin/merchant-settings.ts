@@ -1,0 +1,157 @@
+/**
+ * Every admin-panel setting of a merchant (interface spec "MID and Protocol Mapping settings"): Protocol
+ * Mapping's optional fields for callbacks and for status responses, the S2S CARD payer fields marked Required
+ * or Optional, Override Link Target, Return additional parameters, the Checkout Payment Method option and the
+ * per-connector options. Stored as exactly the MerchantSettings the builders read, so a change is what the
+ * next callback, status answer or page shows; secrets (the token-call private key) sealed beside it.
+ */
+import type { ServiceContext } from '../context.ts';
+import { GatewayError, MESSAGES } from '../../domain/errors.ts';
+import { isKnownCurrency } from '../../domain/money.ts';
+import { REQUIRABLE_PAYER_FIELDS } from '../../domain/protocol-mapping.ts';
+import { parsePrivateKey } from '../../domain/pem-keys.ts';
+import type { ConnectorOptions, LinkTarget, MerchantSettings } from '../../store/merchants-repo.ts';
+import { loadMerchantConfig, openOptionSecrets, writeMerchantSettings } from '../../store/merchant-config-repo.ts';
+import { optionSecretsOwner } from '../../store/secret-rotation.ts';
+import { sealSecret, type SecretFields } from '../../store/sealed-secrets.ts';
+import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
+import { isUuid } from '../../store/payments-repo.ts';
+
+type Requirement = 'required' | 'optional';
+
+export interface ConnectorOptionsView {
+  mobile_money: { fee_bearer: 'merchant' | 'payer' } | null;
+  voucher_partner: { partner_ids: Record<string, string>; language: string; domain: string | null } | null;
+  mail_payout: { account_uuid: string; fee_calculation_method: 'account_level' | 'transaction_level' } | null;
+  token_call: { private_key: { set: true; fingerprint: string } } | null;
+}
+
+export interface SettingsView {
+  callback_fields: string[];
+  status_fields: string[];
+  return_params: string[];
+  checkout_payment_method: boolean;
+  payer_fields: Record<string, Requirement>;
+  override_link_target: LinkTarget | null;
+  connector_options: ConnectorOptionsView;
+}
+
+export interface ConnectorOptionsPatch {
+  mobile_money?: { fee_bearer: 'merchant' | 'payer' } | null;
+  voucher_partner?: { partner_ids: Record<string, string>; language: string; domain?: string | null } | null;
+  mail_payout?: { account_uuid: string; fee_calculation_method?: 'account_level' | 'transaction_level' } | null;
+  token_call?: { private_key: string } | null;
+}
+
+/** Each key given replaces that setting; payer_fields and connector_options replace only the entries given. */
+export interface SettingsPatch {
+  callback_fields?: string[];
+  status_fields?: string[];
+  return_params?: string[];
+  checkout_payment_method?: boolean;
+  payer_fields?: Record<string, Requirement>;
+  override_link_target?: LinkTarget | null;
+  connector_options?: ConnectorOptionsPatch;
+}
+
+function connectorOptionsView(o: ConnectorOptions = {}): ConnectorOptionsView {
+  return {
+    mobile_money: o.mobileMoney ? { fee_bearer: o.mobileMoney.feeBearer } : null,
+    voucher_partner: o.voucherPartner ? { partner_ids: o.voucherPartner.partnerIds, language: o.voucherPartner.language, domain: o.voucherPartner.domain ?? null } : null,
+    mail_payout: o.mailPayout ? { account_uuid: o.mailPayout.accountUuid, fee_calculation_method: o.mailPayout.feeCalculationMethod } : null,
+    token_call: o.tokenCall ? { private_key: { set: true, fingerprint: o.tokenCall.privateKeyFingerprint } } : null,
+  };
+}
+
+export function settingsView(s: MerchantSettings): SettingsView {
+  const required = new Set(s.requiredPayerFields ?? []);
+  return {
+    callback_fields: s.callbackFields ?? [],
+    status_fields: s.statusFields ?? [],
+    return_params: s.returnParams ?? [],
+    checkout_payment_method: s.checkoutPaymentMethod ?? false,
+    payer_fields: Object.fromEntries(REQUIRABLE_PAYER_FIELDS.map((f) => [f, required.has(f) ? 'required' : 'optional'])),
+    override_link_target: s.overrideLinkTarget ?? null,
+    connector_options: connectorOptionsView(s.connectorOptions),
+  };
+}
+
+/** Sets `key` of `target` to `value`, or removes it when the value is null (the setting back to its default). */
+function assign<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined): void {
+  if (value === undefined) return;
+  if (value === null) delete target[key];
+  else target[key] = value;
+}
+
+function patchConnectorOptions(current: ConnectorOptions, patch: ConnectorOptionsPatch, secrets: SecretFields): ConnectorOptions {
+  const next: ConnectorOptions = { ...current };
+  if (patch.mobile_money !== undefined) assign(next, 'mobileMoney', patch.mobile_money && { feeBearer: patch.mobile_money.fee_bearer });
+  if (patch.voucher_partner !== undefined) {
+    const v = patch.voucher_partner;
+    const unknown = v && Object.keys(v.partner_ids).find((code) => !isKnownCurrency(code));
+    if (unknown) throw GatewayError.field(`connector_options.voucher_partner.partner_ids.${unknown}`, MESSAGES.notCurrency);
+    assign(next, 'voucherPartner', v && { partnerIds: v.partner_ids, language: v.language, ...(v.domain ? { domain: v.domain } : {}) });
+  }
+  if (patch.mail_payout !== undefined) {
+    const m = patch.mail_payout;
+    assign(next, 'mailPayout', m && { accountUuid: m.account_uuid.toLowerCase(), feeCalculationMethod: m.fee_calculation_method ?? 'account_level' });
+  }
+  if (patch.token_call !== undefined) {
+    if (patch.token_call === null) {
+      delete next.tokenCall;
+      delete secrets.token_call_private_key;
+    } else {
+      const parsed = parsePrivateKey(patch.token_call.private_key);
+      if (!parsed.ok) throw GatewayError.field('connector_options.token_call.private_key', parsed.message);
+      next.tokenCall = { privateKeyFingerprint: parsed.value.fingerprint };
+      secrets.token_call_private_key = parsed.value.pem;
+    }
+  }
+  return next;
+}
+
+/** The settings a patch leaves; `secrets` (opened option secrets) is changed in place. */
+export function patchedSettings(current: MerchantSettings, patch: SettingsPatch, secrets: SecretFields): MerchantSettings {
+  const next: MerchantSettings = { ...current };
+  assign(next, 'callbackFields', patch.callback_fields);
+  assign(next, 'statusFields', patch.status_fields);
+  assign(next, 'returnParams', patch.return_params);
+  assign(next, 'checkoutPaymentMethod', patch.checkout_payment_method);
+  assign(next, 'overrideLinkTarget', patch.override_link_target);
+  if (patch.payer_fields) {
+    const required = new Set(current.requiredPayerFields ?? []);
+    for (const [f, requirement] of Object.entries(patch.payer_fields)) {
+      if (requirement === 'required') required.add(f);
+      else required.delete(f);
+    }
+    next.requiredPayerFields = REQUIRABLE_PAYER_FIELDS.filter((f) => required.has(f));
+  }
+  if (patch.connector_options) next.connectorOptions = patchConnectorOptions(current.connectorOptions ?? {}, patch.connector_options, secrets);
+  return next;
+}
+
+export async function getMerchantSettings(ctx: ServiceContext, merchantId: string): Promise<SettingsView> {
+  const config = isUuid(merchantId) ? await loadMerchantConfig(ctx.db, merchantId) : undefined;
+  if (!config) throw new GatewayError('notFound');
+  return settingsView(config.merchant.settings);
+}
+
+export async function changeMerchantSettings(ctx: ServiceContext, actor: AuditActor, merchantId: string, patch: SettingsPatch): Promise<SettingsView> {
+  if (!isUuid(merchantId)) throw new GatewayError('notFound');
+  const view = await ctx.db.transaction(async (tx) => {
+    const config = await loadMerchantConfig(tx, merchantId, true);
+    if (!config) throw new GatewayError('notFound');
+    const secrets = { ...openOptionSecrets(ctx.keyring, config).expose() };
+    const settings = patchedSettings(config.merchant.settings, patch, secrets);
+    const sealed = Object.keys(secrets).length > 0 ? sealSecret(ctx.keyring, secrets, optionSecretsOwner(merchantId)) : null;
+    const now = ctx.clock.now();
+    await writeMerchantSettings(tx, merchantId, settings, sealed, now);
+    const before = settingsView(config.merchant.settings);
+    const after = settingsView(settings);
+    // Views carry fingerprints, never the private key.
+    await appendAudit(tx, { actor, action: 'merchant.settings.update', objectType: 'merchant', objectId: merchantId, before, after }, now);
+    return after;
+  });
+  ctx.merchants.invalidate();
+  return view;
+}

@@ -1,0 +1,231 @@
+/**
+ * MIDs for operators (issue 11): create, change, enable or disable (never delete) and reorder a merchant's
+ * MIDs. Credentials are sealed with the vault keyring before they reach the store and leave only masked; each
+ * change is audited in its own transaction and invalidates the merchant cache at commit, so routing follows
+ * at the next request on every node (store/directory-watch.ts).
+ */
+import type { TSchema } from '@sinclair/typebox';
+import type { ServiceContext } from '../context.ts';
+import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
+import { isKnownCurrency } from '../../domain/money.ts';
+import { newId } from '../../domain/ids.ts';
+import { scaledDecimal } from '../../domain/mid-limits.ts';
+import { compile, collectErrors } from '../../channels/validation.ts';
+import { findMerchantById, insertMid, listMids, midCredentialsOwner, openMidCredentials, type Mid, type PaymentMode } from '../../store/merchants-repo.ts';
+import { findMerchantMid, lockMerchantMids, setMidPriority, updateMid, type MidChanges } from '../../store/mid-admin-repo.ts';
+import { maskSecretFields, sealSecret, type SecretFields } from '../../store/sealed-secrets.ts';
+import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
+import { VaultError } from '../../store/card-vault.ts';
+import { isUuid } from '../../store/payments-repo.ts';
+
+/** A MID as the admin API shows it: credentials masked, amounts as decimal strings. */
+export interface MidView {
+  id: string;
+  merchant_id: string;
+  name: string;
+  connector: string;
+  payment_mode: PaymentMode;
+  priority: number;
+  enabled: boolean;
+  currencies: string[] | null;
+  min_amount: string | null;
+  max_amount: string | null;
+  descriptor: string | null;
+  card_on_file_support: boolean;
+  settings: Record<string, unknown>;
+  /** Each credential field masked (last four characters of long values); null: none set, or not readable. */
+  credentials: SecretFields | null;
+  /** The vault key that sealed them (rotation is done when none names an old key); null: none set. */
+  credentials_key_id: string | null;
+}
+
+/** The writable fields of a MID on the wire; on PATCH every one is optional. */
+export interface MidInput {
+  connector?: string;
+  name?: string;
+  payment_mode?: PaymentMode;
+  priority?: number;
+  enabled?: boolean;
+  currencies?: string[] | null;
+  min_amount?: string | null;
+  max_amount?: string | null;
+  descriptor?: string | null;
+  card_on_file_support?: boolean;
+  settings?: Record<string, unknown>;
+  /** Fields given replace the stored ones, a null field is removed; null as a whole removes every credential. */
+  credentials?: Record<string, string | null> | null;
+}
+
+export function midView(ctx: Pick<ServiceContext, 'keyring'>, mid: Mid): MidView {
+  return {
+    id: mid.id,
+    merchant_id: mid.merchantId,
+    name: mid.name,
+    connector: mid.connector,
+    payment_mode: mid.paymentMode,
+    priority: mid.priority,
+    enabled: mid.enabled,
+    currencies: mid.currencies,
+    min_amount: mid.minAmount,
+    max_amount: mid.maxAmount,
+    descriptor: mid.descriptor,
+    card_on_file_support: mid.cardOnFileSupport,
+    settings: mid.settings,
+    credentials: maskedCredentials(ctx, mid),
+    credentials_key_id: mid.sealedCredentials?.keyId ?? null,
+  };
+}
+
+/** Masks need the values: sealed under a key no longer in VAULT_KEYS, they show as null (the key id tells why). */
+function maskedCredentials(ctx: Pick<ServiceContext, 'keyring'>, mid: Mid): SecretFields | null {
+  if (!mid.sealedCredentials) return null;
+  try {
+    return maskSecretFields(openMidCredentials(ctx.keyring, mid).expose());
+  } catch (err) {
+    if (err instanceof VaultError) return null;
+    throw err;
+  }
+}
+
+function connectorErrors(schema: unknown, value: unknown, prefix: string, freeForm: (v: unknown) => boolean): FieldError[] {
+  if (schema && typeof schema === 'object') return collectErrors(compile(schema as TSchema), value, prefix);
+  return freeForm(value) ? [] : [{ field: prefix, message: MESSAGES.notValid }];
+}
+
+/** Without a declared schema, a connector's settings are flat scalars and its credentials flat strings. */
+const flatScalars = (v: unknown) => typeof v === 'object' && v !== null && Object.values(v).every((x) => ['string', 'number', 'boolean'].includes(typeof x));
+const flatStrings = (v: unknown) => typeof v === 'object' && v !== null && Object.values(v).every((x) => typeof x === 'string');
+
+/** The rules no schema can say: the connector exists, settings and credentials fit it, limits are ordered. */
+function validateMid(ctx: Pick<ServiceContext, 'connectors'>, mid: MidChanges & { connector: string }, credentials: SecretFields | null): void {
+  const errors: FieldError[] = [];
+  const connector = ctx.connectors.get(mid.connector);
+  if (!connector) errors.push({ field: 'connector', message: MESSAGES.notChoice });
+  for (const code of mid.currencies ?? []) if (!isKnownCurrency(code)) errors.push({ field: 'currencies', message: MESSAGES.notCurrency });
+  if (mid.minAmount !== null && mid.maxAmount !== null && scaledDecimal(mid.minAmount) > scaledDecimal(mid.maxAmount)) {
+    errors.push({ field: 'min_amount', message: `This value should be less than or equal to ${mid.maxAmount}.` });
+  }
+  if (connector) {
+    errors.push(...connectorErrors(connector.settingsSchema, mid.settings, 'settings', flatScalars));
+    if (credentials) errors.push(...connectorErrors(connector.credentialsSchema, credentials, 'credentials', flatStrings));
+  }
+  if (errors.length > 0) throw GatewayError.invalid(errors);
+}
+
+/** The stored credentials with the request's changes applied (see MidInput.credentials). */
+function mergedCredentials(ctx: Pick<ServiceContext, 'keyring'>, mid: Pick<Mid, 'id' | 'sealedCredentials'> | undefined, given: MidInput['credentials']): SecretFields | null | undefined {
+  if (given === undefined) return undefined;
+  if (given === null) return null;
+  const current = mid?.sealedCredentials ? openMidCredentials(ctx.keyring, mid).expose() : {};
+  const next: SecretFields = { ...current };
+  for (const [key, value] of Object.entries(given)) {
+    if (value === null) delete next[key];
+    else next[key] = value;
+  }
+  return Object.keys(next).length > 0 ? next : null;
+}
+
+async function requireMerchant(ctx: Pick<ServiceContext, 'db'>, merchantId: string): Promise<void> {
+  if (!isUuid(merchantId) || !(await findMerchantById(ctx.db, merchantId))) throw new GatewayError('notFound');
+}
+
+export async function listMerchantMids(ctx: ServiceContext, merchantId: string): Promise<MidView[]> {
+  await requireMerchant(ctx, merchantId);
+  return (await listMids(ctx.db, merchantId)).map((m) => midView(ctx, m));
+}
+
+export async function getMerchantMid(ctx: ServiceContext, merchantId: string, midId: string): Promise<MidView> {
+  await requireMerchant(ctx, merchantId);
+  const mid = isUuid(midId) ? await findMerchantMid(ctx.db, merchantId, midId) : undefined;
+  if (!mid) throw new GatewayError('notFound');
+  return midView(ctx, mid);
+}
+
+export async function createMid(ctx: ServiceContext, actor: AuditActor, merchantId: string, input: MidInput & { connector: string }): Promise<MidView> {
+  await requireMerchant(ctx, merchantId);
+  const id = newId();
+  const credentials = mergedCredentials(ctx, undefined, input.credentials) ?? null;
+  const changes: MidChanges = {
+    name: input.name ?? input.connector,
+    paymentMode: input.payment_mode ?? 'SMS/DMS',
+    priority: input.priority ?? 0,
+    enabled: input.enabled ?? true,
+    currencies: input.currencies ?? null,
+    minAmount: input.min_amount ?? null,
+    maxAmount: input.max_amount ?? null,
+    descriptor: input.descriptor ?? null,
+    cardOnFileSupport: input.card_on_file_support ?? false,
+    settings: input.settings ?? {},
+    sealedCredentials: credentials ? sealSecret(ctx.keyring, credentials, midCredentialsOwner(id)) : null,
+  };
+  validateMid(ctx, { ...changes, connector: input.connector }, credentials);
+  const view = await ctx.db.transaction(async (tx) => {
+    await insertMid(tx, { id, merchantId, connector: input.connector, ...changes });
+    const created = await findMerchantMid(tx, merchantId, id);
+    const shown = midView(ctx, created as Mid);
+    await appendAudit(tx, { actor, action: 'mid.create', objectType: 'mid', objectId: id, after: shown, details: { merchant_id: merchantId } }, ctx.clock.now());
+    return shown;
+  });
+  ctx.merchants.invalidate();
+  return view;
+}
+
+const pick = <T>(given: T | undefined, current: T): T => (given === undefined ? current : given);
+
+export async function changeMid(ctx: ServiceContext, actor: AuditActor, merchantId: string, midId: string, input: MidInput, action = 'mid.update'): Promise<MidView> {
+  await requireMerchant(ctx, merchantId);
+  if (!isUuid(midId)) throw new GatewayError('notFound');
+  const view = await ctx.db.transaction(async (tx) => {
+    const mid = await findMerchantMid(tx, merchantId, midId, true);
+    if (!mid) throw new GatewayError('notFound');
+    const credentials = mergedCredentials(ctx, mid, input.credentials);
+    const changes: MidChanges = {
+      name: pick(input.name, mid.name),
+      paymentMode: pick(input.payment_mode, mid.paymentMode),
+      priority: pick(input.priority, mid.priority),
+      enabled: pick(input.enabled, mid.enabled),
+      currencies: pick(input.currencies, mid.currencies),
+      minAmount: pick(input.min_amount, mid.minAmount),
+      maxAmount: pick(input.max_amount, mid.maxAmount),
+      descriptor: pick(input.descriptor, mid.descriptor),
+      cardOnFileSupport: pick(input.card_on_file_support, mid.cardOnFileSupport),
+      settings: pick(input.settings, mid.settings),
+      sealedCredentials: credentials === undefined ? mid.sealedCredentials : credentials && sealSecret(ctx.keyring, credentials, midCredentialsOwner(mid.id)),
+    };
+    validateMid(ctx, { ...changes, connector: mid.connector }, credentials ?? null);
+    await updateMid(tx, mid.id, changes, ctx.clock.now());
+    const before = midView(ctx, mid);
+    const after = midView(ctx, (await findMerchantMid(tx, merchantId, mid.id)) as Mid);
+    await appendAudit(tx, { actor, action, objectType: 'mid', objectId: mid.id, before, after, details: { merchant_id: merchantId } }, ctx.clock.now());
+    return after;
+  });
+  ctx.merchants.invalidate();
+  return view;
+}
+
+/**
+ * Priorities from an ordered list of every MID of the merchant, best first: the first gets the highest
+ * priority. Equal priorities are ordered by creation, so an explicit order is the only unambiguous one.
+ */
+export async function reorderMids(ctx: ServiceContext, actor: AuditActor, merchantId: string, order: readonly string[]): Promise<MidView[]> {
+  await requireMerchant(ctx, merchantId);
+  const views = await ctx.db.transaction(async (tx) => {
+    await lockMerchantMids(tx, merchantId);
+    const mids = await listMids(tx, merchantId);
+    const known = new Set(mids.map((m) => m.id));
+    const unique = new Set(order);
+    if (unique.size !== order.length || order.length !== mids.length || !order.every((id) => known.has(id))) {
+      throw GatewayError.field('mid_ids', 'This value should list every MID of the merchant once.');
+    }
+    const now = ctx.clock.now();
+    for (const [index, id] of order.entries()) await setMidPriority(tx, id, (order.length - index) * 10, now);
+    const after = await listMids(tx, merchantId);
+    await appendAudit(tx, {
+      actor, action: 'mid.reorder', objectType: 'merchant', objectId: merchantId,
+      before: mids.map((m) => ({ id: m.id, priority: m.priority })), after: after.map((m) => ({ id: m.id, priority: m.priority })),
+    }, now);
+    return after.map((m) => midView(ctx, m));
+  });
+  ctx.merchants.invalidate();
+  return views;
+}
