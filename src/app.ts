@@ -21,6 +21,7 @@ import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts
 import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
 import { registerAdminMidRoutes } from './channels/admin/mid-routes.ts';
 import { registerAdminSettingsRoutes } from './channels/admin/settings-routes.ts';
+import { registerAdminRoutingRoutes } from './channels/admin/routing-routes.ts';
 import { registerAdminWalletRoutes } from './channels/admin/wallet-routes.ts';
 import { registerAdminConfigCatalogRoutes } from './channels/admin/config-catalog-routes.ts';
 import { registerAdminSigningSecretRoutes } from './channels/admin/signing-secret-routes.ts';
@@ -117,6 +118,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerAdminPaymentRoutes(app, ctx);
   registerAdminMidRoutes(app, ctx);
   registerAdminSettingsRoutes(app, ctx);
+  registerAdminRoutingRoutes(app, ctx);
   registerAdminWalletRoutes(app, ctx);
   registerAdminConfigCatalogRoutes(app, ctx);
   registerAdminSigningSecretRoutes(app, ctx);
