@@ -74,7 +74,7 @@ export interface RoutingAttempt {
   code?: string;
   retry?: string;
   /** Why no further attempt followed a decline. */
-  stop?: 'hard_decline' | 'not_retryable' | 'no_more_candidates' | 'max_attempts' | 'integrity';
+  stop?: 'hard_decline' | 'authenticated' | 'not_retryable' | 'no_more_candidates' | 'max_attempts' | 'integrity';
 }
 
 function ineligibility<T extends RoutableMid>(mid: T, intent: Intent, connectors: ConnectorNames | undefined, rules: readonly RoutingRule<T>[]): Ineligibility | undefined {

@@ -53,13 +53,15 @@ export function routeCard(ctx: ServiceContext, merchant: Merchant, mids: readonl
 
 /**
  * Whether a declined attempt goes on to the next candidate, and if not why. Only a decline the error table marks
- * `other_mid` cascades; a hard decline (`no`) or one to retry later never does; a 3-D Secure result obtained on
- * this MID is never carried to another (the first attempt's outcome is then final).
+ * `other_mid` cascades; a hard decline (`no`) or one to retry later never does; nor does a decline that carries a
+ * 3-D Secure result (the payer authenticated on this MID; that result cannot be reused on another).
  */
 export function cascadeStop(outcome: ConnectorOutcome, attemptsMade: number, maxExtra: number, nextExists: boolean): RoutingAttempt['stop'] | undefined {
   if (outcome.kind !== 'declined') return undefined;
   const retry = outcome.error ? UNIFIED_CODES[outcome.error.code].retry : 'no';
-  if (retry === 'no' || outcome.threeDs?.authenticationFlow === 'Challenge') return 'hard_decline';
+  if (retry === 'no') return 'hard_decline';
+  // A 3-D Secure result belongs to the MID's 3DS server: it cannot be carried to another acquirer.
+  if (outcome.threeDs) return 'authenticated';
   if (retry !== 'other_mid') return 'not_retryable';
   if (attemptsMade > maxExtra) return 'max_attempts';
   if (!nextExists) return 'no_more_candidates';

@@ -184,7 +184,7 @@ const Routing = Type.Object({
     outcome: Nullable(Type.String()),
     code: Nullable(Type.String({ description: 'The unified decline code' })),
     retry: Nullable(Type.String({ description: 'The error table\'s retry decision for that code: no, later, other_mid' })),
-    stop: Nullable(Type.String({ description: 'Why no further attempt: hard_decline, not_retryable, no_more_candidates, max_attempts, integrity' })),
+    stop: Nullable(Type.String({ description: 'Why no further attempt: hard_decline, authenticated, not_retryable, no_more_candidates, max_attempts, integrity' })),
   }), { description: 'Recorded when a payment was tried on more than one MID, or a decline stopped the cascade' }),
 });
 
