@@ -14,7 +14,7 @@ import { markSessionPaid } from '../store/sessions-repo.ts';
 import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/card-vault.ts';
 import { eligibleMids, explainRouting, type Intent, type RoutingAttempt } from '../domain/routing.ts';
 import { DEFAULT_ROUTING } from '../domain/routing-rules.ts';
-import { attemptRecord, cardFacts, cascadeStop, routeCard, type CardRoute } from './card-routing.ts';
+import { attemptRecord, cardFacts, cascadeStop, CHAIN_ROUTING, routeCard, type CardRoute } from './card-routing.ts';
 import { limitRules } from '../domain/mid-limits.ts';
 import type { Money } from '../domain/money.ts';
 import { nextStatus, type PaymentEvent as StateEvent } from '../domain/payment-state.ts';
@@ -132,13 +132,14 @@ export async function createAndAuthorize(ctx: ServiceContext, input: Omit<Author
 async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite): Promise<PaymentStep> {
   const { merchant, intent, source } = input;
   const payment = target.subject;
+  const config = payment.details?.merchantInitiated === true ? CHAIN_ROUTING : merchant.routing ?? DEFAULT_ROUTING;
   // The rules may look at the card's brand and BIN: a stored card is opened for them only when there are rules.
   const knownPan = source.kind !== 'vault' ? source.card.pan
-    : merchant.routing && merchant.routing.rules.length > 0 ? (await loadCard(ctx.db, ctx.keyring, source.vaultId))?.pan() : undefined;
+    : config.rules.length > 0 ? (await loadCard(ctx.db, ctx.keyring, source.vaultId))?.pan() : undefined;
   const route = routeCard(ctx, merchant, input.mids, cardFacts({
     intent, amount: payment.amount, currency: payment.currency, pan: knownPan, country: payment.payer.country,
     recurring: RECURRING_OPERATIONS.has(payment.operation) || payment.details?.recurringInit === true, customData: target.subject.customData,
-  }));
+  }), config);
   const mid = route.candidates[0]!;
   const connector = ctx.connectors.get(mid.connector)!;
   const access = midAccess(ctx, mid);
@@ -213,7 +214,7 @@ interface Attempt {
  * callback. The routing decision on the payment records every attempt and why the cascade stopped.
  */
 async function cascade(ctx: ServiceContext, merchant: Merchant, route: CardRoute, first: Attempt): Promise<Attempt> {
-  const maxExtra = (merchant.routing ?? DEFAULT_ROUTING).max_extra_attempts;
+  const maxExtra = route.config.max_extra_attempts;
   const attempts = [attemptRecord(route.candidates[0]!.id, first.transId, 'routed', first.outcome)];
   let current = first;
   for (let index = 1; ; index += 1) {

@@ -7,7 +7,7 @@ import type { ServiceContext } from './context.ts';
 import type { Merchant, Mid } from '../store/merchants-repo.ts';
 import { eligibleMids, explainRouting, type Intent, type RoutingAttempt, type RoutingDecision } from '../domain/routing.ts';
 import { limitRules } from '../domain/mid-limits.ts';
-import { chooseCandidates, DEFAULT_ROUTING, type PaymentFacts } from '../domain/routing-rules.ts';
+import { chooseCandidates, DEFAULT_ROUTING, type PaymentFacts, type RoutingConfig } from '../domain/routing-rules.ts';
 import { cardBrandByPrefix } from '../domain/card.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { UNIFIED_CODES } from '../connectors/error-codes.ts';
@@ -18,7 +18,15 @@ export interface CardRoute {
   /** Eligible MIDs in attempt order; never empty. */
   candidates: Mid[];
   decision: RoutingDecision;
+  /** The rules and cascading limit this payment was routed by. */
+  config: RoutingConfig;
 }
+
+/**
+ * A merchant-initiated charge of a stored card stays with its chain's MID (the acquirer's card-on-file reference
+ * belongs to it; recurring-charges puts it first): no rules, no cascading to an acquirer that never saw the card.
+ */
+export const CHAIN_ROUTING: RoutingConfig = { rules: [], max_extra_attempts: 0 };
 
 /** The facts of a card payment the rules look at. */
 export function cardFacts(p: { intent: Intent; amount: bigint; currency: string; pan?: string; country?: string; recurring: boolean; customData?: Readonly<Record<string, unknown>> | null }): PaymentFacts {
@@ -34,12 +42,15 @@ export function cardFacts(p: { intent: Intent; amount: bigint; currency: string;
 }
 
 /** Routes a card payment; no eligible MID: the routing error, before anything is written. */
-export function routeCard(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], facts: PaymentFacts, draw: () => number = Math.random): CardRoute {
+export function routeCard(
+  ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], facts: PaymentFacts,
+  config: RoutingConfig = merchant.routing ?? DEFAULT_ROUTING, draw: () => number = Math.random,
+): CardRoute {
   const rules = limitRules(facts.money);
   const connectors = usableConnectors(ctx, merchant);
   const eligible = eligibleMids(mids.filter((m) => rules.every((rule) => rule.allows(m))), facts.intent, connectors);
   if (eligible.length === 0 || !ctx.connectors.get(eligible[0]!.connector)) throw new GatewayError('noEligibleMid');
-  const choice = chooseCandidates(merchant.routing ?? DEFAULT_ROUTING, eligible.map((m) => m.id), facts, draw);
+  const choice = chooseCandidates(config, eligible.map((m) => m.id), facts, draw);
   const byId = new Map(eligible.map((m) => [m.id, m]));
   const candidates = choice.candidates.map((id) => byId.get(id)!);
   const decision = explainRouting(mids, facts.intent, candidates[0]!, connectors, rules);
@@ -48,7 +59,7 @@ export function routeCard(ctx: ServiceContext, merchant: Merchant, mids: readonl
   if (choice.share !== undefined) decision.share = choice.share;
   if (choice.skipped.length > 0) decision.skippedRules = choice.skipped;
   decision.candidates = choice.candidates;
-  return { candidates, decision };
+  return { candidates, decision, config };
 }
 
 /**
