@@ -9,6 +9,7 @@ import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
 import { adminCall, d3Messages, tokenFor } from './config-support.ts';
 import { sale } from '../s2s-card/support.ts';
+import { recurringSale } from '../recurring/support.ts';
 import { newId } from '../../src/domain/ids.ts';
 
 const NOTIFY = 'http://127.0.0.1:9/callbacks';
@@ -131,6 +132,22 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(split.body.matched_rule.index, 1);
       assert.equal(split.body.mid_id, [a, b][split.body.share]);
       assert.equal((await call('POST', `${path}/dry-run`, tokens.viewer, { operation: 'sale', amount: '1.001', currency: 'USD' })).status, 400);
+    });
+
+    it('keeps a merchant-initiated charge on its chain\'s MID whatever the rules say', async () => {
+      const [a, b] = [newId(), newId()];
+      const m = await merchantWith([{ id: a, priority: 30 }, { id: b, priority: 20 }]);
+      const first = await sale(t, { recurring_init: 'Y' }, m);
+      assert.equal(first.body.status, 'SETTLED', first.text);
+      assert.ok(first.body.recurring_token, first.text);
+      const put = await call('PUT', `/admin/v1/merchants/${m.id}/routing`, tokens.operator, { rules: [{ name: 'all to b', when: {}, then: { kind: 'mid', mid_id: b } }], max_extra_attempts: 1 });
+      assert.equal(put.status, 200, put.text);
+      const charge = await recurringSale(t, { initId: first.body.trans_id, token: first.body.recurring_token }, {}, { m });
+      assert.equal(charge.body.status, 'SETTLED', charge.text);
+      const v = await view(charge.body.trans_id);
+      assert.equal(v.routing.mid_id, a);
+      assert.equal(v.routing.rule, 'highest_priority');
+      assert.equal((await view((await sale(t, {}, m)).body.trans_id)).routing.mid_id, b, 'a payer\'s own payment follows the rule');
     });
   });
 }
