@@ -26,7 +26,7 @@ const hit: RoutingRuleDef = { name: 'split', when: { currencies: ['EUR'], bin_ra
 const twenty: RoutingConfig = { rules: [...misses, hit], max_extra_attempts: 1 };
 
 const ctx = { connectors: new Map([['sandbox-card', {}]]) } as unknown as ServiceContext;
-const merchant = (routing: RoutingConfig | null): Merchant => ({ id: 'm', name: 'Bench', key: 'k', password: 'p', sandbox: true, notificationUrl: null, digest: 'md5', settings: {}, disabled: false, routing });
+const merchant = (routing: RoutingConfig | null): Merchant => ({ id: 'm', name: 'Bench', key: 'k', password: 'p', sandbox: true, notificationUrl: null, digest: 'md5', settings: {}, disabled: false, previousPassword: null, previousPasswordExpiresAt: null, routing });
 const facts = () => cardFacts({ intent: 'sale', amount: 2500n, currency: 'EUR', pan: '4111111111111111', country: 'DE', recurring: false, customData: { tier: 'gold' } });
 
 function cpuPerRouting(m: Merchant): number {

@@ -17,8 +17,12 @@ import { parseJsonBody } from './channels/json-body.ts';
 import { GatewayError } from './domain/errors.ts';
 import { installIdempotency } from './channels/idempotency.ts';
 import { installMetrics } from './channels/metrics.ts';
+import { registerOperationsRoutes } from './channels/operations.ts';
 import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts';
 import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
+import { registerAdminUserRoutes } from './channels/admin/user-routes.ts';
+import { registerAdminMerchantRoutes } from './channels/admin/merchant-routes.ts';
+import { registerAdminAuditRoutes } from './channels/admin/audit-routes.ts';
 import { registerAdminMidRoutes } from './channels/admin/mid-routes.ts';
 import { registerAdminSettingsRoutes } from './channels/admin/settings-routes.ts';
 import { registerAdminRoutingRoutes } from './channels/admin/routing-routes.ts';
@@ -32,6 +36,7 @@ import { registerPageRoutes } from './channels/pages/routes.ts';
 import { registerS2sCardRoutes } from './channels/s2s-card/routes.ts';
 import { registerRecurringRoutes } from './channels/checkout/recurring-routes.ts';
 import { registerTestClockRoutes } from './channels/sandbox/test-clock-routes.ts';
+import { registerShopRoutes } from './channels/sandbox/shop-routes.ts';
 import { registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
 import { registerApmPageRoutes } from './channels/pages/apm-routes.ts';
 import { registerConnectorRoutes } from './channels/connectors/routes.ts';
@@ -63,7 +68,8 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
     genReqId: () => randomUUID(),
     trustProxy: true,
-    return503OnClosing: true,
+    // A closing node answers 503 itself, in the D3 shape (channels/operations.ts).
+    return503OnClosing: false,
     // Long path segments (ids, tokens) reach the routes, which answer them with D3 bodies, not a bare 414.
     routerOptions: { maxParamLength: 1024 },
     // What the router answers itself (a bad %-encoding, a parameter over maxParamLength) leaves as D3 too.
@@ -96,11 +102,11 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
     openapi: {
       info: { title: 'Portcullis payment gateway', version: '0.1.0', description: 'Hosted Checkout, S2S CARD and S2S APM, wire-compatible with the Akurateco platform family.' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      tags: [{ name: 'Checkout' }, { name: 'Hosted pages' }, { name: 'S2S CARD' }, { name: 'S2S APM' }, { name: 'Admin' }, { name: 'Sandbox' }],
+      tags: [{ name: 'Checkout' }, { name: 'Hosted pages' }, { name: 'S2S CARD' }, { name: 'S2S APM' }, { name: 'Admin' }, { name: 'Sandbox' }, { name: 'Operations' }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  registerOperationsRoutes(app, ctx);
   installRateLimits(app, ctx.rateLimiter);
   installIdempotency(app, ctx);
   installMetrics(app);
@@ -109,6 +115,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerCardCreditRoutes(app, ctx);
   registerRecurringRoutes(app, ctx);
   registerTestClockRoutes(app, ctx);
+  registerShopRoutes(app, ctx);
   registerPageRoutes(app, ctx);
   await registerS2sCardRoutes(app, ctx);
   await registerS2sApmRoutes(app, ctx);
@@ -116,6 +123,9 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerConnectorRoutes(app, ctx);
   registerAdminCallbackRoutes(app, ctx);
   registerAdminPaymentRoutes(app, ctx);
+  registerAdminUserRoutes(app, ctx);
+  registerAdminMerchantRoutes(app, ctx);
+  registerAdminAuditRoutes(app, ctx);
   registerAdminMidRoutes(app, ctx);
   registerAdminSettingsRoutes(app, ctx);
   registerAdminRoutingRoutes(app, ctx);

@@ -28,6 +28,10 @@ export interface Config {
   runner: { lanes?: number; batchSize?: number; leaseMs?: number };
   /** How long a vaulted card nothing references is kept before the vault sweeper deletes it. */
   vaultRetentionMinutes: number;
+  /** A streaming replica for status lookups (read-your-writes kept: src/store/replica.ts). */
+  databaseReplicaUrl?: string;
+  /** Longest wait on SIGTERM for requests and worker passes in flight before the process exits anyway. */
+  shutdownTimeoutMs: number;
   /** Internal hosts allowed as callback targets (on-premise merchants); every other internal target is refused. */
   callbackAllowedPrivateHosts: string[];
   /**
@@ -99,6 +103,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     callbackAllowedPrivateHosts: (env.CALLBACK_ALLOWED_PRIVATE_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
     vaultRetentionMinutes: intAtLeast(env.VAULT_RETENTION_MINUTES, DEFAULT_VAULT_RETENTION_MINUTES, MIN_VAULT_RETENTION_MINUTES, 'VAULT_RETENTION_MINUTES'),
+    databaseReplicaUrl: env.DATABASE_REPLICA_URL || undefined,
+    shutdownTimeoutMs: intFrom(env.SHUTDOWN_TIMEOUT_MS, 30_000, 'SHUTDOWN_TIMEOUT_MS'),
     production: modeOf(env) === 'production',
     rateLimits: {
       enabled: env.RATE_LIMITS !== 'off',

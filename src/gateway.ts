@@ -9,6 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { openPglite, openPostgres, type Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
+import { lockEmbeddedStore } from './store/embedded-lock.ts';
+import { ReplicaReads } from './store/replica.ts';
 import { MerchantDirectory } from './store/merchants-repo.ts';
 import { DirectoryWatch } from './store/directory-watch.ts';
 import { rewrapAllConfigSecrets } from './store/secret-rotation.ts';
@@ -28,10 +30,22 @@ import { PaymentRecheck } from './workers/payment-recheck.ts';
 import { ScheduleRunner, type ScheduleRunnerOptions } from './workers/schedule-runner.ts';
 import { VaultSweeper } from './workers/vault-sweeper.ts';
 
+/** The replica of DATABASE_REPLICA_URL (PostgreSQL only), or undefined. */
+export async function openReplica(config: Pick<Config, 'databaseUrl' | 'databaseReplicaUrl'>): Promise<Database | undefined> {
+  if (!config.databaseReplicaUrl) return undefined;
+  if (!config.databaseUrl) throw new Error('DATABASE_REPLICA_URL needs DATABASE_URL: the embedded store has no replica');
+  return openPostgres({ url: config.databaseReplicaUrl });
+}
+
 export async function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
   if (config.databaseUrl) return openPostgres({ url: config.databaseUrl });
   await mkdir(config.dataDir, { recursive: true });
-  return openPglite(path.join(config.dataDir, 'pglite'));
+  const release = await lockEmbeddedStore(config.dataDir);
+  const db = await openPglite(path.join(config.dataDir, 'pglite')).catch(async (err: unknown) => {
+    await release();
+    throw err;
+  });
+  return { ...db, close: () => db.close().finally(release) };
 }
 
 /** VAULT_KEYS when set; otherwise a key generated once and kept (mode 0600) beside the embedded data. */
@@ -77,6 +91,8 @@ export interface GatewayParts {
   directoryPollMs?: number;
   /** Schedule runner options (tests poll fast or inject crashes). */
   runner?: ScheduleRunnerOptions;
+  /** A streaming replica of db for status lookups (DATABASE_REPLICA_URL). */
+  replica?: Database;
 }
 
 export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
@@ -90,6 +106,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     merchants: new MerchantDirectory(parts.db),
     baseUrl: parts.config.baseUrl,
     logger,
+    reads: parts.replica ? new ReplicaReads(parts.db, parts.replica) : undefined,
     callbackTargets: callbackTargetPolicy(parts.config.callbackAllowedPrivateHosts ?? []),
   };
   ctx.signingKeys = new SigningKeys(ctx);
@@ -127,10 +144,10 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
         (err: Error) => logger.error({ err: { message: err.message } }, 'configuration secrets could not all be re-sealed'),
       );
     },
+    /** Drains HTTP and workers side by side: workers stop claiming and settle what they hold. */
     async close() {
-      await app.close();
-      await watch.stop();
-      if (started) await Promise.all([dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop()]);
+      const workers = started ? [dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop()] : [];
+      await Promise.all([app.close(), watch.stop(), ...workers]);
     },
   };
 }

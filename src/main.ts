@@ -1,7 +1,7 @@
 /** Starts the gateway: store, migrations, demo merchant, HTTP server and workers. */
 import { loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
-import { assembleGateway, loadKeyring, openStore } from './gateway.ts';
+import { assembleGateway, loadKeyring, openReplica, openStore } from './gateway.ts';
 import { ensureDemoMerchant, sampleSessionRequest } from './demo.ts';
 import type { Bootstrap } from './services/operators.ts';
 
@@ -9,22 +9,45 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const db = await openStore(config);
+  const replica = await openReplica(config);
   const keyring = await loadKeyring(config, logger);
-  const gateway = await assembleGateway({ config, db, keyring, logger, logRequests: true });
+  const gateway = await assembleGateway({ config, db, replica, keyring, logger, logRequests: true });
   // Production creates no demo merchant (issue 12): merchants come through the admin API.
   const demo = config.production ? undefined : await ensureDemoMerchant(db, config.demoMerchant);
   await gateway.app.listen({ port: config.port, host: config.host });
   if (config.workers) gateway.startWorkers();
   printWelcome(config.baseUrl, config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`, demo, gateway.bootstrap);
 
+  let stopping = false;
+  /**
+   * Graceful stop: the listener closes (a balancer's next connection goes elsewhere; requests arriving on
+   * kept-alive connections get a D3 503 with `Connection: close`), requests in flight finish, workers claim no
+   * more and finish or give back what they hold, then the store closes. A second signal, or a drain longer
+   * than SHUTDOWN_TIMEOUT_MS, exits at once: what is left in flight is resolved by any node's workers.
+   */
   const shutdown = async (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    await gateway.close();
-    await db.close();
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining requests and workers');
+    setTimeout(() => {
+      logger.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
+    try {
+      await gateway.close();
+      await Promise.all([db.close(), replica?.close()]);
+    } catch (err) {
+      logger.error({ err: (err as Error).message }, 'shutdown failed');
+      process.exit(1);
+    }
+    logger.info('stopped');
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
 function printWelcome(baseUrl: string, store: string, demo: Awaited<ReturnType<typeof ensureDemoMerchant>>, bootstrap?: Bootstrap): void {

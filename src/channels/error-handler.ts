@@ -6,6 +6,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, errorBody, type ErrorName } from '../domain/errors.ts';
+import { isConnectionFailure } from '../store/database.ts';
 import { RateLimited } from '../services/rate-limiter.ts';
 
 declare module 'fastify' {
@@ -44,6 +45,7 @@ function isInputRejectedByDatabase(err: unknown): boolean {
 
 export function toGatewayError(err: unknown): GatewayError | undefined {
   if (err instanceof GatewayError) return err;
+  if (isConnectionFailure(err)) return new GatewayError('unavailable');
   if (isInputRejectedByDatabase(err)) return new GatewayError('invalidRequest', [{ field: 'request', message: 'This value is not valid.' }]);
   const code = (err as FastifyError | undefined)?.code;
   const known = code ? FRAMEWORK_ERRORS[code] : undefined;
@@ -57,6 +59,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Gat
   request.answeredError = err.spec;
   if (err instanceof RateLimited) reply.header('retry-after', String(err.retryAfter));
   const body: Record<string, unknown> = { ...errorBody(err) };
+  if (err.spec.http === 503) reply.header('retry-after', '1');
   if (request.routeOptions.config?.dialect === 's2s') body.result = 'ERROR';
   return reply.code(err.spec.http).type('application/json; charset=utf-8').send(body);
 }
@@ -64,6 +67,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Gat
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
     const known = toGatewayError(err);
+    if (known?.spec.http === 503) request.log.warn({ err: (err as Error).message }, 'store unavailable');
     if (known) return sendError(request, reply, known);
     request.log.error({ err: { message: (err as Error).message, stack: (err as Error).stack } }, 'unhandled error');
     return sendError(request, reply, new GatewayError('internal'));

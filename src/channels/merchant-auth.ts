@@ -8,6 +8,18 @@ import type { Merchant, Mid } from '../store/merchants-repo.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { verifyAny, type UpperMode } from '../domain/signatures.ts';
 import { reserveIdempotencyKey } from './idempotency.ts';
+import { acceptedPasswords } from '../domain/password-rotation.ts';
+
+type Recipes = (merchant: Merchant) => ReadonlyArray<(upper: UpperMode) => string>;
+
+/**
+ * Checks a merchant's hash with the current password and, during the grace period after a rotation, with the
+ * previous one (the recipes are built once per accepted password, so every channel's formulas take part).
+ */
+export function verifyMerchantHash(merchant: Merchant, hash: unknown, recipes: Recipes, now: Date): boolean {
+  return acceptedPasswords(merchant, now).some((password) =>
+    verifyAny(hash, recipes(password === merchant.password ? merchant : { ...merchant, password })));
+}
 
 export interface Authenticated {
   merchant: Merchant;
@@ -24,11 +36,11 @@ export async function authenticate(
   req: FastifyRequest,
   key: string,
   hash: unknown,
-  recipes: (merchant: Merchant) => ReadonlyArray<(upper: UpperMode) => string>,
+  recipes: Recipes,
 ): Promise<Authenticated> {
   const found = await ctx.merchants.byMerchantKey(key);
   if (!found) throw new GatewayError('merchantNotFound');
-  if (!verifyAny(hash, recipes(found.merchant))) throw new GatewayError('hashInvalid');
+  if (!verifyMerchantHash(found.merchant, hash, recipes, ctx.clock.now())) throw new GatewayError('hashInvalid');
   await reserveIdempotencyKey(ctx, req, found.merchant.id);
   return found;
 }

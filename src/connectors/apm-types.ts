@@ -47,7 +47,7 @@ export interface ApmInitiateRequest {
 export type PayerAction =
   | { kind: 'redirect'; url: string }
   /** `payload` is the text the QR code encodes; `expiresAt` an ISO instant after which it cannot be paid. */
-  | { kind: 'qr'; payload: string; expiresAt: string }
+  | { kind: 'qr'; payload: string; expiresAt: string; deepLink?: string }
   | { kind: 'details'; details: readonly { label: string; value: string }[] }
   | { kind: 'app'; sentTo: string }
   | { kind: 'otp'; sentTo: string; error?: string }
@@ -86,6 +86,8 @@ export interface ApmConnector {
   readonly name: string;
   initiate(req: ApmInitiateRequest): Promise<ApmOutcome>;
   verifyCode(reference: string, code: string): Promise<CodeAnswer>;
+  /** Sends the payer a new one-time code (the old one stops working); false when the payment takes none now. */
+  resendCode?(reference: string): Promise<boolean>;
   status(reference: string): Promise<ProviderStatus>;
   /**
    * What became of an initiate() whose answer was lost (a crash, a timeout), found by the gateway's payment id

@@ -60,6 +60,8 @@ export const ERRORS = {
   requestTimeout: { http: 408, code: '100000', message: 'Request data is invalid.' },
   tooManyRequests: { http: 429, code: '100000', message: 'Too many requests.' },
   internal: { http: 500, code: '100000', message: 'Internal error.' },
+  // The store cannot be reached (a database failover, a network cut): nothing was decided, the client may retry.
+  unavailable: { http: 503, code: '100000', message: 'Service temporarily unavailable.' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorName = keyof typeof ERRORS;
@@ -91,6 +93,8 @@ export const MESSAGES = {
   notTrue: 'This value should be true.',
   notInteger: 'This value should be of type integer.',
   notOnOrAfter: (date: string) => `This value should be greater than or equal to ${date}.`,
+  alreadyUsed: 'This value is already used.',
+  lastAdmin: 'The last enabled admin can not be demoted or disabled.',
 } as const;
 
 export class GatewayError extends Error {

@@ -58,8 +58,8 @@ export type PaymentStep =
   | { kind: 'processing'; payment: Payment };
 
 /**
- * The connector of the first MID that may carry this intent (a merchant in live mode: never the sandbox;
- * when given, this amount and currency within the MID's limits).
+ * The connector of the first MID that may carry this intent (a merchant in live mode: never the sandbox), and,
+ * when given, this amount and currency (the MID's limits).
  */
 export function routeMid(ctx: ServiceContext, mids: readonly Mid[], intent: Intent, merchant?: Pick<Merchant, 'sandbox'>, money?: Money): { mid: Mid; connector: CardConnector } {
   const rules = money ? limitRules(money) : [];

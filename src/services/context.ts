@@ -1,4 +1,4 @@
-import type { Database } from '../store/database.ts';
+import type { Database, Sql } from '../store/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { CardConnector } from '../connectors/types.ts';
 import type { Keyring } from '../store/card-vault.ts';
@@ -23,4 +23,11 @@ export interface ServiceContext {
   signingKeys?: SigningKeys;
   /** Rate limits shared through the store; absent: none. */
   rateLimiter?: RateLimiter;
+  /** Where status lookups read: a replica kept read-your-writes (store/replica.ts) when one is configured. */
+  reads?: Sql;
+}
+
+/** The store status lookups read from: the replica router when configured, else the primary. */
+export function lookups(ctx: ServiceContext): Sql {
+  return ctx.reads ?? ctx.db;
 }

@@ -4,7 +4,7 @@
  */
 import type { ServiceContext } from './context.ts';
 import { findMerchantById, listMids, type Merchant, type Mid, type LinkTarget } from '../store/merchants-repo.ts';
-import { getSession, switchSessionPayment, type Session } from '../store/sessions-repo.ts';
+import { countDeclinedAttempts, getSession, switchSessionPayment, type Session } from '../store/sessions-repo.ts';
 import { getPayment, insertPayment, type Payment, type PayerInfo } from '../store/payments-repo.ts';
 import { findCardByToken } from '../store/card-vault.ts';
 import { GatewayError } from '../domain/errors.ts';
@@ -69,6 +69,7 @@ export async function payByCard(ctx: ServiceContext, state: Extract<SessionState
   const resumed = resumeStep(state.payment);
   if (resumed) return resumed;
   const { session, merchant } = state;
+  await assertMayTryAgain(ctx, state);
   const payment = await attemptFor(ctx, state);
   const intent = session.operation === 'credit' ? 'payout' : session.request.auth ? 'auth' : 'sale';
   return authorizeCard(ctx, {
@@ -142,4 +143,45 @@ export function checkoutDestination(merchant: Merchant, session: Session, paymen
 
 export function outcomeOf(payment: Payment): 'success' | 'decline' {
   return payment.status === 'settled' || payment.status === 'pending' ? 'success' : 'decline';
+}
+
+export const DEFAULT_PAYER_ATTEMPTS = 3;
+
+/** How many attempts a payer gets per session, or undefined when a decline goes straight to the merchant. */
+export function payerAttempts(merchant: Merchant): number | undefined {
+  const setting = merchant.settings.payerRetries;
+  if (setting === false) return undefined;
+  const max = setting?.maxAttempts;
+  return typeof max === 'number' && Number.isInteger(max) && max >= 1 ? Math.min(max, 20) : DEFAULT_PAYER_ATTEMPTS;
+}
+
+/** A withdrawn attempt (the payer chose another method, or a QR code ran out) is not a try that failed. */
+const NOT_A_TRY = ['Cancelled by payer', 'QR code expired'];
+
+/** Attempts of the session that were declined (each its own payment under the session). */
+export async function declinedAttempts(ctx: ServiceContext, sessionId: string): Promise<number> {
+  return countDeclinedAttempts(ctx.db, sessionId, NOT_A_TRY);
+}
+
+export type AfterDecline =
+  | { kind: 'retry'; triesLeft: number; reason: string | null }
+  | { kind: 'merchant' };
+
+/**
+ * Where a payer goes after the session's current attempt was declined: back to the page while tries are left
+ * (the merchant's setting allows them), else to the merchant.
+ */
+export async function afterDecline(ctx: ServiceContext, merchant: Merchant, session: Session, payment: Payment): Promise<AfterDecline> {
+  const max = payerAttempts(merchant);
+  if (max === undefined || payment.status !== 'decline' || session.status !== 'open') return { kind: 'merchant' };
+  if (session.expiresAt.getTime() <= ctx.clock.now().getTime()) return { kind: 'merchant' };
+  const used = await declinedAttempts(ctx, session.id);
+  return used < max ? { kind: 'retry', triesLeft: max - used, reason: payment.declineReason } : { kind: 'merchant' };
+}
+
+/** A new attempt is refused once the payer used every try the merchant allows. */
+export async function assertMayTryAgain(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>): Promise<void> {
+  if (state.payment.status !== 'decline') return;
+  const max = payerAttempts(state.merchant);
+  if (max !== undefined && (await declinedAttempts(ctx, state.session.id)) >= max) throw new GatewayError('sessionNotPayable');
 }

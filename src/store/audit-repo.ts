@@ -36,3 +36,62 @@ export async function appendAudit(sql: Sql, entry: AuditEntry, at: Date): Promis
   );
   return id;
 }
+
+export interface AuditRecord {
+  id: string;
+  at: Date;
+  userId: string | null;
+  userName: string;
+  action: string;
+  objectType: string;
+  objectId: string;
+  before: unknown;
+  after: unknown;
+  details: unknown;
+}
+
+export interface AuditFilter {
+  userId?: string;
+  action?: string;
+  objectType?: string;
+  objectId?: string;
+  /** Inclusive lower bound. */
+  from?: Date;
+  /** Exclusive upper bound. */
+  to?: Date;
+  /** The last entry of the previous page (at ISO text, id): entries strictly older come next. */
+  after?: readonly [string, string];
+  limit: number;
+}
+
+/** Newest first, by (at, id) so that paging is stable among entries of the same millisecond. */
+export async function listAudit(sql: Sql, f: AuditFilter): Promise<AuditRecord[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (clause: (p: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(clause(`$${params.length}`));
+  };
+  if (f.userId !== undefined) add((p) => `user_id = ${p}`, f.userId);
+  if (f.action !== undefined) add((p) => `action = ${p}`, f.action);
+  if (f.objectType !== undefined) add((p) => `object_type = ${p}`, f.objectType);
+  if (f.objectId !== undefined) add((p) => `object_id = ${p}`, f.objectId);
+  if (f.from !== undefined) add((p) => `at >= ${p}`, f.from.toISOString());
+  if (f.to !== undefined) add((p) => `at < ${p}`, f.to.toISOString());
+  if (f.after !== undefined) {
+    params.push(f.after[0], f.after[1]);
+    where.push(`(at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);
+  }
+  params.push(f.limit);
+  const rows = await sql.query<{
+    id: string; at: Date; user_id: string | null; user_name: string; action: string; object_type: string; object_id: string;
+    before: unknown; after: unknown; details: unknown;
+  }>(
+    `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return rows.map((r) => ({
+    id: r.id, at: new Date(r.at), userId: r.user_id, userName: r.user_name, action: r.action, objectType: r.object_type,
+    objectId: r.object_id, before: r.before ?? null, after: r.after ?? null, details: r.details ?? null,
+  }));
+}

@@ -248,6 +248,11 @@ export function deferCallback(sql: Sql, lease: Lease & { until: Date; reason: st
   return updateHeld(sql, lease, `next_attempt_at = $3, last_error = $4`, [lease.until, lease.reason]);
 }
 
+/** Gives a claimed callback back untried (a stopping node): due as it was, free for any dispatcher at once. */
+export function releaseCallback(sql: Sql, lease: Lease): Promise<boolean> {
+  return updateHeld(sql, lease, 'next_attempt_at = next_attempt_at', []);
+}
+
 // ---- URL health (the block rule's memory, shared by every merchant using the URL) ----
 
 export async function getUrlHealth(sql: Sql, url: string): Promise<UrlHealth> {

@@ -23,6 +23,35 @@ export interface Database extends Sql {
 
 const INT8_OID = 20;
 
+/**
+ * The store could not be reached or could not take the statement (connection refused, reset or timed out, the
+ * server shutting down or still in recovery, a read-only standby): channels answer 503, never 500.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly cause: unknown;
+  constructor(cause: unknown) {
+    super(`store unavailable: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'StoreUnavailableError';
+    this.cause = cause;
+  }
+}
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+/** SQLSTATEs meaning "not now" rather than "not this": admin/crash shutdown, starting up, too many clients, read-only standby. */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '25006']);
+const DRIVER_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly|not queryable/i;
+
+/** True when err says the database is out of reach (see StoreUnavailableError), not that the statement is wrong. */
+export function isConnectionFailure(err: unknown): boolean {
+  if (err instanceof StoreUnavailableError) return true;
+  const e = err as { code?: unknown; message?: unknown } | undefined;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith('08')) return true;
+  return typeof e?.message === 'string' && DRIVER_MESSAGES.test(e.message);
+}
+
+const unavailableOr = (err: unknown): unknown => (isConnectionFailure(err) && !(err instanceof StoreUnavailableError) ? new StoreUnavailableError(err) : err);
+
 /** bigint parameters travel as decimal strings: both drivers accept that for int8 columns. */
 function toParams(params: readonly unknown[] = []): unknown[] {
   return params.map((p) => (typeof p === 'bigint' ? p.toString() : p));
@@ -47,6 +76,10 @@ export interface PostgresOptions {
   /** Schema used as search_path (tests give each run its own). */
   schema?: string;
   max?: number;
+  /** How long failing connection attempts are retried before the store is reported unavailable. Default 2 s. */
+  connectRetryMs?: number;
+  /** How long one connection attempt may take. Default 3 s. */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -86,6 +119,10 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
     // on it. Idle connections are kept five minutes instead; they never keep the process alive.
     idleTimeoutMillis: 5 * 60_000,
     allowExitOnIdle: true,
+    // A host that vanished (a failed machine) answers nothing: give up on it rather than wait for the kernel.
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 3_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     options: sessionOptions(opts.schema),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -95,6 +132,10 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
   pool.on('error', () => {
     /* an idle client lost its connection; the pool replaces it */
   });
+  // A connection can also die while checked out between two statements (the server shut down or was killed: a
+  // FATAL arrives with no query to fail). Without a listener that 'error' event would end the process; with
+  // one, the next statement on it fails as a connection failure and the connection is dropped at release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   if (opts.schema) {
     const c = await pool.connect();
     try {
@@ -103,15 +144,32 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
       c.release();
     }
   }
-  const query = async <T>(text: string, params?: readonly unknown[]) =>
-    (await pool.query(prepared(text, params))).rows as T[];
+  const connect = (begin: boolean) => connectRetrying(pool, begin, opts.connectRetryMs ?? DEFAULT_CONNECT_RETRY_MS);
+  const query = async <T>(text: string, params?: readonly unknown[]): Promise<T[]> => {
+    for (let attempt = 1; ; attempt++) {
+      const client = await connect(false);
+      try {
+        const rows = (await client.query(prepared(text, params))).rows as T[];
+        client.release();
+        return rows;
+      } catch (err) {
+        const lost = isConnectionFailure(err);
+        // A dead connection is dropped, never handed out again.
+        client.release(lost ? (err as Error) : undefined);
+        // A connection that died under a lone SELECT changed nothing: reading again is safe. Anything else may
+        // have been applied before the connection died, so it is reported, never repeated.
+        if (lost && attempt === 1 && READ_ONLY.test(text)) continue;
+        throw unavailableOr(err);
+      }
+    }
+  };
   return {
     kind: 'postgres',
     query,
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await connect(true);
+      let failure: unknown;
       try {
-        await client.query('BEGIN');
         const result = await fn({
           query: async <T>(text: string, params?: readonly unknown[]) =>
             (await client.query(prepared(text, params))).rows as T[],
@@ -119,10 +177,11 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
         await client.query('COMMIT');
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
+        failure = err;
+        if (!isConnectionFailure(err)) await client.query('ROLLBACK').catch(() => undefined);
+        throw unavailableOr(err);
       } finally {
-        client.release();
+        client.release(failure !== undefined && isConnectionFailure(failure) ? (failure as Error) : undefined);
       }
     },
     close: () => pool.end(),
@@ -171,4 +230,29 @@ async function listenOn(config: pg.ClientConfig, channel: string, onEvent: (payl
     if (retry) clearTimeout(retry);
     await client?.end().catch(() => undefined);
   };
+}
+
+const READ_ONLY = /^\s*SELECT\b/i;
+const DEFAULT_CONNECT_RETRY_MS = 2_000;
+
+/**
+ * A connection from the pool, opened afresh when needed, with BEGIN sent when `begin`. Failing to connect (or a
+ * pooled connection found dead at BEGIN) sent nothing that could change data, so it is retried with backoff for
+ * up to retryMs (long enough for a proxy to switch to a promoted standby's address, short enough for a request);
+ * after that the store is reported unavailable.
+ */
+async function connectRetrying(pool: pg.Pool, begin: boolean, retryMs: number): Promise<pg.PoolClient> {
+  const deadline = Date.now() + retryMs;
+  for (let pause = 50; ; pause = Math.min(pause * 2, 500)) {
+    let client: pg.PoolClient | undefined;
+    try {
+      client = await pool.connect();
+      if (begin) await client.query('BEGIN');
+      return client;
+    } catch (err) {
+      client?.release(err as Error);
+      if (!isConnectionFailure(err) || Date.now() + pause > deadline) throw unavailableOr(err);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
 }

@@ -24,6 +24,12 @@ export interface MerchantSettings {
   overrideLinkTarget?: LinkTarget;
   /** Options the spec names per connector family (not secret; their secrets are sealed in merchants.option_secrets). */
   connectorOptions?: ConnectorOptions;
+  /**
+   * Hosted Checkout after a declined attempt: the payer stays on the page and may try another card or method,
+   * up to maxAttempts attempts per session (absent: 3); false keeps the platform's behaviour (the payer goes
+   * straight to the merchant's error_url).
+   */
+  payerRetries?: { maxAttempts: number } | false;
 }
 
 /** Per-connector options of the admin panel (interface spec, method parameter sets). */
@@ -51,6 +57,9 @@ export interface Merchant {
   disabled: boolean;
   /** Routing rules and cascading (issue 15); null: priority order, DEFAULT_ROUTING. */
   routing: RoutingConfig | null;
+  /** After a rotation: the password before it, still accepted on requests until `previousPasswordExpiresAt`. */
+  previousPassword: string | null;
+  previousPasswordExpiresAt: Date | null;
 }
 
 export interface Mid {
@@ -74,7 +83,7 @@ export interface Mid {
   sealedCredentials: SealedSecret | null;
 }
 
-interface MerchantRow {
+export interface MerchantRow {
   id: string;
   name: string;
   merchant_key: string;
@@ -85,6 +94,10 @@ interface MerchantRow {
   settings: MerchantSettings;
   disabled: boolean;
   routing?: RoutingConfig | null;
+  previous_password: string | null;
+  previous_password_expires_at: Date | string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
 }
 
 interface MidRow {
@@ -104,7 +117,7 @@ interface MidRow {
   credentials: SealedSecret | null;
 }
 
-const toMerchant = (r: MerchantRow): Merchant => ({
+export const toMerchant = (r: MerchantRow): Merchant => ({
   id: r.id,
   name: r.name,
   key: r.merchant_key,
@@ -115,6 +128,8 @@ const toMerchant = (r: MerchantRow): Merchant => ({
   settings: r.settings ?? {},
   disabled: r.disabled ?? false,
   routing: r.routing ?? null,
+  previousPassword: r.previous_password ?? null,
+  previousPasswordExpiresAt: r.previous_password_expires_at ? new Date(r.previous_password_expires_at) : null,
 });
 
 const toMid = (r: MidRow): Mid => ({

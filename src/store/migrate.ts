@@ -1,9 +1,23 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import type { Database } from './database.ts';
+import type { Database, Sql } from './database.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+async function migrationFiles(): Promise<string[]> {
+  return (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
+}
+
+/** Versions of the migrations shipped with this build that the store has not applied (readiness). */
+export async function pendingMigrations(db: Sql): Promise<number[]> {
+  const files = await migrationFiles();
+  const [table] = await db.query<{ present: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`);
+  const applied = table?.present
+    ? new Set((await db.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version))
+    : new Set<number>();
+  return files.map((f) => Number.parseInt(f, 10)).filter((v) => !applied.has(v));
+}
 
 /** Applies the numbered SQL files in migrations/ that have not run yet, each in its own transaction. */
 export async function migrate(db: Database): Promise<number[]> {
@@ -13,7 +27,7 @@ export async function migrate(db: Database): Promise<number[]> {
   const applied = new Set(
     (await db.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version),
   );
-  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
+  const files = await migrationFiles();
   const done: number[] = [];
   for (const file of files) {
     const version = Number.parseInt(file, 10);

@@ -12,6 +12,8 @@ export interface SessionRequest {
   expiryUrl?: string;
   errorUrl?: string;
   urlTarget?: string;
+  /** The merchant's choice of the hosted pages' language (a BCP 47 tag); the payer's own choice wins. */
+  locale?: string;
   reqToken: boolean;
   recurringInit: boolean;
   auth: boolean;
@@ -216,4 +218,13 @@ export async function updateUnattemptedSession(sql: Sql, id: string, change: Ses
       change.customData === undefined ? null : JSON.stringify(change.customData)],
   );
   return rows.length === 1;
+}
+
+/** The session's declined attempts (payments under it), leaving out those declined for the given reasons. */
+export async function countDeclinedAttempts(sql: Sql, sessionId: string, notCounted: readonly string[]): Promise<number> {
+  const [row] = await sql.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM payments WHERE session_id = $1 AND status = 'decline' AND (decline_reason IS NULL OR NOT (decline_reason = ANY($2::text[])))",
+    [sessionId, notCounted],
+  );
+  return Number(row?.n ?? 0);
 }

@@ -5,13 +5,15 @@
  */
 import { appliesTo, type PageField } from '../services/apm/methods.ts';
 import { isCountryCode } from '../domain/countries.ts';
-import { validateEmail } from './checkout-form.ts';
+import { localizeMessage, validateEmail } from './checkout-form.ts';
+import { EN, type Translator } from './i18n.ts';
 import type { ApmFieldView } from './apm-views.ts';
 
 const COUNTRY = 'billing_address.country';
+/** Hint message keys by field. */
 const HINTS: Readonly<Record<string, string>> = {
-  'customer.email': 'The payment link or receipt is sent to this address.',
-  'billing_address.phone': 'With the country code, e.g. +233 20 123 4567.',
+  'customer.email': 'apm.hintEmail',
+  'billing_address.phone': 'apm.hintPhone',
 };
 
 function kindOf(f: PageField): ApmFieldView['kind'] {
@@ -21,7 +23,7 @@ function kindOf(f: PageField): ApmFieldView['kind'] {
   return f.spec?.values && f.spec.values.length > 1 ? 'select' : 'text';
 }
 
-export function fieldViews(fields: readonly PageField[]): ApmFieldView[] {
+export function fieldViews(fields: readonly PageField[], t: Translator = EN): ApmFieldView[] {
   return fields.map((f) => {
     const spec = f.spec;
     const kind = kindOf(f);
@@ -35,7 +37,7 @@ export function fieldViews(fields: readonly PageField[]): ApmFieldView[] {
       ...(spec?.shape === 'N' ? { numeric: true } : {}),
       ...(f.requiredIn ? { requiredIn: f.requiredIn } : {}),
       ...(f.exemptIn ? { exemptIn: f.exemptIn } : {}),
-      ...(HINTS[f.name] ? { hint: HINTS[f.name] } : {}),
+      ...(HINTS[f.name] ? { hint: t.t(HINTS[f.name]!) } : {}),
       ...(!f.required ? { optional: true } : {}),
     };
   });
@@ -50,28 +52,35 @@ function first(body: Record<string, unknown>, name: string): string {
 }
 
 /** The message for a value, or undefined when it is fine. */
-function message(f: PageField, value: string): string | undefined {
-  const label = f.label.toLowerCase();
+/**
+ * The message for a value, or undefined when it is fine. The field's label leads ("Phone number: enter a
+ * value"), so no article or possessive is glued to a label that may carry its own ("Your phone number").
+ */
+function message(t: Translator, f: PageField, value: string): string | undefined {
+  const field = f.label;
   const kind = kindOf(f);
-  if (value === '') return f.required ? (kind === 'country' || kind === 'select' ? `Select the ${label}` : `Enter the ${label}`) : undefined;
+  if (value === '') return f.required ? t.t(kind === 'country' || kind === 'select' ? 'apm.errChoose' : 'apm.errEnter', { field }) : undefined;
   // Control characters are never part of a real value (and PostgreSQL cannot store NUL).
-  if (/[\u0000-\u001f\u007f]/.test(value)) return `Check the ${label}: it contains characters that are not allowed`;
-  if (kind === 'country') return isCountryCode(value) ? undefined : 'Select a country';
-  if (kind === 'email') return validateEmail(value, true);
+  if (/[\u0000-\u001f\u007f]/.test(value)) return t.t('apm.errChars', { field });
+  if (kind === 'country') return isCountryCode(value) ? undefined : t.t('form.country');
+  if (kind === 'email') {
+    const error = validateEmail(value, true);
+    return error && localizeMessage(t, error);
+  }
   const spec = f.spec;
   if (!spec) return undefined;
-  if (spec.values && spec.values.length > 0 && !spec.values.includes(value)) return `Select the ${label}`;
+  if (spec.values && spec.values.length > 0 && !spec.values.includes(value)) return t.t('apm.errChoose', { field });
   const length = [...value].length;
-  if (spec.minLength !== undefined && length < spec.minLength) return `Use at least ${spec.minLength} characters`;
-  if (spec.maxLength !== undefined && length > spec.maxLength) return `Use at most ${spec.maxLength} characters`;
-  if (spec.shape === 'N' && !/^[0-9]+$/.test(value)) return 'Use digits only';
-  if (spec.shape === 'A' && !/^\p{L}+$/u.test(value)) return 'Use letters only';
-  if (spec.pattern && !new RegExp(spec.pattern, 'u').test(value)) return `Check the ${label}: it is not in the expected format`;
+  if (spec.minLength !== undefined && length < spec.minLength) return t.t('apm.errMin', { count: spec.minLength });
+  if (spec.maxLength !== undefined && length > spec.maxLength) return t.t('apm.errMax', { count: spec.maxLength });
+  if (spec.shape === 'N' && !/^[0-9]+$/.test(value)) return t.t('apm.errDigits');
+  if (spec.shape === 'A' && !/^\p{L}+$/u.test(value)) return t.t('apm.errLetters');
+  if (spec.pattern && !new RegExp(spec.pattern, 'u').test(value)) return t.t('apm.errFormat', { field });
   return undefined;
 }
 
 /** Reads the posted fields form; `knownCountry` is the billing country the payment already has. */
-export function parseFieldsForm(body: Record<string, unknown>, fields: readonly PageField[], knownCountry: string | undefined): FieldsFormResult {
+export function parseFieldsForm(body: Record<string, unknown>, fields: readonly PageField[], knownCountry: string | undefined, t: Translator = EN): FieldsFormResult {
   const values: Record<string, string> = {};
   for (const f of fields) values[f.name] = first(body, f.name);
   const country = fields.some((f) => f.name === COUNTRY) ? values[COUNTRY]!.toUpperCase() : knownCountry;
@@ -80,7 +89,7 @@ export function parseFieldsForm(body: Record<string, unknown>, fields: readonly 
   const accepted: Record<string, string> = {};
   for (const f of fields) {
     if (!appliesTo(f, country || undefined)) continue;
-    const error = message(f, values[f.name]!);
+    const error = message(t, f, values[f.name]!);
     if (error) errors[f.name] = error;
     else if (values[f.name] !== '') accepted[f.name] = values[f.name]!;
   }

@@ -7,7 +7,7 @@
 export interface OrderView {
   merchantName: string;
   number: string;
-  /** Formatted for display ("1,250.00"). */
+  /** Formatted for display in the page's locale, with its currency ("€1,250.00"). */
   amount: string;
   currency: string;
   description: string;
@@ -44,6 +44,8 @@ export interface ApmFieldsPageView {
   errors: Record<string, string>;
   countries: readonly { code: string; name: string }[];
   sandbox: boolean;
+  /** The page's own path: the language links point at it with ?lang=. */
+  languagePath?: string;
 }
 
 export type WaitKind = 'qr' | 'details' | 'app' | 'link' | 'processing';
@@ -57,7 +59,8 @@ export interface ApmWaitPageView {
   pageUrl: string;
   /** ISO instant of the server's clock, so countdowns follow it rather than the payer's. */
   now: string;
-  qr?: { image: string; expiresAt: string };
+  /** deepLink: the bank app's own link (a payer on a phone cannot scan their own screen). */
+  qr?: { image: string; expiresAt: string; deepLink?: string };
   details?: readonly { label: string; value: string }[];
   /** Masked e-mail or phone the provider wrote to. */
   sentTo?: string;
@@ -66,6 +69,7 @@ export interface ApmWaitPageView {
   cancelUrl?: string;
   /** Sandbox only: links for testers (the sandbox app, bank or outbox). */
   sandboxLinks?: readonly { href: string; label: string }[];
+  languagePath?: string;
 }
 
 export interface ApmCodePageView {
@@ -74,9 +78,14 @@ export interface ApmCodePageView {
   actionUrl: string;
   sentTo: string;
   error?: string;
+  /** "We sent a new code." after a resend. */
+  notice?: string;
+  /** Sending the code again: where to post, and how many more times it may be asked. */
+  resend?: { actionUrl: string; left: number };
   back?: { href: string; label: string };
   cancelUrl?: string;
   sandboxLinks?: readonly { href: string; label: string }[];
+  languagePath?: string;
 }
 
 export interface ApmExpiredPageView {

@@ -18,7 +18,7 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 };
 
-const FILES = ['checkout.css', 'checkout.js', 'apm.css', 'apm.js'] as const;
+const FILES = ['checkout.css', 'checkout.js', 'apm.css', 'apm.js', 'shop.js'] as const;
 
 function load(name: string): Asset {
   const body = readFileSync(new URL(`./assets/${name}`, import.meta.url));

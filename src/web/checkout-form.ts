@@ -4,31 +4,35 @@
  * before submitting; this module is the authority, since the page must also work without JavaScript.
  */
 import { isCountryCode, stateRequired } from '../domain/countries.ts';
+import { EN, type Translator } from './i18n.ts';
 
-export const MESSAGES = {
-  method: 'Choose a payment method',
-  cardNumberEmpty: 'Enter the card number',
-  cardNumberLength: 'Enter a card number of 13 to 19 digits',
-  cardNumberLuhn: 'This card number is not valid. Check it and try again',
-  expiryEmpty: 'Enter the expiry date',
-  expiryFormat: 'Enter the expiry date as MM/YY',
-  expiryPast: 'This card has expired',
-  cvvEmpty: 'Enter the security code',
-  cvvFormat: 'The security code is 3 or 4 digits',
-  holderEmpty: 'Enter the name on the card',
-  holderWords: 'Enter the first and last name as shown on the card',
-  holderLength: 'The name on the card can be at most 32 characters',
-  holderChars: 'The name can contain only letters, spaces, apostrophes, dots and hyphens',
-  country: 'Select a country',
-  stateEmpty: 'Enter the state or province',
-  stateFormat: 'Enter the 2-letter state or province code (2 to 32 characters)',
-  city: 'Enter the city (2 to 40 characters)',
-  address: 'Enter the street address (2 to 32 characters)',
-  zip: 'Enter the postal code (2 to 10 characters)',
-  phone: 'Enter a phone number of up to 32 digits, spaces, +, ( ) and -',
-  emailEmpty: 'Enter your email address',
-  email: 'Enter a valid email address, like name@example.com',
+/** Message keys (src/web/locales) of the form's rules; the browser script shows the same ones. */
+export const FORM_MESSAGE_KEYS = {
+  method: 'form.method',
+  cardNumberEmpty: 'form.cardNumberEmpty',
+  cardNumberLength: 'form.cardNumberLength',
+  cardNumberLuhn: 'form.cardNumberLuhn',
+  expiryEmpty: 'form.expiryEmpty',
+  expiryFormat: 'form.expiryFormat',
+  expiryPast: 'form.expiryPast',
+  cvvEmpty: 'form.cvvEmpty',
+  cvvFormat: 'form.cvvFormat',
+  holderEmpty: 'form.holderEmpty',
+  holderLength: 'form.holderLength',
+  holderChars: 'form.holderChars',
+  country: 'form.country',
+  stateEmpty: 'form.stateEmpty',
+  stateFormat: 'form.stateFormat',
+  city: 'form.city',
+  address: 'form.address',
+  zip: 'form.zip',
+  phone: 'form.phone',
+  emailEmpty: 'form.emailEmpty',
+  email: 'form.email',
 } as const;
+
+/** The English messages (the form's rules answer these; a translator turns them into the page's locale). */
+export const MESSAGES = Object.fromEntries(Object.entries(FORM_MESSAGE_KEYS).map(([k, key]) => [k, EN.t(key)])) as Record<keyof typeof FORM_MESSAGE_KEYS, string>;
 
 /** Luhn (mod 10) check over a string of digits. */
 export function luhnValid(digits: string): boolean {
@@ -98,8 +102,7 @@ export function validateHolder(input: string): string | undefined {
   const name = normalizeHolder(input);
   if (name === '') return MESSAGES.holderEmpty;
   if (name.length > 32) return MESSAGES.holderLength;
-  if (!/^[\p{L}\p{M}' .-]+$/u.test(name)) return MESSAGES.holderChars;
-  if (name.split(' ').filter((w) => /\p{L}/u.test(w)).length < 2) return MESSAGES.holderWords;
+  if (!/^[\p{L}\p{M}' .-]+$/u.test(name) || !/\p{L}/u.test(name)) return MESSAGES.holderChars;
   return undefined;
 }
 
@@ -124,6 +127,18 @@ export interface CheckoutFormOptions {
   email?: { required: boolean };
   /** Payout with card_token: only the expiry is asked. */
   expiryOnly?: boolean;
+  /** Only the billing state is asked (the merchant sent a country whose state the rule needs, and no state). */
+  stateOnly?: { country: string };
+  /** The page's language for the messages; English by default. */
+  t?: Translator;
+}
+
+const KEY_OF_MESSAGE: ReadonlyMap<string, string> = new Map(Object.entries(FORM_MESSAGE_KEYS).map(([k, key]) => [MESSAGES[k as keyof typeof MESSAGES], key]));
+
+/** A rule's English message in the page's language. */
+export function localizeMessage(t: Translator, message: string): string {
+  const key = KEY_OF_MESSAGE.get(message);
+  return key ? t.t(key) : message;
 }
 
 export interface CheckoutFormValue {
@@ -157,8 +172,9 @@ function field(body: Record<string, unknown>, name: string): string {
 /** Reads and validates a posted Checkout form. Billing `state` is ignored for countries that have none. */
 export function parseCheckoutForm(body: Record<string, unknown>, opts: CheckoutFormOptions): CheckoutFormResult {
   const errors: Record<string, string> = {};
+  const t = opts.t ?? EN;
   const set = (name: string, message: string | undefined): void => {
-    if (message !== undefined) errors[name] = message;
+    if (message !== undefined) errors[name] = localizeMessage(t, message);
   };
 
   const method = field(body, 'method') || (opts.methods.length === 1 ? opts.methods[0]! : '');
@@ -214,6 +230,15 @@ export function parseCheckoutForm(body: Record<string, unknown>, opts: CheckoutF
       zip: billing.zip!,
       ...(billing.phone ? { phone: billing.phone } : {}),
     };
+  }
+
+  if (opts.stateOnly && method === 'card') {
+    const state = field(body, 'billing_state').trim().replace(/\s+/g, ' ');
+    billing.state = state;
+    if (state === '') set('billing_state', MESSAGES.stateEmpty);
+    else if (!lengthBetween(state, 2, 32)) set('billing_state', MESSAGES.stateFormat);
+    // Only the state is added: the rest of the merchant's address stays as it was sent.
+    value.billing = { country: opts.stateOnly.country, state, city: '', address: '', zip: '' };
   }
 
   let email: string | undefined;

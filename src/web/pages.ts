@@ -7,11 +7,16 @@
  */
 import { STATE_REQUIRED_COUNTRIES } from '../domain/countries.ts';
 import { attrs, html, jsonForScript, raw, type Raw } from './html.ts';
+import { EN, LOCALES, clientMessages, type Locale, type Translator } from './i18n.ts';
+import { escapeHtml } from './html.ts';
+import { FORM_MESSAGE_KEYS } from './checkout-form.ts';
+import { METHOD_GROUPS, type MethodGroup } from './method-groups.ts';
 import type {
   AcsPageView,
   CheckoutPageView,
   MessagePageView,
   ProviderPageView,
+  ReceiptView,
   RedirectPageView,
 } from './views.ts';
 
@@ -65,6 +70,9 @@ export const ICONS = {
   check: () => svg('<circle cx="12" cy="12" r="9"/><path d="M8 12.5l2.8 2.8L16.5 9.5"/>'),
   shield: () => svg('<path d="M12 3l8 3v6c0 4.5-3.4 8.3-8 9-4.6-.7-8-4.5-8-9V6z"/><path d="M8.5 12l2.5 2.5 4.5-5"/>'),
   flask: () => svg('<path d="M9 3h6M10 3v6l-5.5 9.5A1.7 1.7 0 0 0 6 21h12a1.7 1.7 0 0 0 1.5-2.5L14 9V3"/><path d="M7.5 15h9"/>'),
+  bank: () => svg('<path d="M3 10h18L12 4z"/><path d="M5 10v8M9.5 10v8M14.5 10v8M19 10v8M3 20h18"/>'),
+  cash: () => svg('<rect x="2.5" y="6" width="19" height="12" rx="2"/><circle cx="12" cy="12" r="2.5"/><path d="M6 9.5v5M18 9.5v5"/>'),
+  crypto: () => svg('<circle cx="12" cy="12" r="9"/><path d="M9.5 7.5h4a2 2 0 0 1 0 4.5h-4zM9.5 12h4.5a2 2 0 0 1 0 4.5H9.5zM9.5 7.5v9M11 6v1.5M11 16.5V18"/>'),
   external: () => svg('<path d="M14 4h6v6M20 4l-9 9M18 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V7a1 1 0 0 1 1-1h5"/>'),
 };
 
@@ -83,14 +91,19 @@ export interface LayoutOptions {
   /** Further same-origin stylesheets and scripts (the alternative-method pages add theirs). */
   styles?: readonly string[];
   scripts?: readonly string[];
+  /** The page's language (lang, dir and the footer); English by default. */
+  t?: Translator;
+  /** Extra markup in <head> (a receipt's no-JavaScript refresh). */
+  head?: Raw;
 }
 
 export function layout(o: LayoutOptions): string {
+  const t = o.t ?? EN;
   const footer =
     o.footer ??
-    html`<footer class="trust">${ICONS.lock()}<span>Secure payment page · Portcullis</span></footer>`;
+    html`<footer class="trust">${ICONS.lock()}<span>${t.t('footer.secure')}</span></footer>`;
   return `<!doctype html>${html`
-<html lang="en">
+<html lang="${t.locale}" dir="${t.dir}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -103,6 +116,7 @@ export function layout(o: LayoutOptions): string {
 ${(o.styles ?? []).map((href) => html`<link rel="stylesheet" href="${href}">`)}
 <script src="${SCRIPT_URL}" defer></script>
 ${(o.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
+${o.head ?? ''}
 </head>
 <body${attrs({ class: ['pc', o.theme].filter(Boolean).join(' '), 'data-page': o.page })}>
 <div class="shell">
@@ -134,6 +148,8 @@ export interface FieldOptions {
   wrap?: Record<string, string | boolean | undefined>;
   /** A <select> instead of an <input>. */
   options?: { value: string; label: string }[];
+  /** The language of the "(optional)" mark. */
+  t?: Translator;
 }
 
 function describedBy(name: string, hint: boolean, error: boolean): string | undefined {
@@ -158,25 +174,33 @@ export function field(f: FieldOptions): Raw {
   const wrapClass = ['field', f.error ? 'field--invalid' : '', (f.wrap?.class as string) ?? ''].filter(Boolean).join(' ');
   return html`
 <div${attrs({ ...f.wrap, class: wrapClass, 'data-field': f.name })}>
-  <label for="${id}">${f.label}${f.optional ? html` <span class="optional">(optional)</span>` : ''}</label>
+  <label for="${id}">${f.label}${f.optional ? html` <span class="optional">${(f.t ?? EN).t('field.optional')}</span>` : ''}</label>
   <div class="control${f.options ? ' control--select' : ''}">${control}${f.adornment ?? ''}</div>
   ${f.hint !== undefined ? html`<p class="hint" id="${id}-hint">${f.hint}</p>` : ''}
   <p${attrs({ class: 'field-error', id: `${id}-error`, hidden: !f.error })}>${ICONS.alert()}<span>${f.error ?? ''}</span></p>
 </div>`;
 }
 
+/** The summary title for a number of field errors ("Check the 2 highlighted details"). */
+export function summaryTitle(t: Translator, count: number): string {
+  return count <= 1 ? t.t('summary.one') : t.t('summary.many', { count });
+}
+
 /** Error summary: the form-level message and one link per field error (plain text for fields not on the page). */
-function errorSummary(errors: Record<string, string>, present: Set<string>, labels: Record<string, string>): Raw {
-  const formError = errors[''];
+function errorSummary(t: Translator, errors: Record<string, string>, present: Set<string>, labels: Record<string, string>, decline?: CheckoutPageView['decline']): Raw {
+  const formError = errors[''] ?? decline?.message;
   const fieldErrors = Object.entries(errors).filter(([k]) => k !== '');
   const hasAny = formError !== undefined || fieldErrors.length > 0;
-  const title = formError ?? 'Check the highlighted details';
+  const title = formError ?? summaryTitle(t, fieldErrors.length);
+  const followUp = decline
+    ? `${t.t('decline.tryAgainHint')} ${decline.triesLeft === 1 ? t.t('decline.lastTry') : t.t('decline.triesLeft', { count: decline.triesLeft })}`
+    : t.t('summary.formHint');
   return html`
-<div${attrs({ class: 'error-summary', id: 'error-summary', role: 'alert', tabindex: '-1', 'aria-labelledby': 'error-summary-title', hidden: !hasAny })}>
+<div${attrs({ class: 'error-summary', id: 'error-summary', role: 'alert', tabindex: '-1', 'aria-labelledby': 'error-summary-title', hidden: !hasAny, 'data-decline': decline ? true : undefined })}>
   ${ICONS.alert()}
   <div>
     <h2 class="error-summary-title" id="error-summary-title">${title}</h2>
-    ${formError !== undefined && fieldErrors.length === 0 ? html`<p class="error-summary-text">Check your details, or try another card or payment method.</p>` : ''}
+    ${formError !== undefined && fieldErrors.length === 0 ? html`<p class="error-summary-text">${followUp}</p>` : ''}
     <ul class="error-summary-list">${fieldErrors.map(([k, msg]) =>
       present.has(k)
         ? html`<li><a href="#${k}" data-focus="${k}">${labels[k] ? html`<span class="visually-hidden">${labels[k]}: </span>` : ''}${msg}</a></li>`
@@ -195,25 +219,33 @@ function formatRemaining(ms: number): string {
   return h > 0 ? `${h}:${pad(m)}:${pad(s)}` : `${pad(m)}:${pad(s)}`;
 }
 
-function countdown(expiresAt: string, now: string | undefined): Raw {
+function countdown(t: Translator, expiresAt: string, now: string | undefined): Raw {
   const exp = Date.parse(expiresAt);
   const cur = now === undefined ? NaN : Date.parse(now);
   let text: Raw;
   if (Number.isFinite(exp) && Number.isFinite(cur)) {
-    text = html`Session expires in <time id="countdown-time" datetime="${expiresAt}">${formatRemaining(exp - cur)}</time>`;
+    text = html`${t.t('countdown.in')} <time id="countdown-time" datetime="${expiresAt}">${formatRemaining(exp - cur)}</time>`;
   } else if (Number.isFinite(exp)) {
     const d = new Date(exp);
     const hhmm = `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')} UTC`;
-    text = html`Session expires at <time id="countdown-time" datetime="${expiresAt}">${hhmm}</time>`;
+    text = html`${t.t('countdown.at')} <time id="countdown-time" datetime="${expiresAt}">${hhmm}</time>`;
   } else {
-    text = html`Session expires soon`;
+    text = html`${t.t('countdown.soon')}`;
   }
   return html`<p class="countdown" id="countdown">${ICONS.clock()}<span id="countdown-text">${text}</span></p>
+<div class="expiry-warning" id="expiry-warning" role="alertdialog" aria-labelledby="expiry-warning-title" aria-describedby="expiry-warning-text" hidden>
+  ${ICONS.clock()}<div><p class="expiry-warning-title" id="expiry-warning-title">${t.t('expiry.warnTitle')}</p>
+  <p id="expiry-warning-text">${t.t('expiry.warnText')}</p>
+  <button type="button" class="btn btn--secondary" id="expiry-warning-ok">${t.t('expiry.warnOk')}</button></div>
+</div>
 <p class="visually-hidden" id="countdown-live" aria-live="polite"></p>`;
 }
 
-function sandboxBanner(): Raw {
-  return html`<div class="sandbox" role="note">${ICONS.flask()}<p><strong>Sandbox:</strong> use 4111 1111 1111 1111, expiry month decides the outcome (01 success, 02 decline, 05 3-D Secure)</p></div>`;
+/** The sandbox test card, isolated left to right (U+2066..U+2069) so that a right-to-left page keeps its groups in order. */
+const SANDBOX_CARD = '\u20664111 1111 1111 1111\u2069';
+
+function sandboxBanner(t: Translator): Raw {
+  return html`<div class="sandbox" role="note">${ICONS.flask()}<p><strong>${t.t('sandbox.label')}</strong> ${t.t('sandbox.cards', { card: SANDBOX_CARD })}</p></div>`;
 }
 
 export function initials(name: string): string {
@@ -225,35 +257,81 @@ export function initials(name: string): string {
   return (letters[0] ?? '•').toUpperCase();
 }
 
+/** The links that switch the page's language (GET with ?lang=, remembered in a cookie). */
+export function languageSwitcher(t: Translator, path: string): Raw {
+  return html`<nav class="langs" aria-label="${t.t('footer.language')}"><ul>${LOCALES.map((l) => html`<li><a${attrs({
+    href: `${path}?lang=${l}`,
+    hreflang: l,
+    lang: l,
+    'aria-current': l === t.locale ? 'true' : undefined,
+  })}>${LANGUAGE_NAMES[l]}</a></li>`)}</ul></nav>`;
+}
+
+/** Each language by its own name. */
+const LANGUAGE_NAMES: Readonly<Record<Locale, string>> = { en: 'English', es: 'Español', 'pt-BR': 'Português', fr: 'Français', de: 'Deutsch', ar: 'العربية', tr: 'Türkçe' };
+
+export function footerWith(t: Translator, path: string | undefined): Raw {
+  return html`<footer class="trust">${ICONS.lock()}<span>${t.t('footer.secure')}</span></footer>${path ? languageSwitcher(t, path) : ''}`;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Checkout
 
 /** What happens after the payer continues with an alternative method, by its payer experience. */
-const METHOD_INTROS: Readonly<Record<string, (label: string) => string>> = {
-  redirect: (l) => `After you continue, you will complete the payment with ${l}.`,
-  qr: () => 'After you continue, scan the QR code shown with your banking app.',
-  details: () => 'After you continue, you will see the details to make the payment.',
-  app_confirmation: (l) => `After you continue, confirm the payment in your ${l} app.`,
-  extra_fields: (l) => `After you continue, ${l} may ask for a few details.`,
-  otp: () => 'After you continue, we send a one-time code to your phone.',
-  link: () => 'After you continue, we send you a link to pay.',
+const METHOD_INTROS: Readonly<Record<string, string>> = {
+  redirect: 'intro.redirect',
+  qr: 'intro.qr',
+  details: 'intro.details',
+  app_confirmation: 'intro.app',
+  extra_fields: 'intro.fields',
+  otp: 'intro.otp',
+  link: 'intro.link',
 };
 
-function methodIntro(m: { label: string; experience?: string }): string {
-  return (METHOD_INTROS[m.experience ?? 'redirect'] ?? METHOD_INTROS.redirect!)(m.label);
+function methodIntro(t: Translator, m: { label: string; experience?: string }): string {
+  return t.t(METHOD_INTROS[m.experience ?? 'redirect'] ?? 'intro.redirect', { method: m.label });
 }
 
-/** Shown only without JavaScript (the script shows the field only for these countries). */
-const STATE_HINT = 'Needed only for Australia, Canada, India, Japan and the United States.';
+/** The messages checkout.js shows (validation mirrors checkout-form.ts; countdown; busy button). */
+export const CHECKOUT_CLIENT_KEYS = [
+  ...Object.values(FORM_MESSAGE_KEYS),
+  'summary.one', 'summary.many', 'countdown.in', 'countdown.expired', 'countdown.expiredLive', 'countdown.live1', 'countdown.live5', 'button.processing',
+] as const;
 
-export function renderCheckoutPage(vm: CheckoutPageView): string {
+/** Method icons by group (inline SVG, decorative): cards, wallets, bank, cash, crypto. */
+const GROUP_ICONS: Readonly<Record<MethodGroup, () => Raw>> = {
+  card: () => ICONS.card(),
+  wallet: () => ICONS.wallet(),
+  bank: () => ICONS.bank(),
+  cash: () => ICONS.cash(),
+  crypto: () => ICONS.crypto(),
+};
+
+function methodPicker(t: Translator, vm: CheckoutPageView, selected: string, errors: Record<string, string>): Raw {
+  const groups = METHOD_GROUPS.map((g) => ({ g, methods: vm.methods.filter((m) => (m.group ?? 'wallet') === g) })).filter((x) => x.methods.length > 0);
+  // Groups follow the merchant's order: a group sits where its first method was listed.
+  groups.sort((a, b) => vm.methods.indexOf(a.methods[0]!) - vm.methods.indexOf(b.methods[0]!));
+  const showHeadings = groups.length > 1 && vm.methods.length > 3;
+  return html`<fieldset class="methods" id="method">
+  <legend>${t.t('method.legend')}</legend>
+  ${groups.map(({ g, methods }) => html`${showHeadings ? html`<p class="method-group" aria-hidden="true">${t.t(`group.${g}`)}</p>` : ''}<div class="method-list">${methods.map(
+    (m) => html`<label class="method-option">
+      <input${attrs({ type: 'radio', name: 'method', value: m.key, checked: m.key === selected, 'aria-controls': `panel-${m.key}` })}>
+      <span class="method-option-body">${GROUP_ICONS[m.group ?? 'wallet']()}<span>${m.key === 'card' ? t.t('method.card') : m.label}</span></span>
+    </label>`,
+  )}</div>`)}
+  ${errors.method ? html`<p class="field-error" id="method-error">${ICONS.alert()}<span>${errors.method}</span></p>` : ''}
+</fieldset>`;
+}
+
+export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): string {
   const errors = vm.errors ?? {};
   const present = new Set<string>();
   const labels: Record<string, string> = {};
   const multi = vm.methods.length > 1;
   const selected = vm.methods.some((m) => m.key === vm.selectedMethod) ? vm.selectedMethod : (vm.methods[0]?.key ?? 'card');
   const expiryOnly = vm.cardOnly?.expiryOnly === true;
-  const amountText = `${vm.order.amount} ${vm.order.currency}`;
+  const amountText = vm.order.amount;
   const isPayout = vm.operation === 'credit';
 
   const track = (name: string, label: string) => {
@@ -262,142 +340,134 @@ export function renderCheckoutPage(vm: CheckoutPageView): string {
   };
   /** With several methods, native `required` would block a non-card choice without JS; the server checks. */
   const req = (on: boolean) => (on && !multi ? true : undefined);
+  const L = {
+    number: t.t('card.number'), expiry: t.t('card.expiry'), cvv: t.t('card.cvv'), holder: t.t('card.holder'),
+  };
 
   // --- card panel
   const cardFields: Raw[] = [];
+  const expiryInput = { type: 'text', inputmode: 'numeric', autocomplete: 'cc-exp', placeholder: t.t('card.expiryPlaceholder'), maxlength: 7, required: req(true), pattern: '(0[1-9]|1[0-2]) ?/ ?[0-9]{2}', spellcheck: 'false', 'data-validate': 'expiry', dir: 'ltr' };
   if (expiryOnly) {
-    track('card_expiry', 'Expiry date');
+    track('card_expiry', L.expiry);
     cardFields.push(
-      html`<p class="panel-intro">${vm.cardOnly?.maskedCard ? html`Card <strong class="mono">${vm.cardOnly.maskedCard}</strong>. ` : ''}To receive the payout, confirm the card's expiry date.</p>`,
-      field({
-        name: 'card_expiry',
-        label: 'Expiry date',
-        hint: 'MM/YY, as printed on the card',
-        value: vm.values.expiry,
-        error: errors.card_expiry,
-        wrap: { class: 'field--short' },
-        input: { type: 'text', inputmode: 'numeric', autocomplete: 'cc-exp', placeholder: 'MM/YY', maxlength: 7, required: req(true), pattern: '(0[1-9]|1[0-2]) ?/ ?[0-9]{2}', spellcheck: 'false', 'data-validate': 'expiry' },
-      }),
+      html`<p class="panel-intro">${vm.cardOnly?.maskedCard ? html`${t.t('card.payoutCard')} <strong class="mono" dir="ltr">${vm.cardOnly.maskedCard}</strong>. ` : ''}${t.t('card.payoutIntro')}</p>`,
+      field({ name: 'card_expiry', label: L.expiry, hint: t.t('card.expiryHint'), value: vm.values.expiry, error: errors.card_expiry, wrap: { class: 'field--short' }, input: expiryInput }),
     );
   } else {
-    track('card_number', 'Card number');
-    track('card_expiry', 'Expiry date');
-    track('card_cvv', 'Security code');
-    track('card_holder', 'Name on card');
+    track('card_number', L.number);
+    track('card_expiry', L.expiry);
+    track('card_cvv', L.cvv);
+    track('card_holder', L.holder);
     cardFields.push(
       field({
         name: 'card_number',
-        label: 'Card number',
+        label: L.number,
         error: errors.card_number,
-        adornment: html`<span class="brand" id="card-brand" aria-hidden="true">${ICONS.card()}</span>`,
-        input: { type: 'text', inputmode: 'numeric', autocomplete: 'cc-number', placeholder: '1234 1234 1234 1234', maxlength: 23, required: req(true), pattern: '[0-9 ]{13,23}', spellcheck: 'false', autocorrect: 'off', autocapitalize: 'off', 'data-validate': 'card-number' },
+        adornment: html`<span class="brand" id="card-brand" aria-hidden="true">${ICONS.card()}</span><span class="visually-hidden" id="card-brand-name" aria-live="polite"></span>`,
+        input: { type: 'text', inputmode: 'numeric', autocomplete: 'cc-number', placeholder: '1234 1234 1234 1234', maxlength: 23, required: req(true), pattern: '[0-9 ]{13,23}', spellcheck: 'false', autocorrect: 'off', autocapitalize: 'off', 'data-validate': 'card-number', dir: 'ltr' },
       }),
-      html`<div class="row">${field({
-        name: 'card_expiry',
-        label: 'Expiry date',
-        value: vm.values.expiry,
-        error: errors.card_expiry,
-        input: { type: 'text', inputmode: 'numeric', autocomplete: 'cc-exp', placeholder: 'MM/YY', maxlength: 7, required: req(true), pattern: '(0[1-9]|1[0-2]) ?/ ?[0-9]{2}', spellcheck: 'false', 'data-validate': 'expiry' },
-      })}${field({
+      html`<div class="row">${field({ name: 'card_expiry', label: L.expiry, value: vm.values.expiry, error: errors.card_expiry, input: expiryInput })}${field({
         name: 'card_cvv',
-        label: 'Security code',
+        label: L.cvv,
         error: errors.card_cvv,
-        hint: '3 or 4 digits on the card',
-        input: { type: 'text', inputmode: 'numeric', autocomplete: 'cc-csc', placeholder: 'CVC', maxlength: 4, required: req(true), pattern: '[0-9]{3,4}', spellcheck: 'false', 'data-validate': 'cvv' },
+        hint: t.t('card.cvvHint'),
+        input: { type: 'text', inputmode: 'numeric', autocomplete: 'cc-csc', placeholder: 'CVC', maxlength: 4, required: req(true), pattern: '[0-9]{3,4}', spellcheck: 'false', 'data-validate': 'cvv', dir: 'ltr' },
       })}</div>`,
       field({
         name: 'card_holder',
-        label: 'Name on card',
+        label: L.holder,
         value: vm.values.cardHolder,
         error: errors.card_holder,
-        input: { type: 'text', autocomplete: 'cc-name', placeholder: 'First and last name', maxlength: 32, required: req(true), spellcheck: 'false', autocapitalize: 'characters', 'data-validate': 'holder' },
+        input: { type: 'text', autocomplete: 'cc-name', placeholder: t.t('card.holderPlaceholder'), maxlength: 32, required: req(true), spellcheck: 'false', autocapitalize: 'characters', 'data-validate': 'holder' },
       }),
     );
   }
 
-  const methodPicker = multi
-    ? html`<fieldset class="methods" id="method">
-  <legend>Payment method</legend>
-  <div class="method-list">${vm.methods.map(
-    (m) => html`<label class="method-option">
-      <input${attrs({ type: 'radio', name: 'method', value: m.key, checked: m.key === selected, 'aria-controls': `panel-${m.key}` })}>
-      <span class="method-option-body">${m.key === 'card' ? ICONS.card() : ICONS.wallet()}<span>${m.label}</span></span>
-    </label>`,
-  )}</div>
-  ${errors.method ? html`<p class="field-error" id="method-error">${ICONS.alert()}<span>${errors.method}</span></p>` : ''}
-</fieldset>`
+  const picker = multi
+    ? methodPicker(t, vm, selected, errors)
     : html`<input type="hidden" name="method" value="${selected}">
-<h2 class="section-title">${selected === 'card' ? (expiryOnly ? 'Card expiry' : 'Card details') : (vm.methods[0]?.label ?? '')}</h2>`;
-  if (multi) track('method', 'Payment method');
+<h2 class="section-title">${selected === 'card' ? (expiryOnly ? t.t('card.expiryTitle') : t.t('card.title')) : (vm.methods[0]?.label ?? '')}</h2>`;
+  if (multi) track('method', t.t('method.legend'));
 
   // --- email
   let emailBlock: Raw = raw('');
   if (vm.email) {
-    track('email', 'Email');
+    track('email', t.t('email.label'));
     emailBlock = field({
       name: 'email',
-      label: 'Email',
+      label: t.t('email.label'),
       optional: !vm.email.required,
+      t,
       value: vm.email.value,
       error: errors.email,
-      input: { type: 'email', autocomplete: 'email', inputmode: 'email', maxlength: 255, required: vm.email.required || undefined, spellcheck: 'false', 'data-validate': 'email' },
+      input: { type: 'email', autocomplete: 'email', inputmode: 'email', maxlength: 255, required: vm.email.required || undefined, spellcheck: 'false', 'data-validate': 'email', dir: 'ltr' },
     });
   }
 
-  // --- billing
+  // --- billing: the whole address when the MID or Protocol Mapping needs it, else only a missing state
   let billingBlock: Raw = raw('');
+  const b = vm.billing.values;
+  const country = (b.country ?? '').toUpperCase();
   if (vm.billing.required) {
-    const b = vm.billing.values;
-    const country = (b.country ?? '').toUpperCase();
-    for (const [k, l] of [['billing_country', 'Country'], ['billing_state', 'State or province'], ['billing_city', 'City'], ['billing_address', 'Address'], ['billing_zip', 'Postal code'], ['billing_phone', 'Phone']] as const) track(k, l);
+    for (const [k, l] of [['billing_country', 'billing.country'], ['billing_state', 'billing.state'], ['billing_city', 'billing.city'], ['billing_address', 'billing.address'], ['billing_zip', 'billing.zip'], ['billing_phone', 'billing.phone']] as const) track(k, t.t(l));
     billingBlock = html`<fieldset class="billing">
-  <legend class="section-title">Billing address</legend>
+  <legend class="section-title">${t.t('billing.title')}</legend>
   ${field({
     name: 'billing_country',
-    label: 'Country',
+    label: t.t('billing.country'),
     value: country,
     error: errors.billing_country,
-    options: [{ value: '', label: 'Select a country' }, ...vm.countries.map((c) => ({ value: c.code, label: c.name }))],
+    options: [{ value: '', label: t.t('billing.selectCountry') }, ...vm.countries.map((c) => ({ value: c.code, label: c.name }))],
     input: { autocomplete: 'country', required: req(true), 'data-validate': 'country' },
   })}
   ${field({
     name: 'billing_state',
-    label: 'State or province',
+    label: t.t('billing.state'),
     value: b.state,
     error: errors.billing_state,
-    hint: STATE_HINT,
+    hint: t.t('billing.stateHint'),
     wrap: { 'data-state-field': true },
     input: { type: 'text', autocomplete: 'address-level1', maxlength: 32, spellcheck: 'false', 'data-validate': 'state' },
   })}
   ${field({
     name: 'billing_address',
-    label: 'Address',
+    label: t.t('billing.address'),
     value: b.address,
     error: errors.billing_address,
     input: { type: 'text', autocomplete: 'address-line1', maxlength: 32, minlength: 2, required: req(true), 'data-validate': 'address' },
   })}
   <div class="row">${field({
     name: 'billing_city',
-    label: 'City',
+    label: t.t('billing.city'),
     value: b.city,
     error: errors.billing_city,
     input: { type: 'text', autocomplete: 'address-level2', maxlength: 40, minlength: 2, required: req(true), 'data-validate': 'city' },
   })}${field({
     name: 'billing_zip',
-    label: 'Postal code',
+    label: t.t('billing.zip'),
     value: b.zip,
     error: errors.billing_zip,
     input: { type: 'text', autocomplete: 'postal-code', maxlength: 10, minlength: 2, required: req(true), spellcheck: 'false', 'data-validate': 'zip' },
   })}</div>
   ${field({
     name: 'billing_phone',
-    label: 'Phone',
+    label: t.t('billing.phone'),
     optional: true,
+    t,
     value: b.phone,
     error: errors.billing_phone,
-    input: { type: 'tel', autocomplete: 'tel', inputmode: 'tel', maxlength: 32, 'data-validate': 'phone' },
+    input: { type: 'tel', autocomplete: 'tel', inputmode: 'tel', maxlength: 32, 'data-validate': 'phone', dir: 'ltr' },
   })}
 </fieldset>`;
+  } else if (vm.billing.stateOnly) {
+    track('billing_state', t.t('billing.state'));
+    billingBlock = html`<input type="hidden" name="billing_country" value="${country}">${field({
+      name: 'billing_state',
+      label: t.t('billing.stateIn', { country: t.country(country) }),
+      value: b.state,
+      error: errors.billing_state,
+      input: { type: 'text', autocomplete: 'address-level1', maxlength: 32, required: req(true), spellcheck: 'false' },
+    })}`;
   }
 
   // Billing belongs to the card: with several methods it sits in the card panel, so choosing another method
@@ -408,50 +478,53 @@ export function renderCheckoutPage(vm: CheckoutPageView): string {
     const body =
       m.key === 'card'
         ? html`${cardFields}${billingInCard ? billingBlock : ''}`
-        : html`<p class="panel-intro">${ICONS.external()}<span>${methodIntro(m)}</span></p>`;
+        : html`<p class="panel-intro">${ICONS.external()}<span>${methodIntro(t, m)}</span></p>`;
     return html`<div${attrs({
       class: `method-panel${active ? ' is-active' : ''}`,
       id: `panel-${m.key}`,
       'data-method': m.key,
       role: multi ? 'group' : undefined,
-      'aria-label': multi ? m.label : undefined,
+      'aria-label': multi ? (m.key === 'card' ? t.t('method.card') : m.label) : undefined,
     })}>${body}</div>`;
   });
 
-  const summaryLabel = isPayout ? 'Payout from' : 'Pay';
+  const payLabel = t.t(isPayout ? 'button.receive' : 'button.pay', { amount: amountText });
   const main = html`<main class="panel" id="main">
-  ${vm.sandbox ? sandboxBanner() : ''}
-  <section class="summary" aria-label="Order summary">
+  ${vm.sandbox ? sandboxBanner(t) : ''}
+  <section class="summary" aria-label="${t.t('summary.order')}">
     <div class="merchant"><span class="merchant-badge" aria-hidden="true">${initials(vm.merchantName)}</span><h1 class="merchant-name">${vm.merchantName}</h1></div>
-    <p class="amount-label">${summaryLabel}</p>
-    <p class="amount"><span class="amount-value">${vm.order.amount}</span> <span class="amount-currency">${vm.order.currency}</span></p>
+    <p class="amount-label">${t.t(isPayout ? 'amount.payoutFrom' : 'amount.pay')}</p>
+    <p class="amount"><span class="amount-value">${amountText}</span></p>
     ${vm.order.description ? html`<p class="description">${vm.order.description}</p>` : ''}
-    <dl class="order-meta"><div><dt>Order</dt><dd>${vm.order.number}</dd></div></dl>
+    <dl class="order-meta"><div><dt>${t.t('order.number')}</dt><dd>${vm.order.number}</dd></div></dl>
   </section>
-  ${countdown(vm.expiresAt, vm.now)}
+  ${countdown(t, vm.expiresAt, vm.now)}
   <form class="pay-form" id="pay-form" method="post" action="${safeUrl(vm.actionUrl)}" accept-charset="utf-8" autocomplete="on" data-once>
-    ${errorSummary(errors, present, labels)}
+    ${errorSummary(t, errors, present, labels, vm.decline)}
     ${emailBlock}
-    ${methodPicker}
+    ${picker}
     <div class="method-panels">${panels}</div>
     ${billingInCard ? '' : billingBlock}
-    <button type="submit" class="btn btn--primary btn--pay" id="pay-button">${ICONS.lock()}<span class="btn-label">${isPayout ? 'Receive' : 'Pay'} ${amountText}</span></button>
-    ${vm.cancelUrl ? html`<p class="cancel"><a href="${safeUrl(vm.cancelUrl)}" id="cancel-link">Cancel and return to merchant</a></p>` : ''}
+    <div class="pay-bar"><button type="submit" class="btn btn--primary btn--pay" id="pay-button">${ICONS.lock()}<span class="btn-label">${payLabel}</span></button></div>
+    ${vm.cancelUrl ? html`<p class="cancel"><a href="${safeUrl(vm.cancelUrl)}" id="cancel-link">${t.t('checkout.cancel')}</a></p>` : ''}
   </form>
 </main>`;
 
   return layout({
-    title: `${isPayout ? 'Receive' : 'Pay'} ${amountText} · ${vm.merchantName}`,
+    title: `${payLabel} · ${vm.merchantName}`,
     page: 'checkout',
     main,
+    t,
+    footer: footerWith(t, vm.languagePath),
     config: {
       sessionId: vm.sessionId,
       expiresAt: vm.expiresAt,
       expiredUrl: safeUrl(vm.expiredUrl),
       serverNow: vm.now ?? null,
       stateCountries: STATE_REQUIRED_COUNTRIES,
-      focusErrors: Object.keys(errors).length > 0,
+      focusErrors: Object.keys(errors).length > 0 || vm.decline !== undefined,
       expiryOnly,
+      messages: clientMessages(t, CHECKOUT_CLIENT_KEYS),
     },
   });
 }
@@ -463,40 +536,42 @@ export function hiddenFields(fields: Record<string, string> | undefined): Raw[] 
   return Object.entries(fields ?? {}).map(([name, value]) => html`<input${attrs({ type: 'hidden', name, value })}>`);
 }
 
-export function renderAcsPage(vm: AcsPageView): string {
+export function renderAcsPage(vm: AcsPageView, t: Translator = EN): string {
   const main = html`<main class="panel panel--bank" id="main">
   <header class="bank-header">
     <span class="bank-logo">${ICONS.shield()}</span>
-    <div><p class="bank-title">Verified by Portcullis Sandbox ACS</p><p class="bank-subtitle">3-D Secure purchase authentication</p></div>
+    <div><p class="bank-title">${t.t('acs.brand')}</p><p class="bank-subtitle">${t.t('acs.subtitle')}</p></div>
   </header>
-  <h1 class="page-title">Confirm this purchase</h1>
+  <h1 class="page-title">${t.t('acs.title')}</h1>
   <dl class="details">
-    <div><dt>Merchant</dt><dd>${vm.merchantName}</dd></div>
-    <div><dt>Amount</dt><dd class="strong">${vm.amount} ${vm.currency}</dd></div>
-    <div><dt>Card</dt><dd class="mono">${vm.maskedCard}</dd></div>
-    <div><dt>Reference</dt><dd class="mono small">${vm.paymentId}</dd></div>
+    <div><dt>${t.t('details.merchant')}</dt><dd>${vm.merchantName}</dd></div>
+    <div><dt>${t.t('details.amount')}</dt><dd class="strong">${vm.amount}</dd></div>
+    <div><dt>${t.t('details.card')}</dt><dd class="mono" dir="ltr">${vm.maskedCard}</dd></div>
+    <div><dt>${t.t('details.reference')}</dt><dd class="mono small" dir="ltr">${vm.paymentId}</dd></div>
   </dl>
   <form method="post" action="${safeUrl(vm.actionUrl)}" accept-charset="utf-8" data-once>
     ${hiddenFields(vm.fields)}
     ${field({
       name: 'otp',
-      label: 'One-time code',
+      label: t.t('acs.code'),
       hint: vm.hint,
       error: vm.error,
-      input: { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: 12, required: true, spellcheck: 'false', autofocus: true },
+      input: { type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: 12, required: true, spellcheck: 'false', autofocus: true, dir: 'ltr' },
     })}
     <div class="actions">
-      <button type="submit" class="btn btn--primary" name="decision" value="submit">Submit</button>
-      <button type="submit" class="btn btn--secondary" name="decision" value="cancel" formnovalidate>Cancel</button>
+      <button type="submit" class="btn btn--primary" name="decision" value="submit">${t.t('acs.submit')}</button>
+      <button type="submit" class="btn btn--secondary" name="decision" value="cancel" formnovalidate>${t.t('acs.cancel')}</button>
     </div>
   </form>
 </main>`;
   return layout({
-    title: `Verify your payment · ${vm.merchantName}`,
+    title: `${t.t('acs.pageTitle')} · ${vm.merchantName}`,
     page: 'acs',
     theme: 'theme-bank',
     main,
-    footer: html`<footer class="trust">${ICONS.shield()}<span>Sandbox issuer simulation · no real bank is contacted</span></footer>`,
+    t,
+    config: { messages: clientMessages(t, ['button.processing']) },
+    footer: html`<footer class="trust">${ICONS.shield()}<span>${t.t('acs.footer')}</span></footer>`,
   });
 }
 
@@ -504,21 +579,21 @@ export function renderAcsPage(vm: AcsPageView): string {
 // Sandbox provider (redirect method)
 
 /** The header of every sandbox provider screen: the provider's name and a sandbox badge. */
-export function providerHeader(name: string): Raw {
+export function providerHeader(name: string, t: Translator = EN): Raw {
   return html`<header class="provider-header">
     <span class="provider-logo">${ICONS.wallet()}</span>
-    <div><p class="provider-name">${name}</p><p class="badge">Sandbox provider</p></div>
+    <div><p class="provider-name">${name}</p><p class="badge">${t.t('provider.badge')}</p></div>
   </header>`;
 }
 
-export function renderProviderPage(vm: ProviderPageView): string {
+export function renderProviderPage(vm: ProviderPageView, t: Translator = EN): string {
   const main = html`<main class="panel panel--provider" id="main">
-  ${providerHeader(vm.title)}
-  <h1 class="page-title">Approve the payment</h1>
+  ${providerHeader(vm.title, t)}
+  <h1 class="page-title">${t.t('provider.title')}</h1>
   <dl class="details">
-    <div><dt>Merchant</dt><dd>${vm.merchantName}</dd></div>
-    <div><dt>Amount</dt><dd class="strong">${vm.amount} ${vm.currency}</dd></div>
-    ${vm.description ? html`<div><dt>Description</dt><dd>${vm.description}</dd></div>` : ''}
+    <div><dt>${t.t('details.merchant')}</dt><dd>${vm.merchantName}</dd></div>
+    <div><dt>${t.t('details.amount')}</dt><dd class="strong">${vm.amount}</dd></div>
+    ${vm.description ? html`<div><dt>${t.t('details.description')}</dt><dd>${vm.description}</dd></div>` : ''}
   </dl>
   <form method="post" action="${safeUrl(vm.actionUrl)}" accept-charset="utf-8" data-once>
     ${hiddenFields(vm.fields)}
@@ -528,11 +603,11 @@ export function renderProviderPage(vm: ProviderPageView): string {
     </div>
   </form>
 </main>`;
-  return layout({ title: `${vm.title} · ${vm.merchantName}`, page: 'provider', main });
+  return layout({ title: `${vm.title} · ${vm.merchantName}`, page: 'provider', main, t, config: { messages: clientMessages(t, ['button.processing']) } });
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Redirect (to the merchant, an ACS or a provider)
+// Redirect (to the merchant, an ACS or a provider), with a receipt when the payment succeeded
 
 /** GET targets carry their params in the query string (a GET form would drop the action's own query). */
 export function urlWithParams(url: string, params: Record<string, string> | undefined): string {
@@ -553,36 +628,67 @@ export function safeUrl(url: string): string {
   return 'about:blank';
 }
 
-export function renderRedirectPage(vm: RedirectPageView): string {
+function receiptBlock(t: Translator, r: ReceiptView): Raw {
+  const rows: [string, Raw | string, string?][] = [
+    [t.t('details.merchant'), r.merchantName],
+    [t.t('details.amount'), r.amount, 'strong'],
+    [t.t('details.method'), r.method],
+    ...(r.maskedCard ? ([[t.t('details.card'), html`<span dir="ltr">${r.maskedCard}</span>`, 'mono']] as [string, Raw, string][]) : []),
+    [t.t('details.date'), r.date],
+    [t.t('details.order'), r.orderNumber],
+    [t.t('details.reference'), html`<span dir="ltr">${r.reference}</span>`, 'mono small'],
+  ];
+  return html`<dl class="details receipt" id="receipt">${rows.map(([dt, dd, cls]) => html`<div><dt>${dt}</dt><dd${attrs({ class: cls })}>${dd}</dd></div>`)}</dl>`;
+}
+
+export function renderRedirectPage(vm: RedirectPageView, t: Translator = EN): string {
   const url = safeUrl(vm.url);
   const leaveRel = vm.target === '_blank' ? 'noopener' : undefined;
+  const continueLabel = vm.receipt ? t.t('receipt.continue') : t.t('redirect.continue');
   const control =
     vm.method === 'POST'
       ? html`<form id="redirect-form" method="post" action="${url}" target="${vm.target}" accept-charset="utf-8">
     ${hiddenFields(vm.params)}
-    <button type="submit" class="btn btn--primary" id="redirect-continue">Continue</button>
+    <button type="submit" class="btn btn--primary" id="redirect-continue">${continueLabel}</button>
   </form>`
-      : html`<p><a${attrs({ id: 'redirect-link', class: 'btn btn--primary', href: urlWithParams(url, vm.params), target: vm.target, rel: leaveRel })}>Continue</a></p>`;
-  const main = html`<main class="panel panel--narrow panel--center" id="main">
+      : html`<p><a${attrs({ id: 'redirect-link', class: 'btn btn--primary', href: urlWithParams(url, vm.params), target: vm.target, rel: leaveRel })}>${continueLabel}</a></p>`;
+  const delay = vm.receipt ? vm.receipt.seconds : (vm.delaySeconds ?? 0);
+  const kind = vm.receipt?.pending ? 'info' : 'success';
+  const main = vm.receipt
+    ? html`<main class="panel panel--narrow panel--center" id="main">
+  <div class="status-icon status-icon--${kind}">${vm.receipt.pending ? ICONS.clock() : ICONS.check()}</div>
+  <h1 class="page-title">${vm.title}</h1>
+  <p class="lead" id="redirect-message">${vm.message}</p>
+  ${receiptBlock(t, vm.receipt)}
+  ${control}
+  <p class="hint" id="receipt-countdown" aria-live="off">${t.t('receipt.returning', { seconds: delay })}</p>
+  <p class="hint" id="redirect-window-note" hidden>${ICONS.external()} ${t.t('redirect.newWindow')}</p>
+</main>`
+    : html`<main class="panel panel--narrow panel--center" id="main">
   <div class="spinner" id="redirect-spinner" aria-hidden="true"></div>
   <h1 class="page-title">${vm.title}</h1>
   <p class="lead" id="redirect-message">${vm.message}</p>
-  <p class="hint" id="redirect-nojs">If nothing happens, select Continue.</p>
-  <p class="hint" id="redirect-window-note" hidden>${ICONS.external()} Select Continue to go on; it opens in a new window.</p>
+  <p class="hint" id="redirect-nojs">${t.t('redirect.nojs')}</p>
+  <p class="hint" id="redirect-window-note" hidden>${ICONS.external()} ${t.t('redirect.newWindow')}</p>
   ${control}
+  ${delay > 0 ? html`<p class="hint" id="receipt-countdown" aria-live="off">${t.t('receipt.returning', { seconds: delay })}</p>` : ''}
 </main>`;
+  // Without JavaScript a receipt still moves on by itself, unless the target is another window.
+  const refresh = delay > 0 && vm.method === 'GET' && vm.target !== '_blank' ? raw(`<noscript><meta http-equiv="refresh" content="${delay};url=${escapeHtml(urlWithParams(url, vm.params))}"></noscript>`) : undefined;
   return layout({
     title: vm.title,
     page: 'redirect',
     main,
-    config: { url, method: vm.method, target: vm.target },
+    t,
+    head: refresh,
+    config: { url, method: vm.method, target: vm.target, delaySeconds: delay, messages: clientMessages(t, ['receipt.returning']) },
   });
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Messages
 
-export function renderMessagePage(vm: MessagePageView): string {
+export function renderMessagePage(vm: MessagePageView, t: Translator = EN): string {
   const icon = vm.kind === 'success' ? ICONS.check() : vm.kind === 'error' ? ICONS.alert() : ICONS.info();
   const main = html`<main class="panel panel--narrow panel--center" id="main">
   <div class="status-icon status-icon--${vm.kind === 'success' ? 'success' : vm.kind === 'error' ? 'error' : 'info'}">${icon}</div>
@@ -590,5 +696,5 @@ export function renderMessagePage(vm: MessagePageView): string {
   <p class="lead">${vm.message}</p>
   ${vm.link ? html`<p><a class="btn btn--primary" href="${safeUrl(vm.link.href)}">${vm.link.label}</a></p>` : ''}
 </main>`;
-  return layout({ title: vm.title, page: 'message', main });
+  return layout({ title: vm.title, page: 'message', main, t });
 }

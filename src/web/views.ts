@@ -25,11 +25,11 @@ export type CheckoutField = (typeof CHECKOUT_FIELDS)[number];
 export interface CheckoutPageView {
   sessionId: string;
   merchantName: string;
-  /** amount is already formatted for display (e.g. "1,250.00"). */
+  /** amount is already formatted for display in the page's locale, with its currency (e.g. "€1,250.00"). */
   order: { number: string; amount: string; currency: string; description: string };
   operation: 'purchase' | 'debit' | 'credit';
   /** Methods in the order the merchant listed them; `card` has its fields here, the others their own pages. */
-  methods: { key: string; label: string; experience?: string }[];
+  methods: { key: string; label: string; experience?: string; group?: import('./method-groups.ts').MethodGroup }[];
   selectedMethod: string;
   /** Form POST target, e.g. /checkout/<id>/pay. */
   actionUrl: string;
@@ -43,7 +43,11 @@ export interface CheckoutPageView {
    * remaining time without JS and the countdown corrects for the payer's clock being off.
    */
   now?: string;
-  billing: { required: boolean; values: Partial<Record<BillingField, string>> };
+  /**
+   * required: the whole billing address is asked (the MID or Protocol Mapping needs it); stateOnly: the merchant
+   * sent a country whose state the rule asks for (CA, US, JP, AU, IN) and no state, so only the state is asked.
+   */
+  billing: { required: boolean; stateOnly?: boolean; values: Partial<Record<BillingField, string>> };
   email?: { required: boolean; value?: string };
   /** Re-displayed after an error. The card number and CVV are never re-displayed. */
   values: { cardHolder?: string; expiry?: string };
@@ -54,11 +58,16 @@ export interface CheckoutPageView {
   countries: { code: string; name: string }[];
   /** Test mode: shows the sandbox test-card banner. */
   sandbox?: boolean;
+  /** The last attempt was declined and the payer may try again: the reason in the payer's words, tries left. */
+  decline?: { message: string; triesLeft: number };
+  /** The page's own path: the language links point at it with ?lang=. */
+  languagePath?: string;
 }
 
 export interface AcsPageView {
   paymentId: string;
   merchantName: string;
+  /** Formatted with its currency in the page's locale. */
   amount: string;
   currency: string;
   maskedCard: string;
@@ -92,6 +101,24 @@ export interface RedirectPageView {
   target: UrlTarget;
   title: string;
   message: string;
+  /** A paid (or pending) payment: the receipt is shown, and the page moves on after `seconds`. */
+  receipt?: ReceiptView;
+  /** Seconds the page stays before moving on (a receipt's own `seconds` when it has one); 0 by default. */
+  delaySeconds?: number;
+}
+
+/** What the payer keeps of a payment: shown before returning to the merchant. Values already formatted. */
+export interface ReceiptView {
+  merchantName: string;
+  amount: string;
+  method: string;
+  maskedCard?: string;
+  date: string;
+  orderNumber: string;
+  reference: string;
+  /** Pending (an alternative method not confirmed yet) rather than paid. */
+  pending?: boolean;
+  seconds: number;
 }
 
 export interface MessagePageView {

@@ -13,6 +13,7 @@ import {
   markDelivered,
   markFailed,
   recordAttempt,
+  releaseCallback,
   recordUrlSuccess,
   recordUrlTimeout,
   scheduleRetry,
@@ -65,17 +66,20 @@ export interface BatchSummary {
   deferred: number;
   /** Settled by another dispatcher after this one's lease expired. */
   leaseLost: number;
+  /** Given back untried because the dispatcher is stopping (the node shuts down). */
+  released: number;
   /** Store errors; the lease expires and another run retries them. */
   errors: number;
 }
 
-type Settlement = 'delivered' | 'retried' | 'failed' | 'deferred' | 'leaseLost' | 'errors';
+type Settlement = 'delivered' | 'retried' | 'failed' | 'deferred' | 'leaseLost' | 'released' | 'errors';
 const NO_SETTLEMENTS: Record<Settlement, number> = {
   delivered: 0,
   retried: 0,
   failed: 0,
   deferred: 0,
   leaseLost: 0,
+  released: 0,
   errors: 0,
 };
 
@@ -153,6 +157,9 @@ export class CallbackDispatcher {
   }
 
   private async deliver(cb: ClaimedCallback): Promise<Settlement> {
+    // A stopping node finishes the POSTs it started but starts no more: the rest go back to the queue now,
+    // not after their lease, so another node delivers them at once.
+    if (this.polling.stopping) return (await releaseCallback(this.db, leaseOf(cb))) ? 'released' : 'leaseLost';
     // The URL may have been blocked by timeouts earlier in this very batch.
     const blockedUntil = await urlBlockedUntil(this.db, cb.url, this.clock.now());
     if (blockedUntil) {

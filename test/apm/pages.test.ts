@@ -80,19 +80,21 @@ describe('alternative-method pages', () => {
   });
 
   it('give the QR image a text alternative naming amount, merchant and order', () => {
-    const order = { merchantName: 'Shop', number: 'ORD-7', amount: '12.00', currency: 'EUR', description: 'Tickets' };
+    const order = { merchantName: 'Shop', number: 'ORD-7', amount: '€12.00', currency: 'EUR', description: 'Tickets' };
     const page = renderApmWaitPage({ kind: 'qr', order, methodLabel: 'IPS QR', statusUrl: '/pay/1/status', pageUrl: '/pay/1', now: '2030-01-01T00:00:00.000Z', qr: { image: 'data:image/svg+xml;base64,AAAA', expiresAt: '2030-01-01T00:01:00.000Z' } });
-    assert.match(page, /alt="QR code to pay 12\.00 EUR to Shop, order ORD-7"/);
+    assert.match(page, /alt="QR code to pay €12\.00 to Shop, order ORD-7"/);
     assert.match(page, /<time id="qr-time" datetime="2030-01-01T00:01:00\.000Z">00:01:00 UTC<\/time>/);
     assert.match(page, /role="status" aria-live="polite"/);
     const config = JSON.parse(/<script type="application\/json" id="config">([^<]*)<\/script>/.exec(page)![1]!);
-    assert.deepEqual(config, { statusUrl: '/pay/1/status', pageUrl: '/pay/1', serverNow: '2030-01-01T00:00:00.000Z', expiresAt: '2030-01-01T00:01:00.000Z', pollMs: 2000 });
+    const { messages, ...rest } = config;
+    assert.deepEqual(rest, { statusUrl: '/pay/1/status', pageUrl: '/pay/1', serverNow: '2030-01-01T00:00:00.000Z', expiresAt: '2030-01-01T00:01:00.000Z', pollMs: 2000 });
+    assert.equal(messages['wait.qrExpiresIn'], 'The code expires in', 'the script gets its messages in the page language');
   });
 
   it('mark country-dependent fields for their countries and leave them to the server without native required', () => {
     const page = renderApmFieldsPage(fieldsView({ errors: {}, values: {} }));
     assert.match(page, /data-field="pin" data-required-in="BR CL CO"|data-required-in="BR CL CO"[^>]*data-field="pin"/);
-    assert.match(page, /Needed only for Brazil, Chile and Colombia\./);
+    assert.match(page, /Needed only for Brazil, Chile, and Colombia\./, 'the list joined by Intl.ListFormat in the page language');
     assert.doesNotMatch(/<input[^>]*name="pin"[^>]*>/.exec(page)![0], /required/);
     assert.match(/<input[^>]*name="document_number"[^>]*>/.exec(page)![0], /required/);
   });
@@ -125,7 +127,7 @@ describe('the fields form', () => {
     const fields = pageFields(method, {}, {});
     const name = fields[0]!.name;
     const empty = parseFieldsForm({}, fields, undefined);
-    assert.match(empty.ok ? '' : empty.errors[name]!, /^Enter the /);
+    assert.match(empty.ok ? '' : empty.errors[name]!, new RegExp(`^${fields[0]!.label}: enter a value$`), 'the label leads: never "Enter the your ..."');
     const nul = parseFieldsForm({ [name]: 'a\u0000b' }, fields, undefined);
     assert.match(nul.ok ? '' : nul.errors[name]!, /not allowed/);
     assert.deepEqual(fieldViews(fields).map((f) => f.name), fields.map((f) => f.name));

@@ -60,7 +60,7 @@ for (const { kind, skip } of await storeKinds()) {
       const code = /(\d{6})/.exec(outbox.messages[0]!.body)![1]!;
       const wrong = await post(`/pay/${res.body.trans_id}/code`, { code: code === '000000' ? '111111' : '000000' });
       assert.equal(wrong.status, 303);
-      assert.match((await get(`/pay/${res.body.trans_id}`)).text, /The code is not correct\. 2 attempts left\./);
+      assert.match((await get(`/pay/${res.body.trans_id}`)).text, /The code is not correct\. Attempts left: 2\./);
       await post(`/pay/${res.body.trans_id}/code`, { code });
       assert.equal(await status(res.body.trans_id), 'SETTLED');
     });

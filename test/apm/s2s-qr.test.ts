@@ -134,7 +134,7 @@ for (const { kind, skip } of await storeKinds()) {
       const ref = (await gw.store.db.query<{ reference: string; state: string }>('SELECT reference, state FROM sandbox_apm_payments WHERE end_to_end_id = $1', [body.trans_id]))[0]!;
       assert.equal(ref.state, 'rejected');
       const late = await fetch(`${gw.baseUrl}/sandbox/apm/${ref.reference}/app`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=approve' });
-      assert.match(await late.text(), /QR code expired/);
+      assert.match(await late.text(), /The QR code has expired\./);
       assert.equal(await status(body.trans_id), 'DECLINED');
     });
 

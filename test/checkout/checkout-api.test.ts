@@ -255,11 +255,16 @@ for (const { kind, skip } of await storeKinds()) {
         assert.doesNotMatch(cb.raw, /4111111111111111/);
       });
 
-      it('declines with the decline card and sends the payer to error_url', async () => {
-        const { page, status: st } = await paidPayment('02/38');
+      it('declines with the decline card and keeps the payer on the page with tries left (the default)', async () => {
+        const { url, page, status: st } = await paidPayment('02/38');
         assert.equal(st.status, 'decline');
         assert.equal(st.reason, 'Declined by processing');
-        assert.equal(returnUrlFrom(page.html).pathname, '/error');
+        assert.equal(page.status, 303);
+        assert.equal(page.location, new URL(url).pathname);
+        const again = await (await fetch(url)).text();
+        assert.match(again, /<div class="error-summary"[^>]*data-decline/);
+        assert.match(again, /The card was declined\. Try another card\./);
+        assert.match(again, /2 tries left\./);
       });
 
       it('answers hostile page input (NUL characters, huge values) without a 5xx', async () => {

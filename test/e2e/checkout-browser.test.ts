@@ -34,7 +34,8 @@ for (const { kind, skip } of await storeKinds()) {
     before(async () => {
       listener = await startListener();
       shop = await startShop();
-      t = await startTestGateway(kind, { workers: true, notificationUrl: listener.url });
+      // The platform's behaviour: a decline goes straight to the merchant (payer-experience tests cover the retries).
+      t = await startTestGateway(kind, { workers: true, notificationUrl: listener.url, settings: { payerRetries: false } });
       browser = await launchBrowser();
     });
     after(async () => {

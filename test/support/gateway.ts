@@ -52,6 +52,8 @@ export interface TestGatewayOptions extends MerchantOptions {
   workers?: boolean;
   /** Operator token of the admin API. */
   adminToken?: string;
+  /** A store opened by the test (e.g. through a proxy it controls); default: a fresh one of the kind. */
+  store?: TestStore;
   /** The gateway's logger (default: silent, or TEST_LOG_LEVEL) and whether it logs each request. */
   logger?: Logger;
   logRequests?: boolean;
@@ -76,7 +78,7 @@ function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLS
 }
 
 export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions = {}): Promise<TestGateway> {
-  const store = await openTestStore(kind);
+  const store = opts.store ?? (await openTestStore(kind));
   // The test suite's callback listeners listen on loopback: allowed, as an operator allows on-premise hosts.
   const callbackAllowedPrivateHosts = opts.allowedPrivateHosts ?? ['127.0.0.1', 'localhost', '::1'];
   const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken, callbackAllowedPrivateHosts };

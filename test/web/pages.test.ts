@@ -20,7 +20,7 @@ function checkoutView(over: Partial<CheckoutPageView> = {}): CheckoutPageView {
   return {
     sessionId: 'sess_1',
     merchantName: 'Acme Shop',
-    order: { number: 'ORD-1', amount: '12.50', currency: 'EUR', description: 'Two tickets' },
+    order: { number: 'ORD-1', amount: '€12.50', currency: 'EUR', description: 'Two tickets' },
     operation: 'purchase',
     methods: [{ key: 'card', label: 'Card' }],
     selectedMethod: 'card',
@@ -245,13 +245,13 @@ describe('renderCheckoutPage', () => {
   it('shows the order summary, pay button with amount, countdown and cancel link', () => {
     const doc = renderCheckoutPage(checkoutView({ sandbox: true }));
     assert.match(doc, /<h1 class="merchant-name">Acme Shop<\/h1>/);
-    assert.match(doc, /<span class="amount-value">12.50<\/span> <span class="amount-currency">EUR<\/span>/);
+    assert.match(doc, /<span class="amount-value">€12.50<\/span>/);
     assert.ok(doc.includes('Two tickets'));
     assert.ok(doc.includes('<dd>ORD-1</dd>'));
-    assert.match(doc, /<span class="btn-label">Pay 12.50 EUR<\/span>/);
+    assert.match(doc, /<span class="btn-label">Pay €12.50<\/span>/);
     assert.match(doc, /Session expires in <time id="countdown-time" datetime="2030-01-15T10:15:00.000Z">15:00<\/time>/);
     assert.match(doc, /<a href="\/checkout\/sess_1\/cancel" id="cancel-link">Cancel and return to merchant<\/a>/);
-    assert.ok(doc.includes('use 4111 1111 1111 1111, expiry month decides the outcome (01 success, 02 decline, 05 3-D Secure)'));
+    assert.ok(doc.includes('use \u20664111 1111 1111 1111\u2069, expiry month decides the outcome (01 success, 02 decline, 05 3-D Secure)'));
     assert.ok(!renderCheckoutPage(checkoutView()).includes('class="sandbox"'));
     const cfg = configOf(doc);
     assert.equal(cfg.expiresAt, '2030-01-15T10:15:00.000Z');
@@ -287,7 +287,7 @@ describe('renderCheckoutPage', () => {
     const names = tags(doc, ['input', 'select']).map((t) => t.attrs.name).sort();
     assert.deepEqual(names, ['card_expiry', 'method']);
     assert.ok(doc.includes('411111******1111'));
-    assert.match(doc, /<span class="btn-label">Receive 12.50 EUR<\/span>/);
+    assert.match(doc, /<span class="btn-label">Receive €12.50<\/span>/);
     assert.equal(configOf(doc).expiryOnly, true);
   });
 
@@ -369,7 +369,7 @@ describe('renderRedirectPage', () => {
     const hidden = Object.fromEntries(tags(doc, ['input']).map((t) => [t.attrs.name, decode(t.attrs.value as string)]));
     assert.deepEqual(hidden, { payment_id: 'p1', order_id: EVIL, hash: 'abc' });
     assert.match(doc, /<button type="submit" class="btn btn--primary" id="redirect-continue">Continue<\/button>/);
-    assert.deepEqual(configOf(doc), { url: 'https://merchant.example/return?x=1', method: 'POST', target: '_top' });
+    assert.deepEqual(configOf(doc), { url: 'https://merchant.example/return?x=1', method: 'POST', target: '_top', delaySeconds: 0, messages: { 'receipt.returning': 'Returning you to the merchant in {seconds} seconds.' } });
   });
 
   it('GET: a Continue link with the params in the query string', () => {

@@ -192,7 +192,7 @@ for (const { kind, skip } of await storeKinds()) {
         receiver.answer = () => ({ status: 204 });
         const id = await enqueue({ paymentId: 'pay-1' });
         const summary = await dispatcher().runOnce();
-        const expected = { claimed: 1, delivered: 1, retried: 0, failed: 0, deferred: 0, leaseLost: 0, errors: 0 };
+        const expected = { claimed: 1, delivered: 1, retried: 0, failed: 0, deferred: 0, leaseLost: 0, released: 0, errors: 0 };
         assert.deepEqual(summary, expected);
         const cb = await callback(id);
         assert.equal(cb.status, 'delivered');
@@ -412,6 +412,34 @@ for (const { kind, skip } of await storeKinds()) {
         for (const r of receiver.receptions) counts.set(r.callbackId ?? '', (counts.get(r.callbackId ?? '') ?? 0) + 1);
         assert.equal(receiver.receptions.length, ids.length);
         for (const id of ids) assert.equal(counts.get(id), 1, `callback ${id} received once`);
+      });
+
+      it('a stopping dispatcher finishes the POST it started and gives the rest of its batch back at once', async () => {
+        let answerFirst: (r: Response) => void = () => undefined;
+        const posted: string[] = [];
+        const stopping = dispatcher({
+          concurrency: 1,
+          leaseMs: 10 * MINUTE,
+          fetchImpl: (_url, init) => {
+            posted.push(String((init?.headers as Record<string, string>)['x-callback-id']));
+            return new Promise<Response>((resolve) => (answerFirst = resolve));
+          },
+        });
+        const ids = [await enqueue(), await enqueue(), await enqueue()];
+        stopping.start();
+        await waitFor(() => posted.length === 1);
+        const stopped = stopping.stop();
+        answerFirst(new Response('', { status: 200 }));
+        await stopped;
+        assert.equal(posted.length, 1, 'nothing new is started once stopping');
+        const states = await Promise.all(ids.map((id) => callback(id)));
+        assert.deepEqual(states.map((c) => c.status).sort(), ['delivered', 'pending', 'pending']);
+        for (const c of states.filter((c) => c.status === 'pending')) {
+          assert.equal(c.attempts, 0, 'given back untried');
+          assert.equal(c.lockedUntil, null, 'no lease left to expire');
+        }
+        // Another node takes them at once, without waiting out a lease.
+        assert.equal((await dispatcher().runOnce()).delivered, 2);
       });
 
       it('claims by two dispatchers at the same instant never overlap', async () => {

@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../../domain/errors.ts';
 import { mayDo, type Permission } from '../../domain/admin-roles.ts';
 import { operatorTokenDigest } from '../../domain/operator-tokens.ts';
-import { findOperatorByTokenDigest, type Operator } from '../../store/operators-repo.ts';
+import { findOperatorByTokenDigest, touchOperatorToken, type Operator } from '../../store/operators-repo.ts';
 import type { ServiceContext } from '../../services/context.ts';
 import type { AuditActor } from '../../store/audit-repo.ts';
 
@@ -27,14 +27,33 @@ function bearerToken(req: FastifyRequest): string | undefined {
   return token.length > 0 && token.length <= 256 ? token : undefined;
 }
 
+/** Last use is recorded at most this often per token, so reads do not each become a write. */
+const LAST_USED_INTERVAL_MS = 60_000;
+
+async function signedIn(ctx: Pick<ServiceContext, 'db' | 'clock'>, req: FastifyRequest): Promise<Operator> {
+  const token = bearerToken(req);
+  const operator = token ? await findOperatorByTokenDigest(ctx.db, operatorTokenDigest(token)) : undefined;
+  if (!operator) throw new GatewayError('adminUnauthorized');
+  const now = ctx.clock.now();
+  if (!operator.tokenLastUsedAt || now.getTime() - operator.tokenLastUsedAt.getTime() >= LAST_USED_INTERVAL_MS) {
+    await touchOperatorToken(ctx.db, operator.tokenId, now, LAST_USED_INTERVAL_MS);
+  }
+  return operator;
+}
+
 /** An onRequest hook: the caller must hold a valid token whose role grants `permission`. */
-export function requirePermission(ctx: Pick<ServiceContext, 'db'>, permission: Permission) {
+export function requirePermission(ctx: Pick<ServiceContext, 'db' | 'clock'>, permission: Permission) {
   return async (req: FastifyRequest) => {
-    const token = bearerToken(req);
-    const operator = token ? await findOperatorByTokenDigest(ctx.db, operatorTokenDigest(token)) : undefined;
-    if (!operator) throw new GatewayError('adminUnauthorized');
+    const operator = await signedIn(ctx, req);
     if (!mayDo(operator.role, permission)) throw new GatewayError('adminForbidden');
     req.operator = operator;
+  };
+}
+
+/** An onRequest hook for what every operator may do about themselves (`GET /admin/v1/me`): a valid token, any role. */
+export function requireOperator(ctx: Pick<ServiceContext, 'db' | 'clock'>) {
+  return async (req: FastifyRequest) => {
+    req.operator = await signedIn(ctx, req);
   };
 }
 

@@ -56,8 +56,14 @@ const example = {
   checkout_payment_method: true,
   payer_fields: { payer_address: 'required', payer_zip: 'required' },
   override_link_target: '_top',
+  payer_retries: { max_attempts: 3 },
   connector_options: { mobile_money: { fee_bearer: 'payer' }, mail_payout: { account_uuid: '2f1c7a4e-5b7d-4c1e-9a8b-3d2e1f0a9b8c', fee_calculation_method: 'transaction_level' } },
 };
+
+const PayerRetries = Type.Union([
+  Type.Object({ max_attempts: Type.Integer({ minimum: 1, maximum: 20 }) }, { additionalProperties: false }),
+  Type.Literal(false),
+], { description: 'Hosted Checkout after a declined attempt: the payer stays and tries again, up to max_attempts per session (default 3); false keeps the platform\'s behaviour (straight to the merchant\'s error_url). null in a change: back to the default.' });
 
 const SettingsPatchBody = Type.Object({
   callback_fields: Type.Optional(FieldList('callbacks ("Add Data to Callback")')),
@@ -67,6 +73,7 @@ const SettingsPatchBody = Type.Object({
   payer_fields: Type.Optional(PayerFieldsPatch),
   override_link_target: Type.Optional(Nullable(LinkTarget)),
   connector_options: Type.Optional(ConnectorOptionsPatch),
+  payer_retries: Type.Optional(Nullable(PayerRetries)),
 }, { additionalProperties: false, minProperties: 1, examples: [example] });
 
 const SettingsView = Type.Object({
@@ -76,6 +83,7 @@ const SettingsView = Type.Object({
   checkout_payment_method: Type.Boolean(),
   payer_fields: PayerFieldsView,
   override_link_target: Nullable(LinkTarget),
+  payer_retries: PayerRetries,
   connector_options: Type.Object({
     mobile_money: Nullable(MobileMoney),
     voucher_partner: Nullable(Type.Object({ partner_ids: Type.Record(Type.String(), Type.String()), language: Type.String(), domain: Nullable(Type.String()) })),

@@ -9,6 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import { authenticate } from '../merchant-auth.ts';
+import { pageTranslator } from '../pages/locale.ts';
 import { checkout, checkoutHash } from '../../domain/signatures.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
 import { openSession, DEFAULT_SESSION_EXPIRY_MINUTES } from '../../services/checkout-sessions.ts';
@@ -204,10 +205,11 @@ export function registerHostedFieldsRoutes(app: FastifyInstance, ctx: ServiceCon
     return reply
       .header('content-security-policy', FRAME_CSP)
       .header('cache-control', 'public, max-age=300')
+      .header('vary', 'Accept-Language, Cookie')
       .header('referrer-policy', 'no-referrer')
       .header('x-content-type-options', 'nosniff')
       .type('text/html; charset=utf-8')
-      .send(renderFieldFrame(field));
+      .send(renderFieldFrame(field, pageTranslator(req, reply)));
   });
 
   app.get(SDK_PATH, { schema: { hide: true } }, async (req, reply) => sendStatic(req, reply, SDK_FILE));

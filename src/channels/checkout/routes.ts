@@ -3,7 +3,7 @@
  * hash, call one service, answer in the platform's shapes.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ServiceContext } from '../../services/context.ts';
+import { lookups, type ServiceContext } from '../../services/context.ts';
 import { authenticate } from '../merchant-auth.ts';
 import { checkout, checkoutHash } from '../../domain/signatures.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
@@ -105,12 +105,12 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
       (upper) => checkoutHash(byPayment ? checkout.byPaymentId(body.payment_id as string) : checkout.byOrderId(body.order_id as string), m.password, m.digest, upper),
     ]);
     if (byPayment) {
-      const payment = await getMerchantPayment(ctx.db, merchant.id, body.payment_id as string);
+      const payment = await getMerchantPayment(lookups(ctx), merchant.id, body.payment_id as string);
       if (!payment) throw new GatewayError('paymentDoesNotExist');
       return statusBody(merchant, payment);
     }
     const size = parseSize(body.size);
-    const payments = await findPaymentsByOrder(ctx.db, merchant.id, body.order_id as string, size ?? 1);
+    const payments = await findPaymentsByOrder(lookups(ctx), merchant.id, body.order_id as string, size ?? 1);
     if (payments.length === 0) throw new GatewayError('orderDoesNotExist');
     const bodies = payments.map((p) => statusBody(merchant, p));
     return size === undefined ? bodies[0] : bodies;

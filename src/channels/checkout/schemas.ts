@@ -27,6 +27,7 @@ export const SessionRequest = Type.Object({
   error_url: Type.Optional(Url),
   url_target: Type.Optional(Type.Union(['_blank', '_self', '_parent', '_top'].map((v) => Type.Literal(v)), { errorMessage: 'The value you selected is not a valid choice.' })),
   session_expiry: Type.Optional(Type.Integer({ minimum: 1, maximum: 720 })),
+  locale: Type.Optional(Type.String({ minLength: 2, maxLength: 16, pattern: '^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$', description: 'Language of the hosted pages (BCP 47, e.g. es, pt-BR, ar); the payer\'s browser language when absent. Beyond the platform\'s interface.' })),
   req_token: Type.Optional(Flag),
   recurring_init: Type.Optional(Flag),
   vat_calc: Type.Optional(Flag),

@@ -36,7 +36,7 @@ export function moneyOrThrow(field: string, currencyField: string, text: string,
 /** The members a session and a hosted-fields session token share. */
 type CommonSessionFields = Pick<SessionRequest,
   'parameters' | 'url_target' | 'req_token' | 'recurring_init' | 'auth' | 'vat_calc' | 'custom_data' | 'customer' | 'billing_address' |
-  'payer_ip' | 'card_token' | 'schedule_id' | 'schedule_start_date' | 'payment_schedule_amount'>;
+  'payer_ip' | 'card_token' | 'schedule_id' | 'schedule_start_date' | 'payment_schedule_amount'> & { locale?: string };
 
 /** Where the payer goes, and what the page offers: the part that differs between the two kinds of session. */
 type PagePart = Pick<StoredSessionRequest, 'methods' | 'successUrl' | 'cancelUrl' | 'expiryUrl' | 'errorUrl' | 'payee' | 'hostedFields'>;
@@ -48,6 +48,7 @@ export function storedRequest(body: CommonSessionFields, page: PagePart): Stored
     ...page,
     parameters: (body.parameters ?? {}) as StoredSessionRequest['parameters'],
     urlTarget: body.url_target,
+    ...(body.locale ? { locale: body.locale } : {}),
     reqToken: flag(body.req_token),
     recurringInit: flag(body.recurring_init),
     auth: flag(body.auth),

@@ -5,19 +5,18 @@
  * on by themselves. Beside them, the sandbox provider's pages: its payment page, the payer's app or bank, and
  * the outbox of what it sent. Plain HTML forms in, HTML out (PRG: every POST answers 303 to the page).
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { ServiceContext } from '../../services/context.ts';
-import { attemptFor, seenIp, checkoutDestination, linkTarget, loadSession, outcomeOf, type SessionState } from '../../services/hosted-checkout.ts';
-import { abandon, chooseMethod, proceed, refresh, stepOf, submitCode, submitFields, QR_EXPIRED, type ApmStep } from '../../services/apm/payments.ts';
+import { afterDecline, assertMayTryAgain, attemptFor, seenIp, checkoutDestination, linkTarget, loadSession, outcomeOf, type SessionState } from '../../services/hosted-checkout.ts';
+import { abandon, chooseMethod, proceed, refresh, resendCode, stepOf, submitCode, submitFields, QR_EXPIRED, type ApmStep } from '../../services/apm/payments.ts';
 import { apmOf, awaitingProvider, payerPhone, unfinishedApm, type ApmDetails } from '../../services/apm/details.ts';
 import { apmMethod, carriedOn, pageFields, type ApmMethod } from '../../services/apm/methods.ts';
-import { sandboxApm } from '../../services/apm/connector.ts';
+import { apmConnector as apmConnectorOf, sandboxApm } from '../../services/apm/connector.ts';
 import { getPayment, type Payment } from '../../store/payments-repo.ts';
 import { findMerchantById, type Merchant } from '../../store/merchants-repo.ts';
 import { getSession } from '../../store/sessions-repo.ts';
 import { findMethod, type Operation } from '../../domain/methods/catalog.ts';
-import { formatAmount } from '../../domain/money.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import type { SandboxApmPayment } from '../../connectors/sandbox/sandbox-apm.ts';
 import { PAGE_HEADERS, renderMessagePage, renderProviderPage, renderRedirectPage } from '../../web/pages.ts';
@@ -26,7 +25,10 @@ import {
   type ApmWaitPageView, type OrderView,
 } from '../../web/apm-pages.ts';
 import { fieldViews, parseFieldsForm } from '../../web/apm-form.ts';
-import { COUNTRIES_BY_NAME } from '../../domain/countries.ts';
+import { declineMessageKey } from '../../domain/decline-messages.ts';
+import type { Translator } from '../../web/i18n.ts';
+import { pageTranslator } from './locale.ts';
+import { methodName, receiptOf } from './receipt.ts';
 
 const PAGE = { schema: { hide: true }, config: { dialect: 'html' as const } };
 const JSON_ROUTE = { schema: { hide: true }, config: { dialect: 'json' as const } };
@@ -36,8 +38,9 @@ type Found = { payment: Payment; merchant: Merchant; apm: ApmDetails };
 
 const sendHtml = (reply: FastifyReply, body: string, status = 200) => reply.code(status).headers(PAGE_HEADERS).send(body);
 
-const message = (reply: FastifyReply, title: string, text: string, kind: 'info' | 'success' | 'error', status = 200) =>
-  sendHtml(reply, renderMessagePage({ title, message: text, kind }), status);
+/** A message page from catalog keys ("<key>.title" and "<key>.text"). */
+const message = (reply: FastifyReply, t: Translator, key: string, kind: 'info' | 'success' | 'error', status = 200) =>
+  sendHtml(reply, renderMessagePage({ title: t.t(`${key}.title`), message: t.t(`${key}.text`), kind }, t), status);
 
 const payPage = (id: string) => `/pay/${id}`;
 
@@ -74,6 +77,7 @@ export async function payWithApm(reply: FastifyReply, ctx: ServiceContext, state
   // No stored text may hold a control character (PostgreSQL cannot store NUL in jsonb).
   if (form.email && /[\u0000-\u001f\u007f]/.test(form.email)) throw GatewayError.field('email', 'This value is not a valid email address.');
   const open = await withoutUnfinishedApm(ctx, state);
+  await assertMayTryAgain(ctx, open);
   const attempt = await attemptFor(ctx, open);
   const params = open.session.request.parameters?.[method.key] ?? {};
   const step = await chooseMethod(ctx, open.merchant, attempt, method, { ...params }, { ...(form.email ? { email: form.email } : {}), ...seenIp(attempt.payer, payerIp) });
@@ -97,53 +101,53 @@ async function advance(ctx: ServiceContext, f: Found): Promise<ApmStep> {
   return stepOf(f.payment);
 }
 
-function orderOf(p: Payment, merchant: Merchant): OrderView {
-  return { merchantName: merchant.name, number: p.orderId, amount: formatAmount(p.amount, p.currency), currency: p.currency, description: p.description };
+function orderOf(t: Translator, p: Payment, merchant: Merchant): OrderView {
+  return { merchantName: merchant.name, number: p.orderId, amount: t.money(p.amount, p.currency), currency: p.currency, description: p.description };
 }
 
-const methodLabel = (key: string) => findMethod(key)?.label ?? key;
+const methodLabel = (key: string, t?: Translator) => (t ? methodName(t, key) : (findMethod(key)?.label ?? key));
 
 /** Checkout payers may go back to the method choice; S2S payers may only cancel. */
-function leave(p: Payment): Pick<ApmWaitPageView, 'back' | 'cancelUrl'> {
-  return p.sessionId ? { back: { href: `/checkout/${p.sessionId}`, label: 'Choose another payment method' } } : { cancelUrl: `${payPage(p.id)}/cancel` };
+function leave(t: Translator, p: Payment): Pick<ApmWaitPageView, 'back' | 'cancelUrl'> {
+  return p.sessionId ? { back: { href: `/checkout/${p.sessionId}`, label: t.t('apm.another') } } : { cancelUrl: `${payPage(p.id)}/cancel` };
 }
 
 /** Sandbox only: where a tester plays the payer (the app, the bank, the outbox). */
-function sandboxLinks(f: Found, kind: string): { href: string; label: string }[] {
+function sandboxLinks(t: Translator, f: Found, kind: string): { href: string; label: string }[] {
   if (!f.merchant.sandbox || typeof f.payment.details.connectorRef !== 'string') return [];
   const ref = encodeURIComponent(f.payment.details.connectorRef);
-  const outbox = (to: string | undefined) => (to ? [{ href: `/sandbox/outbox?to=${encodeURIComponent(to)}`, label: 'Read the message in the sandbox outbox' }] : []);
+  const outbox = (to: string | undefined) => (to ? [{ href: `/sandbox/outbox?to=${encodeURIComponent(to)}`, label: t.t('sandbox.readOutbox') }] : []);
   const email = f.payment.payer.email;
   const phone = payerPhone(f.payment);
   const action = apmOf(f.payment)?.action;
   const links: Record<string, { href: string; label: string }[]> = {
-    qr: [{ href: `/sandbox/apm/${ref}/app`, label: 'Scan with the sandbox bank app' }],
-    details: [{ href: `/sandbox/apm/${ref}/app`, label: 'Send the transfer from the sandbox bank' }],
-    app: [{ href: `/sandbox/apm/${ref}/app`, label: 'Open the sandbox app on the phone' }, ...outbox(phone ?? email)],
+    qr: [{ href: `/sandbox/apm/${ref}/app`, label: t.t('sandbox.scanQr') }],
+    details: [{ href: `/sandbox/apm/${ref}/app`, label: t.t('sandbox.sendTransfer') }],
+    app: [{ href: `/sandbox/apm/${ref}/app`, label: t.t('sandbox.openApp') }, ...outbox(phone ?? email)],
     link: outbox(action?.kind === 'link' && action.channel === 'sms' ? phone : email),
     otp: outbox(phone ?? email),
   };
   return links[kind] ?? [];
 }
 
-async function renderStep(reply: FastifyReply, ctx: ServiceContext, f: Found, step: ApmStep): Promise<FastifyReply> {
+async function renderStep(reply: FastifyReply, ctx: ServiceContext, t: Translator, f: Found, step: ApmStep, notice?: string): Promise<FastifyReply> {
   const p = step.payment;
   const found: Found = { ...f, payment: p, apm: apmOf(p) ?? f.apm };
-  const order = orderOf(p, f.merchant);
-  const label = methodLabel(found.apm.method);
+  const order = orderOf(t, p, f.merchant);
+  const label = methodLabel(found.apm.method, t);
   const wait = (kind: ApmWaitPageView['kind'], extra: Partial<ApmWaitPageView> = {}) => sendHtml(reply, renderApmWaitPage({
     kind, order, methodLabel: label, statusUrl: `${payPage(p.id)}/status`, pageUrl: payPage(p.id), now: ctx.clock.now().toISOString(),
-    ...leave(p), sandboxLinks: sandboxLinks(found, kind), ...extra,
-  }));
+    ...leave(t, p), sandboxLinks: sandboxLinks(t, found, kind), languagePath: payPage(p.id), ...extra,
+  }, t));
   if (step.kind === 'processing') return wait('processing', { back: undefined, cancelUrl: undefined });
-  if (step.kind === 'final') return finalPage(reply, ctx, found);
-  if (found.apm.stage !== 'started') return fieldsPage(reply, found, {}, {});
+  if (step.kind === 'final') return finalPage(reply, ctx, t, found);
+  if (found.apm.stage !== 'started') return fieldsPage(reply, t, found, {}, {});
   const action = found.apm.action;
   switch (action?.kind) {
     case 'redirect':
       return reply.redirect(action.url, 303);
     case 'qr':
-      return wait('qr', { qr: { image: await qrImage(action.payload), expiresAt: action.expiresAt } });
+      return wait('qr', { qr: { image: await qrImage(action.payload), expiresAt: action.expiresAt, ...(action.deepLink ? { deepLink: action.deepLink } : {}) } });
     case 'details':
       return wait('details', { details: action.details });
     case 'app':
@@ -152,9 +156,11 @@ async function renderStep(reply: FastifyReply, ctx: ServiceContext, f: Found, st
       return wait('link', { sentTo: action.sentTo, channel: action.channel });
     case 'otp':
       return sendHtml(reply, renderApmCodePage({
-        order, methodLabel: label, actionUrl: `${payPage(p.id)}/code`, sentTo: action.sentTo, ...(action.error ? { error: action.error } : {}),
-        ...leave(p), sandboxLinks: sandboxLinks(found, 'otp'),
-      }));
+        order, methodLabel: label, actionUrl: `${payPage(p.id)}/code`, sentTo: action.sentTo, ...(action.error ? { error: codeError(t, action.error) } : {}),
+        ...(notice ? { notice } : {}),
+        ...(canResend(ctx, found) ? { resend: { actionUrl: `${payPage(p.id)}/resend`, left: resendsLeft(found) } } : {}),
+        ...leave(t, p), sandboxLinks: sandboxLinks(t, found, 'otp'), languagePath: payPage(p.id),
+      }, t));
     default:
       return wait('processing');
   }
@@ -166,63 +172,100 @@ async function qrImage(payload: string): Promise<string> {
   return `data:image/svg+xml;base64,${Buffer.from(svg, 'utf8').toString('base64')}`;
 }
 
-function fieldsPage(reply: FastifyReply, f: Found, values: Record<string, string>, errors: Record<string, string>, status = 200): FastifyReply {
+function fieldsPage(reply: FastifyReply, t: Translator, f: Found, values: Record<string, string>, errors: Record<string, string>, status = 200): FastifyReply {
   const method = findMethod(f.apm.method);
   const fields = method ? pageFields(method, f.apm.params, f.payment.payer, f.payment.operation as Operation) : [];
   return sendHtml(reply, renderApmFieldsPage({
-    order: orderOf(f.payment, f.merchant), methodLabel: methodLabel(f.apm.method), actionUrl: `${payPage(f.payment.id)}/fields`,
-    ...leave(f.payment), fields: fieldViews(fields), values, errors, countries: COUNTRIES_BY_NAME, sandbox: f.merchant.sandbox,
-  }), status);
+    order: orderOf(t, f.payment, f.merchant), methodLabel: methodLabel(f.apm.method, t), actionUrl: `${payPage(f.payment.id)}/fields`,
+    ...leave(t, f.payment), fields: fieldViews(fields, t), values, errors, countries: t.countries(), sandbox: f.merchant.sandbox, languagePath: payPage(f.payment.id),
+  }, t), status);
 }
 
 /** A decided payment: back to the merchant (Checkout success or error URL, S2S return_url). */
-async function finalPage(reply: FastifyReply, ctx: ServiceContext, f: Found, leaving = false): Promise<FastifyReply> {
+async function finalPage(reply: FastifyReply, ctx: ServiceContext, t: Translator, f: Found, leaving = false): Promise<FastifyReply> {
   const p = f.payment;
   const session = p.sessionId ? await getSession(ctx.db, p.sessionId) : undefined;
   const outcome = outcomeOf(p);
   if (session && p.status === 'decline' && p.declineReason === QR_EXPIRED && !leaving) {
     const open = session.status === 'open' && session.expiresAt.getTime() > ctx.clock.now().getTime();
     return sendHtml(reply, renderApmExpiredPage({
-      order: orderOf(p, f.merchant), methodLabel: methodLabel(f.apm.method), leaveUrl: `${payPage(p.id)}/leave`,
+      order: orderOf(t, p, f.merchant), methodLabel: methodLabel(f.apm.method, t), leaveUrl: `${payPage(p.id)}/leave`,
       ...(open ? { retry: { actionUrl: `/checkout/${session.id}/pay`, method: f.apm.method } } : {}),
-    }));
+    }, t));
   }
-  const title = outcome === 'success' ? 'Payment successful' : 'Payment declined';
-  const text = outcome === 'success' ? 'Thank you. Returning you to the merchant…' : `${p.declineReason ?? 'The payment was declined'}. Returning you to the merchant…`;
+  // A declined attempt of a Checkout session: back to the page while the payer has tries left.
+  if (session && outcome === 'decline' && !leaving && session.paymentId === p.id && (await afterDecline(ctx, f.merchant, session, p)).kind === 'retry') {
+    return reply.redirect(`/checkout/${session.id}`, 303);
+  }
+  const pending = p.status === 'pending';
+  const title = outcome === 'success' ? t.t(pending ? 'receipt.pendingTitle' : 'receipt.title') : t.t('declined.title');
+  const text = outcome === 'success' ? t.t(pending ? 'receipt.pendingText' : 'receipt.text') : `${t.t(declineMessageKey(p.declineReason, 'apm'))} ${t.t('redirect.returning')}`;
+  const receipt = outcome === 'success' ? { receipt: receiptOf(t, f.merchant, p, methodLabel(f.apm.method, t), pending) } : {};
   const dest = session && checkoutDestination(f.merchant, session, p, outcome);
   if (dest) {
-    return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title, message: text }));
+    return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title, message: text, ...receipt }, t));
   }
   if (f.apm.returnUrl) {
-    return sendHtml(reply, renderRedirectPage({ url: f.apm.returnUrl, method: 'GET', target: linkTarget(f.merchant, f.apm.returnTarget), title, message: text }));
+    return sendHtml(reply, renderRedirectPage({ url: f.apm.returnUrl, method: 'GET', target: linkTarget(f.merchant, f.apm.returnTarget), title, message: text, ...receipt }, t));
   }
-  return message(reply, title, 'You may close this page.', outcome === 'success' ? 'success' : 'error');
+  return sendHtml(reply, renderMessagePage({ title, message: t.t('msg.closePage'), kind: outcome === 'success' ? 'success' : 'error' }, t));
 }
 
 // --- sandbox provider pages -------------------------------------------------------------------------
 
+/** Letters and digits only: transfer forms refuse `_`, `-` and the like in a reference. */
+export const transferReference = (ref: string, length: number) => ref.replace(/[^A-Za-z0-9]/g, '').slice(-length).toUpperCase();
+
 /** What the payer's app or bank shows, by the experience that sent the payer there. */
-function devicePage(rec: SandboxApmPayment): { appName: string; heading: string; approveLabel: string; lines?: { label: string; value: string }[] } {
-  if (rec.experience === 'qr') return { appName: 'Sandbox Bank', heading: 'Pay this QR code (instant payment)', approveLabel: 'Pay', lines: [{ label: 'Reference', value: rec.reference.slice(-20) }] };
-  if (rec.experience === 'details') return { appName: 'Sandbox Bank', heading: 'Send this transfer', approveLabel: 'Send transfer', lines: [{ label: 'Payment reference', value: rec.reference.slice(-12).toUpperCase() }] };
-  return { appName: `Sandbox ${methodLabel(rec.method)} app`, heading: 'Confirm this payment', approveLabel: 'Confirm' };
+function devicePage(t: Translator, rec: SandboxApmPayment): { appName: string; heading: string; approveLabel: string; lines?: { label: string; value: string }[] } {
+  if (rec.experience === 'qr') return { appName: t.t('device.bank'), heading: t.t('device.qrHeading'), approveLabel: t.t('device.pay'), lines: [{ label: t.t('details.reference'), value: transferReference(rec.reference, 20) }] };
+  if (rec.experience === 'details') return { appName: t.t('device.bank'), heading: t.t('device.transferHeading'), approveLabel: t.t('device.send'), lines: [{ label: t.t('detail.payment-reference'), value: transferReference(rec.reference, 12) }] };
+  return { appName: t.t('device.app', { method: methodLabel(rec.method) }), heading: t.t('device.confirmHeading'), approveLabel: t.t('device.confirm') };
 }
 
-const DECIDED: Readonly<Record<string, { title: string; text: string; kind: 'success' | 'error' }>> = {
-  executed: { title: 'Payment confirmed', text: 'The payment was made. You can close this page; the merchant\'s page updates itself.', kind: 'success' },
-  rejected: { title: 'Payment not made', text: 'The payment was refused or cancelled. You can close this page.', kind: 'error' },
+const DECIDED: Readonly<Record<string, { key: string; kind: 'success' | 'error' }>> = {
+  executed: { key: 'device.executed', kind: 'success' },
+  rejected: { key: 'device.rejected', kind: 'error' },
 };
 
-function decided(reply: FastifyReply, rec: SandboxApmPayment) {
+function decided(reply: FastifyReply, t: Translator, rec: SandboxApmPayment) {
   const d = DECIDED[rec.state] ?? DECIDED.rejected!;
-  return message(reply, d.title, rec.reason && rec.state === 'rejected' ? `${rec.reason}. ${d.text}` : d.text, d.kind);
+  const why = rec.state === 'rejected' && rec.reason ? `${t.t(declineMessageKey(rec.reason, 'apm'))} ` : '';
+  return sendHtml(reply, renderMessagePage({ title: t.t(`${d.key}.title`), message: `${why}${t.t(`${d.key}.text`)}`, kind: d.kind }, t));
+}
+
+/** The one-time code's "wrong code, N attempts left" in the page's language (the sandbox's English otherwise). */
+function codeError(t: Translator, error: string): string {
+  const left = /(\d+) attempts? left/.exec(error)?.[1];
+  return left === undefined ? error : t.t('code.wrong', { count: Number(left) });
+}
+
+/** How many times a payer may ask for a new one-time code per payment. */
+export const MAX_CODE_RESENDS = 3;
+
+const resendsOf = (f: Found): number => Number((f.apm as { resends?: number }).resends ?? 0);
+const resendsLeft = (f: Found): number => Math.max(0, MAX_CODE_RESENDS - resendsOf(f));
+function canResend(ctx: ServiceContext, f: Found): boolean {
+  try {
+    return typeof apmConnectorOf(ctx, f.merchant).resendCode === 'function';
+  } catch {
+    return false; // no provider for this merchant: nothing to resend
+  }
 }
 
 export function registerApmPageRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  /** The page's language: the payer's choice, the session's locale, the browser's. */
+  const tFor = async (req: FastifyRequest, reply: FastifyReply, p?: Payment) => {
+    const session = p?.sessionId ? await getSession(ctx.db, p.sessionId) : undefined;
+    return pageTranslator(req, reply, session?.request.locale);
+  };
+
   app.get<{ Params: { id: string } }>('/pay/:id', PAGE, async (req, reply) => {
     const f = await findApm(ctx, req.params.id);
-    if (!f) return message(reply, 'Payment not found', 'This payment does not exist.', 'error', 404);
-    return renderStep(reply, ctx, f, await advance(ctx, f));
+    const t = await tFor(req, reply, f?.payment);
+    if (!f) return message(reply, t, 'msg.paymentNotFound', 'error', 404);
+    const notice = (req.query as Record<string, unknown> | undefined)?.sent === '1' ? t.t('code.newSent') : undefined;
+    return renderStep(reply, ctx, t, f, await advance(ctx, f), notice);
   });
 
   app.get<{ Params: { id: string } }>('/pay/:id/status', JSON_ROUTE, async (req, reply) => {
@@ -235,71 +278,83 @@ export function registerApmPageRoutes(app: FastifyInstance, ctx: ServiceContext)
 
   app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/pay/:id/fields', PAGE, async (req, reply) => {
     const f = await findApm(ctx, req.params.id);
-    if (!f) return message(reply, 'Payment not found', 'This payment does not exist.', 'error', 404);
+    const t = await tFor(req, reply, f?.payment);
+    if (!f) return message(reply, t, 'msg.paymentNotFound', 'error', 404);
     const method = findMethod(f.apm.method);
     if (f.apm.stage !== 'fields' || !method) return reply.redirect(payPage(f.payment.id), 303);
-    const parsed = parseFieldsForm(req.body ?? {}, pageFields(method, f.apm.params, f.payment.payer, f.payment.operation as Operation), f.payment.payer.country);
-    if (!parsed.ok) return fieldsPage(reply, f, parsed.values, parsed.errors, 422);
+    const parsed = parseFieldsForm(req.body ?? {}, pageFields(method, f.apm.params, f.payment.payer, f.payment.operation as Operation), f.payment.payer.country, t);
+    if (!parsed.ok) return fieldsPage(reply, t, f, parsed.values, parsed.errors, 422);
     await submitFields(ctx, f.payment, parsed.values);
     return reply.redirect(payPage(f.payment.id), 303);
   });
 
   app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/pay/:id/code', PAGE, async (req, reply) => {
     const f = await findApm(ctx, req.params.id);
-    if (!f) return message(reply, 'Payment not found', 'This payment does not exist.', 'error', 404);
+    if (!f) return message(reply, await tFor(req, reply), 'msg.paymentNotFound', 'error', 404);
     await submitCode(ctx, f.payment, first(req.body, 'code').replace(/\s+/g, ''));
     return reply.redirect(payPage(f.payment.id), 303);
   });
 
+  app.post<{ Params: { id: string } }>('/pay/:id/resend', PAGE, async (req, reply) => {
+    const f = await findApm(ctx, req.params.id);
+    if (!f) return message(reply, await tFor(req, reply), 'msg.paymentNotFound', 'error', 404);
+    const sent = canResend(ctx, f) && resendsLeft(f) > 0 && (await resendCode(ctx, f.payment, MAX_CODE_RESENDS));
+    return reply.redirect(sent ? `${payPage(f.payment.id)}?sent=1` : payPage(f.payment.id), 303);
+  });
+
   app.post<{ Params: { id: string } }>('/pay/:id/cancel', PAGE, async (req, reply) => {
     const f = await findApm(ctx, req.params.id);
-    if (!f) return message(reply, 'Payment not found', 'This payment does not exist.', 'error', 404);
+    if (!f) return message(reply, await tFor(req, reply), 'msg.paymentNotFound', 'error', 404);
     await abandon(ctx, f.payment);
     return reply.redirect(payPage(f.payment.id), 303);
   });
 
   app.get<{ Params: { id: string } }>('/pay/:id/leave', PAGE, async (req, reply) => {
     const f = await findApm(ctx, req.params.id);
-    if (!f) return message(reply, 'Payment not found', 'This payment does not exist.', 'error', 404);
+    const t = await tFor(req, reply, f?.payment);
+    if (!f) return message(reply, t, 'msg.paymentNotFound', 'error', 404);
     const step = await advance(ctx, f);
     if (step.kind !== 'final') return reply.redirect(payPage(f.payment.id), 303);
-    return finalPage(reply, ctx, { ...f, payment: step.payment }, true);
+    return finalPage(reply, ctx, t, { ...f, payment: step.payment }, true);
   });
 
   // --- sandbox provider ---------------------------------------------------------------------------
   const sandbox = () => sandboxApm(ctx);
-  const pending = async (ref: string, reply: FastifyReply, render: (rec: SandboxApmPayment) => FastifyReply) => {
+  const pending = async (req: FastifyRequest, ref: string, reply: FastifyReply, render: (rec: SandboxApmPayment, t: Translator) => FastifyReply) => {
     const rec = await sandbox().find(ref);
-    if (!rec) return message(reply, 'Nothing to pay', 'There is no payment with this reference at the sandbox provider.', 'error', 404);
-    return rec.state === 'pending' ? render(rec) : decided(reply, rec);
+    const t = pageTranslator(req, reply);
+    if (!rec) return message(reply, t, 'msg.nothingToPay', 'error', 404);
+    return rec.state === 'pending' ? render(rec, t) : decided(reply, t, rec);
   };
-  const decide = async (ref: string, body: unknown, reply: FastifyReply, backToMerchant: boolean) => {
+  const decide = async (req: FastifyRequest, ref: string, body: unknown, reply: FastifyReply, backToMerchant: boolean) => {
     const rec = await sandbox().payerDecision(ref, first(body, 'decision') === 'decline' ? 'reject' : 'approve');
-    if (!rec) return message(reply, 'Nothing to pay', 'There is no payment with this reference at the sandbox provider.', 'error', 404);
+    const t = pageTranslator(req, reply);
+    if (!rec) return message(reply, t, 'msg.nothingToPay', 'error', 404);
     // A provider page the payer was redirected to sends them back; an app or a mailed link was opened elsewhere.
     if (backToMerchant && rec.experience === 'redirect' && rec.returnUrl) return reply.redirect(rec.returnUrl, 303);
-    return decided(reply, rec);
+    return decided(reply, t, rec);
   };
 
-  app.get<{ Params: { ref: string } }>('/sandbox/apm/:ref', PAGE, async (req, reply) => pending(req.params.ref, reply, (rec) => sendHtml(reply, renderProviderPage({
-    title: `Sandbox ${methodLabel(rec.method)}`, merchantName: rec.merchantName, amount: formatAmount(rec.amount, rec.currency), currency: rec.currency,
-    description: rec.description, actionUrl: `/sandbox/apm/${encodeURIComponent(rec.reference)}`, fields: {}, approveLabel: 'Pay', declineLabel: 'Cancel',
-  }))));
-  app.post<{ Params: { ref: string }; Body: Record<string, unknown> }>('/sandbox/apm/:ref', PAGE, async (req, reply) => decide(req.params.ref, req.body, reply, true));
+  app.get<{ Params: { ref: string } }>('/sandbox/apm/:ref', PAGE, async (req, reply) => pending(req, req.params.ref, reply, (rec, t) => sendHtml(reply, renderProviderPage({
+    title: t.t('device.app', { method: methodLabel(rec.method) }), merchantName: rec.merchantName, amount: t.money(rec.amount, rec.currency), currency: rec.currency,
+    description: rec.description, actionUrl: `/sandbox/apm/${encodeURIComponent(rec.reference)}`, fields: {}, approveLabel: t.t('device.pay'), declineLabel: t.t('provider.cancel'),
+  }, t))));
+  app.post<{ Params: { ref: string }; Body: Record<string, unknown> }>('/sandbox/apm/:ref', PAGE, async (req, reply) => decide(req, req.params.ref, req.body, reply, true));
 
-  app.get<{ Params: { ref: string } }>('/sandbox/apm/:ref/app', PAGE, async (req, reply) => pending(req.params.ref, reply, (rec) => sendHtml(reply, renderSandboxDevicePage({
-    ...devicePage(rec), merchantName: rec.merchantName, amount: formatAmount(rec.amount, rec.currency), currency: rec.currency,
-    description: rec.description, actionUrl: `/sandbox/apm/${encodeURIComponent(rec.reference)}/app`, declineLabel: 'Reject',
-  }))));
-  app.post<{ Params: { ref: string }; Body: Record<string, unknown> }>('/sandbox/apm/:ref/app', PAGE, async (req, reply) => decide(req.params.ref, req.body, reply, false));
+  app.get<{ Params: { ref: string } }>('/sandbox/apm/:ref/app', PAGE, async (req, reply) => pending(req, req.params.ref, reply, (rec, t) => sendHtml(reply, renderSandboxDevicePage({
+    ...devicePage(t, rec), merchantName: rec.merchantName, amount: t.money(rec.amount, rec.currency), currency: rec.currency,
+    description: rec.description, actionUrl: `/sandbox/apm/${encodeURIComponent(rec.reference)}/app`, declineLabel: t.t('device.reject'),
+  }, t))));
+  app.post<{ Params: { ref: string }; Body: Record<string, unknown> }>('/sandbox/apm/:ref/app', PAGE, async (req, reply) => decide(req, req.params.ref, req.body, reply, false));
 
   app.get<{ Querystring: Record<string, unknown> }>('/sandbox/outbox', PAGE, async (req, reply) => {
+    const t = pageTranslator(req, reply);
     const to = first(req.query, 'to').trim();
     const messages = to ? await sandbox().outbox(to) : [];
     return sendHtml(reply, renderSandboxOutboxPage({
       ...(to ? { recipient: to } : {}),
       messages: messages.map((m) => ({ channel: m.channel, recipient: m.recipient, subject: m.subject, body: m.body, link: m.link, date: m.createdAt.toISOString() })),
-    }));
+    }, t));
   });
 
   app.get<{ Querystring: Record<string, unknown> }>('/sandbox/outbox/messages', JSON_ROUTE, async (req, reply) => {

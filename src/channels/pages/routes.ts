@@ -2,21 +2,25 @@
  * The payer-facing pages: the hosted Checkout page, the sandbox ACS (3-D Secure challenge) and the sandbox
  * provider page. Plain HTML forms in, HTML out; the JS on the page is an enhancement only.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
-import { loadSession, payByCard, finishChallenge, checkoutDestination, outcomeOf, linkTarget, type SessionState } from '../../services/hosted-checkout.ts';
+import { loadSession, payByCard, finishChallenge, checkoutDestination, outcomeOf, linkTarget, afterDecline, payerAttempts, type SessionState } from '../../services/hosted-checkout.ts';
 import type { PaymentStep } from '../../services/card-payments.ts';
 import type { PayerRedirect } from '../../services/s2s-card/payer-redirect.ts';
 import { getPayment, type Payment } from '../../store/payments-repo.ts';
 import { findMerchantById, type Merchant } from '../../store/merchants-repo.ts';
 import { getSession } from '../../store/sessions-repo.ts';
-import { formatAmount } from '../../domain/money.ts';
-import { GatewayError } from '../../domain/errors.ts';
+import { ERRORS, GatewayError } from '../../domain/errors.ts';
+import { declineMessageKey } from '../../domain/decline-messages.ts';
+import { stateRequired } from '../../domain/countries.ts';
+import { methodGroup } from '../../web/method-groups.ts';
+import type { Translator } from '../../web/i18n.ts';
+import { pageTranslator } from './locale.ts';
+import { methodName, receiptOf } from './receipt.ts';
 import { findMethod } from '../../domain/methods/catalog.ts';
 import { renderCheckoutPage, renderAcsPage, renderProviderPage, renderRedirectPage, renderMessagePage, CONTENT_SECURITY_POLICY } from '../../web/pages.ts';
 import type { CheckoutPageView } from '../../web/views.ts';
 import { parseCheckoutForm } from '../../web/checkout-form.ts';
-import { COUNTRIES_BY_NAME } from '../../domain/countries.ts';
 import { ASSETS } from '../../web/assets.ts';
 import { apmChoiceOf, payWithApm, withoutUnfinishedApm } from './apm-routes.ts';
 import { apmOf } from '../../services/apm/details.ts';
@@ -34,25 +38,40 @@ function sendHtml(reply: FastifyReply, html: string, status = 200): FastifyReply
     .send(html);
 }
 
-const message = (reply: FastifyReply, title: string, text: string, kind: 'info' | 'success' | 'error', status = 200) =>
-  sendHtml(reply, renderMessagePage({ title, message: text, kind }), status);
+/** A message page from catalog keys ("<key>.title" and "<key>.text"). */
+const message = (reply: FastifyReply, t: Translator, key: string, kind: 'info' | 'success' | 'error', status = 200) =>
+  sendHtml(reply, renderMessagePage({ title: t.t(`${key}.title`), message: t.t(`${key}.text`), kind }, t), status);
 
-/** The billing block is shown when the merchant did not send a complete billing address. */
-function billingNeeded(state: Extract<SessionState, { kind: 'open' }>): boolean {
+const BILLING_PAYER_FIELDS = ['payer_country', 'payer_state', 'payer_city', 'payer_address', 'payer_zip'];
+
+/**
+ * How much of the billing address the card form asks: all of it when the Protocol Mapping marks a billing
+ * field required or a MID's settings say its acquirer needs it (and the merchant did not send it whole), only
+ * the state when the merchant sent a country whose state the rule needs (CA, US, JP, AU, IN) and no state,
+ * else nothing.
+ */
+function billingAsked(state: Extract<SessionState, { kind: 'open' }>): { required: boolean; stateOnly: boolean } {
   const b = state.session.request.billingAddress ?? {};
-  return !(b.country && b.city && b.address && b.zip);
+  const complete = Boolean(b.country && b.city && b.address && b.zip);
+  const needed = (state.merchant.settings.requiredPayerFields ?? []).some((f) => BILLING_PAYER_FIELDS.includes(f)) ||
+    state.mids.some((m) => m.enabled && m.settings.billingAddressRequired === true);
+  const required = needed && !complete;
+  const stateOnly = !required && Boolean(b.country) && stateRequired(b.country) && !b.state;
+  return { required, stateOnly };
 }
 
-function checkoutView(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>, extra: Partial<CheckoutPageView> = {}): CheckoutPageView {
+function checkoutView(ctx: ServiceContext, t: Translator, state: Extract<SessionState, { kind: 'open' }>, extra: Partial<CheckoutPageView> = {}): CheckoutPageView {
   const { session, merchant } = state;
   const base = `/checkout/${session.id}`;
   const expiryOnly = session.operation === 'credit' && (session.request.cardTokens?.length ?? 0) > 0;
+  const hasCard = session.request.methods.includes('card');
+  const asked = billingAsked(state);
   return {
     sessionId: session.id,
     merchantName: merchant.name,
-    order: { number: session.orderNumber, amount: formatAmount(session.amount, session.currency), currency: session.currency, description: session.description },
+    order: { number: session.orderNumber, amount: t.money(session.amount, session.currency), currency: session.currency, description: session.description },
     operation: session.operation,
-    methods: session.request.methods.map((key) => ({ key, label: findMethod(key)?.label ?? key, experience: findMethod(key)?.experience })),
+    methods: session.request.methods.map((key) => ({ key, label: methodName(t, key), experience: findMethod(key)?.experience, group: methodGroup(key) })),
     selectedMethod: session.request.methods[0] ?? 'card',
     actionUrl: `${base}/pay`,
     cancelUrl: `${base}/cancel`,
@@ -60,19 +79,37 @@ function checkoutView(ctx: ServiceContext, state: Extract<SessionState, { kind: 
     expiredUrl: `${base}/expired`,
     now: ctx.clock.now().toISOString(),
     // Only the card form asks for a billing address; alternative methods ask on their own pages what they need.
-    billing: { required: billingNeeded(state) && session.request.methods.includes('card'), values: session.request.billingAddress ?? {} },
+    billing: { required: asked.required && hasCard, stateOnly: asked.stateOnly && hasCard, values: session.request.billingAddress ?? {} },
     email: state.payment.payer.email ? undefined : { required: false },
     values: {},
     errors: {},
     ...(expiryOnly ? { cardOnly: { expiryOnly: true } } : {}),
-    countries: [...COUNTRIES_BY_NAME],
+    countries: [...t.countries()],
     sandbox: merchant.sandbox,
+    languagePath: base,
     ...extra,
   };
 }
 
+/** What a payer reads of an error the payment step raised (the API's own texts are for merchants). */
+const PAY_ERROR_KEYS: ReadonlyMap<unknown, string> = new Map<unknown, string>([
+  [ERRORS.cardTokenInvalid, 'error.cardToken'],
+  [ERRORS.actionNotSupported, 'error.notAvailable'],
+  [ERRORS.noEligibleMid, 'error.notAvailable'],
+]);
+
+function payErrorKey(err: GatewayError): string {
+  return PAY_ERROR_KEYS.get(err.spec) ?? 'decline.tryAgain';
+}
+
+/** The session's language choice, for pages reached from a payment. */
+async function sessionLocaleOf(ctx: ServiceContext, payment: Payment): Promise<string | undefined> {
+  if (!payment.sessionId) return undefined;
+  return (await getSession(ctx.db, payment.sessionId))?.request.locale;
+}
+
 /** Sends the payer on after a payment step: to the ACS, the provider page, or back to the merchant. */
-function continueAfter(reply: FastifyReply, ctx: ServiceContext, step: PaymentStep, merchant: Merchant, sessionState?: SessionState) {
+function continueAfter(reply: FastifyReply, ctx: ServiceContext, t: Translator, step: PaymentStep, merchant: Merchant) {
   const p = step.payment;
   const page = step.kind === 'challenge' || step.kind === 'redirect' ? (p.details.payerPage as PayerRedirect | undefined) : undefined;
   // A real acquirer's page: the payer is sent there as the acquirer asked (a form post for an ACS).
@@ -80,29 +117,39 @@ function continueAfter(reply: FastifyReply, ctx: ServiceContext, step: PaymentSt
   if (step.kind === 'challenge') return reply.redirect(`/sandbox/acs/${p.id}`, 303);
   if (step.kind === 'redirect') return reply.redirect(`/sandbox/provider/${p.id}`, 303);
   // Back from an acquirer's page with the outcome still open: an S2S payer goes back to the merchant, who hears by callback.
-  if (step.kind === 'processing' && p.channel !== 'checkout' && typeof p.details.termUrl3ds === 'string') return returnToMerchant(reply, ctx, merchant, p, sessionState);
-  if (step.kind === 'processing') return message(reply, 'Payment processing', 'Your payment is being processed. You may close this page; the merchant will be notified of the result.', 'info', 202);
-  return returnToMerchant(reply, ctx, merchant, p, sessionState);
+  if (step.kind === 'processing' && p.channel !== 'checkout' && typeof p.details.termUrl3ds === 'string') return returnToMerchant(reply, ctx, t, merchant, p);
+  if (step.kind === 'processing') return message(reply, t, 'msg.processing', 'info', 202);
+  return returnToMerchant(reply, ctx, t, merchant, p);
 }
 
-async function returnToMerchant(reply: FastifyReply, ctx: ServiceContext, merchant: Merchant, payment: Payment, _state?: SessionState) {
+async function returnToMerchant(reply: FastifyReply, ctx: ServiceContext, t: Translator, merchant: Merchant, payment: Payment) {
   if (payment.channel === 'checkout' && payment.sessionId) {
     const session = await getSession(ctx.db, payment.sessionId);
     if (session) {
       const outcome = outcomeOf(payment);
+      if (outcome === 'decline' && (await afterDecline(ctx, merchant, session, payment)).kind === 'retry') return reply.redirect(`/checkout/${session.id}`, 303);
       const dest = checkoutDestination(merchant, session, payment, outcome);
-      const title = outcome === 'success' ? 'Payment successful' : 'Payment declined';
-      if (!dest) return message(reply, title, `${payment.declineReason ?? 'The payment was declined'}. You may close this page.`, 'error');
-      const text = outcome === 'success' ? 'Thank you. Returning you to the merchant…' : `${payment.declineReason ?? 'The payment was declined'}. Returning you to the merchant…`;
-      return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title, message: text }));
+      if (outcome === 'success') {
+        const pending = payment.status === 'pending';
+        const receipt = receiptOf(t, merchant, payment, t.t('method.card'));
+        const title = t.t(pending ? 'receipt.pendingTitle' : 'receipt.title');
+        // success_url is required, so a paid session always has a destination; the receipt alone otherwise.
+        if (!dest) return message(reply, t, pending ? 'msg.pendingClose' : 'msg.paidClose', 'success');
+        return sendHtml(reply, renderRedirectPage({
+          url: dest.url, method: 'GET', target: dest.target, title, message: t.t(pending ? 'receipt.pendingText' : 'receipt.text'), receipt,
+        }, t));
+      }
+      const declined = t.t(declineMessageKey(payment.declineReason));
+      if (!dest) return sendHtml(reply, renderMessagePage({ title: t.t('declined.title'), message: `${declined} ${t.t('msg.closePage')}`, kind: 'error' }, t));
+      return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title: t.t('declined.title'), message: `${declined} ${t.t('redirect.returning')}` }, t));
     }
   }
   const termUrl = payment.details.termUrl3ds;
   if (typeof termUrl === 'string') {
     const target = linkTarget(merchant, payment.details.linkTarget);
-    return sendHtml(reply, renderRedirectPage({ url: termUrl, method: 'GET', target, title: 'Authentication complete', message: 'Returning you to the merchant…' }));
+    return sendHtml(reply, renderRedirectPage({ url: termUrl, method: 'GET', target, title: t.t('auth.doneTitle'), message: t.t('redirect.returning') }, t));
   }
-  return message(reply, 'Payment complete', 'You may close this page.', 'info');
+  return message(reply, t, 'msg.complete', 'info');
 }
 
 export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): void {
@@ -113,106 +160,130 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
     return reply.header('etag', asset.etag).header('cache-control', 'public, max-age=300').type(asset.contentType).send(asset.body);
   });
 
+  /** The Checkout page, with the last attempt's decline when the payer may try again. */
+  async function openPage(reply: FastifyReply, t: Translator, state: Extract<SessionState, { kind: 'open' }>) {
+    if (state.payment.status === 'decline') {
+      const next = await afterDecline(ctx, state.merchant, state.session, state.payment);
+      if (next.kind === 'retry') {
+        const method = apmOf(state.payment) ? 'apm' : 'card';
+        return sendHtml(reply, renderCheckoutPage(checkoutView(ctx, t, state, { decline: { message: t.t(declineMessageKey(next.reason, method)), triesLeft: next.triesLeft } }), t));
+      }
+      if (payerAttempts(state.merchant) !== undefined) return returnToMerchant(reply, ctx, t, state.merchant, state.payment);
+    }
+    return sendHtml(reply, renderCheckoutPage(checkoutView(ctx, t, state), t));
+  }
+
   app.get<{ Params: { id: string } }>('/checkout/:id', PAGE, async (req, reply) => {
     const state = await loadSession(ctx, req.params.id);
-    if (state.kind === 'missing') return message(reply, 'Payment link not found', 'This payment link does not exist. Please return to the merchant and try again.', 'error', 404);
-    if (state.kind === 'expired') return expired(reply, state);
-    if (state.kind === 'paid') return message(reply, 'Already paid', 'This order has already been paid. Thank you.', 'success');
-    return sendHtml(reply, renderCheckoutPage(checkoutView(ctx, state)));
+    const t = pageTranslator(req, reply, state.kind === 'missing' ? undefined : state.session.request.locale);
+    if (state.kind === 'missing') return message(reply, t, 'msg.notFound', 'error', 404);
+    if (state.kind === 'expired') return expired(reply, t, state);
+    if (state.kind === 'paid') return message(reply, t, 'msg.paid', 'success');
+    return openPage(reply, t, state);
   });
 
   app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/checkout/:id/pay', PAGE, async (req, reply) => {
     const state = await loadSession(ctx, req.params.id);
-    if (state.kind === 'missing') return message(reply, 'Payment link not found', 'This payment link does not exist.', 'error', 404);
-    if (state.kind === 'expired') return expired(reply, state);
-    if (state.kind === 'paid') return message(reply, 'Already paid', 'This order has already been paid. Thank you.', 'success');
-    const view = checkoutView(ctx, state);
+    const t = pageTranslator(req, reply, state.kind === 'missing' ? undefined : state.session.request.locale);
+    if (state.kind === 'missing') return message(reply, t, 'msg.notFound', 'error', 404);
+    if (state.kind === 'expired') return expired(reply, t, state);
+    if (state.kind === 'paid') return message(reply, t, 'msg.paid', 'success');
+    const view = checkoutView(ctx, t, state);
     const body = typeof req.body === 'object' && req.body ? req.body : {};
     const apm = apmChoiceOf(body, state);
     const parsed = parseCheckoutForm(body, {
       now: ctx.clock.now(),
       methods: state.session.request.methods,
       billingRequired: view.billing.required && !apm,
+      ...(view.billing.stateOnly && !apm ? { stateOnly: { country: String(view.billing.values.country ?? '').toUpperCase() } } : {}),
       email: view.email ? { required: view.email.required } : undefined,
       expiryOnly: view.cardOnly?.expiryOnly,
+      t,
     });
     if (!parsed.ok) {
-      return sendHtml(reply, renderCheckoutPage({ ...view, errors: parsed.errors, values: parsed.values, billing: { ...view.billing, values: parsed.billing }, email: view.email && { ...view.email, value: parsed.email } }), 422);
+      return sendHtml(reply, renderCheckoutPage({ ...view, errors: parsed.errors, values: parsed.values, billing: { ...view.billing, values: { ...view.billing.values, ...parsed.billing } }, email: view.email && { ...view.email, value: parsed.email } }, t), 422);
     }
     try {
       if (apm) return await payWithApm(reply, ctx, state, apm, parsed.value, req.ip);
       // A payment left unfinished with another method is withdrawn first (the payer changed their mind).
       const step = await payByCard(ctx, await withoutUnfinishedApm(ctx, state), parsed.value, req.ip);
-      return continueAfter(reply, ctx, step, state.merchant, state);
+      return continueAfter(reply, ctx, t, step, state.merchant);
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
-      return sendHtml(reply, renderCheckoutPage({ ...view, errors: { '': err.spec.message } }), err.spec.http);
+      if (err.spec === ERRORS.sessionNotPayable) return message(reply, t, 'msg.noMoreTries', 'error', 400);
+      return sendHtml(reply, renderCheckoutPage({ ...view, errors: { '': t.t(payErrorKey(err)) } }, t), err.spec.http);
     }
   });
 
   app.get<{ Params: { id: string } }>('/checkout/:id/cancel', PAGE, async (req, reply) => {
     const state = await loadSession(ctx, req.params.id);
-    if (state.kind !== 'open') return message(reply, 'Nothing to cancel', 'This payment can no longer be cancelled.', 'info');
+    const t = pageTranslator(req, reply, state.kind === 'missing' ? undefined : state.session.request.locale);
+    if (state.kind !== 'open') return message(reply, t, 'msg.nothingToCancel', 'info');
     const dest = checkoutDestination(state.merchant, state.session, state.payment, 'cancel');
-    if (!dest) return message(reply, 'Payment cancelled', 'The payment was cancelled. No money was taken; you may close this page.', 'info');
-    return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title: 'Payment cancelled', message: 'Returning you to the merchant…' }));
+    // Without cancel_url nor error_url the gateway says it itself (in a page template of its own: msg.cancelled).
+    if (!dest) return message(reply, t, 'msg.cancelled', 'info');
+    return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title: t.t('cancelled.title'), message: t.t('redirect.returning') }, t));
   });
 
   app.get<{ Params: { id: string } }>('/checkout/:id/expired', PAGE, async (req, reply) => {
     const state = await loadSession(ctx, req.params.id);
-    if (state.kind === 'expired') return expired(reply, state);
+    const t = pageTranslator(req, reply, state.kind === 'missing' ? undefined : state.session.request.locale);
+    if (state.kind === 'expired') return expired(reply, t, state);
     if (state.kind === 'open') return reply.redirect(`/checkout/${state.session.id}`, 303);
-    return message(reply, 'Session ended', 'This payment session has ended.', 'info');
+    return message(reply, t, 'msg.ended', 'info');
   });
 
   // --- sandbox ACS (3-D Secure challenge) -----------------------------------------------------------
-  const acsPage = async (paymentId: string, reply: FastifyReply, fields: Record<string, string>) => {
+  const acsPage = async (req: FastifyRequest, paymentId: string, reply: FastifyReply, fields: Record<string, string>) => {
     const found = await challengeTarget(ctx, paymentId, '3ds');
-    if (!found) return message(reply, 'Authentication not available', 'There is no authentication waiting for this payment.', 'error', 404);
+    const t = pageTranslator(req, reply, found && (await sessionLocaleOf(ctx, found.payment)));
+    if (!found) return message(reply, t, 'msg.noAuth', 'error', 404);
     const { payment, merchant } = found;
     return sendHtml(reply, renderAcsPage({
-      paymentId: payment.id, merchantName: merchant.name, amount: formatAmount(payment.amount, payment.currency), currency: payment.currency,
-      maskedCard: payment.details.cardMask ?? '', actionUrl: `/sandbox/acs/${payment.id}/complete`, fields, hint: 'Sandbox ACS: enter any code and press Submit; Cancel fails the authentication.',
-    }));
+      paymentId: payment.id, merchantName: merchant.name, amount: t.money(payment.amount, payment.currency), currency: payment.currency,
+      maskedCard: payment.details.cardMask ?? '', actionUrl: `/sandbox/acs/${payment.id}/complete`, fields, hint: t.t('acs.hint'),
+    }, t));
   };
-  app.get<{ Params: { id: string } }>('/sandbox/acs/:id', PAGE, async (req, reply) => acsPage(req.params.id, reply, {}));
-  app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/sandbox/acs/:id', PAGE, async (req, reply) => acsPage(req.params.id, reply, stringFields(req.body, ['MD', 'PaReq', 'TermUrl'])));
+  app.get<{ Params: { id: string } }>('/sandbox/acs/:id', PAGE, async (req, reply) => acsPage(req, req.params.id, reply, {}));
+  app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/sandbox/acs/:id', PAGE, async (req, reply) => acsPage(req, req.params.id, reply, stringFields(req.body, ['MD', 'PaReq', 'TermUrl'])));
   app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/sandbox/acs/:id/complete', PAGE, async (req, reply) => {
     const decision = stringFields(req.body, ['decision']).decision === 'cancel' ? 'cancel' : 'submit';
-    return finish(req.params.id, decision, reply);
+    return finish(req, req.params.id, decision, reply);
   });
 
   // --- sandbox provider page (redirect flows) -------------------------------------------------------
-  const providerPage = async (paymentId: string, reply: FastifyReply) => {
+  const providerPage = async (req: FastifyRequest, paymentId: string, reply: FastifyReply) => {
     const found = await challengeTarget(ctx, paymentId, 'redirect');
-    if (!found) return message(reply, 'Nothing to confirm', 'There is no payment waiting at this provider.', 'error', 404);
+    const t = pageTranslator(req, reply, found && (await sessionLocaleOf(ctx, found.payment)));
+    if (!found) return message(reply, t, 'msg.nothingToConfirm', 'error', 404);
     const { payment, merchant } = found;
     return sendHtml(reply, renderProviderPage({
-      title: 'Sandbox Bank', merchantName: merchant.name, amount: formatAmount(payment.amount, payment.currency), currency: payment.currency,
-      description: payment.description, actionUrl: `/sandbox/provider/${payment.id}/complete`, fields: {}, approveLabel: 'Confirm payment', declineLabel: 'Cancel',
-    }));
+      title: t.t('provider.bank'), merchantName: merchant.name, amount: t.money(payment.amount, payment.currency), currency: payment.currency,
+      description: payment.description, actionUrl: `/sandbox/provider/${payment.id}/complete`, fields: {}, approveLabel: t.t('provider.approve'), declineLabel: t.t('provider.cancel'),
+    }, t));
   };
-  app.get<{ Params: { id: string } }>('/sandbox/provider/:id', PAGE, async (req, reply) => providerPage(req.params.id, reply));
-  app.post<{ Params: { id: string } }>('/sandbox/provider/:id', PAGE, async (req, reply) => providerPage(req.params.id, reply));
+  app.get<{ Params: { id: string } }>('/sandbox/provider/:id', PAGE, async (req, reply) => providerPage(req, req.params.id, reply));
+  app.post<{ Params: { id: string } }>('/sandbox/provider/:id', PAGE, async (req, reply) => providerPage(req, req.params.id, reply));
   app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/sandbox/provider/:id/complete', PAGE, async (req, reply) => {
     const decision = stringFields(req.body, ['decision']).decision === 'decline' ? 'decline' : 'approve';
-    return finish(req.params.id, decision, reply);
+    return finish(req, req.params.id, decision, reply);
   });
 
   // --- the payer back from a real acquirer's page (term URL, returnUrl): query and form fields go to the connector
-  const back = async (paymentId: string, query: unknown, body: unknown, reply: FastifyReply) => {
+  const back = async (req: FastifyRequest, paymentId: string, query: unknown, body: unknown, reply: FastifyReply) => {
     const params = { ...stringFields(query, Object.keys((query as object | null) ?? {})), ...stringFields(body, Object.keys((body as object | null) ?? {})) };
-    return finish(paymentId, 'returned', reply, params);
+    return finish(req, paymentId, 'returned', reply, params);
   };
-  app.get<{ Params: { id: string } }>('/connectors/return/:id', PAGE, async (req, reply) => back(req.params.id, req.query, undefined, reply));
-  app.post<{ Params: { id: string } }>('/connectors/return/:id', PAGE, async (req, reply) => back(req.params.id, req.query, req.body, reply));
+  app.get<{ Params: { id: string } }>('/connectors/return/:id', PAGE, async (req, reply) => back(req, req.params.id, req.query, undefined, reply));
+  app.post<{ Params: { id: string } }>('/connectors/return/:id', PAGE, async (req, reply) => back(req, req.params.id, req.query, req.body, reply));
 
-  async function finish(paymentId: string, decision: 'submit' | 'cancel' | 'approve' | 'decline' | 'returned', reply: FastifyReply, params?: Record<string, string>) {
+  async function finish(req: FastifyRequest, paymentId: string, decision: 'submit' | 'cancel' | 'approve' | 'decline' | 'returned', reply: FastifyReply, params?: Record<string, string>) {
     try {
       const { step, merchant } = await finishChallenge(ctx, paymentId, decision, params);
-      return continueAfter(reply, ctx, step, merchant);
+      const t = pageTranslator(req, reply, await sessionLocaleOf(ctx, step.payment));
+      return continueAfter(reply, ctx, t, step, merchant);
     } catch (err) {
-      if (err instanceof GatewayError) return message(reply, 'Payment not found', 'This payment does not exist.', 'error', 404);
+      if (err instanceof GatewayError) return message(reply, pageTranslator(req, reply), 'msg.paymentNotFound', 'error', 404);
       throw err;
     }
   }
@@ -226,12 +297,16 @@ async function challengeTarget(ctx: ServiceContext, paymentId: string, status: '
   return merchant && { payment, merchant };
 }
 
-function expired(reply: FastifyReply, state: Extract<SessionState, { kind: 'expired' }>) {
+/** Seconds the expired page stays before returning to the merchant. */
+const EXPIRED_SECONDS = 6;
+
+function expired(reply: FastifyReply, t: Translator, state: Extract<SessionState, { kind: 'expired' }>) {
   const r = state.session.request;
   const url = r.expiryUrl ?? r.cancelUrl ?? r.errorUrl;
-  if (url === undefined) return message(reply, 'Session expired', 'This payment session has expired. No money was taken; you may close this page.', 'info');
+  if (url === undefined) return message(reply, t, 'msg.expired', 'info');
   const target = linkTarget(state.merchant, state.session.request.urlTarget);
-  return sendHtml(reply, renderRedirectPage({ url, method: 'GET', target, title: 'Session expired', message: 'This payment session has expired. Returning you to the merchant…' }));
+  // The payer reads that the session ended (and that nothing was charged) before going back.
+  return sendHtml(reply, renderRedirectPage({ url, method: 'GET', target, title: t.t('expired.title'), message: `${t.t('expired.text')} ${t.t('redirect.returning')}`, delaySeconds: EXPIRED_SECONDS }, t));
 }
 
 function stringFields(body: unknown, names: string[]): Record<string, string> {

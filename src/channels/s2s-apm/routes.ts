@@ -10,7 +10,7 @@ import { handleBankCallback } from '../../services/apm/payments.ts';
 import { apmS2sStatus } from '../../services/apm/details.ts';
 import { BANK_CALLBACK_PATH } from '../../services/apm/connector.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
-import { verifyAny } from '../../domain/signatures.ts';
+import { verifyMerchantHash } from '../merchant-auth.ts';
 import { reserveIdempotencyKey } from '../idempotency.ts';
 import { checkCallbackUrl } from '../../services/callback-targets.ts';
 import { validate } from '../validation.ts';
@@ -46,7 +46,7 @@ async function answer(ctx: ServiceContext, req: FastifyRequest): Promise<Answer>
   checkCallbackUrl(ctx, 'callback_url', fields.callback_url);
   const found = await ctx.merchants.byMerchantKey(fields.client_key as string);
   if (!found) throw new GatewayError('merchantNotFound');
-  if (!verifyAny(fields.hash, spec.hashes(found.merchant, fields))) throw new GatewayError('hashInvalid');
+  if (!verifyMerchantHash(found.merchant, fields.hash, (m) => spec.hashes(m, fields), ctx.clock.now())) throw new GatewayError('hashInvalid');
   await reserveIdempotencyKey(ctx, req, found.merchant.id);
   return spec.handle({ ctx, merchant: found.merchant }, fields);
 }

@@ -4,7 +4,7 @@
  * that payment's e-mail and card), the hashes it accepts (D2), and the call that answers it.
  */
 import type { TSchema } from '@sinclair/typebox';
-import type { ServiceContext } from '../../services/context.ts';
+import { lookups, type ServiceContext } from '../../services/context.ts';
 import type { Merchant, Mid } from '../../store/merchants-repo.ts';
 import { listTransactions, type Payment, type PaymentDetails } from '../../store/payments-repo.ts';
 import { startCardPayment, paymentByTransId, newestPaymentOfOrder } from '../../services/s2s-card/card-payments.ts';
@@ -77,6 +77,8 @@ const byPayment = (m: Merchant, p: Payment): HashRecipe => formula(m, transHashT
 // --- shared pieces -----------------------------------------------------------------------------------
 
 const byTransId = (missing: ErrorName) => (ctx: ServiceContext, m: Merchant, b: { trans_id: string }) => paymentByTransId(ctx, m.id, b.trans_id, missing);
+/** Status lookups read where lookups read (a replica when configured, never older than the merchant's writes). */
+const lookupByTransId = (missing: ErrorName) => (ctx: ServiceContext, m: Merchant, b: { trans_id: string }) => paymentByTransId(ctx, m.id, b.trans_id, missing, lookups(ctx));
 
 /** What SALE and DEBIT keep with the payment for the pages, callbacks and the schedules issue. */
 function cardPaymentDetails(call: Call, b: SaleRequest | DebitRequest, tokenized: boolean): PaymentDetails {
@@ -218,21 +220,21 @@ const CREDITVOID = define<AmountTransRequest, Payment>({
 
 const GET_TRANS_STATUS = define<TransRequest, Payment>({
   schema: TransRequest,
-  target: byTransId('transactionDoesNotExist'),
+  target: lookupByTransId('transactionDoesNotExist'),
   hashes: (m, b, p) => [byPayment(m, p), reversedId(m, b.trans_id)],
   handle: async ({ merchant }, _b, p) => statusAnswer('GET_TRANS_STATUS', p, merchant),
 });
 
 const GET_TRANS_DETAILS = define<TransRequest, Payment>({
   schema: TransRequest,
-  target: byTransId('transactionDoesNotExist'),
+  target: lookupByTransId('transactionDoesNotExist'),
   hashes: (m, _b, p) => [byPayment(m, p)],
-  handle: async ({ ctx, merchant }, _b, p) => detailsAnswer(p, merchant, await listTransactions(ctx.db, p.id)),
+  handle: async ({ ctx, merchant }, _b, p) => detailsAnswer(p, merchant, await listTransactions(lookups(ctx), p.id)),
 });
 
 const GET_TRANS_STATUS_BY_ORDER = define<OrderRequest, Payment>({
   schema: OrderRequest,
-  target: (ctx, m, b) => newestPaymentOfOrder(ctx, m.id, b.order_id),
+  target: (ctx, m, b) => newestPaymentOfOrder(ctx, m.id, b.order_id, lookups(ctx)),
   hashes: (m, b, p) => {
     const card = p.details.first6Last4 ?? '';
     const recipes = [formula(m, s2sCard.f7(p.payer.email ?? '', m.password, b.order_id, card)), reversedId(m, b.order_id)];

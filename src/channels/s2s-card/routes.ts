@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
-import { verifyAny } from '../../domain/signatures.ts';
+import { verifyMerchantHash } from '../merchant-auth.ts';
 import { reserveIdempotencyKey } from '../idempotency.ts';
 import { checkCallbackUrl } from '../../services/callback-targets.ts';
 import { formFields, registerS2sScope, validateFields, type Loose } from '../s2s-form.ts';
@@ -46,7 +46,7 @@ async function answer(ctx: ServiceContext, req: FastifyRequest, v2: boolean): Pr
   if (!found) throw new GatewayError('merchantNotFound');
   // The target is loaded before the hash check: F2 and F7 hash the e-mail and card of the payment named.
   const target = spec.target ? await spec.target(ctx, found.merchant, fields) : undefined;
-  if (!verifyAny(fields.hash, spec.hashes(found.merchant, fields, target))) throw new GatewayError('hashInvalid');
+  if (!verifyMerchantHash(found.merchant, fields.hash, (m) => spec.hashes(m, fields, target), ctx.clock.now())) throw new GatewayError('hashInvalid');
   await reserveIdempotencyKey(ctx, req, found.merchant.id);
   return spec.handle({ ctx, merchant: found.merchant, mids: found.mids, dialect: { v2, baseUrl: ctx.baseUrl } }, fields, target);
 }

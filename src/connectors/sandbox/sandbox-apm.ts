@@ -126,17 +126,35 @@ function transferDetails(p: SandboxApmPayment): { label: string; value: string }
     { label: 'IBAN', value: 'XK05 1212 0123 4567 8906' },
     { label: 'BIC', value: 'SBOXXKPR' },
     { label: 'Amount', value: `${formatAmount(p.amount, p.currency)} ${p.currency}` },
-    { label: 'Payment reference', value: p.reference.slice(-12).toUpperCase() },
+    // Letters and digits only: bank transfer forms refuse `_`, `-` and the like in a reference.
+    { label: 'Payment reference', value: p.reference.replace(/[^A-Za-z0-9]/g, '').slice(-12).toUpperCase() },
   ];
+}
+
+const CRYPTO_COINS: ReadonlySet<string> = new Set(['USDT', 'USDC', 'BTC', 'ETH', 'TRX', 'LTC']);
+
+/** Sandbox exchange rates to USDT, in millionths (made up, fixed so tests can read them). */
+const USDT_RATES: Readonly<Record<string, bigint>> = { USD: 1_000_000n, EUR: 1_080_000n, GBP: 1_270_000n, BRL: 200_000n, TRY: 29_000n };
+
+/** The order's amount in the coin sent (crypto currencies as they are; fiat at the sandbox rate, 2 decimals). */
+function coinAmount(minor: bigint, currency: string): string {
+  if (CRYPTO_COINS.has(currency)) return formatAmount(minor, currency);
+  const rate = USDT_RATES[currency] ?? 1_000_000n;
+  const exponent = BigInt(formatAmount(1n, currency).split('.')[1]?.length ?? 0);
+  const cents = (minor * rate * 100n) / (1_000_000n * 10n ** exponent);
+  return formatAmount(cents, 'USD');
 }
 
 /** What a crypto payer is shown: a deposit address of this payment (made up, in the TRON address shape). */
 function cryptoDetails(p: SandboxApmPayment): { label: string; value: string }[] {
   const address = `T${createHash('sha256').update(p.reference).digest('base64url').replace(/[^A-Za-z1-9]/g, '').slice(0, 33)}`;
+  const coin = CRYPTO_COINS.has(p.currency) ? p.currency : 'USDT';
   return [
-    { label: 'Network', value: 'TRC20' },
+    { label: 'Coin', value: coin === 'USDT' ? 'Tether (USDT)' : coin },
+    { label: 'Network', value: 'Tron (TRC20)' },
     { label: 'Deposit address', value: address },
-    { label: 'Amount', value: `${formatAmount(p.amount, p.currency)} ${p.currency}` },
+    { label: 'Amount to send', value: `${coinAmount(p.amount, p.currency)} ${coin}` },
+    ...(coin === p.currency ? [] : [{ label: 'Amount', value: `${formatAmount(p.amount, p.currency)} ${p.currency}` }]),
   ];
 }
 
@@ -171,7 +189,8 @@ export class SandboxApmConnector implements ApmConnector {
    */
   private readonly actions: Readonly<Record<ApmExperience, (p: SandboxApmPayment, req: ApmInitiateRequest) => PayerAction | undefined>> = {
     redirect: (p) => ({ kind: 'redirect', url: this.url(`/sandbox/apm/${p.reference}`) }),
-    qr: (p) => ({ kind: 'qr', payload: ipsPayload(p), expiresAt: (p.expiresAt ?? this.o.clock.now()).toISOString() }),
+    // The deep link opens the payer's bank app on a phone (here the sandbox bank's page).
+    qr: (p) => ({ kind: 'qr', payload: ipsPayload(p), expiresAt: (p.expiresAt ?? this.o.clock.now()).toISOString(), deepLink: this.url(`/sandbox/apm/${p.reference}/app`) }),
     details: (p, req) => ({ kind: 'details', details: /crypto/i.test(req.methodKind) ? cryptoDetails(p) : transferDetails(p) }),
     app_confirmation: (p) => ({ kind: 'app', sentTo: maskContact(contactOf(p)) }),
     otp: (p) => ({ kind: 'otp', sentTo: maskContact(contactOf(p)) }),
@@ -186,11 +205,7 @@ export class SandboxApmConnector implements ApmConnector {
   private readonly messages: Readonly<Partial<Record<ApmExperience, (p: SandboxApmPayment, req: ApmInitiateRequest) => Promise<void>>>> = {
     app_confirmation: (p) =>
       this.send('push', contactOf(p), `Confirm ${formatAmount(p.amount, p.currency)} ${p.currency} to ${p.merchantName}`, 'Open the app to confirm or reject the payment.', this.url(`/sandbox/apm/${p.reference}/app`)),
-    otp: async (p) => {
-      const code = sixDigits();
-      await this.o.db.query('UPDATE sandbox_apm_payments SET otp_code = $2 WHERE reference = $1', [p.reference, code]);
-      await this.send(p.payerPhone ? 'sms' : 'email', contactOf(p), 'Your payment code', `Your code to pay ${formatAmount(p.amount, p.currency)} ${p.currency} to ${p.merchantName} is ${code}.`, null);
-    },
+    otp: (p) => this.sendCode(p),
     link: (p, req) => {
       const channel = linkChannel(req);
       return this.send(channel, linkRecipient(p, channel), `Payment request from ${p.merchantName}`, `Pay ${formatAmount(p.amount, p.currency)} ${p.currency} for "${p.description}" with the link below.`, this.url(`/sandbox/apm/${p.reference}`));
@@ -230,6 +245,19 @@ export class SandboxApmConnector implements ApmConnector {
     if (status.state === 'rejected') return { kind: 'declined', reason: status.reason ?? DECLINE_REASON, reference };
     const action = this.actions[req.experience](toPayment(row), req);
     return action ? { kind: 'action', reference, action } : undefined;
+  }
+
+  private async sendCode(p: SandboxApmPayment): Promise<void> {
+    const code = sixDigits();
+    await this.o.db.query('UPDATE sandbox_apm_payments SET otp_code = $2 WHERE reference = $1', [p.reference, code]);
+    await this.send(p.payerPhone ? 'sms' : 'email', contactOf(p), 'Your payment code', `Your code to pay ${formatAmount(p.amount, p.currency)} ${p.currency} to ${p.merchantName} is ${code}.`, null);
+  }
+
+  async resendCode(reference: string): Promise<boolean> {
+    const [row] = await this.o.db.query<Row>('SELECT * FROM sandbox_apm_payments WHERE reference = $1', [reference]);
+    if (!row || row.state !== 'pending' || row.experience !== 'otp') return false;
+    await this.sendCode(toPayment(row));
+    return true;
   }
 
   async verifyCode(reference: string, code: string): Promise<CodeAnswer> {

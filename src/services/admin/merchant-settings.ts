@@ -34,6 +34,8 @@ export interface SettingsView {
   payer_fields: Record<string, Requirement>;
   override_link_target: LinkTarget | null;
   connector_options: ConnectorOptionsView;
+  /** Hosted Checkout after a decline: tries per session, or false for the platform's behaviour (straight to the merchant). */
+  payer_retries: { max_attempts: number } | false;
 }
 
 export interface ConnectorOptionsPatch {
@@ -52,6 +54,7 @@ export interface SettingsPatch {
   payer_fields?: Record<string, Requirement>;
   override_link_target?: LinkTarget | null;
   connector_options?: ConnectorOptionsPatch;
+  payer_retries?: { max_attempts: number } | false | null;
 }
 
 function connectorOptionsView(o: ConnectorOptions = {}): ConnectorOptionsView {
@@ -73,8 +76,12 @@ export function settingsView(s: MerchantSettings): SettingsView {
     payer_fields: Object.fromEntries(REQUIRABLE_PAYER_FIELDS.map((f) => [f, required.has(f) ? 'required' : 'optional'])),
     override_link_target: s.overrideLinkTarget ?? null,
     connector_options: connectorOptionsView(s.connectorOptions),
+    payer_retries: s.payerRetries === false ? false : { max_attempts: s.payerRetries?.maxAttempts ?? DEFAULT_PAYER_TRIES },
   };
 }
+
+/** Tries a payer has on the hosted page when the merchant set nothing (the payer pages' own default). */
+const DEFAULT_PAYER_TRIES = 3;
 
 /** Sets `key` of `target` to `value`, or removes it when the value is null (the setting back to its default). */
 function assign<T extends object, K extends keyof T>(target: T, key: K, value: T[K] | null | undefined): void {
@@ -118,6 +125,10 @@ export function patchedSettings(current: MerchantSettings, patch: SettingsPatch,
   assign(next, 'returnParams', patch.return_params);
   assign(next, 'checkoutPaymentMethod', patch.checkout_payment_method);
   assign(next, 'overrideLinkTarget', patch.override_link_target);
+  if (patch.payer_retries !== undefined) {
+    const r = patch.payer_retries;
+    assign(next, 'payerRetries', r === null || r === false ? r : { maxAttempts: r.max_attempts });
+  }
   if (patch.payer_fields) {
     const required = new Set(current.requiredPayerFields ?? []);
     for (const [f, requirement] of Object.entries(patch.payer_fields)) {

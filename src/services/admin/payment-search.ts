@@ -3,7 +3,7 @@
  * newest first behind an opaque cursor. A filter that cannot be understood is refused with a D3 field error
  * rather than ignored: a typo must not list every payment.
  */
-import type { ServiceContext } from '../context.ts';
+import { lookups, type ServiceContext } from '../context.ts';
 import { searchPayments, type PaymentSearch, type SearchCursor } from '../../store/payment-search-repo.ts';
 import type { Payment } from '../../store/payments-repo.ts';
 import { isUuid } from '../../store/payments-repo.ts';
@@ -124,7 +124,7 @@ export interface SearchPage {
 export async function searchPage(ctx: ServiceContext, q: SearchQuery): Promise<SearchPage> {
   const { search, limit, after } = parseSearch(q);
   // One row more than the page tells whether another page follows.
-  const rows = await searchPayments(ctx.db, search, limit + 1, after);
+  const rows = await searchPayments(lookups(ctx), search, limit + 1, after);
   const payments = rows.slice(0, limit);
   const last = payments[payments.length - 1];
   return { payments, nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };

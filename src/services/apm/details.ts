@@ -18,6 +18,8 @@ export interface ApmDetails {
   /** S2S APM: where the payer goes when the payment is decided (return_url, return_url_target). */
   returnUrl?: string;
   returnTarget?: string;
+  /** How many times the payer asked for a new one-time code. */
+  resends?: number;
 }
 
 export function apmOf(p: Payment): ApmDetails | undefined {

@@ -311,6 +311,22 @@ export async function submitCode(ctx: ServiceContext, payment: Payment, code: st
 }
 
 /**
+ * The payer asks for a new one-time code: counted on the payment first (compare-and-set on its version, so two
+ * tabs cannot exceed the limit), then the provider sends it. False when nothing was sent.
+ */
+export async function resendCode(ctx: ServiceContext, payment: Payment, max: number): Promise<boolean> {
+  const apm = apmOf(payment);
+  if (!awaitingProvider(payment) || apm?.action?.kind !== 'otp' || (apm.resends ?? 0) >= max) return false;
+  const merchant = await merchantOf(ctx, payment);
+  const connector = apmConnector(ctx, merchant);
+  if (!connector.resendCode) return false;
+  const counted = await updatePayment(ctx.db, payment.id, { status: payment.status, pendingOperation: null, version: payment.version },
+    { details: { apm: { ...apm, resends: (apm.resends ?? 0) + 1, action: { kind: 'otp', sentTo: apm.action.sentTo } } } }, ctx.clock.now());
+  if (!counted) return false;
+  return call(ctx, payment.id, () => connector.resendCode!(payment.details.connectorRef as string), false);
+}
+
+/**
  * The provider's notification (the bank callback: ACSC paid, RJCT refused) names the payment by its
  * end-to-end id. It only makes the gateway look: the status is read back from the provider, so a forged
  * or stale notification cannot settle anything.

@@ -4,6 +4,7 @@
  * lookups go straight to the shared services; this module only adds what the S2S flow needs on top.
  */
 import type { ServiceContext } from '../context.ts';
+import type { Sql } from '../../store/database.ts';
 import type { Merchant, Mid } from '../../store/merchants-repo.ts';
 import { getMerchantPayment, findPaymentsByOrder, type Payment, type PayerInfo, type PaymentDetails } from '../../store/payments-repo.ts';
 import { findCardByToken } from '../../store/card-vault.ts';
@@ -77,15 +78,15 @@ export async function startCardPayment(ctx: ServiceContext, input: StartPaymentI
 }
 
 /** The merchant's payment a trans_id names, or the not-found error of the asking action (never swapped). */
-export async function paymentByTransId(ctx: ServiceContext, merchantId: string, transId: string, missing: ErrorName): Promise<Payment> {
-  const payment = await getMerchantPayment(ctx.db, merchantId, transId);
+export async function paymentByTransId(ctx: ServiceContext, merchantId: string, transId: string, missing: ErrorName, from: Sql = ctx.db): Promise<Payment> {
+  const payment = await getMerchantPayment(from, merchantId, transId);
   if (!payment) throw new GatewayError(missing);
   return payment;
 }
 
 /** The newest payment of a merchant order. */
-export async function newestPaymentOfOrder(ctx: ServiceContext, merchantId: string, orderId: string): Promise<Payment> {
-  const [payment] = await findPaymentsByOrder(ctx.db, merchantId, orderId, 1);
+export async function newestPaymentOfOrder(ctx: ServiceContext, merchantId: string, orderId: string, from: Sql = ctx.db): Promise<Payment> {
+  const [payment] = await findPaymentsByOrder(from, merchantId, orderId, 1);
   if (!payment) throw new GatewayError('orderDoesNotExist');
   return payment;
 }

@@ -21,6 +21,36 @@
     Array.prototype.forEach.call(list, fn);
   }
 
+  // The page's messages in its locale (src/web/locales); English is the fallback.
+  var T = config.messages || {};
+  function t(key, fallback) {
+    return T[key] || fallback;
+  }
+
+  // Copy buttons beside payment details (shown only where the clipboard can be written).
+  each(doc.querySelectorAll('[data-copy]'), function (button) {
+    if (!navigator.clipboard || !window.isSecureContext) return;
+    button.hidden = false;
+    var label = button.firstChild ? button.firstChild.textContent : '';
+    button.addEventListener('click', function () {
+      var source = doc.getElementById(button.getAttribute('data-copy'));
+      if (!source) return;
+      navigator.clipboard.writeText(source.textContent.trim()).then(
+        function () {
+          button.firstChild.textContent = t('copy.done', 'Copied');
+          button.classList.add('is-done');
+          setTimeout(function () {
+            button.firstChild.textContent = label;
+            button.classList.remove('is-done');
+          }, 2000);
+        },
+        function () {
+          button.firstChild.textContent = t('copy.failed', 'Select the text to copy it');
+        }
+      );
+    });
+  });
+
   // One submission per form: later submits of the same form are dropped.
   each(doc.querySelectorAll('form[data-once]'), function (form) {
     form.addEventListener('submit', function (e) {
@@ -51,7 +81,7 @@
     function go() {
       if (done) return;
       done = true;
-      if (status) status.textContent = 'The payment status changed. Loading\u2026';
+      if (status) status.textContent = t('wait.changed', 'The payment status changed. Loading\u2026');
       window.location.replace(config.pageUrl);
     }
 
@@ -78,7 +108,7 @@
     if (!isFinite(expiresAt) || !time || !box) return;
     var label = box.querySelector('span');
     if (label) {
-      label.textContent = 'The code expires in ';
+      label.textContent = t('wait.qrExpiresIn', 'The code expires in') + ' ';
       label.appendChild(time);
     }
     function tick() {
@@ -86,7 +116,7 @@
       if (left <= 0) {
         time.textContent = '00:00';
         box.classList.add('is-urgent');
-        if (status) status.textContent = 'The QR code has expired. Checking\u2026';
+        if (status) status.textContent = t('wait.qrExpired', 'The QR code has expired.');
         setTimeout(poll, 0);
         return;
       }

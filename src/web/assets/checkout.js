@@ -65,7 +65,7 @@
       if (submitter) {
         submitter.classList.add('is-busy');
         var l = submitter.querySelector('.btn-label');
-        if (l) l.textContent = 'Processing\u2026';
+        if (l) l.textContent = t('button.processing', 'Processing\u2026');
       }
       setTimeout(function () {
         each(buttons, function (b) {
@@ -84,28 +84,38 @@
   // ------------------------------------------------------------------------------------------------
   // Validation rules (same as the server's)
 
+  // The messages come from the page (its locale's catalog, src/web/locales); English is the fallback.
+  var T = config.messages || {};
+  function t(key, fallback, params) {
+    var text = T[key] || fallback;
+    if (params) {
+      Object.keys(params).forEach(function (k) {
+        text = text.split('{' + k + '}').join(String(params[k]));
+      });
+    }
+    return text;
+  }
   var M = {
-    cardNumberEmpty: 'Enter the card number',
-    cardNumberLength: 'Enter a card number of 13 to 19 digits',
-    cardNumberLuhn: 'This card number is not valid. Check it and try again',
-    expiryEmpty: 'Enter the expiry date',
-    expiryFormat: 'Enter the expiry date as MM/YY',
-    expiryPast: 'This card has expired',
-    cvvEmpty: 'Enter the security code',
-    cvvFormat: 'The security code is 3 or 4 digits',
-    holderEmpty: 'Enter the name on the card',
-    holderWords: 'Enter the first and last name as shown on the card',
-    holderLength: 'The name on the card can be at most 32 characters',
-    holderChars: 'The name can contain only letters, spaces, apostrophes, dots and hyphens',
-    country: 'Select a country',
-    stateEmpty: 'Enter the state or province',
-    stateFormat: 'Enter the 2-letter state or province code (2 to 32 characters)',
-    city: 'Enter the city (2 to 40 characters)',
-    address: 'Enter the street address (2 to 32 characters)',
-    zip: 'Enter the postal code (2 to 10 characters)',
-    phone: 'Enter a phone number of up to 32 digits, spaces, +, ( ) and -',
-    emailEmpty: 'Enter your email address',
-    email: 'Enter a valid email address, like name@example.com'
+    cardNumberEmpty: t('form.cardNumberEmpty', 'Enter the card number'),
+    cardNumberLength: t('form.cardNumberLength', 'Enter a card number of 13 to 19 digits'),
+    cardNumberLuhn: t('form.cardNumberLuhn', 'This card number is not valid. Check it and try again'),
+    expiryEmpty: t('form.expiryEmpty', 'Enter the expiry date'),
+    expiryFormat: t('form.expiryFormat', 'Enter the expiry date as MM/YY'),
+    expiryPast: t('form.expiryPast', 'This card has expired'),
+    cvvEmpty: t('form.cvvEmpty', 'Enter the security code'),
+    cvvFormat: t('form.cvvFormat', 'The security code is 3 or 4 digits'),
+    holderEmpty: t('form.holderEmpty', 'Enter the name on the card'),
+    holderLength: t('form.holderLength', 'The name on the card can be at most 32 characters'),
+    holderChars: t('form.holderChars', 'The name can contain only letters, spaces, apostrophes, dots and hyphens'),
+    country: t('form.country', 'Select a country'),
+    stateEmpty: t('form.stateEmpty', 'Enter the state or province'),
+    stateFormat: t('form.stateFormat', 'Enter the 2-letter state or province code (2 to 32 characters)'),
+    city: t('form.city', 'Enter the city (2 to 40 characters)'),
+    address: t('form.address', 'Enter the street address (2 to 32 characters)'),
+    zip: t('form.zip', 'Enter the postal code (2 to 10 characters)'),
+    phone: t('form.phone', 'Enter a phone number of up to 32 digits, spaces, +, ( ) and -'),
+    emailEmpty: t('form.emailEmpty', 'Enter your email address'),
+    email: t('form.email', 'Enter a valid email address, like name@example.com')
   };
 
   function luhn(digits) {
@@ -178,11 +188,8 @@
       var name = squash(v);
       if (name === '') return M.holderEmpty;
       if (name.length > 32) return M.holderLength;
-      if (!HOLDER_CHARS.test(name)) return M.holderChars;
-      var words = name.split(' ').filter(function (w) {
-        return HAS_LETTER.test(w);
-      });
-      return words.length < 2 ? M.holderWords : '';
+      // One word is a name too (mononyms, company cards): only the characters are checked.
+      return HOLDER_CHARS.test(name) && HAS_LETTER.test(name) ? '' : M.holderChars;
     },
     email: function (v, input) {
       var s = v.trim();
@@ -238,9 +245,30 @@
       }
       input.removeAttribute('aria-invalid');
       if (wrap) wrap.classList.remove('field--invalid');
+      dropFromSummary(id);
     }
     if (described.length) input.setAttribute('aria-describedby', described.join(' '));
     else input.removeAttribute('aria-describedby');
+  }
+
+  /**
+   * The error summary follows the fields: a corrected field leaves the list, the title counts what is left, and
+   * the summary goes once nothing is (a decline's message stays until the next attempt).
+   */
+  function dropFromSummary(id) {
+    var summary = doc.getElementById('error-summary');
+    if (!summary || summary.hidden) return;
+    var link = summary.querySelector('a[data-focus="' + id + '"]');
+    if (!link) return;
+    var li = link.closest('li');
+    if (li) li.remove();
+    var left = summary.querySelectorAll('.error-summary-list li').length;
+    var title = doc.getElementById('error-summary-title');
+    if (left === 0 && !summary.hasAttribute('data-decline') && !summary.querySelector('.error-summary-text')) {
+      summary.hidden = true;
+    } else if (left > 0 && title && !summary.hasAttribute('data-decline') && !summary.querySelector('.error-summary-text')) {
+      title.textContent = left === 1 ? t('summary.one', 'Check the highlighted detail') : t('summary.many', 'Check the {count} highlighted details', { count: left });
+    }
   }
 
   function labelOf(input) {
@@ -256,31 +284,63 @@
   // ------------------------------------------------------------------------------------------------
   // Card number and expiry formatting
 
+  // Brand, its badge colour and the digit groups it is printed in.
   var BRANDS = [
-    ['Amex', /^3[47]/],
-    ['Visa', /^4/],
-    ['Mastercard', /^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/],
-    ['Discover', /^(6011|65|64[4-9])/],
-    ['JCB', /^35(2[89]|[3-8])/],
-    ['Diners', /^3(0[0-5]|[689])/],
-    ['UnionPay', /^62/],
-    ['Mir', /^220[0-4]/],
-    ['Maestro', /^(5[06-9]|6)/]
+    ['Amex', /^3[47]/, '#1f72cd', [4, 6, 5]],
+    ['Visa', /^4/, '#1a1f71', [4, 4, 4, 4, 3]],
+    ['Mastercard', /^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/, '#eb001b', [4, 4, 4, 4]],
+    ['Discover', /^(6011|65|64[4-9])/, '#ff6000', [4, 4, 4, 4, 3]],
+    ['JCB', /^35(2[89]|[3-8])/, '#0e4c96', [4, 4, 4, 4, 3]],
+    ['Diners', /^3(0[0-5]|[689])/, '#0079be', [4, 6, 4, 5]],
+    ['UnionPay', /^62/, '#d10429', [4, 4, 4, 4, 3]],
+    ['Mir', /^220[0-4]/, '#0f754e', [4, 4, 4, 4, 3]],
+    ['Maestro', /^(5[06-9]|6)/, '#0099df', [4, 4, 4, 4, 3]]
   ];
+  var SVG_NS = 'http://www.w3.org/2000/svg';
 
   function brandOf(digits) {
-    for (var i = 0; i < BRANDS.length; i++) if (BRANDS[i][1].test(digits)) return BRANDS[i][0];
-    return '';
+    for (var i = 0; i < BRANDS.length; i++) if (BRANDS[i][1].test(digits)) return BRANDS[i];
+    return null;
+  }
+
+  /** The brand's badge: an inline SVG card in the brand's colour with its name (no image requests, CSP-safe). */
+  function brandBadge(brand) {
+    var svg = doc.createElementNS(SVG_NS, 'svg');
+    svg.setAttribute('viewBox', '0 0 48 30');
+    svg.setAttribute('width', '40');
+    svg.setAttribute('height', '25');
+    svg.setAttribute('aria-hidden', 'true');
+    svg.setAttribute('focusable', 'false');
+    svg.setAttribute('class', 'brand-badge');
+    var rect = doc.createElementNS(SVG_NS, 'rect');
+    rect.setAttribute('width', '48');
+    rect.setAttribute('height', '30');
+    rect.setAttribute('rx', '4');
+    rect.setAttribute('fill', brand[2]);
+    var text = doc.createElementNS(SVG_NS, 'text');
+    text.setAttribute('x', '24');
+    text.setAttribute('y', '19');
+    text.setAttribute('text-anchor', 'middle');
+    text.setAttribute('fill', '#fff');
+    text.setAttribute('font-size', brand[0].length > 6 ? '8' : '10');
+    text.setAttribute('font-weight', '700');
+    text.setAttribute('font-family', 'system-ui, sans-serif');
+    text.textContent = brand[0];
+    svg.appendChild(rect);
+    svg.appendChild(text);
+    return svg;
   }
 
   function groupCard(digits) {
-    var sizes = /^3[47]/.test(digits) ? [4, 6, 5] : [4, 4, 4, 4, 3];
+    var brand = brandOf(digits);
+    var sizes = brand ? brand[3] : [4, 4, 4, 4, 3];
     var out = [];
     var at = 0;
     for (var i = 0; i < sizes.length && at < digits.length; i++) {
       out.push(digits.slice(at, at + sizes[i]));
       at += sizes[i];
     }
+    if (at < digits.length) out.push(digits.slice(at));
     return out.join(' ');
   }
 
@@ -313,13 +373,20 @@
       }
     }
     if (brandEl) {
-      var brand = digits.length ? brandOf(digits) : '';
-      if (brand) {
-        brandEl.textContent = brand;
-        brandEl.classList.add('is-known');
-      } else if (brandEl.classList.contains('is-known') || !brandEl.firstChild) {
-        brandEl.innerHTML = brandIcon;
-        brandEl.classList.remove('is-known');
+      var brand = digits.length ? brandOf(digits) : null;
+      var name = brand ? brand[0] : '';
+      if (brandEl.getAttribute('data-brand') !== name) {
+        brandEl.setAttribute('data-brand', name);
+        if (brand) {
+          brandEl.textContent = '';
+          brandEl.appendChild(brandBadge(brand));
+          brandEl.classList.add('is-known');
+        } else {
+          brandEl.innerHTML = brandIcon;
+          brandEl.classList.remove('is-known');
+        }
+        var spoken = doc.getElementById('card-brand-name');
+        if (spoken) spoken.textContent = name;
       }
     }
   }
@@ -466,7 +533,8 @@
       var list = summary.querySelector('.error-summary-list');
       var text = summary.querySelector('.error-summary-text');
       if (text) text.remove();
-      title.textContent = failures.length === 1 ? 'Check the highlighted detail' : 'Check the ' + failures.length + ' highlighted details';
+      title.textContent = failures.length === 1 ? t('summary.one', 'Check the highlighted detail') : t('summary.many', 'Check the {count} highlighted details', { count: failures.length });
+      summary.removeAttribute('data-decline');
       list.textContent = '';
       failures.forEach(function (f) {
         var li = doc.createElement('li');
@@ -523,8 +591,26 @@
     var time = doc.createElement('time');
     time.id = 'countdown-time';
     time.setAttribute('datetime', config.expiresAt);
-    text.textContent = 'Session expires in ';
+    text.textContent = t('countdown.in', 'Session expires in') + ' ';
     text.appendChild(time);
+    // One minute before the end a dialog says so (once), and gives the focus back where it was.
+    var warning = doc.getElementById('expiry-warning');
+    var warned = false;
+    var focusBefore = null;
+    function warn() {
+      if (warned || !warning) return;
+      warned = true;
+      focusBefore = doc.activeElement;
+      warning.hidden = false;
+      var ok = doc.getElementById('expiry-warning-ok');
+      if (ok) {
+        ok.addEventListener('click', function () {
+          warning.hidden = true;
+          if (focusBefore && focusBefore.focus) focusBefore.focus();
+        });
+        ok.focus();
+      }
+    }
     var announced = {};
 
     function fmt(ms) {
@@ -540,13 +626,14 @@
 
     function expire() {
       expired = true;
-      text.textContent = 'Session expired';
+      text.textContent = t('countdown.expired', 'Session expired');
+      if (warning) warning.hidden = true;
       if (box) box.classList.add('is-urgent');
       if (payButton) {
         payButton.disabled = true;
         payButton.setAttribute('aria-disabled', 'true');
       }
-      if (live) live.textContent = 'The session has expired.';
+      if (live) live.textContent = t('countdown.expiredLive', 'The session has expired.');
       // A payment already on its way is not interrupted; the server answers it.
       if (expiredUrl && !form.hasAttribute('data-submitting')) window.location.replace(expiredUrl);
     }
@@ -559,10 +646,11 @@
       }
       time.textContent = fmt(remaining);
       if (box) box.classList.toggle('is-urgent', remaining <= 60000);
+      if (remaining <= 60000) warn();
       [300, 60].forEach(function (mark) {
         if (remaining <= mark * 1000 && remaining > (mark - 10) * 1000 && !announced[mark] && live) {
           announced[mark] = true;
-          live.textContent = 'Session expires in ' + (mark === 60 ? '1 minute' : mark / 60 + ' minutes') + '.';
+          live.textContent = mark === 60 ? t('countdown.live1', 'Session expires in 1 minute.') : t('countdown.live5', 'Session expires in 5 minutes.');
         }
       });
       var next = remaining % 1000;
@@ -608,17 +696,34 @@
       if (spinner) spinner.hidden = true;
       if (nojs) nojs.hidden = true;
       if (note) note.hidden = false;
+      var receiptCountdown = doc.getElementById('receipt-countdown');
+      if (receiptCountdown) receiptCountdown.hidden = true;
       var button = doc.getElementById('redirect-continue') || link;
       if (button) button.focus();
       return;
     }
 
-    if (form) {
-      form.target = target;
-      form.submit();
-    } else if (link) {
-      targetWindow.location.href = link.href;
+    function go() {
+      if (form) {
+        form.target = target;
+        form.submit();
+      } else if (link) {
+        targetWindow.location.href = link.href;
+      }
     }
+    // A receipt stays for a few seconds, counting down; Continue goes at once.
+    var delay = Number(config.delaySeconds) || 0;
+    var countdown = doc.getElementById('receipt-countdown');
+    if (delay <= 0) return go();
+    var left = delay;
+    var timer = setInterval(function () {
+      left--;
+      if (countdown) countdown.textContent = t('receipt.returning', 'Returning you to the merchant in {seconds} seconds.', { seconds: left });
+      if (left <= 0) {
+        clearInterval(timer);
+        go();
+      }
+    }, 1000);
   }
 
   // ------------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { attrs, html } from '../html.ts';
+import { EN, type Translator } from '../i18n.ts';
 
 export const FIELD_KINDS = ['card', 'expiry', 'cvv'] as const;
 export type FieldKind = (typeof FIELD_KINDS)[number];
@@ -52,22 +53,23 @@ export const FRAME_STYLE = load('field.css', 'text/css; charset=utf-8');
 
 /** What each field's input is: its label for assistive technology, autocomplete token and input hints. */
 const INPUTS: Readonly<Record<FieldKind, { label: string; name: string; autocomplete: string; maxlength: number }>> = {
-  card: { label: 'Card number', name: 'cardnumber', autocomplete: 'cc-number', maxlength: 23 },
-  expiry: { label: 'Expiry date (MM/YY)', name: 'exp-date', autocomplete: 'cc-exp', maxlength: 7 },
-  cvv: { label: 'Security code', name: 'cvc', autocomplete: 'cc-csc', maxlength: 4 },
+  card: { label: 'fields.cardLabel', name: 'cardnumber', autocomplete: 'cc-number', maxlength: 23 },
+  expiry: { label: 'fields.expiryLabel', name: 'exp-date', autocomplete: 'cc-exp', maxlength: 7 },
+  cvv: { label: 'fields.cvvLabel', name: 'cvc', autocomplete: 'cc-csc', maxlength: 4 },
 };
 
 /** The page inside one field frame. No configuration is in it: the SDK sends that by postMessage. */
-export function renderFieldFrame(kind: FieldKind): string {
+export function renderFieldFrame(kind: FieldKind, t: Translator = EN): string {
   const input = INPUTS[kind];
+  const label = t.t(input.label);
   return `<!doctype html>${html`
-<html lang="en">
+<html lang="${t.locale}" dir="${t.dir}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
-<title>${input.label}</title>
+<title>${label}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" id="field-css" href="${FRAME_STYLE_PATH}">
 <script src="${FRAME_SCRIPT_PATH}" defer></script>
@@ -79,7 +81,8 @@ export function renderFieldFrame(kind: FieldKind): string {
     type: 'text',
     inputmode: 'numeric',
     autocomplete: input.autocomplete,
-    'aria-label': input.label,
+    'aria-label': label,
+    dir: 'ltr',
     maxlength: input.maxlength,
     spellcheck: 'false',
     autocorrect: 'off',

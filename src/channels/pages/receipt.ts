@@ -1,0 +1,29 @@
+/** What the payer pages show of a payment: the receipt before returning to the merchant, the method's name. */
+import type { Merchant } from '../../store/merchants-repo.ts';
+import type { Payment } from '../../store/payments-repo.ts';
+import type { Translator } from '../../web/i18n.ts';
+import { findMethod } from '../../domain/methods/catalog.ts';
+import type { ReceiptView } from '../../web/views.ts';
+
+/** Seconds the receipt stays before the page moves on by itself (a Continue button goes at once). */
+export const RECEIPT_SECONDS = 8;
+
+export function receiptOf(t: Translator, merchant: Merchant, payment: Payment, method: string, pending = false): ReceiptView {
+  const mask = payment.details.cardMask;
+  return {
+    merchantName: merchant.name,
+    amount: t.money(payment.amount, payment.currency),
+    method,
+    ...(typeof mask === 'string' && mask ? { maskedCard: mask } : {}),
+    date: t.dateTime(payment.updatedAt),
+    orderNumber: payment.orderId,
+    reference: payment.id,
+    pending,
+    seconds: RECEIPT_SECONDS,
+  };
+}
+
+/** A method by the name a payer knows, in the page's language where the catalogs have it (brands keep theirs). */
+export function methodName(t: Translator, key: string): string {
+  return t.has(`methodName.${key}`) ? t.t(`methodName.${key}`) : (findMethod(key)?.label ?? key);
+}

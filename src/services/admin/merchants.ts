@@ -1,0 +1,117 @@
+/**
+ * Merchants for operators (issue 11): create (the password shown once), change, disable and enable (nothing
+ * is deleted), rotate the password with a grace period. Each change and its audit entry are one transaction;
+ * the audit log never holds a password. Callers invalidate the merchant directory afterwards.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Database, Sql } from '../../store/database.ts';
+import { insertMerchant } from '../../store/merchants-repo.ts';
+import {
+  findMerchantRecord, rotateMerchantPassword, updateMerchantRecord, type MerchantPatch, type MerchantRecord,
+} from '../../store/merchant-admin-repo.ts';
+import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
+import { isUniqueViolation } from '../../store/unique-violation.ts';
+import { auditDiff } from './audit-diff.ts';
+import { GatewayError, MESSAGES } from '../../domain/errors.ts';
+import { graceEnd } from '../../domain/password-rotation.ts';
+import { isHttpUrl } from '../../domain/methods/formats.ts';
+import type { CallbackTargetPolicy } from '../../domain/callback-targets.ts';
+import { checkCallbackUrl } from '../callback-targets.ts';
+import type { Digest } from '../../domain/signatures.ts';
+import { newId } from '../../domain/ids.ts';
+
+export interface NewMerchantInput {
+  name: string;
+  notificationUrl?: string;
+  sandbox?: boolean;
+  digest?: Digest;
+  /** Given when a merchant moves from another platform with its key and password. */
+  key?: string;
+  password?: string;
+}
+
+/** Keys and passwords the gateway makes: 128 random bits each, hex (safe in every channel's encoding). */
+const generated = () => randomBytes(16).toString('hex');
+
+/** What the audit log keeps of a merchant: the settings an operator sees, never the password. */
+export const auditedMerchant = (m: MerchantRecord) => ({
+  name: m.name, merchant_key: m.key, sandbox: m.sandbox, notification_url: m.notificationUrl, hash_algorithm: m.digest, disabled: m.disabled,
+});
+
+/**
+ * A notification URL must be an absolute http(s) URL of a public host (issue 12's callback target rule: no
+ * loopback, private, link-local or metadata address unless CALLBACK_ALLOWED_PRIVATE_HOSTS names it).
+ */
+export function checkNotificationUrl(url: string | null | undefined, targets: CallbackTargetPolicy | undefined): void {
+  if (url === null || url === undefined) return;
+  if (!isHttpUrl(url)) throw GatewayError.field('notification_url', MESSAGES.notUrl);
+  checkCallbackUrl({ callbackTargets: targets }, 'notification_url', url);
+}
+
+export async function createMerchant(db: Database, actor: AuditActor, input: NewMerchantInput, now: Date, targets: CallbackTargetPolicy | undefined): Promise<{ merchant: MerchantRecord; password: string }> {
+  checkNotificationUrl(input.notificationUrl, targets);
+  const id = newId();
+  const key = input.key ?? generated();
+  const password = input.password ?? generated();
+  try {
+    const merchant = await db.transaction(async (tx) => {
+      const [taken] = await tx.query('SELECT 1 FROM merchants WHERE merchant_key = $1', [key]);
+      if (taken) throw GatewayError.field('merchant_key', MESSAGES.alreadyUsed);
+      await insertMerchant(tx, { id, name: input.name, key, password, sandbox: input.sandbox ?? true, notificationUrl: input.notificationUrl, digest: input.digest });
+      const record = (await findMerchantRecord(tx, id)) as MerchantRecord;
+      await appendAudit(tx, {
+        actor, action: 'merchant.create', objectType: 'merchant', objectId: id, after: auditedMerchant(record),
+        details: { key: input.key ? 'given' : 'generated', password: input.password ? 'given' : 'generated' },
+      }, now);
+      return record;
+    });
+    return { merchant, password };
+  } catch (err) {
+    if (isUniqueViolation(err)) throw GatewayError.field('merchant_key', MESSAGES.alreadyUsed);
+    throw err;
+  }
+}
+
+async function changeMerchant(tx: Sql, actor: AuditActor, id: string, patch: MerchantPatch, action: string, now: Date): Promise<MerchantRecord | undefined> {
+  const before = await findMerchantRecord(tx, id, true);
+  if (!before) return undefined;
+  const after = (await updateMerchantRecord(tx, id, patch, now)) as MerchantRecord;
+  const diff = auditDiff(auditedMerchant(before), auditedMerchant(after));
+  if (diff.changed) await appendAudit(tx, { actor, action, objectType: 'merchant', objectId: id, before: diff.before, after: diff.after }, now);
+  return after;
+}
+
+export async function updateMerchant(db: Database, actor: AuditActor, id: string, patch: MerchantPatch, now: Date, targets: CallbackTargetPolicy | undefined): Promise<MerchantRecord | undefined> {
+  checkNotificationUrl(patch.notificationUrl, targets);
+  return db.transaction((tx) => changeMerchant(tx, actor, id, patch, 'merchant.update', now));
+}
+
+/** A disabled merchant is refused as unknown on every merchant channel; its payments and settings are kept. */
+export async function setMerchantDisabled(db: Database, actor: AuditActor, id: string, disabled: boolean, now: Date): Promise<MerchantRecord | undefined> {
+  return db.transaction((tx) => changeMerchant(tx, actor, id, { disabled }, disabled ? 'merchant.disable' : 'merchant.enable', now));
+}
+
+export interface RotationInput {
+  /** How long the previous password keeps verifying requests; 0 ends it at once. */
+  graceHours: number;
+  /** Given when the merchant chose it (e.g. a migration); generated otherwise. */
+  password?: string;
+}
+
+export async function rotatePassword(db: Database, actor: AuditActor, id: string, input: RotationInput, now: Date): Promise<{ merchant: MerchantRecord; password: string } | undefined> {
+  const password = input.password ?? generated();
+  const until = graceEnd(now, input.graceHours);
+  return db.transaction(async (tx) => {
+    const before = await findMerchantRecord(tx, id, true);
+    if (!before) return undefined;
+    if (password === before.password) throw GatewayError.field('password', 'This value should be different from the current password.');
+    const merchant = (await rotateMerchantPassword(tx, id, password, until, now)) as MerchantRecord;
+    await appendAudit(tx, {
+      actor, action: 'merchant.password.rotate', objectType: 'merchant', objectId: id,
+      // The passwords themselves are never written here: only that it changed and until when the old one works.
+      before: { password: '********' }, after: { password: '********' },
+      details: { grace_hours: input.graceHours, previous_password_valid_until: until?.toISOString() ?? null, password: input.password ? 'given' : 'generated' },
+    }, now);
+    return { merchant, password };
+  });
+}

@@ -1,0 +1,111 @@
+/**
+ * Operator users and their tokens (issue 11), for the admin API and the command-line tool. Every change is
+ * written with its audit entry in one transaction; passwords and tokens never reach the audit log.
+ */
+import type { Database } from '../../store/database.ts';
+import {
+  findOperatorUser, findOperatorUserByEmail, findOperatorToken, insertOperatorUser, listOperatorTokens, lockEnabledAdmins,
+  revokeOperatorToken, updateOperatorUser, type OperatorToken, type OperatorUser, type OperatorUserPatch,
+} from '../../store/operators-repo.ts';
+import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
+import { isUniqueViolation } from '../../store/unique-violation.ts';
+import { auditDiff } from './audit-diff.ts';
+import { issueOperatorToken, type IssuedToken } from '../operators.ts';
+import { hashOperatorPassword } from '../../domain/operator-passwords.ts';
+import { GatewayError, MESSAGES } from '../../domain/errors.ts';
+import type { Role } from '../../domain/admin-roles.ts';
+import { newId } from '../../domain/ids.ts';
+
+export interface NewUserInput {
+  email: string;
+  name?: string;
+  role: Role;
+  password?: string;
+}
+
+export interface UserPatchInput {
+  name?: string;
+  role?: Role;
+  disabled?: boolean;
+  /** A new password; null removes it. */
+  password?: string | null;
+}
+
+/** What the audit log keeps of a user: never the password digest, only whether one is set. */
+const audited = (u: OperatorUser) => ({ email: u.email, name: u.name, role: u.role, disabled: u.disabled, has_password: u.hasPassword });
+
+export async function createOperatorUser(db: Database, actor: AuditActor, input: NewUserInput, now: Date): Promise<OperatorUser> {
+  const passwordHash = input.password === undefined ? undefined : await hashOperatorPassword(input.password);
+  try {
+    return await db.transaction(async (tx) => {
+      if (await findOperatorUserByEmail(tx, input.email)) throw GatewayError.field('email', MESSAGES.alreadyUsed);
+      const id = newId();
+      await insertOperatorUser(tx, { id, email: input.email, name: input.name ?? input.email, role: input.role, passwordHash });
+      const user = (await findOperatorUser(tx, id)) as OperatorUser;
+      await appendAudit(tx, { actor, action: 'user.create', objectType: 'user', objectId: id, after: audited(user) }, now);
+      return user;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw GatewayError.field('email', MESSAGES.alreadyUsed);
+    throw err;
+  }
+}
+
+/** Whether the change takes admin rights from an enabled admin (demoted or disabled). */
+function takesAdminAway(user: OperatorUser, patch: UserPatchInput): boolean {
+  return user.role === 'admin' && !user.disabled && ((patch.role !== undefined && patch.role !== 'admin') || patch.disabled === true);
+}
+
+export async function updateOperatorUserById(db: Database, actor: AuditActor, id: string, input: UserPatchInput, now: Date): Promise<OperatorUser | undefined> {
+  const patch: OperatorUserPatch = { name: input.name, role: input.role, disabled: input.disabled };
+  if (input.password !== undefined) patch.passwordHash = input.password === null ? null : await hashOperatorPassword(input.password);
+  return db.transaction(async (tx) => {
+    // The enabled admins are locked first (always in id order), so two requests demoting the last two admins
+    // serialise and the second sees the first's change.
+    const admins = input.role !== undefined || input.disabled !== undefined ? await lockEnabledAdmins(tx) : [];
+    const before = await findOperatorUser(tx, id, true);
+    if (!before) return undefined;
+    if (takesAdminAway(before, input) && admins.filter((a) => a !== id).length === 0) {
+      throw GatewayError.field(input.disabled === true ? 'disabled' : 'role', MESSAGES.lastAdmin);
+    }
+    const after = (await updateOperatorUser(tx, id, patch, now)) as OperatorUser;
+    const diff = auditDiff(audited(before), audited(after));
+    if (diff.changed || input.password !== undefined) {
+      await appendAudit(tx, {
+        actor, action: 'user.update', objectType: 'user', objectId: id, before: diff.before, after: diff.after,
+        details: input.password === undefined ? undefined : { password: input.password === null ? 'removed' : 'changed' },
+      }, now);
+    }
+    return after;
+  });
+}
+
+export async function createOperatorToken(db: Database, actor: AuditActor, userId: string, name: string, now: Date): Promise<(IssuedToken & { row: OperatorToken }) | undefined> {
+  return db.transaction(async (tx) => {
+    if (!(await findOperatorUser(tx, userId))) return undefined;
+    const issued = await issueOperatorToken(tx, userId, name);
+    const row = (await findOperatorToken(tx, userId, issued.id)) as OperatorToken;
+    await appendAudit(tx, { actor, action: 'token.create', objectType: 'token', objectId: issued.id, after: { user_id: userId, name, prefix: issued.prefix } }, now);
+    return { ...issued, row };
+  });
+}
+
+export type RevokeOutcome = { revoked: OperatorToken } | { already: OperatorToken } | undefined;
+
+export async function revokeOperatorTokenById(db: Database, actor: AuditActor, userId: string, tokenId: string, now: Date): Promise<RevokeOutcome> {
+  return db.transaction(async (tx) => {
+    const revoked = await revokeOperatorToken(tx, userId, tokenId, now);
+    if (!revoked) {
+      const existing = await findOperatorToken(tx, userId, tokenId);
+      return existing && { already: existing };
+    }
+    await appendAudit(tx, {
+      actor, action: 'token.revoke', objectType: 'token', objectId: tokenId,
+      before: { user_id: userId, name: revoked.name, prefix: revoked.prefix, revoked_at: null },
+      after: { user_id: userId, name: revoked.name, prefix: revoked.prefix, revoked_at: now.toISOString() },
+    }, now);
+    return { revoked };
+  });
+}
+
+export { listOperatorTokens };

@@ -1,0 +1,86 @@
+/**
+ * The admin API's queries on merchants (issue 11): pages, search, the admin-editable columns, disable and
+ * password rotation. The merchant channels read merchants through MerchantDirectory (merchants-repo.ts).
+ */
+import type { Sql } from './database.ts';
+import { toMerchant, type Merchant, type MerchantRow } from './merchants-repo.ts';
+import type { Digest } from '../domain/signatures.ts';
+
+export interface MerchantRecord extends Merchant {
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const toRecord = (r: MerchantRow): MerchantRecord => ({ ...toMerchant(r), createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at) });
+
+export async function findMerchantRecord(sql: Sql, id: string, forUpdate = false): Promise<MerchantRecord | undefined> {
+  const [row] = await sql.query<MerchantRow>(`SELECT * FROM merchants WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  return row && toRecord(row);
+}
+
+export interface MerchantQuery {
+  /** Part of the name (case-insensitive) or the exact merchant key. */
+  search?: string;
+  disabled?: boolean;
+  /** Id of the last merchant of the previous page: ids are UUIDv7, so id order is creation order. */
+  beforeId?: string;
+  limit: number;
+}
+
+const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export async function listMerchantRecords(sql: Sql, q: MerchantQuery): Promise<MerchantRecord[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (q.search !== undefined) {
+    params.push(likePattern(q.search), q.search);
+    where.push(`(name ILIKE $${params.length - 1} OR merchant_key = $${params.length})`);
+  }
+  if (q.disabled !== undefined) {
+    params.push(q.disabled);
+    where.push(`disabled = $${params.length}`);
+  }
+  if (q.beforeId !== undefined) {
+    params.push(q.beforeId);
+    where.push(`id < $${params.length}`);
+  }
+  params.push(q.limit);
+  const rows = await sql.query<MerchantRow>(
+    `SELECT * FROM merchants ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return rows.map(toRecord);
+}
+
+export interface MerchantPatch {
+  name?: string;
+  /** null clears it. */
+  notificationUrl?: string | null;
+  sandbox?: boolean;
+  digest?: Digest;
+  disabled?: boolean;
+}
+
+export async function updateMerchantRecord(sql: Sql, id: string, patch: MerchantPatch, now: Date): Promise<MerchantRecord | undefined> {
+  const [row] = await sql.query<MerchantRow>(
+    `UPDATE merchants SET name = COALESCE($2, name),
+       notification_url = CASE WHEN $3::boolean THEN $4 ELSE notification_url END,
+       sandbox = COALESCE($5, sandbox), hash_algorithm = COALESCE($6, hash_algorithm), disabled = COALESCE($7, disabled),
+       updated_at = $8
+     WHERE id = $1 RETURNING *`,
+    [id, patch.name ?? null, patch.notificationUrl !== undefined, patch.notificationUrl ?? null, patch.sandbox ?? null,
+      patch.digest ?? null, patch.disabled ?? null, now.toISOString()],
+  );
+  return row && toRecord(row);
+}
+
+/** The new password becomes current; the one it replaces is accepted until `previousUntil` (null: not at all). */
+export async function rotateMerchantPassword(sql: Sql, id: string, password: string, previousUntil: Date | null, now: Date): Promise<MerchantRecord | undefined> {
+  const [row] = await sql.query<MerchantRow>(
+    `UPDATE merchants SET previous_password = CASE WHEN $3::timestamptz IS NULL THEN NULL ELSE password END,
+       previous_password_expires_at = $3, password = $2, updated_at = $4
+     WHERE id = $1 RETURNING *`,
+    [id, password, previousUntil?.toISOString() ?? null, now.toISOString()],
+  );
+  return row && toRecord(row);
+}
