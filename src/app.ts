@@ -25,6 +25,7 @@ import { registerAdminMerchantRoutes } from './channels/admin/merchant-routes.ts
 import { registerAdminAuditRoutes } from './channels/admin/audit-routes.ts';
 import { registerAdminMidRoutes } from './channels/admin/mid-routes.ts';
 import { registerAdminSettingsRoutes } from './channels/admin/settings-routes.ts';
+import { registerAdminRoutingRoutes } from './channels/admin/routing-routes.ts';
 import { registerAdminWalletRoutes } from './channels/admin/wallet-routes.ts';
 import { registerAdminConfigCatalogRoutes } from './channels/admin/config-catalog-routes.ts';
 import { registerAdminSessionRoutes } from './channels/admin/session-routes.ts';
@@ -125,6 +126,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerAdminAuditRoutes(app, ctx);
   registerAdminMidRoutes(app, ctx);
   registerAdminSettingsRoutes(app, ctx);
+  registerAdminRoutingRoutes(app, ctx);
   registerAdminWalletRoutes(app, ctx);
   registerAdminConfigCatalogRoutes(app, ctx);
   registerAdminSessionRoutes(app, ctx);

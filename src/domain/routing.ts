@@ -47,10 +47,34 @@ export interface RoutingRule<T extends RoutableMid = RoutableMid> {
 export interface RoutingDecision {
   intent: Intent;
   midId: string;
-  /** The rule that picked the MID among the eligible ones. */
-  rule: 'highest_priority';
+  /** What picked the MID among the eligible ones: the default order, or one of the merchant's routing rules. */
+  rule: 'highest_priority' | 'routing_rule';
+  /** The routing rule that matched (issue 15), its position in the merchant's list. */
+  matchedRule?: { index: number; name: string };
+  /** The share of a volume split the payment was drawn into. */
+  share?: number;
+  /** Rules that matched but named no eligible MID, passed over. */
+  skippedRules?: { index: number; name: string }[];
+  /** The eligible MIDs in the order attempts may go to them (the first carries the payment). */
+  candidates?: string[];
+  /** Every attempt, in order, with its outcome and why the next one was (or was not) made. */
+  attempts?: RoutingAttempt[];
   /** Every MID of the merchant: eligible ones by priority, then the others with why not. */
   considered: { midId: string; priority: number; eligible: boolean; reason?: Ineligibility }[];
+}
+
+/** One attempt of a payment on one MID (cascading, issue 15). */
+export interface RoutingAttempt {
+  midId: string;
+  transId: string;
+  /** routed: the router's first choice; cascade: the next candidate after a retryable decline. */
+  why: 'routed' | 'cascade';
+  outcome?: 'approved' | 'declined' | 'challenge' | 'redirect' | 'pending';
+  /** The unified decline code and its retry decision (connectors/error-codes.ts). */
+  code?: string;
+  retry?: string;
+  /** Why no further attempt followed a decline. */
+  stop?: 'hard_decline' | 'authenticated' | 'not_retryable' | 'no_more_candidates' | 'max_attempts' | 'integrity';
 }
 
 function ineligibility<T extends RoutableMid>(mid: T, intent: Intent, connectors: ConnectorNames | undefined, rules: readonly RoutingRule<T>[]): Ineligibility | undefined {

@@ -12,7 +12,9 @@ import {
 import type { Sql } from '../store/database.ts';
 import { markSessionPaid } from '../store/sessions-repo.ts';
 import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/card-vault.ts';
-import { eligibleMids, explainRouting, type Intent } from '../domain/routing.ts';
+import { eligibleMids, explainRouting, type Intent, type RoutingAttempt } from '../domain/routing.ts';
+import { DEFAULT_ROUTING } from '../domain/routing-rules.ts';
+import { attemptRecord, cardFacts, cascadeStop, CHAIN_ROUTING, routeCard, type CardRoute } from './card-routing.ts';
 import { limitRules } from '../domain/mid-limits.ts';
 import type { Money } from '../domain/money.ts';
 import { nextStatus, type PaymentEvent as StateEvent } from '../domain/payment-state.ts';
@@ -84,7 +86,7 @@ const txTypeOf = (operation: string, intent: Intent): TransactionType => (RECURR
 /** How the first write of an authorization lands: claiming a stored payment, or creating it already claimed. */
 interface AuthorizationWrite {
   /** What the step needs of the payment before it is written. */
-  subject: { id: string; operation: string; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null; details?: PaymentDetails };
+  subject: { id: string; operation: string; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null; details?: PaymentDetails; customData?: Record<string, unknown> | null };
   /** The write is one statement, atomic without a transaction of its own when nothing is vaulted with it. */
   single: boolean;
   write(sql: Sql, patch: PaymentPatch, transaction: NewTransaction): Promise<Payment | undefined>;
@@ -111,7 +113,7 @@ export async function authorizeCard(ctx: ServiceContext, input: AuthorizeInput):
 export async function createAndAuthorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'> & { payment: NewPayment }): Promise<PaymentStep> {
   const p = input.payment;
   return authorize(ctx, input, {
-    subject: { id: p.id, operation: p.operation, amount: p.amount, currency: p.currency, payer: p.payer ?? {}, cardToken: p.cardToken ?? null, details: p.details },
+    subject: { id: p.id, operation: p.operation, amount: p.amount, currency: p.currency, payer: p.payer ?? {}, cardToken: p.cardToken ?? null, details: p.details, customData: p.customData ?? null },
     single: true,
     // Object.assign rather than spreads here and below, on the path of every card payment: in Node 20 each
     // property that follows a spread in an object literal is defined by a runtime call, about 0.6 µs apiece.
@@ -130,7 +132,16 @@ export async function createAndAuthorize(ctx: ServiceContext, input: Omit<Author
 async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite): Promise<PaymentStep> {
   const { merchant, intent, source } = input;
   const payment = target.subject;
-  const { mid, connector } = routeMid(ctx, input.mids, intent, merchant, { minor: payment.amount, currency: payment.currency });
+  const config = payment.details?.merchantInitiated === true ? CHAIN_ROUTING : merchant.routing ?? DEFAULT_ROUTING;
+  // The rules may look at the card's brand and BIN: a stored card is opened for them only when there are rules.
+  const knownPan = source.kind !== 'vault' ? source.card.pan
+    : config.rules.length > 0 ? (await loadCard(ctx.db, ctx.keyring, source.vaultId))?.pan() : undefined;
+  const route = routeCard(ctx, merchant, input.mids, cardFacts({
+    intent, amount: payment.amount, currency: payment.currency, pan: knownPan, country: payment.payer.country,
+    recurring: RECURRING_OPERATIONS.has(payment.operation) || payment.details?.recurringInit === true, customData: target.subject.customData,
+  }), config);
+  const mid = route.candidates[0]!;
+  const connector = ctx.connectors.get(mid.connector)!;
   const access = midAccess(ctx, mid);
   // Before anything is written: a live MID refuses the sandbox test cards (a stored card is looked at only then).
   if (connector.isLive?.(access) === true) {
@@ -159,7 +170,7 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
         brand: cardBrandByPrefix(vaulted.first6Last4.slice(0, 6)) ?? 'card',
         lastTransId: transId,
         // For the operator's view of the payment (GET /admin/v1/payments/{id}): which MID and why.
-        routing: explainRouting(input.mids, intent, mid, usableConnectors(ctx, merchant), limitRules({ minor: payment.amount, currency: payment.currency })),
+        routing: route.decision,
       }, unsent.length > 0 ? { unsentParameters: unsent } : {}),
     };
     if (input.payer) patch.payer = Object.assign({}, payment.payer, input.payer);
@@ -183,7 +194,73 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
   const stored = storedCardUse(claimed);
   if (stored) request.storedCard = stored;
   const outcome = await callConnector(ctx, () => connector.authorize(request, access));
-  return applyOutcome(ctx, merchant, claimed, transId, 'authorize', intent, outcome);
+  const last = await cascade(ctx, merchant, route, { payment: claimed, transId, outcome, request, pan: cardData.pan });
+  return applyOutcome(ctx, merchant, last.payment, last.transId, 'authorize', intent, last.outcome);
+}
+
+interface Attempt {
+  payment: Payment;
+  transId: string;
+  outcome: ConnectorOutcome;
+  request: AuthorizeRequest;
+  pan: string;
+}
+
+/**
+ * Cascading (issue 15): while an attempt is declined with a code the connector's error table marks retryable on
+ * another MID, the next candidate of the routing output is tried, up to the merchant's extra attempts. Each
+ * attempt closes its transaction (failed, with the acquirer's code) and opens the next one in one compare-and-set
+ * on the payment, which stays in flight throughout: the merchant sees only the last attempt's outcome and
+ * callback. The routing decision on the payment records every attempt and why the cascade stopped.
+ */
+async function cascade(ctx: ServiceContext, merchant: Merchant, route: CardRoute, first: Attempt): Promise<Attempt> {
+  const maxExtra = route.config.max_extra_attempts;
+  const attempts = [attemptRecord(route.candidates[0]!.id, first.transId, 'routed', first.outcome)];
+  let current = first;
+  for (let index = 1; ; index += 1) {
+    const next = nextCandidate(ctx, route.candidates, index, current.pan);
+    const mismatched = current.outcome.kind === 'declined' && integrityMismatches({ amount: current.payment.amount, currency: current.payment.currency, reference: current.payment.id }, current.outcome.reported).length > 0;
+    const stop = mismatched ? 'integrity' : cascadeStop(current.outcome, index, maxExtra, next !== undefined);
+    if (stop || current.outcome.kind !== 'declined' || !next) {
+      if (stop) attempts[attempts.length - 1]!.stop = stop;
+      if (attempts.length === 1 && !stop) return current;
+      return { ...current, payment: await recordAttempts(ctx, current.payment, route, attempts) ?? current.payment };
+    }
+    const transId = newId();
+    const declined = current.outcome;
+    const moved = await ctx.db.transaction(async (tx) => {
+      const updated = await updatePaymentAndTransaction(tx, current.payment.id, { status: current.payment.status, pendingOperation: 'authorize' },
+        { midId: next.mid.id, details: { lastTransId: transId, routing: { ...route.decision, midId: next.mid.id, attempts } } }, ctx.clock.now(),
+        { id: current.transId, status: 'fail', details: { reason: declined.reason, ...(declined.error ? { code: declined.error.code, rawCode: declined.error.rawCode, rawMessage: declined.error.rawMessage } : {}), cascaded: true } });
+      if (updated) await insertTransaction(tx, { id: transId, paymentId: updated.id, type: txTypeOf(updated.operation, intentOf(updated)), status: 'waiting', amount: updated.amount, now: ctx.clock.now() });
+      return updated;
+    });
+    // Someone else moved the payment meanwhile (a notification, an operator): their word stands.
+    if (!moved) return current;
+    const request = { ...current.request, notifyUrl: connectorNotifyUrl(ctx, next.connector.name, next.mid.id), idempotencyKey: `${current.payment.id}.${index}` };
+    const outcome = await callConnector(ctx, () => next.connector.authorize(request, midAccess(ctx, next.mid)));
+    attempts.push(attemptRecord(next.mid.id, transId, 'cascade', outcome));
+    current = { payment: moved, transId, outcome, request, pan: current.pan };
+  }
+}
+
+/** The candidate at `index`, unless its connector is gone or it is a live MID and the card a sandbox test card. */
+function nextCandidate(ctx: ServiceContext, candidates: readonly Mid[], index: number, pan: string): { mid: Mid; connector: CardConnector } | undefined {
+  const mid = candidates[index];
+  const connector = mid && ctx.connectors.get(mid.connector);
+  if (!mid || !connector) return undefined;
+  try {
+    if (connector.isLive?.(midAccess(ctx, mid)) === true) refuseTestCardOnLiveMid(connector, midAccess(ctx, mid), pan);
+  } catch {
+    return undefined;
+  }
+  return { mid, connector };
+}
+
+/** Writes the attempts into the payment's routing decision (still in flight, compare-and-set). */
+async function recordAttempts(ctx: ServiceContext, payment: Payment, route: CardRoute, attempts: RoutingAttempt[]): Promise<Payment | undefined> {
+  return updatePayment(ctx.db, payment.id, { status: payment.status, pendingOperation: 'authorize' },
+    { details: { routing: { ...route.decision, midId: payment.midId ?? route.decision.midId, attempts } } }, ctx.clock.now());
 }
 
 /** Browser details are stored as the callbacks name them (accept_headers); connectors take them camelCased (acceptHeaders). */

@@ -3,6 +3,7 @@ import type { Digest } from '../domain/signatures.ts';
 import { openSecret, type SealedSecret, type SecretFields } from './sealed-secrets.ts';
 import type { Keyring } from './card-vault.ts';
 import { Secret } from '../domain/secret.ts';
+import type { RoutingConfig } from '../domain/routing-rules.ts';
 
 export type PaymentMode = 'SMS' | 'DMS' | 'SMS/DMS';
 export type LinkTarget = '_blank' | '_self' | '_parent' | '_top';
@@ -54,6 +55,8 @@ export interface Merchant {
   settings: MerchantSettings;
   /** Disabled merchants are kept (payments refer to them) and refused as unknown on every merchant channel. */
   disabled: boolean;
+  /** Routing rules and cascading (issue 15); null: priority order, DEFAULT_ROUTING. */
+  routing: RoutingConfig | null;
   /** After a rotation: the password before it, still accepted on requests until `previousPasswordExpiresAt`. */
   previousPassword: string | null;
   previousPasswordExpiresAt: Date | null;
@@ -90,6 +93,7 @@ export interface MerchantRow {
   hash_algorithm: Digest;
   settings: MerchantSettings;
   disabled: boolean;
+  routing?: RoutingConfig | null;
   previous_password: string | null;
   previous_password_expires_at: Date | string | null;
   created_at: Date | string;
@@ -123,6 +127,7 @@ export const toMerchant = (r: MerchantRow): Merchant => ({
   digest: r.hash_algorithm,
   settings: r.settings ?? {},
   disabled: r.disabled ?? false,
+  routing: r.routing ?? null,
   previousPassword: r.previous_password ?? null,
   previousPasswordExpiresAt: r.previous_password_expires_at ? new Date(r.previous_password_expires_at) : null,
 });
@@ -288,4 +293,14 @@ export class MerchantDirectory {
     done.then(forget, forget);
     return done;
   }
+}
+
+/** A merchant's routing rules, the row locked until the transaction ends (saves of the rules are serialised). */
+export async function lockMerchantRouting(sql: Sql, id: string): Promise<{ routing: RoutingConfig | null } | undefined> {
+  const [row] = await sql.query<{ routing: RoutingConfig | null }>('SELECT routing FROM merchants WHERE id = $1 FOR UPDATE', [id]);
+  return row;
+}
+
+export async function setMerchantRouting(sql: Sql, id: string, routing: RoutingConfig): Promise<void> {
+  await sql.query('UPDATE merchants SET routing = $2::jsonb WHERE id = $1', [id, JSON.stringify(routing)]);
 }

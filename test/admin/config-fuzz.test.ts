@@ -51,7 +51,11 @@ for (const { kind, skip } of await storeKinds()) {
         ['PATCH', `/admin/v1/merchants/${m.id}/settings`, 'settings'],
         ['PUT', `/admin/v1/merchants/${m.id}/wallets`, 'wallets'],
         ['PUT', `/admin/v1/merchants/${m.id}/mids/order`, 'order'],
+        ['PUT', `/admin/v1/merchants/${m.id}/routing`, 'routing'],
+        ['POST', `/admin/v1/merchants/${m.id}/routing/dry-run`, 'dryRun'],
       ];
+      VALID.routing = { rules: [{ name: 'r', when: { currencies: ['EUR'], amount: { min: '1.00' }, custom_data: { tier: null } }, then: { kind: 'split', shares: [{ weight: 60, mid_ids: [midId] }, { weight: 40, mid_ids: [midId] }] } }], max_extra_attempts: 1 };
+      VALID.dryRun = { operation: 'sale', amount: '10.00', currency: 'EUR', bin: '411111', billing_country: 'DE', recurring: false, custom_data: { tier: 'gold' } };
       const bodyArb = fc.tuple(fc.nat(targets.length - 1), fc.nat(9), fc.nat(), HOSTILE, fc.jsonValue({ maxDepth: 4 })).map(([ti, shape, pi, value, any]) => {
         const [method, path, kindOfBody] = targets[ti]!;
         const valid = VALID[kindOfBody] ?? { mid_ids: [midId] };
@@ -69,7 +73,7 @@ for (const { kind, skip } of await storeKinds()) {
         if (res.status >= 400) d3Messages(res);
       }
       assert.ok((byStatus[200] ?? 0) + (byStatus[201] ?? 0) > 25 && (byStatus[400] ?? 0) > 100, `both accepted and refused bodies: ${JSON.stringify(byStatus)}`);
-      for (const path of [`/admin/v1/merchants/${m.id}/mids`, `/admin/v1/merchants/${m.id}/settings`, `/admin/v1/merchants/${m.id}/wallets`]) {
+      for (const path of [`/admin/v1/merchants/${m.id}/mids`, `/admin/v1/merchants/${m.id}/settings`, `/admin/v1/merchants/${m.id}/wallets`, `/admin/v1/merchants/${m.id}/routing`]) {
         const back = await adminCall(t.baseUrl, 'GET', path, ADMIN);
         assert.equal(back.status, 200, `${path}: ${back.text.slice(0, 200)}`);
       }

@@ -20,11 +20,14 @@ const ENDPOINTS: readonly [string, string, number][] = [
   ['patch', '/admin/v1/merchants/{id}/settings', 200],
   ['get', '/admin/v1/merchants/{id}/wallets', 200],
   ['put', '/admin/v1/merchants/{id}/wallets', 200],
+  ['get', '/admin/v1/merchants/{id}/routing', 200],
+  ['put', '/admin/v1/merchants/{id}/routing', 200],
+  ['post', '/admin/v1/merchants/{id}/routing/dry-run', 200],
   ['get', '/admin/v1/connectors', 200],
   ['get', '/admin/v1/protocol-mapping', 200],
 ];
 
-const WITH_EXAMPLE_BODY = new Set(['post /admin/v1/merchants/{id}/mids', 'patch /admin/v1/merchants/{id}/mids/{midId}', 'patch /admin/v1/merchants/{id}/settings', 'put /admin/v1/merchants/{id}/wallets']);
+const WITH_EXAMPLE_BODY = new Set(['post /admin/v1/merchants/{id}/mids', 'patch /admin/v1/merchants/{id}/mids/{midId}', 'patch /admin/v1/merchants/{id}/settings', 'put /admin/v1/merchants/{id}/wallets', 'put /admin/v1/merchants/{id}/routing']);
 
 for (const { kind, skip } of await storeKinds()) {
   describe(`configuration endpoints in OpenAPI (${kind})`, { skip }, () => {

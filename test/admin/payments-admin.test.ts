@@ -184,6 +184,7 @@ for (const { kind, skip } of await storeKinds()) {
         const [mid] = await t.store.db.query<{ id: string }>('SELECT id FROM mids WHERE merchant_id = $1', [t.merchant.id]);
         assert.deepEqual({ ...routing, considered: undefined }, {
           mid_id: mid!.id, mid_name: 'MID SMS/DMS', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, intent: 'sale', rule: 'highest_priority', considered: undefined,
+          matched_rule: null, share: null, candidates: [mid!.id], attempts: [],
         });
         assert.deepEqual(routing.considered, [{ mid_id: mid!.id, priority: 0, eligible: true, reason: null }]);
         assert.deepEqual(audit, []);

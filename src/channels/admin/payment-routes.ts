@@ -170,11 +170,22 @@ const Routing = Type.Object({
   payment_mode: Nullable(Type.String({ description: 'The MID\'s current mode' })),
   recorded: Type.Boolean({ description: 'false: the payment predates recorded decisions; only the MID is known' }),
   intent: Nullable(Type.String()),
-  rule: Nullable(Type.String({ description: 'Why this MID: highest_priority = the eligible MID of highest priority' })),
+  rule: Nullable(Type.String({ description: 'Why this MID: highest_priority = the eligible MID of highest priority; routing_rule = the merchant\'s rule matched_rule' })),
+  matched_rule: Nullable(Type.Object({ index: Type.Integer(), name: Type.String() })),
+  share: Nullable(Type.Integer({ description: 'The share of a volume split the payment was drawn into' })),
+  candidates: Type.Array(Type.String(), { description: 'Eligible MIDs in attempt order (cascading goes down this list)' }),
   considered: Type.Array(Type.Object({
     mid_id: Type.String(), priority: Type.Integer(), eligible: Type.Boolean(),
-    reason: Nullable(Type.String({ description: 'Why not eligible: disabled, payment_mode, connector_unavailable' })),
+    reason: Nullable(Type.String({ description: 'Why not eligible: disabled, payment_mode, connector_unavailable, currency, amount' })),
   })),
+  attempts: Type.Array(Type.Object({
+    mid_id: Type.String(), trans_id: Type.String(),
+    why: Type.String({ description: 'routed: the router\'s choice; cascade: the next candidate after a retryable decline' }),
+    outcome: Nullable(Type.String()),
+    code: Nullable(Type.String({ description: 'The unified decline code' })),
+    retry: Nullable(Type.String({ description: 'The error table\'s retry decision for that code: no, later, other_mid' })),
+    stop: Nullable(Type.String({ description: 'Why no further attempt: hard_decline, authenticated, not_retryable, no_more_candidates, max_attempts, integrity' })),
+  }), { description: 'Recorded when a payment was tried on more than one MID, or a decline stopped the cascade' }),
 });
 
 const AuditView = Type.Object({
@@ -215,7 +226,7 @@ const PaymentDetailView = Type.Object({
       { id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f', type: 'refund', status: 'success', amount: '5.00', created_at: '2026-11-24T06:10:00.000Z', reason: null, reference: null, initiated_by: { kind: 'operator', user_id: '01a20bd0-1111-7222-8333-444455556666', name: 'ops@example.com' }, resolved_by: null, resolution: null, note: null },
     ],
     callbacks: [],
-    routing: { mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', mid_name: 'EU acquiring', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, intent: 'sale', rule: 'highest_priority', considered: [{ mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', priority: 10, eligible: true, reason: null }] },
+    routing: { mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', mid_name: 'EU acquiring', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, intent: 'sale', rule: 'highest_priority', matched_rule: null, share: null, candidates: ['01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff'], considered: [{ mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', priority: 10, eligible: true, reason: null }], attempts: [] },
     audit: [{ id: '01a20bf0-0c12-7000-8000-000000000001', at: '2026-11-24T06:10:00.000Z', user_id: '01a20bd0-1111-7222-8333-444455556666', user_name: 'ops@example.com', action: 'payment.refund', object_type: 'payment', object_id: SUMMARY_EXAMPLE.id, before: { status: 'settled', refunded_amount: '0.00' }, after: { status: 'settled', refunded_amount: '5.00' }, details: { stage: 'requested', trans_id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f' } }],
   }],
 });
@@ -241,7 +252,11 @@ function routingView(d: PaymentDetail): Static<typeof Routing> | null {
   return {
     mid_id: midId, mid_name: d.mid?.name ?? null, connector: d.mid?.connector ?? null, payment_mode: d.mid?.paymentMode ?? null,
     recorded: d.routing !== undefined, intent: d.routing?.intent ?? null, rule: d.routing?.rule ?? null,
+    matched_rule: d.routing?.matchedRule ?? null, share: d.routing?.share ?? null, candidates: d.routing?.candidates ?? [midId],
     considered: (d.routing?.considered ?? []).map((c) => ({ mid_id: c.midId, priority: c.priority, eligible: c.eligible, reason: c.reason ?? null })),
+    attempts: (d.routing?.attempts ?? []).map((a) => ({
+      mid_id: a.midId, trans_id: a.transId, why: a.why, outcome: a.outcome ?? null, code: a.code ?? null, retry: a.retry ?? null, stop: a.stop ?? null,
+    })),
   };
 }
 

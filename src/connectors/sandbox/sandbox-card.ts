@@ -5,6 +5,20 @@
 import { randomUUID } from 'node:crypto';
 import type { CardConnector, ConnectorOutcome, ConnectorState, FollowUpOutcome, ThreeDsAttributes } from '../types.ts';
 import { DECLINE_REASON, scenarioFor, type Scenario } from './test-cards.ts';
+import { UNIFIED_CODES, type UnifiedCode } from '../error-codes.ts';
+import type { MidAccess } from '../types.ts';
+
+/**
+ * A sandbox MID's setting `force_decline_code` (a unified code: do_not_honor, lost_or_stolen, ...) declines every
+ * authorization on it with that code, so tests and integrators can see cascading across MIDs without a real
+ * acquirer. Only this connector reads it; a real acquirer's MID has no such setting.
+ */
+function forcedDecline(mid: MidAccess | undefined): ConnectorOutcome | undefined {
+  const code = mid?.settings.force_decline_code;
+  if (typeof code !== 'string' || !Object.hasOwn(UNIFIED_CODES, code)) return undefined;
+  const unified = code as UnifiedCode;
+  return { kind: 'declined', reason: UNIFIED_CODES[unified].message, reference: reference(), error: { code: unified, rawCode: `SBX_${code.toUpperCase()}` } };
+}
 
 const reference = () => `sbx_${randomUUID()}`;
 
@@ -58,7 +72,9 @@ const AUTHORIZE_OUTCOMES: Readonly<Record<Scenario, () => ConnectorOutcome>> = {
 export class SandboxCardConnector implements CardConnector {
   readonly name = 'sandbox-card';
 
-  async authorize(req: Parameters<CardConnector['authorize']>[0]): Promise<ConnectorOutcome> {
+  async authorize(req: Parameters<CardConnector['authorize']>[0], mid?: MidAccess): Promise<ConnectorOutcome> {
+    const forced = forcedDecline(mid);
+    if (forced) return forced;
     return AUTHORIZE_OUTCOMES[scenarioFor(req.card.pan, req.card.expMonth, req.card.expYear, req.intent)]();
   }
 

@@ -1,0 +1,31 @@
+/** Whether a declined attempt cascades (issue 15): decided by the unified error table, as a table test. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { cascadeStop } from '../../src/services/card-routing.ts';
+import { UNIFIED_CODES, type UnifiedCode } from '../../src/connectors/error-codes.ts';
+import type { ConnectorOutcome } from '../../src/connectors/types.ts';
+
+const declined = (code?: UnifiedCode, threeDs = false): ConnectorOutcome => ({
+  kind: 'declined', reason: 'x', ...(code ? { error: { code } } : {}),
+  ...(threeDs ? { threeDs: { threeDSServerTransID: 't', dsTransID: 'd', acsTransID: 'a', eci: '05', transStatus: 'Y', protocolVersion: '2.2.0', authenticationFlow: 'Frictionless' as const } } : {}),
+});
+
+describe('cascade decision', () => {
+  it('follows the error table: other_mid cascades, later is not retried now, no is a hard decline', () => {
+    for (const [code, entry] of Object.entries(UNIFIED_CODES) as [UnifiedCode, { retry: string }][]) {
+      const expected = entry.retry === 'other_mid' ? undefined : entry.retry === 'no' ? 'hard_decline' : 'not_retryable';
+      assert.equal(cascadeStop(declined(code), 1, 1, true), expected, code);
+    }
+  });
+
+  it('a decline without a unified code, or after 3-D Secure, is final; attempts and candidates run out', () => {
+    assert.equal(cascadeStop(declined(), 1, 1, true), 'hard_decline');
+    assert.equal(cascadeStop(declined('do_not_honor', true), 1, 1, true), 'authenticated');
+    assert.equal(cascadeStop(declined('do_not_honor'), 2, 1, true), 'max_attempts');
+    assert.equal(cascadeStop(declined('do_not_honor'), 1, 0, true), 'max_attempts');
+    assert.equal(cascadeStop(declined('do_not_honor'), 1, 1, false), 'no_more_candidates');
+    for (const outcome of [{ kind: 'approved', reference: 'r' }, { kind: 'pending', reason: 'p' }, { kind: 'challenge', state: {}, threeDs: {} }] as ConnectorOutcome[]) {
+      assert.equal(cascadeStop(outcome, 1, 1, true), undefined, outcome.kind);
+    }
+  });
+});
