@@ -32,7 +32,7 @@ for (const { kind, skip } of await storeKinds()) {
       secondUrl = await second.app.listen({ port: 0, host: '127.0.0.1' });
     });
     after(async () => {
-      await second?.app.close();
+      await second?.close();
       await t?.close();
     });
 
