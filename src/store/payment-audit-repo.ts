@@ -1,18 +1,8 @@
 /** Reading the audit log for a payment (the operator's view of a payment shows what operators did to it). */
 import type { Sql } from './database.ts';
 
-export interface AuditRecord {
-  id: string;
-  at: Date;
-  userId: string | null;
-  userName: string;
-  action: string;
-  objectType: string;
-  objectId: string;
-  before: unknown;
-  after: unknown;
-  details: unknown;
-}
+export type { AuditRecord } from './audit-repo.ts';
+import type { AuditRecord } from './audit-repo.ts';
 
 interface AuditRow {
   id: string;
