@@ -64,8 +64,13 @@ writeFileSync(path.join(consoleRoot, 'generated', 'query-params.json'), `${JSON.
 // The allowed values of every enumerated body field (dotted path; arrays by their items), same purpose.
 function bodyEnums(schema, prefix = '', out = {}) {
   const values = enumOf(schema) ?? enumOf(schema?.items);
-  if (values?.length && prefix) out[prefix] = values;
+  // Members of a union add their values (the kinds of a tagged union: rules.then.kind).
+  if (values?.length && prefix) out[prefix] = [...new Set([...(out[prefix] ?? []), ...values])];
   for (const [name, sub] of Object.entries(schema?.properties ?? {})) bodyEnums(sub, prefix ? `${prefix}.${name}` : name, out);
+  // An array of objects: its items' fields under the array's name (rules.name, rules.then.kind).
+  if (schema?.items?.properties) bodyEnums(schema.items, prefix, out);
+  // A nullable object ({anyOf: [object, null]}): its fields under the same name.
+  for (const member of [...(schema?.anyOf ?? []), ...(schema?.oneOf ?? [])]) if (member?.properties) bodyEnums(member, prefix, out);
   return out;
 }
 const bodyFields = Object.fromEntries(Object.entries(JSON.parse(readFileSync(spec, 'utf8')).paths)

@@ -40,10 +40,12 @@ import { registerS2sCardRoutes } from './channels/s2s-card/routes.ts';
 import { registerRecurringRoutes } from './channels/checkout/recurring-routes.ts';
 import { registerTestClockRoutes } from './channels/sandbox/test-clock-routes.ts';
 import { registerShopRoutes } from './channels/sandbox/shop-routes.ts';
-import { registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
+import { OWN_LISTENER_PATHS, registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
 import { registerApmPageRoutes } from './channels/pages/apm-routes.ts';
 import { SWAGGER_OPTIONS, SWAGGER_UI_OPTIONS } from './channels/openapi.ts';
 import { registerConnectorRoutes } from './channels/connectors/routes.ts';
+import { registerApmProviderRoutes } from './channels/sandbox/apm-provider-routes.ts';
+import { registerProviderNotifyRoutes } from './channels/s2s-apm/provider-notify-routes.ts';
 
 export interface RouteEntry {
   method: string;
@@ -65,7 +67,8 @@ export interface AppOptions {
 }
 
 
-export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Promise<FastifyInstance> {
+/** The server every listener shares: parsers, D3 errors, security headers, rate limits, idempotency, metrics, /health. */
+async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: !opts.logRequests }),
@@ -102,12 +105,29 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   await app.register(compress, { threshold: 1024, brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } });
   installSecurityHeaders(app);
   if (opts.production) installProductionGuard(app, ctx);
-  await app.register(swagger, SWAGGER_OPTIONS);
-  await app.register(swaggerUi, SWAGGER_UI_OPTIONS);
+  if (docs) {
+    await app.register(swagger, SWAGGER_OPTIONS);
+    await app.register(swaggerUi, SWAGGER_UI_OPTIONS);
+  }
   registerOperationsRoutes(app, ctx);
   installRateLimits(app, ctx.rateLimiter);
   installIdempotency(app, ctx);
   installMetrics(app);
+  return app;
+}
+
+/**
+ * S2S APM's own listener (decisions D4, S2S_APM_PORT): `/post` and the QR bank's `/bank/callback` at its root, so
+ * `{s2s_apm_host}` is that host and port; the operations routes (/health, /ready, /metrics) for its balancer.
+ */
+export async function buildApmApp(ctx: ServiceContext, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const app = await baseApp(ctx, opts, false);
+  await registerS2sApmRoutes(app, ctx, OWN_LISTENER_PATHS);
+  return app;
+}
+
+export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const app = await baseApp(ctx, opts, true);
   registerCheckoutRoutes(app, ctx);
   registerHostedFieldsRoutes(app, ctx);
   registerCardCreditRoutes(app, ctx);
@@ -117,6 +137,8 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerPageRoutes(app, ctx);
   await registerS2sCardRoutes(app, ctx);
   await registerS2sApmRoutes(app, ctx);
+  registerProviderNotifyRoutes(app, ctx);
+  registerApmProviderRoutes(app, ctx);
   registerApmPageRoutes(app, ctx);
   registerConnectorRoutes(app, ctx);
   registerAdminCallbackRoutes(app, ctx);

@@ -9,6 +9,11 @@ export interface DemoMerchantConfig {
 
 export interface Config {
   port: number;
+  /**
+   * S2S APM on a listener of its own (decisions D4): `{s2s_apm_host}/post` is then `http://host:<this port>/post`.
+   * Unset: S2S APM is served on the main port only, at /apm/post (as it also is when this is set).
+   */
+  s2sApmPort?: number;
   host: string;
   baseUrl: string;
   /** PostgreSQL server; absent means embedded PGlite in dataDir. */
@@ -42,6 +47,8 @@ export interface Config {
   rateLimits: RateLimitConfig;
   /** Files of the wallet roots tokens must chain to (Google's published key JSON, Apple's root CA PEM); unset: none trusted. */
   walletRoots: { googleTest?: string; googleProduction?: string; appleRoot?: string };
+  /** A JSON file of BIN ranges -> issuing country (and brand) for routing rules; unset: the built-in sandbox sample. */
+  binTableFile?: string;
 }
 
 /** Requests allowed per window (RATE_LIMIT_*); `enabled: false` (RATE_LIMITS=off) only outside production. */
@@ -54,6 +61,8 @@ export interface RateLimitConfig {
   hostedFields: number;
   /** One-time-code attempts on alternative-method pages, per payment. */
   otpAttempts: number;
+  /** APM provider notifications (each one a status call to the provider), per payment. */
+  providerNotifications: number;
 }
 
 /**
@@ -77,6 +86,14 @@ function intFrom(value: string | undefined, fallback: number, name: string): num
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  return n;
+}
+
+/** S2S_APM_PORT: a TCP port other than PORT. */
+function s2sApmPortFrom(value: string, mainPort: number): number {
+  const n = intFrom(value, 0, 'S2S_APM_PORT');
+  if (n < 1 || n > 65535) throw new Error(`S2S_APM_PORT must be a TCP port (1 to 65535), got "${value}"`);
+  if (n === mainPort) throw new Error(`S2S_APM_PORT must differ from PORT (${mainPort})`);
   return n;
 }
 
@@ -107,14 +124,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     vaultRetentionMinutes: intAtLeast(env.VAULT_RETENTION_MINUTES, DEFAULT_VAULT_RETENTION_MINUTES, MIN_VAULT_RETENTION_MINUTES, 'VAULT_RETENTION_MINUTES'),
     databaseReplicaUrl: env.DATABASE_REPLICA_URL || undefined,
     shutdownTimeoutMs: intFrom(env.SHUTDOWN_TIMEOUT_MS, 30_000, 'SHUTDOWN_TIMEOUT_MS'),
+    ...(env.S2S_APM_PORT ? { s2sApmPort: s2sApmPortFrom(env.S2S_APM_PORT, port) } : {}),
     production: modeOf(env) === 'production',
     walletRoots: { googleTest: env.GOOGLE_PAY_ROOT_KEYS_TEST, googleProduction: env.GOOGLE_PAY_ROOT_KEYS_PRODUCTION, appleRoot: env.APPLE_PAY_ROOT_CA },
+    binTableFile: env.BIN_TABLE_FILE || undefined,
     rateLimits: {
       enabled: env.RATE_LIMITS !== 'off',
       windowSeconds: intAtLeast(env.RATE_LIMIT_WINDOW_SECONDS, 60, 1, 'RATE_LIMIT_WINDOW_SECONDS'),
       authFailures: intAtLeast(env.RATE_LIMIT_AUTH_FAILURES, 30, 1, 'RATE_LIMIT_AUTH_FAILURES'),
       hostedFields: intAtLeast(env.RATE_LIMIT_HOSTED_FIELDS, 120, 1, 'RATE_LIMIT_HOSTED_FIELDS'),
       otpAttempts: intAtLeast(env.RATE_LIMIT_OTP_ATTEMPTS, 5, 1, 'RATE_LIMIT_OTP_ATTEMPTS'),
+      providerNotifications: intAtLeast(env.RATE_LIMIT_PROVIDER_NOTIFICATIONS, 10, 1, 'RATE_LIMIT_PROVIDER_NOTIFICATIONS'),
     },
   };
   // Outside production the demo merchant's own callback URL (often a developer's localhost) is allowed as set.

@@ -3,6 +3,7 @@
  * main.ts uses it for production; tests use it with their own store and clock.
  */
 import { loadWalletTrust } from './services/wallets/wallet-trust.ts';
+import { BinTable, parseBinRanges, SAMPLE_BIN_TABLE } from './domain/bin-table.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -20,7 +21,7 @@ import { defaultConnectors } from './connectors/registry.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { ServiceContext } from './services/context.ts';
-import { buildApp } from './app.ts';
+import { buildApmApp, buildApp } from './app.ts';
 import { callbackTargetPolicy } from './domain/callback-targets.ts';
 import { SigningKeys, issueMissingSigningSecrets } from './services/signing-secrets.ts';
 import { RateLimiter } from './services/rate-limiter.ts';
@@ -67,6 +68,8 @@ export async function loadKeyring(config: Pick<Config, 'vaultKeys' | 'dataDir'>,
 
 export interface Gateway {
   app: FastifyInstance;
+  /** S2S APM's own listener when S2S_APM_PORT is set (decisions D4); the caller listens on it. */
+  apmApp?: FastifyInstance;
   ctx: ServiceContext;
   dispatcher: CallbackDispatcher;
   recheck: PaymentRecheck;
@@ -112,13 +115,16 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   };
   ctx.signingKeys = new SigningKeys(ctx);
   ctx.walletTrust = await loadWalletTrust(parts.config.walletRoots ?? {});
+  ctx.binTable = await loadBinTable(parts.config.binTableFile);
   if (parts.config.rateLimits) ctx.rateLimiter = new RateLimiter({ db: parts.db, clock: ctx.clock, config: parts.config.rateLimits });
   await issueMissingSigningSecrets(ctx);
   // Every node watches for merchant and MID changes made elsewhere (workers or not: every node serves requests).
   const watch = new DirectoryWatch(parts.db, ctx.merchants, logger, parts.directoryPollMs);
   await watch.start();
   const bootstrap = await bootstrapFirstAdmin(parts.db, { token: parts.config.adminToken, now: ctx.clock.now() });
-  const app = await buildApp(ctx, { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, production: parts.config.production });
+  const appOptions = { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, production: parts.config.production };
+  const app = await buildApp(ctx, appOptions);
+  const apmApp = parts.config.s2sApmPort === undefined ? undefined : await buildApmApp(ctx, appOptions);
   const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, targets: ctx.callbackTargets, signingKeys: ctx.signingKeys, ...parts.dispatcher });
   const recheck = new PaymentRecheck(ctx);
   const fromConfig = Object.fromEntries(Object.entries(parts.config.runner ?? {}).filter(([, v]) => v !== undefined));
@@ -127,6 +133,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   let started = false;
   return {
     app,
+    ...(apmApp ? { apmApp } : {}),
     ctx,
     dispatcher,
     recheck,
@@ -149,7 +156,21 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     /** Drains HTTP and workers side by side: workers stop claiming and settle what they hold. */
     async close() {
       const workers = started ? [dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop()] : [];
-      await Promise.all([app.close(), watch.stop(), ...workers]);
+      await Promise.all([app.close(), apmApp?.close(), watch.stop(), ...workers]);
     },
   };
+}
+
+/** The operator's BIN table file, validated whole (start-up stops naming every bad entry); unset: the sample. */
+export async function loadBinTable(file: string | undefined): Promise<BinTable> {
+  if (!file) return SAMPLE_BIN_TABLE;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`BIN_TABLE_FILE ${file}: ${(err as Error).message}`);
+  }
+  const result = parseBinRanges(parsed);
+  if ('problems' in result) throw new Error(`BIN_TABLE_FILE ${file}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`);
+  return new BinTable(result.ranges);
 }

@@ -4,6 +4,7 @@ import pino, { type Logger } from 'pino';
 export const REDACTED_PATHS = [
   'card_number', '*.card_number', 'card_cvv2', '*.card_cvv2', 'card_cvv', '*.card_cvv', 'cvv', '*.cvv', 'pan', '*.pan',
   'password', '*.password', 'hash', '*.hash', 'card_token', '*.card_token',
+  'payment_token', '*.payment_token', 'cryptogram', '*.cryptogram', '*.*.cryptogram',
   'req.headers.authorization', 'req.headers.token', 'body', '*.body',
 ];
 

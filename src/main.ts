@@ -15,6 +15,10 @@ async function main(): Promise<void> {
   // Production creates no demo merchant (issue 12): merchants come through the admin API.
   const demo = config.production ? undefined : await ensureDemoMerchant(db, config.demoMerchant);
   await gateway.app.listen({ port: config.port, host: config.host });
+  if (gateway.apmApp) {
+    await gateway.apmApp.listen({ port: config.s2sApmPort, host: config.host });
+    logger.info({ port: config.s2sApmPort }, 'S2S APM listening on its own port: {s2s_apm_host}/post');
+  }
   if (config.workers) gateway.startWorkers();
   printWelcome(config.baseUrl, config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`, demo, gateway.bootstrap);
 

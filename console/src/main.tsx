@@ -2,7 +2,7 @@
 import { StrictMode, useCallback, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter, NavLink, Navigate, Route, Routes, useLocation } from 'react-router';
-import { call, setCsrfToken, whenSignedOut, type Permission, type Session } from './api/client';
+import { call, msSinceLastCall, setCsrfToken, whenSignedOut, type Permission, type Session } from './api/client';
 import { SessionContext, useSession } from './session';
 import { Loading } from './ui';
 import { SignIn } from './pages/SignIn';
@@ -68,18 +68,36 @@ function Layout() {
   );
 }
 
+/**
+ * Ends the console's side of a session idle past the API's idle timeout: asking the API then answers 401, which
+ * signs the console out (the API ended the session already; nothing is extended, since nothing was asked sooner).
+ */
+function useIdleSignOut(session: Session | null | undefined) {
+  useEffect(() => {
+    if (!session) return;
+    const limit = session.idle_timeout_seconds * 1000;
+    const timer = setInterval(() => {
+      if (msSinceLastCall() > limit) void call('get', '/admin/v1/me').catch(() => undefined);
+    }, Math.min(30_000, limit / 4));
+    return () => clearInterval(timer);
+  }, [session]);
+}
+
 function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [ended, setEnded] = useState(false);
   const adopt = useCallback((s: Session | null) => {
     setCsrfToken(s?.csrf_token);
     setSession(s);
+    if (s) setEnded(false);
   }, []);
   useEffect(() => {
-    whenSignedOut(() => adopt(null));
+    whenSignedOut(() => { setEnded(true); adopt(null); });
     call('get', '/admin/v1/session').then(adopt, () => adopt(null));
   }, [adopt]);
+  useIdleSignOut(session);
   if (session === undefined) return <Loading what="the console" />;
-  if (session === null) return <SignIn onSignedIn={adopt} />;
+  if (session === null) return <SignIn onSignedIn={adopt} notice={ended ? 'Your session ended (idle for too long, or signed out elsewhere). Sign in again.' : undefined} />;
   const signOut = async () => {
     await call('delete', '/admin/v1/session').catch(() => undefined);
     adopt(null);

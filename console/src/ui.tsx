@@ -1,5 +1,5 @@
 /** The pieces every screen shares: loading, error and empty states, money and times, confirmation, tables. */
-import { useCallback, useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { ApiError } from './api/client';
 import { formatLocal, formatMoney, formatUtc } from './format';
 
@@ -34,10 +34,12 @@ export function Loading({ what }: { what: string }) {
 
 export function ErrorNote({ error, retry }: { error: Error; retry?: () => void }) {
   const forbidden = error instanceof ApiError && error.status === 403;
+  // Trying again helps when the gateway or the network failed, not when the request itself was refused.
+  const refused = error instanceof ApiError && error.status >= 400 && error.status < 500 && ![408, 429].includes(error.status);
   return (
     <div className="error" role="alert">
       <p>{forbidden ? 'Your role does not permit this.' : error.message}</p>
-      {retry && !forbidden && <button type="button" onClick={retry}>Try again</button>}
+      {retry && !refused && <button type="button" onClick={retry}>Try again</button>}
     </div>
   );
 }
@@ -149,13 +151,54 @@ export function useSubmit<T>(fn: () => Promise<T>): { busy: boolean; error: Erro
   return { busy, error, submit };
 }
 
-export function Field({ label, children, hint }: { label: string; children: (id: string) => ReactNode; hint?: string }) {
+/**
+ * The API's D3 field errors ("<field.path>: <message>") by path, so a form shows each next to its field. Paths are
+ * the API's: `rules[0].then.shares`, `payer_retries.max_attempts`, `settings.baseUrl`.
+ */
+export function errorsByField(error: Error | undefined): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  if (!(error instanceof ApiError)) return out;
+  for (const e of error.body?.errors ?? []) {
+    const at = e.error_message.indexOf(': ');
+    if (at <= 0) continue;
+    const path = e.error_message.slice(0, at);
+    out.set(path, [...(out.get(path) ?? []), e.error_message.slice(at + 2)]);
+  }
+  return out;
+}
+
+/** The field errors of the form being shown (set by a form around its fields). */
+export const FieldErrors = createContext<Map<string, string[]>>(new Map());
+
+/** The messages for `path` and for anything inside it (`rules[0]` gets `rules[0].when.amount` too). */
+export function useErrorsAt(path: string | undefined, exact = false): string[] {
+  const errors = useContext(FieldErrors);
+  if (!path) return [];
+  return [...errors.entries()]
+    .filter(([p]) => p === path || (!exact && (p.startsWith(`${path}.`) || p.startsWith(`${path}[`))))
+    .flatMap(([p, messages]) => messages.map((m) => (p === path ? m : `${p.slice(path.length).replace(/^\./, '')}: ${m}`)));
+}
+
+export function InlineErrors({ path, exact }: { path: string; exact?: boolean }) {
+  const messages = useErrorsAt(path, exact);
+  if (messages.length === 0) return null;
+  return <ul className="field-error">{messages.map((m) => <li key={m}>{m}</li>)}</ul>;
+}
+
+/** What an input needs to be tied to its errors: aria-invalid and aria-describedby. */
+export interface FieldAria { 'aria-invalid'?: true; 'aria-describedby'?: string }
+
+/** A labelled field; with `path`, the API's errors for that path show under it and mark the input invalid. */
+export function Field({ label, children, hint, path }: { label: string; children: (id: string, aria: FieldAria) => ReactNode; hint?: string; path?: string }) {
   const id = useId();
+  const messages = useErrorsAt(path);
+  const aria: FieldAria = messages.length > 0 ? { 'aria-invalid': true, 'aria-describedby': `${id}-error` } : {};
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      {children(id)}
+      {children(id, aria)}
       {hint && <small>{hint}</small>}
+      {messages.length > 0 && <ul className="field-error" id={`${id}-error`}>{messages.map((m) => <li key={m}>{m}</li>)}</ul>}
     </div>
   );
 }

@@ -6,9 +6,13 @@
  *
  * A key is reserved only once the request is authenticated (`reserveIdempotencyKey`, called by the routes
  * right after the hash check): a stranger who knows a merchant's key and guesses an idempotency key must not
- * take it from the merchant. An answer refusing the request before it ran (bad input, bad hash, a limit) or a
- * failure of ours is not kept either: the merchant may send the corrected request under the same key. On the
- * admin API the operator's token was checked before this hook runs, so the key is reserved here.
+ * take it from the merchant. An answer refusing the request before it ran (bad input, bad hash, a limit) is not
+ * kept: the merchant may send the corrected request under the same key. A failure of ours (5xx) after the key
+ * was reserved is neither replayed nor run again: the request may have charged before it failed (the acquirer
+ * answered, then the store went away), and only the re-check settles that payment. The key stays taken with
+ * the failure recorded, and a retry under it is told to look the payment up first (`idempotencyOutcomeUnknown`).
+ * If even that record cannot be written, the key stays "in progress": a retry is refused either way, never run.
+ * On the admin API the operator's token was checked before this hook runs, so the key is reserved here.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -73,6 +77,7 @@ async function storedKey(ctx: ServiceContext, merchantId: string, key: string): 
 function conflictOf(stored: StoredKey, hash: string): GatewayError | undefined {
   if (stored.request_hash !== hash) return new GatewayError('idempotencyKeyReused');
   if (stored.status_code === null) return new GatewayError('operationInProgress');
+  if (stored.status_code >= 500) return new GatewayError('idempotencyOutcomeUnknown');
   return undefined;
 }
 
@@ -124,10 +129,13 @@ export function installIdempotency(app: FastifyInstance, ctx: ServiceContext): v
     const idem = req.idempotency;
     if (!idem) return payload;
     req.idempotency = undefined;
-    if (reply.statusCode >= 500 || (req.answeredError && NOT_KEPT.has(req.answeredError))) {
+    if (reply.statusCode < 500 && req.answeredError && NOT_KEPT.has(req.answeredError)) {
       await ctx.db.query('DELETE FROM idempotency_keys WHERE merchant_id = $1 AND key = $2', [idem.merchantId, idem.key]);
     } else {
-      await ctx.db.query('UPDATE idempotency_keys SET status_code = $3, response_body = $4 WHERE merchant_id = $1 AND key = $2', [idem.merchantId, idem.key, reply.statusCode, typeof payload === 'string' ? payload : String(payload)]);
+      // A 5xx is recorded (its body is never replayed: conflictOf refuses it); the store may be the failure, so
+      // a failed write leaves the key in progress, which refuses retries too.
+      await ctx.db.query('UPDATE idempotency_keys SET status_code = $3, response_body = $4 WHERE merchant_id = $1 AND key = $2', [idem.merchantId, idem.key, reply.statusCode, typeof payload === 'string' ? payload : String(payload)])
+        .catch((err: unknown) => { if (reply.statusCode < 500) throw err; req.log.warn({ err: (err as Error).message }, 'idempotency key left in progress after a failure'); });
     }
     return payload;
   });

@@ -14,6 +14,7 @@
  * Patching fills only what a route does not document itself, so routes that bring their own schemas (the
  * admin API) keep them.
  */
+import { VERSION } from '../version.ts';
 import type { RouteOptions } from 'fastify';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
@@ -321,6 +322,9 @@ const HTML_FORM = (properties: Record<string, string>) => Type.Object(Object.fro
 const PAGES: Readonly<Record<string, PageDoc>> = {
   'get /checkout/{id}': { summary: 'The hosted payment page (the session\'s redirect_url)', param: 'id' },
   'post /checkout/{id}/pay': { summary: 'The hosted payment page\'s form: pays the session and sends the payer on (ACS, provider page or the merchant\'s URL)', param: 'id', form: HTML_FORM({ method: 'card or a method key', card_number: 'the card number', card_expiry: 'MM/YY', card_cvv: 'CVV', card_holder: 'name on the card', email: 'payer e-mail when asked' }) },
+  'post /checkout/{id}/wallet': { summary: 'The hosted page\'s wallet form: the token the payment sheet returned (Apple Pay, Google Pay, or the sandbox simulator), paid by the wallet flow rules; sends the payer on', param: 'id', form: HTML_FORM({ wallet: 'applepay or googlepay', payment_token: 'the wallet\'s token as the sheet returned it' }) },
+  'post /checkout/{id}/applepay/validate': { summary: 'Apple Pay merchant validation for the hosted page\'s ApplePaySession (live merchants): the gateway asks Apple with the merchant\'s identity certificate', param: 'id', form: HTML_FORM({ validation_url: 'the validationURL of the onvalidatemerchant event (an Apple host)' }), json: Type.Object({}, { additionalProperties: true, description: 'Apple\'s opaque merchant session' }) },
+  'post /sandbox/wallets/{id}/token': { summary: 'Sandbox wallet simulator: a genuinely encrypted and signed Apple Pay or Google Pay token for the session\'s merchant, from the sandbox\'s test roots', param: 'id', form: HTML_FORM({ wallet: 'applepay or googlepay', card: 'success or decline (the sandbox test card picked on the sheet)' }), json: Type.Object({ payment_token: Type.String() }) },
   'get /checkout/{id}/cancel': { summary: 'The payer cancels: back to the merchant\'s cancel_url', param: 'id' },
   'get /checkout/{id}/expired': { summary: 'The page of an expired session', param: 'id' },
   'get /sandbox/acs/{id}': { summary: 'Sandbox 3-D Secure challenge page (ACS)', param: 'id' },
@@ -339,9 +343,13 @@ const PAGES: Readonly<Record<string, PageDoc>> = {
   'post /sandbox/apm/{ref}': { summary: 'Sandbox provider page: the payer pays or cancels', param: 'ref', form: HTML_FORM({ decision: 'pay or cancel' }) },
   'get /sandbox/apm/{ref}/app': { summary: 'Sandbox payer app or bank (confirmations, QR payments)', param: 'ref' },
   'post /sandbox/apm/{ref}/app': { summary: 'Sandbox payer app: confirms or refuses', param: 'ref', form: HTML_FORM({ decision: 'pay or cancel' }) },
+  'get /sandbox/apm-provider/pages/voucher/{ref}': { summary: "Sandbox voucher partner's page: on to the payment, or the data-mismatch pop-up and DeclineUrl", param: 'ref', query: ['p'] },
+  'get /sandbox/apm-provider/pages/accounts/{ref}': { summary: 'Sandbox card-by-bank provider: the account list the payer picks from', param: 'ref' },
+  'post /sandbox/apm-provider/pages/accounts/{ref}': { summary: 'Sandbox card-by-bank provider: the payer pays from the picked account or cancels', param: 'ref', form: HTML_FORM({ account: 'the account picked', decision: 'pay or cancel' }) },
   'get /sandbox/outbox': { summary: 'Sandbox outbox: the e-mails, SMS and app notifications sent to an address', query: ['to'] },
   'get /sandbox/outbox/messages': { summary: 'Sandbox outbox as JSON', query: ['to'], json: Type.Object({ messages: Type.Array(Type.Object({}, { additionalProperties: true })) }) },
   'get /connectors/return/{id}': { summary: 'The payer comes back from an acquirer\'s page (3-D Secure or redirect); the gateway asks the acquirer and sends the payer on', param: 'id' },
+  'get /connectors/return/{id}/3ds2': { summary: 'Our page for a native 3-D Secure 2 step: the ACS\'s device fingerprint (3DS Method) or challenge in a frame, the result posted back to the return URL', param: 'id' },
   'post /connectors/return/{id}': { summary: 'The same return by POST (the acquirer\'s form fields, e.g. PaRes, cres)', param: 'id', form: HTML_FORM({ '(acquirer fields)': 'whatever the acquirer posts back' }) },
   'post /pay/{id}/resend': { summary: 'The payer asks for the link or code to be sent again', param: 'id' },
   'get /sandbox/shop': { summary: 'Sandbox demo shop: a merchant page that opens a session for the demo merchant' },
@@ -408,10 +416,15 @@ function webhooks(): Json {
   const apmCbFields = { action: 'SALE', result: 'SUCCESS', status: 'SETTLED', order_id: 'apm-2001', trans_id: PAYMENT_ID, trans_date: DATE, amount: '12.50', currency: 'EUR' };
   return {
     checkoutCallback: webhook('Checkout callback', `Sent to the merchant's notification URL when a Checkout payment changes. **hash**: \`sha1(md5(UPPER(id . order_number . order_amount . order_currency . order_description . PASSWORD)))\`, recomputed from the callback's own fields.`,
-      fields(['id', 'payment_id', 'trans_id', 'order_id', 'order_number', 'order_amount', 'order_currency', 'order_description', 'order_status', 'type', 'status', 'date', 'customer_ip', 'hash'], { reason: 'when status=fail', amount: 'of a partial capture or refund', card: 'masked', card_expiration_date: 'MM/YYYY', card_token: 'with req_token', recurring_init_trans_id: '', recurring_token: '', schedule_id: '', customer_name: '', customer_email: '', 'custom_data[key]': 'the request\'s custom_data' }),
+      fields(['id', 'payment_id', 'trans_id', 'order_id', 'order_number', 'order_amount', 'order_currency', 'order_description', 'order_status', 'type', 'status', 'date', 'customer_ip', 'hash'], { reason: 'when status=fail', amount: 'of a partial capture or refund', card: 'masked', card_expiration_date: 'MM/YYYY', card_token: 'with req_token', recurring_init_trans_id: '', recurring_token: '', schedule_id: '', customer_name: '', customer_email: '', 'custom_data[key]': 'the request\'s custom_data',
+        consent_id: 'recurring_consent_required, consent given', consent_state: 'active (consent given)', 'extended_data[consent_state]': 'ignored: consent declined, the payment was one-time',
+        RRN: 'Protocol Mapping rrn; empty when missing', ARN: 'Protocol Mapping rrn; empty when missing', brand: 'Protocol Mapping brand: payment_document_card, _virtual, _crypto',
+        'extended_data[approval_code]': 'Protocol Mapping extended_data (also gateway_id, rrn)', 'browser_user_agent': 'Protocol Mapping browser (and the nine other browser_* fields)',
+        payer_address2: 'Protocol Mapping: one of the fifteen payer_* attributes' }),
       checkoutCb, 'Delivered: any 2xx.'),
     s2sCardCallback: webhook('S2S CARD callback', '**hash**: Formula 2 `md5(UPPER(strrev(payer_email) . PASSWORD . trans_id . strrev(first6 . last4)))` over the payment\'s e-mail and card (Formula 6 for CREDIT2CARD).',
-      fields(['action', 'result', 'status', 'order_id', 'trans_id', 'hash'], { trans_date: '', descriptor: '', amount: '', currency: '', card: 'masked', card_token: '', recurring_token: '', schedule_id: '', decline_reason: '', redirect_url: '3-D Secure step', creditvoid_date: '' }),
+      fields(['action', 'result', 'status', 'order_id', 'trans_id', 'hash'], { trans_date: '', descriptor: '', amount: '', currency: '', card: 'masked', card_token: '', recurring_token: '', schedule_id: '', decline_reason: '', redirect_url: '3-D Secure step', creditvoid_date: '',
+        rrn: 'Protocol Mapping rrn; left out when missing', arn: 'Protocol Mapping rrn; left out when missing', browser_user_agent: 'Protocol Mapping browser (and the nine other browser_* fields)' }),
       cardCb, 'Delivered: 2xx with the body `OK`.'),
     s2sApmCallback: webhook('S2S APM callback', '**hash**: every field but hash, each value byte-reversed, each level sorted by key (PHP ksort), joined, then `md5(UPPER(joined . PASSWORD))`; CREDIT2VIRTUAL: `md5(UPPER(strrev(trans_id . order_id . status)) . PASSWORD)`.',
       fields(['action', 'result', 'status', 'order_id', 'trans_id', 'hash'], { trans_date: '', descriptor: '', amount: '', currency: '', decline_reason: '' }),
@@ -493,7 +506,8 @@ function fillMissingErrors(op: Json, tag: string | undefined): void {
 
 const OPENAPI_INFO = {
   title: 'Portcullis payment gateway',
-  version: '0.1.0',
+  // The release (package.json, set by scripts/release.mjs); the Checkout paths keep their /api/v1/ (interface.md).
+  version: VERSION,
   description: [
     'Hosted Checkout (JSON), hosted payment fields, S2S CARD and S2S APM (form bodies), payer pages and the sandbox, wire-compatible with the Akurateco platform family.',
     '',

@@ -6,7 +6,7 @@
  * returns, while the payer page polls, or when the provider notifies the gateway).
  * Connectors are called outside database transactions, as card connectors are.
  */
-import type { FollowUpOutcome } from './types.ts';
+import type { FollowUpOutcome, Reported } from './types.ts';
 
 /** The payer experiences a provider can ask for (interface spec, "What the service does" 8), card form aside. */
 export type ApmExperience = 'redirect' | 'qr' | 'details' | 'app_confirmation' | 'extra_fields' | 'otp' | 'link';
@@ -18,6 +18,10 @@ export interface ApmPayer {
   /** Billing country, ISO 3166-1 alpha-2. */
   country?: string;
   ip?: string;
+  /** Billing address lines, for providers that want them (the payer-challenge request). */
+  address?: string;
+  city?: string;
+  zip?: string;
 }
 
 export interface ApmInitiateRequest {
@@ -41,21 +45,30 @@ export interface ApmInitiateRequest {
   options: Readonly<Record<string, string | number | boolean>>;
   /** Where the provider's own page sends the payer back. */
   returnUrl: string;
+  /** Where the provider's asynchronous notifications of this payment reach the gateway (MID-configured providers). */
+  notifyUrl?: string;
+  /** The payment starts a recurring chain (the reference-and-authorization family's single-or-recurring flag). */
+  recurring?: boolean;
 }
 
 /** What the payer must do before the provider decides. */
 export type PayerAction =
   | { kind: 'redirect'; url: string }
-  /** `payload` is the text the QR code encodes; `expiresAt` an ISO instant after which it cannot be paid. */
-  | { kind: 'qr'; payload: string; expiresAt: string; deepLink?: string }
+  /**
+   * `payload` is the text the QR code encodes; `expiresAt` an ISO instant after which it cannot be paid; `image`
+   * the provider's own QR image (Base64 PNG) and `providerId` its id of the code, where the provider gives them (PIX payin).
+   */
+  | { kind: 'qr'; payload: string; expiresAt: string; deepLink?: string; image?: string; providerId?: string }
   | { kind: 'details'; details: readonly { label: string; value: string }[] }
-  | { kind: 'app'; sentTo: string }
+  /** `message`: the provider's own words to the payer, where it gives them (mobile money's STK prompt). */
+  | { kind: 'app'; sentTo: string; message?: string }
   | { kind: 'otp'; sentTo: string; error?: string }
   | { kind: 'link'; sentTo: string; channel: 'email' | 'sms' };
 
+/** `reported`: what the provider says it charged, where it says (checked against the payment: integrity). */
 export type ApmOutcome =
-  | { kind: 'approved'; reference: string }
-  | { kind: 'declined'; reason: string; reference?: string }
+  | { kind: 'approved'; reference: string; reported?: Reported }
+  | { kind: 'declined'; reason: string; reference?: string; reported?: Reported }
   | { kind: 'action'; reference: string; action: PayerAction }
   /** No answer (timeout, provider down): the payment stays in flight. */
   | { kind: 'pending'; reason: string };
@@ -78,8 +91,16 @@ export interface ApmPayoutRequest {
   currency: string;
   orderId: string;
   description: string;
-  payee: { email?: string; phone?: string; name?: string };
+  payee: { email?: string; phone?: string; name?: string; firstName?: string; lastName?: string; country?: string };
+  /** parameters.<method> with what the payee gave on the page, the payee's values and the MID's settings. */
   params: Readonly<Record<string, unknown>>;
+  /**
+   * How the recipient takes part (hosted Checkout payouts): `link` is a mail payout, whose link the provider sends
+   * and whose recipient answers the security question; absent or anything else is decided at once.
+   */
+  experience?: ApmExperience;
+  merchantName?: string;
+  options?: Readonly<Record<string, string | number | boolean>>;
 }
 
 export interface ApmConnector {

@@ -15,6 +15,7 @@
 import type { Secret } from '../domain/secret.ts';
 import type { UnifiedCode } from './error-codes.ts';
 import type { CardParameterSet } from '../domain/card-parameter-sets.ts';
+import type { ApmConnector } from './apm-types.ts';
 
 export interface CardData {
   pan: string;
@@ -57,6 +58,9 @@ export interface ConnectorPayer {
   address?: string;
   zip?: string;
   birthDate?: string;
+  address2?: string;
+  phoneCountryCode?: string;
+  houseNumber?: string;
 }
 
 /** How a stored card is used (card-on-file discriminators; see services/recurring/card-on-file.ts). */
@@ -91,7 +95,26 @@ export interface AuthorizeRequest {
   notifyUrl?: string;
   /** Sent as the acquirer's idempotency key where it supports one: a retry after a crash cannot charge twice. */
   idempotencyKey?: string;
+  /** A wallet payment: its token (virtual flow) or the decrypted card's cryptogram and ECI. */
+  wallet?: WalletPayment;
 }
+
+/**
+ * A wallet payment as the connector receives it (issue 16). Virtual flow: `token` is the payment token as the payer's
+ * wallet made it (the acquirer decrypts it) and `card` of the request is NO_CARD. Decrypted flow: `card` is the
+ * card inside the token and `cryptogram` / `eci` come with it for this authorization only (never stored, never
+ * logged: the logger redacts them).
+ */
+export interface WalletPayment {
+  name: 'applepay' | 'googlepay';
+  token?: string;
+  authMethod?: 'PAN_ONLY' | 'CRYPTOGRAM_3DS';
+  cryptogram?: string;
+  eci?: string;
+}
+
+/** The card of a request whose card only the acquirer can see (a wallet token passed as it is). */
+export const NO_CARD: Readonly<CardData> = Object.freeze({ pan: '', expMonth: '', expYear: '' });
 
 /** Opaque state the connector wants back when the payer returns from a challenge or provider page. */
 export type ConnectorState = Record<string, string>;
@@ -102,6 +125,23 @@ export interface PayerPage {
   method: 'GET' | 'POST';
   params: Record<string, string>;
 }
+
+/**
+ * One browser step of EMV 3-D Secure 2 that our own page runs for the payer (native 3DS2: the acquirer hands us
+ * the ACS's addresses instead of a page of its own): the 3DS Method (device fingerprint, in a hidden frame) or
+ * the challenge (the ACS's page in a visible frame). The page posts `field`=`value` to `url` in the frame, then
+ * posts the result back to our return URL (`threeDSCompInd` after the method, `transStatus` after the challenge).
+ */
+export interface NativeThreeDs2Step {
+  kind: 'method' | 'challenge';
+  /** The ACS's 3DS Method URL or challenge URL; empty for a method step the ACS has none for (threeDSCompInd U). */
+  url: string;
+  field: 'threeDSMethodData' | 'creq';
+  value: string;
+}
+
+/** Where our page for a native 3DS2 step is: under the payment's return URL (the pages channel serves it). */
+export const nativeThreeDs2PageUrl = (returnUrl: string): string => `${returnUrl.replace(/\/+$/, '')}/3ds2`;
 
 /** What the acquirer reports it did, for the integrity check. */
 export interface Reported {
@@ -121,19 +161,24 @@ export interface DeclineCode {
 export type ConnectorOutcome =
   | {
     kind: 'approved'; reference: string; rrn?: string; approvalCode?: string; threeDs?: ThreeDsAttributes; reported?: Reported;
+    /** The acquirer reference number, when the acquirer assigned one (funds moved: a sale, a payout, a capture). */
+    arn?: string;
     /** The acquirer's reference for later merchant-initiated charges on this card (its chain, its network id). */
     storedCardReference?: string;
   }
   | { kind: 'declined'; reason: string; reference?: string; threeDs?: ThreeDsAttributes; reported?: Reported; error?: DeclineCode }
-  /** The payer must pass a 3-D Secure challenge at the ACS (`page`: the acquirer's own; absent: the sandbox ACS). */
-  | { kind: 'challenge'; state: ConnectorState; threeDs: Partial<ThreeDsAttributes>; page?: PayerPage }
+  /**
+   * The payer must pass a 3-D Secure challenge at the ACS (`page`: the acquirer's own, or our native 3DS2 page
+   * with `native` the step it runs; absent: the sandbox ACS).
+   */
+  | { kind: 'challenge'; state: ConnectorState; threeDs: Partial<ThreeDsAttributes>; page?: PayerPage; native?: NativeThreeDs2Step }
   /** The payer must visit the provider's page (`page`: the acquirer's own; absent: the sandbox provider page). */
   | { kind: 'redirect'; state: ConnectorState; page?: PayerPage }
   /** No answer yet (timeout, provider still working): the re-check worker asks again later. */
   | { kind: 'pending'; reason: string; reference?: string };
 
 export type FollowUpOutcome =
-  | { kind: 'approved'; reference: string; reported?: Reported }
+  | { kind: 'approved'; reference: string; reported?: Reported; arn?: string }
   | { kind: 'declined'; reason: string; error?: DeclineCode }
   | { kind: 'pending'; reason: string; reference?: string };
 
@@ -211,6 +256,13 @@ export interface CardConnector {
   readonly parameterSets?: ReadonlySet<CardParameterSet>;
   /** A live MID moves real money: the sandbox test cards are refused on it. */
   isLive?(mid: MidAccess): boolean;
+  /**
+   * Wallet payments (interface.md's flow rules, domain/wallets/wallet-flow.ts): takes the wallet token as it is
+   * (virtual flow, `AuthorizeRequest.wallet.token`), and takes a decrypted wallet card with its cryptogram and ECI
+   * (decrypted flow). Absent: neither.
+   */
+  readonly walletTokens?: boolean;
+  readonly decryptedWalletCards?: boolean;
   authorize(req: AuthorizeRequest, mid?: MidAccess): Promise<ConnectorOutcome>;
   /** Finishes a challenge or redirect started by authorize(). */
   complete(state: ConnectorState, result: ChallengeResult, mid?: MidAccess): Promise<ConnectorOutcome>;
@@ -222,6 +274,12 @@ export interface CardConnector {
   inquire(p: InquiryRequest, mid?: MidAccess): Promise<ConnectorOutcome | undefined>;
   /** Notifications, for connectors whose acquirer sends them. */
   readonly notifications?: NotificationPort;
+  /**
+   * The alternative methods of an acquirer that also serves them (a PSP of the platform family over S2S APM):
+   * an APM connector bound to this MID, its notifications sent to `notifyUrl`; undefined when the MID is not
+   * set up for them.
+   */
+  apmFor?(mid: MidAccess, notifyUrl: string): ApmConnector | undefined;
 }
 
 /** A notification or payer return that does not verify: answered 401, nothing changes. */

@@ -42,6 +42,7 @@ export const ERRORS = {
   operationInProgress: { http: 409, code: '100000', message: 'Previous operation on this payment is not completed.' },
   duplicateRequest: { http: 400, code: '400', message: 'Duplicate request' },
   idempotencyKeyReused: { http: 422, code: '100000', message: 'Idempotency-Key was already used with another request body.' },
+  idempotencyOutcomeUnknown: { http: 409, code: '100000', message: 'The request first sent with this Idempotency-Key failed on our side and may have taken effect: look the payment up, and send it again under a new key only if it does not exist.' },
   sessionNotPayable: { http: 400, code: '100000', message: 'Session can not be paid.' },
   // Hosted payment fields: a bad Token answers 401 on processing and 403 on session/update, as the platform's pages list.
   sessionTokenInvalid: { http: 401, code: '100000', message: 'Token: Session token is invalid or expired.' },
@@ -50,6 +51,8 @@ export const ERRORS = {
   sessionOperationMismatch: { http: 400, code: '100000', message: 'operation: The session operation does not match this endpoint.' },
   notFound: { http: 404, code: '100000', message: 'Not found.' },
   notificationSignatureInvalid: { http: 401, code: '100000', message: 'Notification signature is not valid.' },
+  // The sandbox APM provider refusing a caller: API key and secret, access token or Signature that do not verify.
+  providerAuthInvalid: { http: 401, code: '100000', message: 'Authorization: Provider credentials are not valid.' },
   // Admin: resolving a payment that has no operation waiting for an operator (or one resolved a moment ago).
   nothingToResolve: { http: 409, code: '100000', message: 'Payment has no operation waiting for an operator.' },
   adminUnauthorized: { http: 401, code: '100000', message: 'Authorization: Operator token is not valid.' },

@@ -26,7 +26,8 @@ export type PaymentEvent =
 /** from -> event -> to. Anything not listed is not allowed. */
 const TRANSITIONS: Readonly<Record<PaymentStatus, Partial<Record<PaymentEvent, PaymentStatus>>>> = {
   prepare: { challenge_required: '3ds', redirect_required: 'redirect', authorized: 'pending', sold: 'settled', declined: 'decline' },
-  '3ds': { authorized: 'pending', sold: 'settled', declined: 'decline' },
+  // A further authentication step (native 3-D Secure 2: the device fingerprint, then the challenge) stays 3ds.
+  '3ds': { challenge_required: '3ds', authorized: 'pending', sold: 'settled', declined: 'decline' },
   redirect: { authorized: 'pending', sold: 'settled', declined: 'decline' },
   pending: { captured: 'settled', reversed: 'reversal' },
   settled: { refunded_partially: 'settled', refunded_fully: 'refund', voided: 'void', charged_back: 'chargeback', reversed: 'reversal' },

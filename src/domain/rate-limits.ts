@@ -4,7 +4,7 @@
  */
 import { ERRORS, type ErrorSpec } from './errors.ts';
 
-export type LimitName = 'authFailures' | 'hostedFields' | 'otpAttempts';
+export type LimitName = 'authFailures' | 'hostedFields' | 'otpAttempts' | 'providerNotifications';
 
 /** What a counted request is counted by: the client IP, or the payment its path names. */
 export type Subject = 'ip' | 'payment';
@@ -16,6 +16,9 @@ export const LIMITED_ROUTES: Readonly<Record<string, readonly { limit: LimitName
   'POST /api/v1/processing/purchase/card': [{ limit: 'hostedFields', by: 'ip' }],
   'POST /api/v1/processing/debit/card': [{ limit: 'hostedFields', by: 'ip' }],
   'POST /pay/:id/code': [{ limit: 'otpAttempts', by: 'payment' }, { limit: 'otpAttempts', by: 'ip' }],
+  // Unsigned by design (it only makes the gateway ask the provider): bounded per payment so that nobody who
+  // knows a payment id can make the gateway call the provider without end.
+  'POST /apm/provider/notify/:id': [{ limit: 'providerNotifications', by: 'payment' }],
 };
 
 /**

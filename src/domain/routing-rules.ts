@@ -12,6 +12,7 @@ import { scaledDecimal } from './mid-limits.ts';
 import { exponentOf, type Money } from './money.ts';
 import type { Intent } from './routing.ts';
 import type { FieldError } from './errors.ts';
+import { rankBySuccess, SUCCESS_RATE_DEFAULTS, type MidScore, type SuccessRateParams } from './success-rate.ts';
 
 export interface RoutingConditions {
   currencies?: string[];
@@ -33,7 +34,9 @@ export interface RoutingConditions {
 export type RoutingOutput =
   | { kind: 'mid'; mid_id: string }
   | { kind: 'fallback'; mid_ids: string[] }
-  | { kind: 'split'; shares: { weight: number; mid_ids: string[] }[] };
+  | { kind: 'split'; shares: { weight: number; mid_ids: string[] }[] }
+  /** The MIDs ordered by their recent approval rate for the payment's currency and brand (domain/success-rate.ts). */
+  | ({ kind: 'success_rate'; mid_ids: string[] } & Partial<SuccessRateParams>);
 
 export interface RoutingRuleDef {
   name: string;
@@ -45,7 +48,12 @@ export interface RoutingConfig {
   rules: RoutingRuleDef[];
   /** Further attempts on other MIDs after a retryable decline (0: no cascading). */
   max_extra_attempts: number;
+  /** Half-life of an outcome's weight in the success-rate counters of this merchant's MIDs (default 60). */
+  success_half_life_minutes?: number;
 }
+
+/** Whether any rule routes by success rate (then the merchant's outcomes are counted and scores read). */
+export const usesSuccessRate = (config: RoutingConfig): boolean => config.rules.some((r) => r.then.kind === 'success_rate');
 
 export const DEFAULT_ROUTING: RoutingConfig = { rules: [], max_extra_attempts: 1 };
 export const MAX_EXTRA_ATTEMPTS = 4;
@@ -114,11 +122,12 @@ export function pickShare(shares: readonly { weight: number }[], draw: number): 
   return shares.length - 1;
 }
 
-/** The ordered MIDs a rule's output names (for a split: the drawn share's list). */
+/** The ordered MIDs a rule's output names (for a split: the drawn share's list; success rate: ranked later). */
 export function outputMids(output: RoutingOutput, draw: () => number): { midIds: string[]; share?: number } {
   switch (output.kind) {
     case 'mid': return { midIds: [output.mid_id] };
-    case 'fallback': return { midIds: output.mid_ids };
+    case 'fallback':
+    case 'success_rate': return { midIds: output.mid_ids };
     case 'split': {
       const share = pickShare(output.shares, draw());
       return { midIds: output.shares[share]!.mid_ids, share };
@@ -134,19 +143,39 @@ export interface RuleChoice {
   candidates: string[];
   /** Rules that matched but named no eligible MID, passed over. */
   skipped: { index: number; name: string }[];
+  /** A success-rate rule: each eligible MID's score, and whether this payment explored. */
+  scores?: MidScore[];
+  explored?: boolean;
+}
+
+/** A MID's success-rate score under a rule's parameters (the service reads the counters). */
+export type Scorer = (midId: string, params: SuccessRateParams) => MidScore;
+
+const neutralScorer: Scorer = (midId, params) => ({ mid_id: midId, score: params.default_score, outcomes: 0, observed: false });
+
+function ranked(output: Extract<RoutingOutput, { kind: 'success_rate' }>, candidates: string[], scorer: Scorer, draw: () => number): Pick<RuleChoice, 'candidates' | 'scores' | 'explored'> {
+  const params: SuccessRateParams = {
+    exploration_percent: output.exploration_percent ?? SUCCESS_RATE_DEFAULTS.exploration_percent,
+    min_outcomes: output.min_outcomes ?? SUCCESS_RATE_DEFAULTS.min_outcomes,
+    default_score: output.default_score ?? SUCCESS_RATE_DEFAULTS.default_score,
+  };
+  const scores = candidates.map((id) => scorer(id, params));
+  const { order, explored } = rankBySuccess(scores, params.exploration_percent, draw);
+  return { candidates: order, scores, explored };
 }
 
 /**
  * The candidates for a payment among the eligible MIDs (given best first by priority): the first matching rule's
  * eligible MIDs in its order, else every eligible MID by priority.
  */
-export function chooseCandidates(config: RoutingConfig, eligibleByPriority: readonly string[], payment: PaymentFacts, draw: () => number = Math.random): RuleChoice {
+export function chooseCandidates(config: RoutingConfig, eligibleByPriority: readonly string[], payment: PaymentFacts, draw: () => number = Math.random, scorer: Scorer = neutralScorer): RuleChoice {
   const eligible = new Set(eligibleByPriority);
   const skipped: RuleChoice['skipped'] = [];
   for (const [index, rule] of config.rules.entries()) {
     if (!ruleMatches(rule.when, payment)) continue;
     const { midIds, share } = outputMids(rule.then, draw);
     const candidates = midIds.filter((id) => eligible.has(id));
+    if (candidates.length > 0 && rule.then.kind === 'success_rate') return { rule: { index, name: rule.name }, skipped, ...ranked(rule.then, candidates, scorer, draw) };
     if (candidates.length > 0) return { rule: { index, name: rule.name }, ...(share !== undefined ? { share } : {}), candidates, skipped };
     skipped.push({ index, name: rule.name });
   }
@@ -154,7 +183,7 @@ export function chooseCandidates(config: RoutingConfig, eligibleByPriority: read
 }
 
 const outputLists = (o: RoutingOutput): string[][] =>
-  o.kind === 'mid' ? [[o.mid_id]] : o.kind === 'fallback' ? [o.mid_ids] : o.shares.map((s) => s.mid_ids);
+  o.kind === 'mid' ? [[o.mid_id]] : o.kind === 'split' ? o.shares.map((s) => s.mid_ids) : [o.mid_ids];
 
 /** What the schema cannot say about a merchant's rules: MIDs it has, shares adding up, rules reachable. */
 export function validateRouting(config: RoutingConfig, merchantMidIds: ReadonlySet<string>): FieldError[] {

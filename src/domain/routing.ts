@@ -2,6 +2,8 @@
  * MID choice by payment mode (interface spec, Endpoints rule 7): a sale goes to an SMS-capable MID,
  * an authorization to a DMS-capable one. SMS/DMS serves both.
  */
+import type { MidScore } from './success-rate.ts';
+
 export type PaymentMode = 'SMS' | 'DMS' | 'SMS/DMS';
 export type Intent = 'sale' | 'auth' | 'payout';
 
@@ -57,6 +59,9 @@ export interface RoutingDecision {
   skippedRules?: { index: number; name: string }[];
   /** The eligible MIDs in the order attempts may go to them (the first carries the payment). */
   candidates?: string[];
+  /** A success-rate rule: the score of each eligible MID it named, and whether this payment explored. */
+  scores?: MidScore[];
+  explored?: boolean;
   /** Every attempt, in order, with its outcome and why the next one was (or was not) made. */
   attempts?: RoutingAttempt[];
   /** Every MID of the merchant: eligible ones by priority, then the others with why not. */

@@ -14,14 +14,16 @@ import { markSessionPaid } from '../store/sessions-repo.ts';
 import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/card-vault.ts';
 import { eligibleMids, explainRouting, type Intent, type RoutingAttempt } from '../domain/routing.ts';
 import { DEFAULT_ROUTING } from '../domain/routing-rules.ts';
-import { attemptRecord, cardFacts, cascadeStop, CHAIN_ROUTING, routeCard, type CardRoute } from './card-routing.ts';
+import {
+  attemptRecord, cardFacts, cascadeStop, CHAIN_ROUTING, noteOutcome, releaseHold, routeCard, scorerFor, takeCandidate, type CardRoute, type TakenCandidate,
+} from './card-routing.ts';
 import { limitRules } from '../domain/mid-limits.ts';
 import type { Money } from '../domain/money.ts';
 import { nextStatus, type PaymentEvent as StateEvent } from '../domain/payment-state.ts';
 import { cardBrandByPrefix, first6Last4, maskPan } from '../domain/card.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import type { AuthorizeRequest, CardConnector, CardData, ChallengeResult, ConnectorOutcome } from '../connectors/types.ts';
+import { NO_CARD, type AuthorizeRequest, type CardConnector, type CardData, type ChallengeResult, type ConnectorOutcome, type WalletPayment } from '../connectors/types.ts';
 import { unsentParameterSets } from '../domain/card-parameter-sets.ts';
 import { integrityMismatches } from '../domain/integrity.ts';
 import { holdForOperator, needsOperatorOf } from '../store/payments-repo.ts';
@@ -31,12 +33,54 @@ import {
 import { callbackExpected, callbackFor, notify, type PaymentEvent } from './callbacks/index.ts';
 import { prepareRecurring } from './recurring/recurring-init.ts';
 import { merchantInitiatedOutcome } from './recurring/card-on-file.ts';
+import { midTakes, type WalletUse } from './wallets/wallet-payments.ts';
+import { WALLET_DECLINES, WALLET_DECLINE_CODES } from '../domain/wallets/token-result.ts';
+import { UNIFIED_CODES } from '../connectors/error-codes.ts';
 
 export type CardSource =
   | { kind: 'card'; card: CardData }
-  | { kind: 'vault'; vaultId: string; cvv?: string }
+  /** A stored card; `expiry` the one the payer typed (a payout by card_token asks MM/YY), used instead of the stored one. */
+  | { kind: 'vault'; vaultId: string; cvv?: string; expiry?: { expMonth: string; expYear: string } }
   /** A card used once and never stored (a payout card sent without expiry): only its mask is kept. */
-  | { kind: 'transient'; card: CardData };
+  | { kind: 'transient'; card: CardData }
+  /** A wallet payment: its decrypted card is vaulted; a token passed as it is leaves no card at all. */
+  | { kind: 'wallet'; use: WalletUse };
+
+/** The card a source names in full, when it does (a wallet token passed as it is names none). */
+const sentCard = (source: CardSource): CardData | undefined =>
+  (source.kind === 'card' || source.kind === 'transient' ? source.card : source.kind === 'wallet' ? source.use.card?.card : undefined);
+
+/**
+ * Vaulted with the payment: a stored card, a card sent to be kept, a decrypted wallet card (not a transient card,
+ * not a wallet token passed on unread).
+ */
+const storesCard = (source: CardSource): boolean => source.kind === 'vault' || (source.kind !== 'transient' && sentCard(source) !== undefined);
+
+/** The MIDs that may carry a source: a wallet payment only those whose connector takes it in its flow. */
+function midsFor(ctx: ServiceContext, source: CardSource, mids: readonly Mid[]): readonly Mid[] {
+  if (source.kind !== 'wallet' || !source.use.needs) return mids;
+  return mids.filter(midTakes(ctx, source.use.needs));
+}
+
+/** What the connector is told of a wallet payment: its token, or the decrypted card's cryptogram and ECI. */
+function walletPayment(use: WalletUse): WalletPayment {
+  const card = use.card;
+  return {
+    name: use.name,
+    ...(use.token !== undefined && use.flow !== 'decrypted' ? { token: use.token } : {}),
+    ...(card ? { authMethod: card.authMethod } : {}),
+    ...(card?.cryptogram ? { cryptogram: card.cryptogram } : {}),
+    ...(card?.eci ? { eci: card.eci } : {}),
+  };
+}
+
+/** A wallet payment refused before any connector call, as the decline it is recorded with. */
+function refusalOutcome(source: CardSource): ConnectorOutcome | undefined {
+  const reason = source.kind === 'wallet' ? source.use.refusal : undefined;
+  if (!reason) return undefined;
+  const code = WALLET_DECLINE_CODES[reason];
+  return { kind: 'declined', reason: WALLET_DECLINES[reason], error: { code, rawCode: reason, rawMessage: UNIFIED_CODES[code].message } };
+}
 
 export interface AuthorizeInput {
   merchant: Merchant;
@@ -132,56 +176,38 @@ export async function createAndAuthorize(ctx: ServiceContext, input: Omit<Author
 async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite): Promise<PaymentStep> {
   const { merchant, intent, source } = input;
   const payment = target.subject;
-  const config = payment.details?.merchantInitiated === true ? CHAIN_ROUTING : merchant.routing ?? DEFAULT_ROUTING;
+  // A merchant-initiated charge stays on its chain's MID; a wallet token outside the decrypted flow on the MID it
+  // was made for (the flow rules 1, 3 and 4: no routing, no cascading).
+  const fixed = payment.details?.merchantInitiated === true || (source.kind === 'wallet' && !source.use.smartRouting);
+  const config = fixed ? CHAIN_ROUTING : merchant.routing ?? DEFAULT_ROUTING;
+  const card = sentCard(source);
+  const mids = midsFor(ctx, source, input.mids);
   // The rules may look at the card's brand and BIN: a stored card is opened for them only when there are rules.
-  const knownPan = source.kind !== 'vault' ? source.card.pan
+  const knownPan = source.kind !== 'vault' ? card?.pan
     : config.rules.length > 0 ? (await loadCard(ctx.db, ctx.keyring, source.vaultId))?.pan() : undefined;
-  const route = routeCard(ctx, merchant, input.mids, cardFacts({
+  const facts = cardFacts({
     intent, amount: payment.amount, currency: payment.currency, pan: knownPan, country: payment.payer.country,
     recurring: RECURRING_OPERATIONS.has(payment.operation) || payment.details?.recurringInit === true, customData: target.subject.customData,
-  }), config);
-  const mid = route.candidates[0]!;
-  const connector = ctx.connectors.get(mid.connector)!;
-  const access = midAccess(ctx, mid);
-  // Before anything is written: a live MID refuses the sandbox test cards (a stored card is looked at only then).
-  if (connector.isLive?.(access) === true) {
-    const pan = source.kind === 'vault' ? (await loadCard(ctx.db, ctx.keyring, source.vaultId))?.pan() : source.card.pan;
-    if (pan) refuseTestCardOnLiveMid(connector, access, pan);
+  }, ctx.binTable);
+  const route = routeCard(ctx, merchant, mids, facts, config, Math.random, await scorerFor(ctx, config, mids, facts));
+  // The first candidate whose daily cap still has room carries the payment (its share reserved now).
+  const taken = await takeCandidate(ctx, ctx.db, route, 0, facts.money, (m) => ctx.connectors.has(m.connector));
+  if (!taken) throw new GatewayError('noEligibleMid');
+  route.decision.midId = taken.mid.id;
+  let recorded: Awaited<ReturnType<typeof recordAuthorization>>;
+  try {
+    recorded = await recordAuthorization(ctx, input, target, route, taken);
+  } catch (err) {
+    await releaseHold(ctx.db, taken.hold); // nothing was sent: the reservation goes back
+    throw err;
   }
+  const { claimed, card: vaulted, connector, transId } = recorded;
+  const mid = taken.mid;
+  const access = midAccess(ctx, mid);
   const parameters = (input.details?.parameters ?? payment.details?.parameters ?? undefined) as Record<string, unknown> | undefined;
-  // The card parameter sets the connector has no place for are recorded with the payment (and reported in logs).
-  const unsent = connector.parameterSets ? unsentParameterSets(parameters, connector.parameterSets) : [];
-  const now = ctx.clock.now();
-  const transId = newId();
-  const record = async (sql: Sql) => {
-    const stored = source.kind !== 'transient';
-    const vaulted = source.kind === 'transient' ? transientCard(merchant.id, source.card) : await vaultCard(ctx, sql, merchant.id, source, now);
-    const token = input.tokenize && stored ? await issueCardToken(sql, { merchantId: merchant.id, vaultId: vaulted.id, now }) : null;
-    const patch: PaymentPatch = {
-      pendingOperation: 'authorize',
-      midId: mid.id,
-      vaultId: stored ? vaulted.id : null,
-      cardToken: token ?? payment.cardToken,
-      // The MID's descriptor goes with the payment: what the statement shows does not change with later settings.
-      details: Object.assign({}, input.details, mid.descriptor ? { descriptor: mid.descriptor } : undefined, {
-        cardMask: vaulted.panMask,
-        cardExpiry: vaulted.expMonth ? `${vaulted.expMonth}/${vaulted.expYear}` : undefined,
-        first6Last4: vaulted.first6Last4,
-        brand: cardBrandByPrefix(vaulted.first6Last4.slice(0, 6)) ?? 'card',
-        lastTransId: transId,
-        // For the operator's view of the payment (GET /admin/v1/payments/{id}): which MID and why.
-        routing: route.decision,
-      }, unsent.length > 0 ? { unsentParameters: unsent } : {}),
-    };
-    if (input.payer) patch.payer = Object.assign({}, payment.payer, input.payer);
-    const claimed = await target.write(sql, patch, { id: transId, paymentId: payment.id, type: txTypeOf(payment.operation, intent), status: 'waiting', amount: payment.amount, now });
-    if (!claimed) throw new GatewayError('sessionNotPayable');
-    return { claimed, card: vaulted };
-  };
-  const { claimed, card } = target.single && source.kind === 'transient' ? await record(ctx.db) : await ctx.db.transaction(record);
   const cardData: CardData = source.kind !== 'vault'
-    ? source.card
-    : { pan: (await loadCard(ctx.db, ctx.keyring, card.id))?.pan() ?? '', expMonth: card.expMonth, expYear: card.expYear, cvv: source.cvv, holder: card.holder ?? undefined };
+    ? card ?? NO_CARD
+    : { pan: (await loadCard(ctx.db, ctx.keyring, vaulted!.id))?.pan() ?? '', expMonth: source.expiry?.expMonth ?? vaulted!.expMonth, expYear: source.expiry?.expYear ?? vaulted!.expYear, cvv: source.cvv, holder: vaulted!.holder ?? undefined };
   const request: AuthorizeRequest = {
     paymentId: payment.id, intent, amount: payment.amount, currency: payment.currency, card: cardData, payerIp: claimed.payer.ip,
     browser: connectorBrowser(claimed.details.browser),
@@ -193,9 +219,68 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
   if (parameters) request.parameters = parameters;
   const stored = storedCardUse(claimed);
   if (stored) request.storedCard = stored;
-  const outcome = await callConnector(ctx, () => connector.authorize(request, access));
-  const last = await cascade(ctx, merchant, route, { payment: claimed, transId, outcome, request, pan: cardData.pan });
+  if (source.kind === 'wallet') request.wallet = walletPayment(source.use);
+  const refusal = refusalOutcome(source);
+  const outcome = refusal ?? await callConnector(ctx, () => connector.authorize(request, access));
+  // A refusal asked no connector: another MID could do nothing differently, so it never cascades (applyOutcome gives
+  // the cap reservation back with the decline).
+  const last = refusal
+    ? { payment: claimed, transId, outcome }
+    : await cascade(ctx, merchant, route, { payment: claimed, transId, outcome, request, pan: cardData.pan, position: taken.index, hold: taken.hold });
   return applyOutcome(ctx, merchant, last.payment, last.transId, 'authorize', intent, last.outcome);
+}
+
+/**
+ * Writes the attempt on the chosen MID before the connector is called: the card vaulted, the payment claimed with
+ * its first transaction, the routing decision and any daily-cap reservation with it.
+ */
+async function recordAuthorization(
+  ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite, route: CardRoute, taken: TakenCandidate,
+): Promise<{ claimed: Payment; card: VaultedCard | undefined; connector: CardConnector; transId: string }> {
+  const { merchant, intent, source } = input;
+  const payment = target.subject;
+  const mid = taken.mid;
+  const connector = ctx.connectors.get(mid.connector)!;
+  const access = midAccess(ctx, mid);
+  // Before anything is written: a live MID refuses the sandbox test cards (a stored card is looked at only then).
+  if (connector.isLive?.(access) === true) {
+    const pan = source.kind === 'vault' ? (await loadCard(ctx.db, ctx.keyring, source.vaultId))?.pan() : sentCard(source)?.pan;
+    if (pan) refuseTestCardOnLiveMid(connector, access, pan);
+  }
+  const parameters = (input.details?.parameters ?? payment.details?.parameters ?? undefined) as Record<string, unknown> | undefined;
+  // The card parameter sets the connector has no place for are recorded with the payment (and reported in logs).
+  const unsent = connector.parameterSets ? unsentParameterSets(parameters, connector.parameterSets) : [];
+  const now = ctx.clock.now();
+  const transId = newId();
+  const stored = storesCard(source);
+  const card = sentCard(source);
+  const record = async (sql: Sql) => {
+    const vaulted = stored ? await vaultCard(ctx, sql, merchant.id, source, now) : card ? transientCard(merchant.id, card) : undefined;
+    const token = input.tokenize && stored && vaulted ? await issueCardToken(sql, { merchantId: merchant.id, vaultId: vaulted.id, now }) : null;
+    const patch: PaymentPatch = {
+      pendingOperation: 'authorize',
+      midId: mid.id,
+      vaultId: stored && vaulted ? vaulted.id : null,
+      cardToken: token ?? payment.cardToken,
+      // The MID's descriptor goes with the payment: what the statement shows does not change with later settings.
+      details: Object.assign({}, input.details, mid.descriptor ? { descriptor: mid.descriptor } : undefined, vaulted ? {
+        cardMask: vaulted.panMask,
+        cardExpiry: expiryOf(source, vaulted),
+        first6Last4: vaulted.first6Last4,
+        brand: cardBrandByPrefix(vaulted.first6Last4.slice(0, 6)) ?? 'card',
+      } : undefined, {
+        lastTransId: transId,
+        // For the operator's view of the payment (GET /admin/v1/payments/{id}): which MID and why.
+        routing: route.decision,
+      }, unsent.length > 0 ? { unsentParameters: unsent } : {}, taken.hold ? { volumeHold: taken.hold } : {}),
+    };
+    if (input.payer) patch.payer = Object.assign({}, payment.payer, input.payer);
+    const claimed = await target.write(sql, patch, { id: transId, paymentId: payment.id, type: txTypeOf(payment.operation, intent), status: 'waiting', amount: payment.amount, now });
+    if (!claimed) throw new GatewayError('sessionNotPayable');
+    return { claimed, card: vaulted };
+  };
+  const written = target.single && !stored ? await record(ctx.db) : await ctx.db.transaction(record);
+  return { ...written, connector, transId };
 }
 
 interface Attempt {
@@ -204,6 +289,10 @@ interface Attempt {
   outcome: ConnectorOutcome;
   request: AuthorizeRequest;
   pan: string;
+  /** The attempt's MID's position among the route's candidates. */
+  position: number;
+  /** What the attempt reserved of its MID's daily cap. */
+  hold?: TakenCandidate['hold'];
 }
 
 /**
@@ -211,50 +300,67 @@ interface Attempt {
  * another MID, the next candidate of the routing output is tried, up to the merchant's extra attempts. Each
  * attempt closes its transaction (failed, with the acquirer's code) and opens the next one in one compare-and-set
  * on the payment, which stays in flight throughout: the merchant sees only the last attempt's outcome and
- * callback. The routing decision on the payment records every attempt and why the cascade stopped.
+ * callback. The declined attempt's daily-cap reservation is given back in that same write, the next MID's taken
+ * just before it (a candidate whose cap is reached is passed over). The routing decision on the payment records
+ * every attempt and why the cascade stopped.
  */
 async function cascade(ctx: ServiceContext, merchant: Merchant, route: CardRoute, first: Attempt): Promise<Attempt> {
   const maxExtra = route.config.max_extra_attempts;
-  const attempts = [attemptRecord(route.candidates[0]!.id, first.transId, 'routed', first.outcome)];
+  const attempts = [attemptRecord(route.candidates[first.position]!.id, first.transId, 'routed', first.outcome)];
+  const money = { minor: first.payment.amount, currency: first.payment.currency };
   let current = first;
-  for (let index = 1; ; index += 1) {
-    const next = nextCandidate(ctx, route.candidates, index, current.pan);
-    const mismatched = current.outcome.kind === 'declined' && integrityMismatches({ amount: current.payment.amount, currency: current.payment.currency, reference: current.payment.id }, current.outcome.reported).length > 0;
-    const stop = mismatched ? 'integrity' : cascadeStop(current.outcome, index, maxExtra, next !== undefined);
-    if (stop || current.outcome.kind !== 'declined' || !next) {
-      if (stop) attempts[attempts.length - 1]!.stop = stop;
-      if (attempts.length === 1 && !stop) return current;
-      return { ...current, payment: await recordAttempts(ctx, current.payment, route, attempts) ?? current.payment };
-    }
-    const transId = newId();
+  for (;;) {
     const declined = current.outcome;
+    if (declined.kind !== 'declined') return finishCascade(ctx, route, current, attempts);
+    const mismatched = integrityMismatches({ amount: current.payment.amount, currency: current.payment.currency, reference: current.payment.id }, declined.reported).length > 0;
+    let stop: RoutingAttempt['stop'] = mismatched ? 'integrity' : cascadeStop(declined, attempts.length, maxExtra, current.position + 1 < route.candidates.length);
+    const next = stop ? undefined : await takeCandidate(ctx, ctx.db, route, current.position + 1, money, (mid) => usableForCascade(ctx, mid, current.pan));
+    if (!stop && !next) stop = 'no_more_candidates';
+    if (stop || !next) {
+      if (stop) attempts[attempts.length - 1]!.stop = stop;
+      return finishCascade(ctx, route, current, attempts);
+    }
+    await noteOutcome(ctx, merchant, { midId: current.payment.midId, currency: money.currency, brand: current.payment.details.brand, approved: false });
+    const transId = newId();
+    const connector = ctx.connectors.get(next.mid.connector)!;
     const moved = await ctx.db.transaction(async (tx) => {
       const updated = await updatePaymentAndTransaction(tx, current.payment.id, { status: current.payment.status, pendingOperation: 'authorize' },
-        { midId: next.mid.id, details: { lastTransId: transId, routing: { ...route.decision, midId: next.mid.id, attempts } } }, ctx.clock.now(),
+        { midId: next.mid.id, details: { lastTransId: transId, volumeHold: next.hold ?? null, routing: { ...route.decision, midId: next.mid.id, attempts } } }, ctx.clock.now(),
         { id: current.transId, status: 'fail', details: { reason: declined.reason, ...(declined.error ? { code: declined.error.code, rawCode: declined.error.rawCode, rawMessage: declined.error.rawMessage } : {}), cascaded: true } });
-      if (updated) await insertTransaction(tx, { id: transId, paymentId: updated.id, type: txTypeOf(updated.operation, intentOf(updated)), status: 'waiting', amount: updated.amount, now: ctx.clock.now() });
+      if (updated) {
+        await insertTransaction(tx, { id: transId, paymentId: updated.id, type: txTypeOf(updated.operation, intentOf(updated)), status: 'waiting', amount: updated.amount, now: ctx.clock.now() });
+        await releaseHold(tx, current.hold);
+      }
       return updated;
     });
     // Someone else moved the payment meanwhile (a notification, an operator): their word stands.
-    if (!moved) return current;
-    const request = { ...current.request, notifyUrl: connectorNotifyUrl(ctx, next.connector.name, next.mid.id), idempotencyKey: `${current.payment.id}.${index}` };
-    const outcome = await callConnector(ctx, () => next.connector.authorize(request, midAccess(ctx, next.mid)));
+    if (!moved) {
+      await releaseHold(ctx.db, next.hold);
+      return current;
+    }
+    const request = { ...current.request, notifyUrl: connectorNotifyUrl(ctx, connector.name, next.mid.id), idempotencyKey: `${current.payment.id}.${attempts.length}` };
+    const outcome = await callConnector(ctx, () => connector.authorize(request, midAccess(ctx, next.mid)));
     attempts.push(attemptRecord(next.mid.id, transId, 'cascade', outcome));
-    current = { payment: moved, transId, outcome, request, pan: current.pan };
+    current = { payment: moved, transId, outcome, request, pan: current.pan, position: next.index, hold: next.hold };
   }
 }
 
-/** The candidate at `index`, unless its connector is gone or it is a live MID and the card a sandbox test card. */
-function nextCandidate(ctx: ServiceContext, candidates: readonly Mid[], index: number, pan: string): { mid: Mid; connector: CardConnector } | undefined {
-  const mid = candidates[index];
-  const connector = mid && ctx.connectors.get(mid.connector);
-  if (!mid || !connector) return undefined;
+/** The last attempt, with the attempts written into the decision when there was more than one or a stop. */
+async function finishCascade(ctx: ServiceContext, route: CardRoute, current: Attempt, attempts: RoutingAttempt[]): Promise<Attempt> {
+  if (attempts.length === 1 && !attempts[0]!.stop) return current;
+  return { ...current, payment: await recordAttempts(ctx, current.payment, route, attempts) ?? current.payment };
+}
+
+/** A candidate a cascade may go to: its connector is here, and a live MID never gets a sandbox test card. */
+function usableForCascade(ctx: ServiceContext, mid: Mid, pan: string): boolean {
+  const connector = ctx.connectors.get(mid.connector);
+  if (!connector) return false;
   try {
     if (connector.isLive?.(midAccess(ctx, mid)) === true) refuseTestCardOnLiveMid(connector, midAccess(ctx, mid), pan);
   } catch {
-    return undefined;
+    return false;
   }
-  return { mid, connector };
+  return true;
 }
 
 /** Writes the attempts into the payment's routing decision (still in flight, compare-and-set). */
@@ -268,6 +374,13 @@ function connectorBrowser(browser: Record<string, string> | undefined): Record<s
   return browser && Object.fromEntries(Object.entries(browser).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]));
 }
 
+/** MM/YYYY of the card used: the typed expiry of a stored card when the payer gave one, else the card's own. */
+function expiryOf(source: CardSource, card: VaultedCard): string | undefined {
+  const typed = source.kind === 'vault' ? source.expiry : undefined;
+  if (typed) return `${typed.expMonth}/${typed.expYear}`;
+  return card.expMonth ? `${card.expMonth}/${card.expYear}` : undefined;
+}
+
 /** What a transient card leaves behind: its mask and first6+last4, never the PAN. */
 function transientCard(merchantId: string, card: CardData): VaultedCard {
   return { id: '', merchantId, panMask: maskPan(card.pan), first6Last4: first6Last4(card.pan), expMonth: card.expMonth, expYear: card.expYear, holder: card.holder ?? null };
@@ -279,7 +392,9 @@ async function vaultCard(ctx: ServiceContext, tx: Parameters<typeof storeCard>[0
     if (!card) throw new GatewayError('cardTokenInvalid');
     return card;
   }
-  const { pan, expMonth, expYear, holder } = source.card;
+  const sent = sentCard(source);
+  if (!sent) throw new Error('no card to vault');
+  const { pan, expMonth, expYear, holder } = sent;
   return storeCard(tx, ctx.keyring, { id: newId(), merchantId, pan, expMonth, expYear, holder, now });
 }
 
@@ -298,6 +413,10 @@ export async function completeChallenge(ctx: ServiceContext, merchant: Merchant,
   const now = ctx.clock.now();
   const payment = await getPayment(ctx.db, paymentId);
   if (!payment || payment.merchantId !== merchant.id) throw new GatewayError('paymentNotFound');
+  const settled = { kind: 'final', payment, transId: payment.details.lastTransId ?? payment.id } as const;
+  if ((payment.status !== '3ds' && payment.status !== 'redirect') || payment.pendingOperation !== null) return settled;
+  // Resolved before the claim: a MID removed meanwhile must refuse the step, not strand a claimed payment.
+  const { mid, connector } = connectorFor(ctx, payment, mids);
   const transId = newId();
   const claimed = await ctx.db.transaction(async (tx) => {
     const claimed = await updatePayment(tx, payment.id, { status: ['3ds', 'redirect'], pendingOperation: null }, { pendingOperation: 'complete', details: { lastTransId: transId } }, now);
@@ -306,8 +425,7 @@ export async function completeChallenge(ctx: ServiceContext, merchant: Merchant,
     }
     return claimed;
   });
-  if (!claimed) return { kind: 'final', payment, transId: payment.details.lastTransId ?? payment.id };
-  const { mid, connector } = connectorFor(ctx, claimed, mids);
+  if (!claimed) return settled;
   const outcome = await callConnector(ctx, () => connector.complete(claimed.details.connectorState ?? {}, { decision, ...(params ? { params } : {}) }, midAccess(ctx, mid)));
   return applyOutcome(ctx, merchant, claimed, transId, 'complete', intentOf(claimed), outcome);
 }
@@ -367,30 +485,37 @@ export async function applyOutcome(ctx: ServiceContext, merchant: Merchant, paym
   // A callback is written only where the channel sends one and the payment has somewhere to send it; without
   // one the outcome needs no transaction at all.
   const notice = plan.notify && callbackExpected(merchant, payment) ? { type: plan.notify.type } : undefined;
+  // A declined attempt gives its daily-cap reservation back, in the write that declines it (so exactly once).
+  const hold = outcome.kind === 'declined' ? payment.details.volumeHold : undefined;
   const event = (updated: Payment, type: TransactionType): PaymentEvent => ({ transId, type, status: plan.txStatus, reason: updated.declineReason ?? undefined });
   const stepOf = async (sql: Sql, updated: Payment | undefined): Promise<PaymentStep> => {
     if (!updated) return { kind: 'final', payment: (await getPayment(sql, payment.id)) ?? payment, transId };
+    if (outcome.kind === 'approved' || outcome.kind === 'declined') {
+      await noteOutcome(ctx, merchant, { midId: updated.midId, currency: updated.currency, brand: updated.details.brand, approved: outcome.kind === 'approved' });
+    }
     if (plan.step === 'challenge') return { kind: 'challenge', payment: updated };
     if (plan.step === 'redirect') return { kind: 'redirect', payment: updated };
     return { kind: 'final', payment: updated, transId };
   };
   // The outcome, its transaction and its callback are one write, group-committed with others made at the same
-  // time; a session or a recurring chain written with them needs a transaction around everything.
-  if (!payment.sessionId && !recurring) {
+  // time; a session, a recurring chain or a reservation to give back written with them needs a transaction.
+  if (!payment.sessionId && !recurring && !hold) {
     const outbox = notice ? (updated: Payment) => callbackFor(merchant, updated, event(updated, notice.type), now) : undefined;
     return stepOf(ctx.db, await updatePaymentAndTransaction(ctx.db, payment.id, expect, patch, now, transaction, outbox));
   }
-  return ctx.db.transaction(async (tx) => {
+  const updated = await ctx.db.transaction(async (tx) => {
     const updated = await updatePaymentAndTransaction(tx, payment.id, expect, patch, now, transaction);
     if (updated) {
       if (plan.step === 'final' && updated.sessionId && (updated.status === 'settled' || updated.status === 'pending')) {
         await markSessionPaid(tx, updated.sessionId, updated.id);
       }
       await recurring?.record(tx, updated, now);
+      await releaseHold(tx, hold);
       if (notice) await notify(tx, merchant, updated, event(updated, notice.type), now);
     }
-    return stepOf(tx, updated);
+    return updated;
   });
+  return stepOf(ctx.db, updated);
 }
 
 interface OutcomePlan {
@@ -414,7 +539,7 @@ function planOutcome(payment: Payment, intent: Intent, outcome: Exclude<Connecto
       const patch: PaymentPatch = {
         status: transition(APPROVED_EVENT[intent]),
         capturedAmount: intent === 'auth' ? 0n : payment.amount,
-        details: { connectorRef: outcome.reference, rrn: outcome.rrn, approvalCode: outcome.approvalCode },
+        details: { connectorRef: outcome.reference, rrn: outcome.rrn, arn: outcome.arn, approvalCode: outcome.approvalCode },
       };
       if (outcome.storedCardReference) patch.details = Object.assign({}, patch.details, { storedCardReference: outcome.storedCardReference });
       if (outcome.threeDs) patch.threeDs = outcome.threeDs;
@@ -435,7 +560,11 @@ function planOutcome(payment: Payment, intent: Intent, outcome: Exclude<Connecto
     case 'challenge':
       return {
         step: 'challenge',
-        patch: { status: transition('challenge_required'), threeDs: outcome.threeDs as Payment['threeDs'], details: { connectorState: outcome.state, payerPage: outcome.page } },
+        // A native 3DS2 step (fingerprint, then perhaps a challenge) keeps the payment in 3ds for the next step.
+        patch: {
+          status: transition('challenge_required'), threeDs: outcome.threeDs as Payment['threeDs'],
+          details: { connectorState: outcome.state, payerPage: outcome.page, threeDs2Step: outcome.native ?? null },
+        },
         txStatus: 'waiting',
         // A debit reports its 3DS step (order_status 3ds, with card_token); other payments report only the end.
         ...(payment.operation === 'debit' ? { notify: { type: '3ds' as const } } : {}),

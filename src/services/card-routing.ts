@@ -5,9 +5,16 @@
  */
 import type { ServiceContext } from './context.ts';
 import type { Merchant, Mid } from '../store/merchants-repo.ts';
-import { eligibleMids, explainRouting, type Intent, type RoutingAttempt, type RoutingDecision } from '../domain/routing.ts';
+import { eligibleMids, explainRouting, type Intent, type RoutingAttempt, type RoutingDecision, type RoutingRule } from '../domain/routing.ts';
 import { limitRules } from '../domain/mid-limits.ts';
-import { chooseCandidates, DEFAULT_ROUTING, type PaymentFacts, type RoutingConfig } from '../domain/routing-rules.ts';
+import { chooseCandidates, DEFAULT_ROUTING, usesSuccessRate, type PaymentFacts, type RoutingConfig, type Scorer } from '../domain/routing-rules.ts';
+import { capFor, fitsEmptyDay, utcDay, type VolumeHold } from '../domain/volume-caps.ts';
+import { DEFAULT_HALF_LIFE_MINUTES, scoreOf } from '../domain/success-rate.ts';
+import { SAMPLE_BIN_TABLE, type BinTable } from '../domain/bin-table.ts';
+import type { Money } from '../domain/money.ts';
+import type { Sql } from '../store/database.ts';
+import { releaseVolume, reserveVolume } from '../store/volume-caps-repo.ts';
+import { readOutcomeCounts, recordOutcome } from '../store/outcome-stats-repo.ts';
 import { cardBrandByPrefix } from '../domain/card.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { UNIFIED_CODES } from '../connectors/error-codes.ts';
@@ -28,29 +35,51 @@ export interface CardRoute {
  */
 export const CHAIN_ROUTING: RoutingConfig = { rules: [], max_extra_attempts: 0 };
 
-/** The facts of a card payment the rules look at. */
-export function cardFacts(p: { intent: Intent; amount: bigint; currency: string; pan?: string; country?: string; recurring: boolean; customData?: Readonly<Record<string, unknown>> | null }): PaymentFacts {
+/**
+ * The chain's own MID goes first (a card-on-file token belongs to its connector); routing picks another only when
+ * it cannot serve (disabled, limits, daily cap).
+ */
+export function chainMidFirst(mids: readonly Mid[], midId: string | null): Mid[] {
+  return mids.map((m) => (m.id === midId ? { ...m, priority: Number.MAX_SAFE_INTEGER } : m));
+}
+
+/**
+ * The facts of a card payment the rules look at. The card's country comes from the BIN table; its brand from the
+ * brand prefixes (domain/card.ts), the table's brand filling in only where those know none.
+ */
+export function cardFacts(p: { intent: Intent; amount: bigint; currency: string; pan?: string; country?: string; recurring: boolean; customData?: Readonly<Record<string, unknown>> | null }, bins: BinTable = SAMPLE_BIN_TABLE): PaymentFacts {
   const facts: PaymentFacts = { intent: p.intent, money: { minor: p.amount, currency: p.currency }, method: 'card', recurring: p.recurring };
   if (p.pan) {
     facts.bin = p.pan.slice(0, 8);
-    const brand = cardBrandByPrefix(p.pan.slice(0, 6));
+    const issuer = bins.size > 0 ? bins.lookup(facts.bin) : undefined;
+    const brand = cardBrandByPrefix(p.pan.slice(0, 6)) ?? issuer?.brand;
     if (brand) facts.brand = brand;
+    if (issuer) facts.cardCountry = issuer.country;
   }
   if (p.country) facts.billingCountry = p.country;
   if (p.customData) facts.customData = p.customData;
   return facts;
 }
 
-/** Routes a card payment; no eligible MID: the routing error, before anything is written. */
+/** A MID whose daily cap could not take this payment even on an empty day (a cap of 0, a smaller amount cap). */
+const capRule = (money: Money): RoutingRule<Mid> => ({ reason: 'daily_cap', allows: (mid) => fitsEmptyDay(capFor(mid.dailyCaps, money.currency), money) });
+
+/** The brand the success-rate counters are kept under. */
+export const statsBrand = (brand: string | undefined): string => brand ?? 'card';
+
+/**
+ * Routes a card payment; no eligible MID: the routing error, before anything is written. Pure: the counts of the
+ * daily caps are reserved afterwards (takeCandidate), the success-rate scores come in through `scorer`.
+ */
 export function routeCard(
   ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], facts: PaymentFacts,
-  config: RoutingConfig = merchant.routing ?? DEFAULT_ROUTING, draw: () => number = Math.random,
+  config: RoutingConfig = merchant.routing ?? DEFAULT_ROUTING, draw: () => number = Math.random, scorer?: Scorer,
 ): CardRoute {
-  const rules = limitRules(facts.money);
+  const rules: RoutingRule<Mid>[] = [...limitRules(facts.money), capRule(facts.money)];
   const connectors = usableConnectors(ctx, merchant);
   const eligible = eligibleMids(mids.filter((m) => rules.every((rule) => rule.allows(m))), facts.intent, connectors);
   if (eligible.length === 0 || !ctx.connectors.get(eligible[0]!.connector)) throw new GatewayError('noEligibleMid');
-  const choice = chooseCandidates(config, eligible.map((m) => m.id), facts, draw);
+  const choice = chooseCandidates(config, eligible.map((m) => m.id), facts, draw, scorer);
   const byId = new Map(eligible.map((m) => [m.id, m]));
   const candidates = choice.candidates.map((id) => byId.get(id)!);
   const decision = explainRouting(mids, facts.intent, candidates[0]!, connectors, rules);
@@ -59,7 +88,77 @@ export function routeCard(
   if (choice.share !== undefined) decision.share = choice.share;
   if (choice.skipped.length > 0) decision.skippedRules = choice.skipped;
   decision.candidates = choice.candidates;
+  if (choice.scores) decision.scores = choice.scores;
+  if (choice.explored !== undefined) decision.explored = choice.explored;
   return { candidates, decision, config };
+}
+
+/** The success-rate scores of a payment's MIDs, read once, when the merchant's rules route by success rate. */
+export async function scorerFor(ctx: ServiceContext, config: RoutingConfig, mids: readonly Mid[], facts: PaymentFacts): Promise<Scorer | undefined> {
+  if (!usesSuccessRate(config)) return undefined;
+  const counts = await readOutcomeCounts(ctx.db, mids.map((m) => m.id), facts.money.currency, statsBrand(facts.brand));
+  const now = ctx.clock.now();
+  const halfLife = config.success_half_life_minutes ?? DEFAULT_HALF_LIFE_MINUTES;
+  return (midId, params) => scoreOf(midId, counts.get(midId), now, halfLife, params);
+}
+
+/** A candidate that will carry an attempt, with what it reserved of its daily cap. */
+export interface TakenCandidate {
+  index: number;
+  mid: Mid;
+  hold?: VolumeHold;
+}
+
+/**
+ * The first candidate from `from` on whose daily cap this payment still fits, its share reserved (one guarded
+ * upsert: never past the cap under any concurrency). A candidate whose cap is reached is dropped from the
+ * decision's candidates and shown in `considered` with the reason daily_cap. `usable` may refuse a candidate for
+ * other reasons (then nothing is reserved on it).
+ */
+export async function takeCandidate(
+  ctx: ServiceContext, sql: Sql, route: CardRoute, from: number, money: Money, usable: (mid: Mid) => boolean = () => true,
+): Promise<TakenCandidate | undefined> {
+  for (let index = from; index < route.candidates.length; index += 1) {
+    const mid = route.candidates[index]!;
+    if (!usable(mid)) continue;
+    const cap = capFor(mid.dailyCaps, money.currency);
+    if (!cap) return { index, mid };
+    const hold: VolumeHold = { midId: mid.id, day: utcDay(ctx.clock.now()), currency: money.currency, amount: money.minor.toString() };
+    if (await reserveVolume(sql, hold, cap)) return { index, mid, hold };
+    dropCapped(route.decision, mid.id);
+  }
+  return undefined;
+}
+
+function dropCapped(decision: RoutingDecision, midId: string): void {
+  decision.candidates = (decision.candidates ?? []).filter((id) => id !== midId);
+  const entry = decision.considered.find((c) => c.midId === midId);
+  if (entry) Object.assign(entry, { eligible: false, reason: 'daily_cap' });
+}
+
+/** Gives a reservation back, when there was one (a declined or failed attempt). */
+export async function releaseHold(sql: Sql, hold: unknown): Promise<void> {
+  if (isHold(hold)) await releaseVolume(sql, hold);
+}
+
+const isHold = (v: unknown): v is VolumeHold =>
+  typeof v === 'object' && v !== null && typeof (v as VolumeHold).midId === 'string' && typeof (v as VolumeHold).amount === 'string';
+
+/**
+ * Counts an attempt's final outcome towards its MID's success rate, when the merchant routes by success rate.
+ * A failure to count is logged, never the payment's failure.
+ */
+export async function noteOutcome(ctx: ServiceContext, merchant: Merchant, o: { midId: string | null; currency: string; brand: unknown; approved: boolean }): Promise<void> {
+  const config = merchant.routing ?? DEFAULT_ROUTING;
+  if (!o.midId || !usesSuccessRate(config)) return;
+  try {
+    await recordOutcome(ctx.db, {
+      midId: o.midId, currency: o.currency, brand: statsBrand(typeof o.brand === 'string' && o.brand !== 'card' ? o.brand : undefined),
+      approved: o.approved, at: ctx.clock.now(), halfLifeMinutes: config.success_half_life_minutes ?? DEFAULT_HALF_LIFE_MINUTES,
+    });
+  } catch (err) {
+    ctx.logger.warn({ midId: o.midId, err: (err as Error).message }, 'success-rate counter not updated');
+  }
 }
 
 /**

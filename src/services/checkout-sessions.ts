@@ -13,6 +13,7 @@ import { routeMid } from './card-payments.ts';
 import { parseAmount, formatAmount as canonicalAmount } from '../domain/money.ts';
 import { scheduleForRequest } from './schedules/subscriptions.ts';
 import { cardOnFileOf } from './recurring/card-on-file.ts';
+import { isCountry, isEmail } from '../domain/methods/formats.ts';
 
 export interface OpenSessionInput {
   operation: 'purchase' | 'debit' | 'credit';
@@ -42,6 +43,10 @@ function requestFields({ request: r, order }: OpenSessionInput): Record<string, 
     'order.description': order.description,
     'customer.name': r.customer?.name,
     'customer.email': r.customer?.email,
+    // A payout's recipient (mobile-money payout reads them as request fields).
+    payee_first_name: r.payeeFirstName ?? payeeText(r.payee, 'first_name'),
+    payee_last_name: r.payeeLastName ?? payeeText(r.payee, 'last_name'),
+    payee_email: payeeText(r.payee, 'email') ?? r.customer?.email,
     ...Object.fromEntries(billing),
     success_url: r.successUrl,
     cancel_url: r.cancelUrl,
@@ -83,8 +88,65 @@ function checkRules(input: OpenSessionInput): FieldError[] {
   const methodContext = { operation, currency: order.amount.currency, billingCountry: request.billingAddress?.country, canCollect: true, request: requestFields(input) };
   errors.push(...validateSessionParameters(request.methods, request.parameters, methodContext));
   errors.push(...billingStateRules(request.billingAddress));
-  if ((request.scheduleStartDate || request.paymentScheduleAmount) && !request.scheduleId) errors.push({ field: 'schedule_id', message: MESSAGES.blank });
+  errors.push(...payeeRules(request));
+  if ((request.scheduleStartDate || request.paymentScheduleAmount || request.recurringConsentRequired) && !request.scheduleId) errors.push({ field: 'schedule_id', message: MESSAGES.blank });
   return [...errors, ...scheduleRules(input)];
+}
+
+/** A text member of the free-form payee objects (non-text values are not the payee's data and are ignored). */
+function payeeText(obj: Record<string, unknown> | undefined, key: string): string | undefined {
+  const v = obj?.[key];
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+}
+
+/** Members of payee and payee_billing_address that reach the payout, as the payer record names them. */
+const PAYEE_MEMBERS: readonly [string, keyof PayerInfo][] = [['first_name', 'firstName'], ['last_name', 'lastName'], ['email', 'email'], ['phone', 'phone'], ['birth_date', 'birthDate']];
+const PAYEE_ADDRESS_MEMBERS: readonly [string, keyof PayerInfo][] = [
+  ['country', 'country'], ['state', 'state'], ['city', 'city'], ['address', 'address'], ['zip', 'zip'], ['phone', 'phone'], ['district', 'district'], ['house_number', 'houseNumber'],
+];
+
+/** The payee objects are free-form, but what the payout uses of them must be valid (and short enough to store). */
+function payeeRules(r: SessionRequest): FieldError[] {
+  const errors: FieldError[] = [];
+  const check = (obj: Record<string, unknown> | undefined, path: string, members: readonly [string, keyof PayerInfo][]) => {
+    for (const [key] of members) {
+      const v = obj?.[key];
+      if (v === undefined) continue;
+      if (typeof v !== 'string') errors.push({ field: `${path}.${key}`, message: MESSAGES.notType('string') });
+      else if (v.length > 255) errors.push({ field: `${path}.${key}`, message: MESSAGES.tooLong(255) });
+    }
+  };
+  check(r.payee, 'payee', PAYEE_MEMBERS);
+  check(r.payeeBillingAddress, 'payee_billing_address', PAYEE_ADDRESS_MEMBERS);
+  const email = payeeText(r.payee, 'email');
+  if (email && !isEmail(email)) errors.push({ field: 'payee.email', message: MESSAGES.notEmail });
+  const country = payeeText(r.payeeBillingAddress, 'country');
+  if (country && !isCountry(country)) errors.push({ field: 'payee_billing_address.country', message: MESSAGES.notCountry });
+  return errors;
+}
+
+/**
+ * The payer record of a payout: the payee's fields over the customer's. Request values win: payee_first_name
+ * and payee_last_name over payee.first_name and last_name, those over customer.name; a card_token's holder
+ * names the payee only where the request did not (hosted-checkout.ts).
+ */
+export function payeeOf(request: SessionRequest, payer: PayerInfo): PayerInfo {
+  const out: PayerInfo = { ...payer };
+  for (const [key, field] of PAYEE_MEMBERS) out[field] = payeeText(request.payee, key) ?? out[field];
+  for (const [key, field] of PAYEE_ADDRESS_MEMBERS) out[field] = payeeText(request.payeeBillingAddress, key) ?? out[field];
+  out.firstName = request.payeeFirstName?.trim() || out.firstName;
+  out.lastName = request.payeeLastName?.trim() || out.lastName;
+  if (out.firstName || out.lastName) out.name = [out.firstName, out.lastName].filter(Boolean).join(' ');
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined && v !== '')) as PayerInfo;
+}
+
+/** What a payout keeps of its recipient, as the callbacks of the platform name the fields (payee_*). */
+export function payeeDetails(payer: PayerInfo): Record<string, string> {
+  const fields: Record<string, string | undefined> = {
+    payee_first_name: payer.firstName, payee_last_name: payer.lastName, payee_email: payer.email, payee_phone: payer.phone,
+    payee_country: payer.country, payee_state: payer.state, payee_city: payer.city, payee_address: payer.address, payee_zip: payer.zip,
+  };
+  return Object.fromEntries(Object.entries(fields).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
 /** The billing state is validated (2 to 32 characters) only where the payer is asked for one (interface.md). */
@@ -116,6 +178,7 @@ export function sessionPaymentDetails(request: SessionRequest, currency: string)
   if (card && typeof card === 'object') details.parameters = card;
   const cof = cardOnFileOf({ storesCard: request.recurringInit || request.reqToken, usesStoredCard: false, payerPresent: true });
   if (cof) details.cof = cof;
+  if (request.accountId !== undefined) details.accountId = request.accountId;
   if (!request.scheduleId) return details;
   details.schedule_id = request.scheduleId;
   if (request.scheduleStartDate) details.schedule_start_date = request.scheduleStartDate;
@@ -125,7 +188,9 @@ export function sessionPaymentDetails(request: SessionRequest, currency: string)
 }
 
 export async function openSession(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], requested: OpenSessionInput): Promise<OpenedSession> {
-  const { input, warnings } = withServedMethods(requested);
+  const served = withServedMethods(requested);
+  const warnings = served.warnings;
+  const input = served.input.operation === 'credit' ? { ...served.input, payer: payeeOf(served.input.request, served.input.payer) } : served.input;
   const errors = checkRules(input);
   if (errors.length > 0) throw GatewayError.invalid(errors);
   const intent = input.operation === 'credit' ? 'payout' : input.request.auth ? 'auth' : 'sale';
@@ -164,7 +229,7 @@ export async function openSession(ctx: ServiceContext, merchant: Merchant, mids:
       midId: mid.id,
       payer: input.payer,
       customData: input.request.customData,
-      details: sessionPaymentDetails(input.request, input.order.amount.currency),
+      details: { ...sessionPaymentDetails(input.request, input.order.amount.currency), ...(input.operation === 'credit' ? { payee: payeeDetails(input.payer) } : {}) },
       now,
     },
   );

@@ -46,6 +46,7 @@ export function connectorPayer(p: Payment['payer']): ConnectorPayer {
   const out: ConnectorPayer = {
     email: p.email, firstName: p.firstName ?? (first || undefined), lastName: p.lastName ?? (rest.join(' ') || undefined), phone: p.phone,
     country: p.country, state: p.state, city: p.city, address: p.address, zip: p.zip, birthDate: p.birthDate,
+    address2: p.address2, phoneCountryCode: p.phoneCountryCode, houseNumber: p.houseNumber,
   };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined && v !== '')) as ConnectorPayer;
 }

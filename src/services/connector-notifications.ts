@@ -11,6 +11,8 @@ import { GatewayError } from '../domain/errors.ts';
 import { midAccess } from './connector-access.ts';
 import { applyNotifiedOutcome } from './card-payments.ts';
 import { applyLateFollowUp } from './follow-ups.ts';
+import { applyProviderNotice } from './apm/payments.ts';
+import type { ApmOutcome } from '../connectors/apm-types.ts';
 
 /** Which of our operations in flight a notified operation settles. */
 const SETTLES: Readonly<Record<Exclude<NotificationEvent['operation'], 'authorize'>, ReadonlySet<string>>> = {
@@ -19,6 +21,16 @@ const SETTLES: Readonly<Record<Exclude<NotificationEvent['operation'], 'authoriz
   reversal: new Set(['reversal', 'void']),
   void: new Set(['void', 'reversal']),
 };
+
+/** An S2S APM payment (a sale or a payout): its notifications go to the APM service. */
+const isApm = (p: Payment): boolean => p.channel === 's2s_apm' || (p.details.apm !== null && typeof p.details.apm === 'object');
+
+/** A notified outcome as an APM provider's answer (its reported facts kept for the integrity check). */
+function apmOutcome(o: ConnectorOutcome): ApmOutcome {
+  if (o.kind === 'approved') return { kind: 'approved', reference: o.reference, ...(o.reported ? { reported: o.reported } : {}) };
+  if (o.kind === 'declined') return { kind: 'declined', reason: o.reason, ...(o.reference ? { reference: o.reference } : {}), ...(o.reported ? { reported: o.reported } : {}) };
+  return { kind: 'pending', reason: o.kind === 'pending' ? o.reason : 'not final' };
+}
 
 function followUpOutcome(o: ConnectorOutcome): FollowUpOutcome {
   if (o.kind === 'approved') return { kind: 'approved', reference: o.reference };
@@ -47,7 +59,9 @@ export async function handleConnectorNotification(ctx: ServiceContext, connector
     const merchant = await findMerchantById(ctx.db, payment.merchantId);
     if (!merchant) continue;
     const current = (await getPayment(ctx.db, payment.id)) ?? payment;
-    if (event.operation === 'authorize') {
+    if (event.operation === 'authorize' && isApm(current)) {
+      await applyProviderNotice(ctx, merchant, current, apmOutcome(event.outcome));
+    } else if (event.operation === 'authorize') {
       await applyNotifiedOutcome(ctx, merchant, current, event.outcome);
     } else if (current.pendingOperation && SETTLES[event.operation].has(current.pendingOperation)) {
       await applyLateFollowUp(ctx, merchant, current, followUpOutcome(event.outcome));

@@ -8,6 +8,8 @@ import type { CallbackTargetPolicy } from '../domain/callback-targets.ts';
 import type { SigningKeys } from './signing-secrets.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { WalletTrust } from './wallets/wallet-tokens.ts';
+import type { AppleSessionPort } from './wallets/apple-merchant-validation.ts';
+import type { BinTable } from '../domain/bin-table.ts';
 
 /** What every service needs: the store, the clock, the connectors and the vault keys. */
 export interface ServiceContext {
@@ -26,6 +28,10 @@ export interface ServiceContext {
   rateLimiter?: RateLimiter;
   /** The roots wallet tokens must chain to; absent: no wallet token is trusted. */
   walletTrust?: WalletTrust;
+  /** How Apple Pay merchant validation reaches Apple (default: HTTPS with the merchant's certificate). */
+  appleSessionPort?: AppleSessionPort;
+  /** BIN ranges -> issuing country for routing rules (BIN_TABLE_FILE); absent: the built-in sandbox sample. */
+  binTable?: BinTable;
   /** Where status lookups read: a replica kept read-your-writes (store/replica.ts) when one is configured. */
   reads?: Sql;
 }

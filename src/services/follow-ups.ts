@@ -90,7 +90,7 @@ async function run(ctx: ServiceContext, merchant: Merchant, payment: Payment, pl
   const done = ctx.clock.now();
   const approved = outcome.kind === 'approved';
   const updated = await ctx.db.transaction(async (tx) => {
-    const patch = approved ? plan.onApproved(claimed) : plan.onDeclined;
+    const patch = approved ? withArn(plan.onApproved(claimed), outcome) : plan.onDeclined;
     const updated = await updatePayment(tx, payment.id, { pendingOperation: plan.operation }, { ...patch, pendingOperation: null }, done);
     if (!updated) return claimed;
     // A decline keeps the acquirer's raw code and message on the transaction.
@@ -103,6 +103,11 @@ async function run(ctx: ServiceContext, merchant: Merchant, payment: Payment, pl
     return updated;
   });
   return { payment: updated, transId, outcome };
+}
+
+/** An acquirer reference number the follow-up's outcome carries (a capture moves the funds) joins the payment. */
+function withArn(patch: PaymentPatch, outcome: FollowUpOutcome): PaymentPatch {
+  return outcome.kind === 'approved' && outcome.arn ? { ...patch, details: { ...patch.details, arn: outcome.arn } } : patch;
 }
 
 /** DMS capture of a held authorization: in full, or once in part. */
@@ -217,7 +222,7 @@ export async function applyLateFollowUp(ctx: ServiceContext, merchant: Merchant,
   const approved = outcome.kind === 'approved';
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
-    const patch = approved ? effect.approved(payment, transaction.amount) : effect.declined(payment, transaction.amount);
+    const patch = approved ? withArn(effect.approved(payment, transaction.amount), outcome) : effect.declined(payment, transaction.amount);
     const updated = await updatePayment(tx, payment.id, { pendingOperation: operation }, { ...patch, pendingOperation: null }, now);
     if (!updated) return undefined;
     await updateTransactionStatus(tx, transId, approved ? 'success' : 'fail', outcome.kind === 'declined' ? { reason: outcome.reason, ...(outcome.error ?? {}) } : {});

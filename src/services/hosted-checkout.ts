@@ -5,13 +5,18 @@
 import type { ServiceContext } from './context.ts';
 import { findMerchantById, listMids, type Merchant, type Mid, type LinkTarget } from '../store/merchants-repo.ts';
 import { countDeclinedAttempts, getSession, switchSessionPayment, type Session } from '../store/sessions-repo.ts';
-import { getPayment, insertPayment, type Payment, type PayerInfo } from '../store/payments-repo.ts';
+import { getPayment, insertPayment, type Payment, type PayerInfo, type PaymentDetails } from '../store/payments-repo.ts';
+import { cardOnFileOf } from './recurring/card-on-file.ts';
+import type { Consent } from '../domain/recurring-consent.ts';
 import { findCardByToken } from '../store/card-vault.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { authorizeCard, completeChallenge, type PaymentStep, type CardSource } from './card-payments.ts';
 import { returnQuery, withQuery } from './callbacks/checkout-callback.ts';
 import { sessionPaymentDetails } from './checkout-sessions.ts';
+import { resolveWalletPayment } from './wallets/wallet-payments.ts';
+import type { WalletName } from '../domain/wallets/wallet-flow.ts';
+import { splitHolder } from './card-credit.ts';
 
 export type SessionState =
   | { kind: 'missing' }
@@ -34,6 +39,8 @@ export interface CardForm {
   card?: { number?: string; expMonth: string; expYear: string; cvv?: string; holder?: string };
   billing?: { country: string; state?: string; city: string; address: string; zip: string; phone?: string };
   email?: string;
+  /** The payer's answer to the recurring consent checkbox (asked with recurring_consent_required only). */
+  recurringConsent?: boolean;
 }
 
 /** Where the payer is in a payment that already started, if anywhere. */
@@ -54,7 +61,7 @@ export async function attemptFor(ctx: ServiceContext, state: Extract<SessionStat
       id: newId(), merchantId: payment.merchantId, sessionId: session.id, channel: 'checkout', operation: payment.operation,
       orderId: payment.orderId, amount: payment.amount, currency: payment.currency, description: payment.description,
       status: 'prepare', auth: payment.auth, midId: payment.midId, payer: payment.payer, customData: payment.customData,
-      details: sessionPaymentDetails(session.request, payment.currency), now,
+      details: { ...sessionPaymentDetails(session.request, payment.currency), ...(payment.details.payee ? { payee: payment.details.payee } : {}) }, now,
     });
     if (!(await switchSessionPayment(tx, session.id, payment.id, next.id))) throw new GatewayError('sessionNotPayable');
     return next;
@@ -65,22 +72,88 @@ export async function attemptFor(ctx: ServiceContext, state: Extract<SessionStat
  * `payerIp` is the address the hosted page saw (behind trustProxy); it is recorded when the merchant gave none
  * at session creation, so callbacks and status answers carry the payer's IP.
  */
-export async function payByCard(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>, form: CardForm, payerIp?: string): Promise<PaymentStep> {
+export async function payByCard(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>, form: CardForm, payerIp?: string, browser?: Record<string, string>): Promise<PaymentStep> {
   const resumed = resumeStep(state.payment);
   if (resumed) return resumed;
   const { session, merchant } = state;
   await assertMayTryAgain(ctx, state);
   const payment = await attemptFor(ctx, state);
   const intent = session.operation === 'credit' ? 'payout' : session.request.auth ? 'auth' : 'sale';
+  const consent = consentTerms(session, form.recurringConsent);
+  const details: PaymentDetails = { ...consent?.details, ...(browser && Object.keys(browser).length > 0 ? { browser } : {}) };
+  const { source, holder } = await cardSource(ctx, merchant, session, form);
+  const typed = payerFrom(form);
   return authorizeCard(ctx, {
     merchant,
     mids: state.mids,
     payment,
-    source: await cardSource(ctx, merchant, session, form),
+    source,
     intent,
-    tokenize: session.operation === 'debit' || session.request.reqToken || session.request.recurringInit,
-    payer: { ...payerFrom(form), ...seenIp(payment.payer, payerIp) },
+    tokenize: session.operation === 'debit' || session.request.reqToken || (session.request.recurringInit && consent?.recurring !== false),
+    payer: { ...(session.operation === 'credit' ? payeeNames(payment.payer, typed.name ?? holder) : typed), ...withoutName(typed, session.operation), ...seenIp(payment.payer, payerIp) },
+    // The page's browser details go to the connector (3-D Secure) and back in browser_* where enabled.
+    ...(Object.keys(details).length > 0 ? { details } : {}),
   });
+}
+
+/**
+ * The payer paid with the wallet button: the token the payment sheet (the wallet's, or the sandbox simulator's)
+ * handed the page goes through the flow rules as an S2S wallet SALE's does (services/wallets/wallet-payments.ts).
+ */
+export async function payByWallet(
+  ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>, wallet: WalletName, paymentToken: string, payerIp?: string, pagePayer: PayerInfo = {},
+): Promise<PaymentStep> {
+  const resumed = resumeStep(state.payment);
+  if (resumed) return resumed;
+  const { session, merchant } = state;
+  if (session.operation !== 'purchase') throw new GatewayError('actionNotSupported');
+  await assertMayTryAgain(ctx, state);
+  const payment = await attemptFor(ctx, state);
+  const intent = session.request.auth ? 'auth' : 'sale';
+  // A wallet's sheet asks no recurring consent: where the merchant requires one, the payment is made once.
+  const consent = consentTerms(session, undefined);
+  const recurring = session.request.recurringInit && consent?.recurring !== false;
+  const use = await resolveWalletPayment(ctx, merchant, state.mids, {
+    wallet, paymentToken, intent, ask: { hold: intent === 'auth', recurring, cardToken: session.request.reqToken },
+    ...(pagePayer.name ?? payment.payer.name ? { holder: pagePayer.name ?? payment.payer.name } : {}),
+  });
+  return authorizeCard(ctx, {
+    merchant,
+    mids: state.mids,
+    payment,
+    source: { kind: 'wallet', use },
+    intent,
+    tokenize: session.request.reqToken || recurring,
+    payer: { ...pagePayer, ...seenIp(payment.payer, payerIp) },
+    details: { ...consent?.details, wallet: { name: wallet, flow: use.flow, ...(use.card ? { authMethod: use.card.authMethod } : {}) } },
+  });
+}
+
+/**
+ * recurring_consent_required (wire-reference 2.1): ticked, the chain starts and carries a consent id; declined, the
+ * payment is made once (no chain, no schedule, no recurring_token) and says consent_state ignored.
+ */
+function consentTerms(session: Session, given: boolean | undefined): { recurring: boolean; details: PaymentDetails } | undefined {
+  if (!session.request.recurringConsentRequired) return undefined;
+  if (given === true) return { recurring: true, details: { consent: { id: newId(), state: 'active' } satisfies Consent } };
+  const cof = cardOnFileOf({ storesCard: session.request.reqToken, usesStoredCard: false, payerPresent: true });
+  return { recurring: false, details: { consent: { state: 'ignored' } satisfies Consent, recurringInit: false, schedule_id: null, cof: cof ?? null } };
+}
+
+/**
+ * The name of a payout's recipient: the request's payee names win (they are on the payment already); only
+ * without them does the card's holder (typed, or the card_token's) name the payee.
+ */
+function payeeNames(payer: PayerInfo, holder: string | null | undefined): PayerInfo {
+  if (payer.firstName || payer.lastName || !holder) return {};
+  return { ...splitHolder(holder), name: holder };
+}
+
+/** A payout's form data, its holder left to payeeNames. */
+function withoutName(typed: PayerInfo, operation: Session['operation']): PayerInfo {
+  if (operation !== 'credit') return {};
+  const { name: _name, ...rest } = typed;
+  return rest;
 }
 
 /** The IP the page saw, for a payer the merchant gave none for. */
@@ -88,14 +161,19 @@ export function seenIp(payer: PayerInfo, payerIp: string | undefined): PayerInfo
   return payerIp && !payer.ip ? { ip: payerIp } : {};
 }
 
-async function cardSource(ctx: ServiceContext, merchant: Merchant, session: Session, form: CardForm): Promise<CardSource> {
+/**
+ * The card of the attempt: typed in full, or the session's card_token. A payout by card_token asks the payer
+ * for MM/YY only, and that typed expiry is the one used.
+ */
+async function cardSource(ctx: ServiceContext, merchant: Merchant, session: Session, form: CardForm): Promise<{ source: CardSource; holder?: string | null }> {
   const card = form.card;
   if (!card) throw GatewayError.field('card_number', 'This value should not be blank.');
-  if (card.number) return { kind: 'card', card: { pan: card.number, expMonth: card.expMonth, expYear: card.expYear, cvv: card.cvv, holder: card.holder } };
+  if (card.number) return { source: { kind: 'card', card: { pan: card.number, expMonth: card.expMonth, expYear: card.expYear, cvv: card.cvv, holder: card.holder } } };
   const token = session.request.cardTokens?.[0];
   const stored = token ? await findCardByToken(ctx.db, merchant.id, token) : undefined;
   if (!stored) throw new GatewayError('cardTokenInvalid');
-  return { kind: 'vault', vaultId: stored.id };
+  const typed = session.operation === 'credit' && card.expMonth && card.expYear ? { expiry: { expMonth: card.expMonth, expYear: card.expYear } } : {};
+  return { source: { kind: 'vault', vaultId: stored.id, ...typed }, holder: stored.holder };
 }
 
 function payerFrom(form: CardForm): PayerInfo {

@@ -286,10 +286,12 @@ function payerOf(input: ProcessingInput): PayerInfo {
   return definedOnly({ name: input.name, email: input.email, birthDate: input.birthDate, ...(input.billingAddress ? billingPayer(input.billingAddress) : {}) });
 }
 
+/** billing_address members whose stored payer name differs (the rest keep their names). */
+const BILLING_NAMES: Readonly<Record<string, keyof PayerInfo>> = { house_number: 'houseNumber', phone_country_code: 'phoneCountryCode' };
+
 /** billing_address members -> the stored payer's names. */
-function billingPayer(b: Record<string, string>): PayerInfo {
-  const { house_number: houseNumber, ...rest } = b;
-  return definedOnly({ ...rest, houseNumber });
+export function billingPayer(b: Readonly<Record<string, string | undefined>>): PayerInfo {
+  return definedOnly(Object.fromEntries(Object.entries(b).map(([k, v]) => [BILLING_NAMES[k] ?? k, v]))) as PayerInfo;
 }
 
 function definedOnly<T extends Record<string, unknown>>(o: T): T {

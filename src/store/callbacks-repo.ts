@@ -304,22 +304,52 @@ export async function recordUrlSuccess(sql: Sql, url: string): Promise<void> {
  * to end become due at once. False when the URL had no block and no count.
  */
 export function unblockUrl(db: Database, url: string, now?: Date): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const [row] = await tx.query<{ blocked_until: Date | null; timeouts: Date[] }>(
-      'SELECT blocked_until, timeouts FROM callback_url_health WHERE url = $1 FOR UPDATE',
-      [url],
+  return db.transaction(async (tx) => (await unblockUrlIn(tx, url, now)) !== undefined);
+}
+
+/** unblockUrl() inside the caller's transaction: the URL's health before (undefined when there was nothing to lift). */
+export async function unblockUrlIn(tx: Sql, url: string, now?: Date): Promise<UrlHealth | undefined> {
+  const [row] = await tx.query<{ blocked_until: Date | null; timeouts: Date[] }>(
+    'SELECT blocked_until, timeouts FROM callback_url_health WHERE url = $1 FOR UPDATE',
+    [url],
+  );
+  if (!row || (row.blocked_until === null && row.timeouts.length === 0)) return undefined;
+  await tx.query(`UPDATE callback_url_health SET timeouts = '{}', blocked_until = NULL WHERE url = $1`, [url]);
+  if (now && row.blocked_until && row.blocked_until > now) {
+    await tx.query(
+      `UPDATE callbacks SET next_attempt_at = $2
+       WHERE url = $1 AND status = 'pending' AND next_attempt_at > $2 AND next_attempt_at <= $3`,
+      [url, now, row.blocked_until],
     );
-    if (!row || (row.blocked_until === null && row.timeouts.length === 0)) return false;
-    await tx.query(`UPDATE callback_url_health SET timeouts = '{}', blocked_until = NULL WHERE url = $1`, [url]);
-    if (now && row.blocked_until && row.blocked_until > now) {
-      await tx.query(
-        `UPDATE callbacks SET next_attempt_at = $2
-         WHERE url = $1 AND status = 'pending' AND next_attempt_at > $2 AND next_attempt_at <= $3`,
-        [url, now, row.blocked_until],
-      );
-    }
-    return true;
-  });
+  }
+  return { timeouts: row.timeouts, blockedUntil: row.blocked_until };
+}
+
+export interface BlockedUrl {
+  url: string;
+  blockedUntil: Date;
+  timeouts: Date[];
+  /** Callbacks to this URL still to be delivered, and the merchants they belong to. */
+  waiting: number;
+  merchantIds: string[];
+}
+
+/** URLs blocked at `now`, the block ending last first. Few rows: one per URL that timed out five times. */
+export async function listBlockedUrls(sql: Sql, now: Date, limit: number): Promise<BlockedUrl[]> {
+  const rows = await sql.query<{ url: string; blocked_until: Date; timeouts: Date[]; waiting: string; merchant_ids: string[] | null }>(
+    `SELECT h.url, h.blocked_until, h.timeouts,
+            (SELECT count(*) FROM callbacks c WHERE c.status = 'pending' AND c.url = h.url) AS waiting,
+            (SELECT array_agg(DISTINCT c.merchant_id) FROM callbacks c WHERE c.status = 'pending' AND c.url = h.url) AS merchant_ids
+       FROM callback_url_health h
+      WHERE h.blocked_until > $1
+      ORDER BY h.blocked_until DESC, h.url
+      LIMIT $2`,
+    [now, limit],
+  );
+  return rows.map((r) => ({
+    url: r.url, blockedUntil: new Date(r.blocked_until), timeouts: r.timeouts.map((t) => new Date(t)),
+    waiting: Number(r.waiting), merchantIds: r.merchant_ids ?? [],
+  }));
 }
 
 // ---- admin side: event log and resend ----

@@ -72,3 +72,15 @@ export async function findSignInUser(sql: Sql, email: string): Promise<{ id: str
   );
   return row && { id: row.id, passwordHash: row.password_hash };
 }
+
+/**
+ * Deletes sessions that can never be used again: signed out, past their absolute end, or idle longer than
+ * `idleMs` (the guard refuses those already). Run at each sign-in, so the table holds live sessions only.
+ */
+export async function purgeDeadConsoleSessions(sql: Sql, now: Date, idleMs: number): Promise<number> {
+  const rows = await sql.query<{ id: string }>(
+    'DELETE FROM console_sessions WHERE ended_at IS NOT NULL OR expires_at <= $1 OR last_seen_at <= $2 RETURNING id',
+    [now, new Date(now.getTime() - idleMs)],
+  );
+  return rows.length;
+}

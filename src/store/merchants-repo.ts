@@ -4,6 +4,7 @@ import { openSecret, type SealedSecret, type SecretFields } from './sealed-secre
 import type { Keyring } from './card-vault.ts';
 import { Secret } from '../domain/secret.ts';
 import type { RoutingConfig } from '../domain/routing-rules.ts';
+import type { DailyCaps } from '../domain/volume-caps.ts';
 
 export type PaymentMode = 'SMS' | 'DMS' | 'SMS/DMS';
 export type LinkTarget = '_blank' | '_self' | '_parent' | '_top';
@@ -76,6 +77,8 @@ export interface Mid {
   /** Decimal amounts in the payment's currency (major units); null: no limit. */
   minAmount: string | null;
   maxAmount: string | null;
+  /** Daily volume caps per currency (issue 15), as the admin API takes them; null: none. */
+  dailyCaps: DailyCaps | null;
   descriptor: string | null;
   /** The connector's own settings (not secret), validated by the connector's settings schema. */
   settings: Record<string, unknown>;
@@ -112,6 +115,7 @@ interface MidRow {
   currencies: string[] | null;
   min_amount: string | null;
   max_amount: string | null;
+  daily_caps?: DailyCaps | null;
   descriptor: string | null;
   settings: Record<string, unknown> | null;
   credentials: SealedSecret | null;
@@ -144,6 +148,7 @@ const toMid = (r: MidRow): Mid => ({
   currencies: r.currencies ?? null,
   minAmount: r.min_amount === null || r.min_amount === undefined ? null : String(r.min_amount),
   maxAmount: r.max_amount === null || r.max_amount === undefined ? null : String(r.max_amount),
+  dailyCaps: r.daily_caps ?? null,
   descriptor: r.descriptor ?? null,
   settings: r.settings ?? {},
   sealedCredentials: r.credentials ?? null,
@@ -204,11 +209,12 @@ export type NewMid = Pick<Mid, 'id' | 'merchantId' | 'name' | 'connector' | 'pay
 export async function insertMid(sql: Sql, mid: NewMid): Promise<void> {
   await sql.query(
     `INSERT INTO mids (id, merchant_id, name, connector, payment_mode, card_on_file_support, enabled, priority,
-       currencies, min_amount, max_amount, descriptor, settings, credentials)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+       currencies, min_amount, max_amount, descriptor, settings, credentials, daily_caps)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb)`,
     [mid.id, mid.merchantId, mid.name, mid.connector, mid.paymentMode, mid.cardOnFileSupport ?? false, mid.enabled ?? true,
       mid.priority ?? 0, mid.currencies ?? null, mid.minAmount ?? null, mid.maxAmount ?? null, mid.descriptor ?? null,
-      JSON.stringify(mid.settings ?? {}), mid.sealedCredentials ? JSON.stringify(mid.sealedCredentials) : null],
+      JSON.stringify(mid.settings ?? {}), mid.sealedCredentials ? JSON.stringify(mid.sealedCredentials) : null,
+      mid.dailyCaps ? JSON.stringify(mid.dailyCaps) : null],
   );
 }
 

@@ -5,6 +5,7 @@
 import type { Sql } from './database.ts';
 import { listMids, type Mid, type PaymentMode } from './merchants-repo.ts';
 import type { SealedSecret } from './sealed-secrets.ts';
+import type { DailyCaps } from '../domain/volume-caps.ts';
 
 /** The MID of a merchant, its row locked for the transaction's change when `forUpdate`. */
 export async function findMerchantMid(sql: Sql, merchantId: string, midId: string, forUpdate = false): Promise<Mid | undefined> {
@@ -21,6 +22,7 @@ export interface MidChanges {
   currencies: string[] | null;
   minAmount: string | null;
   maxAmount: string | null;
+  dailyCaps: DailyCaps | null;
   descriptor: string | null;
   cardOnFileSupport: boolean;
   settings: Record<string, unknown>;
@@ -30,10 +32,12 @@ export interface MidChanges {
 export async function updateMid(sql: Sql, id: string, m: MidChanges, now: Date): Promise<void> {
   await sql.query(
     `UPDATE mids SET name = $2, payment_mode = $3, priority = $4, enabled = $5, currencies = $6, min_amount = $7,
-       max_amount = $8, descriptor = $9, card_on_file_support = $10, settings = $11::jsonb, credentials = $12::jsonb, updated_at = $13
+       max_amount = $8, descriptor = $9, card_on_file_support = $10, settings = $11::jsonb, credentials = $12::jsonb, updated_at = $13,
+       daily_caps = $14::jsonb
      WHERE id = $1`,
     [id, m.name, m.paymentMode, m.priority, m.enabled, m.currencies, m.minAmount, m.maxAmount, m.descriptor, m.cardOnFileSupport,
-      JSON.stringify(m.settings), m.sealedCredentials ? JSON.stringify(m.sealedCredentials) : null, now.toISOString()],
+      JSON.stringify(m.settings), m.sealedCredentials ? JSON.stringify(m.sealedCredentials) : null, now.toISOString(),
+      m.dailyCaps ? JSON.stringify(m.dailyCaps) : null],
   );
 }
 

@@ -29,7 +29,7 @@ export interface PaymentSearch {
   amountFrom?: bigint;
   amountTo?: bigint;
   currency?: string;
-  /** card, or an alternative method's key (as paymentMethodOf names it). */
+  /** card, a wallet (applepay, googlepay), or an alternative method's key (as paymentMethodOf names it). */
   method?: string;
   channel?: string;
   createdFrom?: Date;
@@ -90,7 +90,8 @@ export function searchConditions(s: PaymentSearch, after?: SearchCursor): { cond
   if (s.amountTo !== undefined) conditions.push(`amount <= ${param(s.amountTo)}`);
   if (s.createdFrom !== undefined) conditions.push(`created_at >= ${param(s.createdFrom)}`);
   if (s.createdTo !== undefined) conditions.push(`created_at < ${param(s.createdTo)}`);
-  if (s.method !== undefined) conditions.push(`COALESCE(details->'apm'->>'method', 'card') = ${param(s.method)}`);
+  // As paymentMethodOf names it: the APM's key, else the wallet's (applepay, googlepay), else card.
+  if (s.method !== undefined) conditions.push(`COALESCE(details->'apm'->>'method', details->'wallet'->>'name', 'card') = ${param(s.method)}`);
   for (const key of ['initiator', 'source', 'sequence'] as const) {
     if (s[key] !== undefined) conditions.push(`details->'cof'->>'${key}' = ${param(s[key])}`);
   }

@@ -32,7 +32,7 @@ export interface PayerInfo {
 /** Facts about the payment that vary by channel and connector; kept as one document. */
 export interface PaymentDetails {
   /** A wallet payment (issue 16): which wallet, its flow, and the token's kind (never its content). */
-  wallet?: { name: 'applepay' | 'googlepay'; flow: 'decrypted' | 'virtual'; authMethod: 'PAN_ONLY' | 'CRYPTOGRAM_3DS' };
+  wallet?: { name: 'applepay' | 'googlepay'; flow: 'decrypted' | 'card_stored' | 'virtual'; authMethod?: 'PAN_ONLY' | 'CRYPTOGRAM_3DS' };
   cardMask?: string;
   cardExpiry?: string; // MM/YYYY
   first6Last4?: string;
@@ -40,6 +40,8 @@ export interface PaymentDetails {
   connectorRef?: string;
   connectorState?: Record<string, string>;
   rrn?: string;
+  /** Acquirer reference number, from the connector outcome of the sale or the capture. */
+  arn?: string;
   approvalCode?: string;
   lastTransId?: string;
   reqToken?: boolean;

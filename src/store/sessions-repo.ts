@@ -26,7 +26,15 @@ export interface SessionRequest {
   scheduleStartDate?: string;
   paymentScheduleAmount?: string;
   payee?: Record<string, unknown>;
+  /** Operation credit: the payout's recipient (they override the name a card_token's holder gives). */
+  payeeFirstName?: string;
+  payeeLastName?: string;
+  payeeBillingAddress?: Record<string, unknown>;
   vatCalc?: boolean;
+  /** recurring_consent_required: the hosted page asks the payer to agree to the schedule's later charges. */
+  recurringConsentRequired?: boolean;
+  /** The top-level accountId (crypto example), forwarded to the methods whose parameters name it. */
+  accountId?: string;
   /** Set on sessions opened by `POST /api/v1/session/token` (hosted payment fields). */
   hostedFields?: { returnUrl: string };
   /** The card the hosted fields collected last (the PAN is in the vault), until an attempt takes it. */

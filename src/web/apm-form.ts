@@ -65,7 +65,8 @@ function message(t: Translator, f: PageField, value: string): string | undefined
   if (kind === 'country') return isCountryCode(value) ? undefined : t.t('form.country');
   if (kind === 'email') {
     const error = validateEmail(value, true);
-    return error && localizeMessage(t, error);
+    if (error) return localizeMessage(t, error);
+    // An e-mail member may have its own limits (the mail payout's payer_email: 2 to 60), checked below.
   }
   const spec = f.spec;
   if (!spec) return undefined;

@@ -8,7 +8,7 @@ import { attrs, html, raw, type Raw } from './html.ts';
 import { field, footerWith, hiddenFields, ICONS, initials, layout, providerHeader, safeUrl, summaryTitle } from './pages.ts';
 import { EN, clientMessages, type Translator } from './i18n.ts';
 import type {
-  ApmCodePageView, ApmExpiredPageView, ApmFieldView, ApmFieldsPageView, ApmWaitPageView, OrderView, SandboxDevicePageView, SandboxOutboxPageView,
+  ApmCodePageView, ApmExpiredPageView, ApmFieldView, ApmFieldsPageView, ApmWaitPageView, OrderView, SandboxClaimPageView, SandboxDevicePageView, SandboxOutboxPageView,
 } from './apm-views.ts';
 
 export type * from './apm-views.ts';
@@ -20,7 +20,7 @@ const EXTRAS = { styles: [APM_STYLESHEET_URL], scripts: [APM_SCRIPT_URL] };
 function summary(order: OrderView, t: Translator): Raw {
   return html`<section class="summary" aria-label="${t.t('summary.order')}">
     <div class="merchant"><span class="merchant-badge" aria-hidden="true">${initials(order.merchantName)}</span><h1 class="merchant-name">${order.merchantName}</h1></div>
-    <p class="amount-label">${t.t('amount.pay')}</p>
+    <p class="amount-label">${t.t(order.payout ? 'amount.payoutFrom' : 'amount.pay')}</p>
     <p class="amount"><span class="amount-value">${order.amount}</span></p>
     ${order.description ? html`<p class="description">${order.description}</p>` : ''}
     <dl class="order-meta"><div><dt>${t.t('order.number')}</dt><dd>${order.number}</dd></div></dl>
@@ -149,7 +149,7 @@ function waitBody(vm: ApmWaitPageView, t: Translator): Raw {
       return html`<dl class="details" id="apm-details">${(vm.details ?? []).map((d, i) => html`<div><dt>${detailLabel(t, d.label)}</dt><dd class="mono">${copyable(t, `detail-${i}`, detailLabel(t, d.label), d.value)}</dd></div>`)}</dl>
       <p class="lead">${t.t('wait.detailsText')}</p>`;
     case 'app':
-      return html`<div class="spinner" aria-hidden="true"></div><p class="lead">${t.t('wait.appText', { to: vm.sentTo ?? '', method: vm.methodLabel })}</p>`;
+      return html`<div class="spinner" aria-hidden="true"></div><p class="lead">${t.t('wait.appText', { to: vm.sentTo ?? '', method: vm.methodLabel })}</p>${vm.providerMessage ? html`<p id="apm-provider-message">${vm.providerMessage}</p>` : ''}`;
     case 'link':
       return html`<div class="spinner" aria-hidden="true"></div><p class="lead">${t.t(vm.channel === 'sms' ? 'wait.linkSms' : 'wait.linkEmail', { to: vm.sentTo ?? '' })}</p>`;
     case 'processing':
@@ -251,6 +251,30 @@ export function renderSandboxDevicePage(vm: SandboxDevicePageView, t: Translator
   </form>
 </main>`;
   return layout({ title: `${vm.appName} · ${vm.merchantName}`, page: 'sandbox-device', main, t, config: { messages: clientMessages(t, APM_CLIENT_KEYS) }, ...EXTRAS });
+}
+
+export function renderSandboxClaimPage(vm: SandboxClaimPageView, t: Translator = EN): string {
+  const main = html`<main class="panel panel--provider" id="main">
+  ${providerHeader(t.t('claim.provider'), t)}
+  <h1 class="page-title">${t.t('claim.heading')}</h1>
+  <dl class="details">
+    <div><dt>${t.t('details.merchant')}</dt><dd>${vm.merchantName}</dd></div>
+    ${vm.payeeName ? html`<div><dt>${t.t('claim.to')}</dt><dd>${vm.payeeName}</dd></div>` : ''}
+    <div><dt>${t.t('details.amount')}</dt><dd class="strong">${vm.amount}</dd></div>
+    ${vm.description ? html`<div><dt>${t.t('details.description')}</dt><dd>${vm.description}</dd></div>` : ''}
+    ${vm.account ? html`<div><dt>${t.t('claim.account')}</dt><dd class="mono small" id="claim-account">${vm.account}</dd></div>` : ''}
+    ${vm.fees ? html`<div><dt>${t.t('claim.fees')}</dt><dd class="mono small" id="claim-fees">${vm.fees}</dd></div>` : ''}
+    <div><dt>${t.t('claim.question')}</dt><dd id="claim-question">${vm.question}</dd></div>
+  </dl>
+  <form method="post" action="${safeUrl(vm.actionUrl)}" accept-charset="utf-8" data-once>
+    ${field({ name: 'answer', label: t.t('claim.answer'), error: vm.error, input: { type: 'text', autocomplete: 'off', maxlength: 40, required: true, spellcheck: 'false', autofocus: true } })}
+    <div class="actions">
+      <button type="submit" class="btn btn--primary" name="decision" value="approve" id="claim-submit">${t.t('claim.submit')}</button>
+      <button type="submit" class="btn btn--secondary" name="decision" value="decline" formnovalidate>${t.t('claim.refuse')}</button>
+    </div>
+  </form>
+</main>`;
+  return layout({ title: `${t.t('claim.heading')} · ${vm.merchantName}`, page: 'sandbox-device', main, t, config: { messages: clientMessages(t, APM_CLIENT_KEYS) }, ...EXTRAS });
 }
 
 export function renderSandboxOutboxPage(vm: SandboxOutboxPageView, t: Translator = EN): string {

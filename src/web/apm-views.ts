@@ -11,6 +11,8 @@ export interface OrderView {
   amount: string;
   currency: string;
   description: string;
+  /** A payout (operation credit): the payee receives the amount. */
+  payout?: boolean;
 }
 
 /** A field of the fields form. */
@@ -64,6 +66,8 @@ export interface ApmWaitPageView {
   details?: readonly { label: string; value: string }[];
   /** Masked e-mail or phone the provider wrote to. */
   sentTo?: string;
+  /** The provider's own words to the payer (a mobile-money charge's message), shown as they are. */
+  providerMessage?: string;
   channel?: 'email' | 'sms';
   back?: { href: string; label: string };
   cancelUrl?: string;
@@ -94,6 +98,20 @@ export interface ApmExpiredPageView {
   /** Asks for a new code: posts `method` to the session's pay URL. */
   retry?: { actionUrl: string; method: string };
   leaveUrl: string;
+}
+
+/** The sandbox provider's page behind a mail payout's link: the security question, then the money. */
+export interface SandboxClaimPageView {
+  merchantName: string;
+  amount: string;
+  description: string;
+  payeeName?: string;
+  question: string;
+  actionUrl: string;
+  error?: string;
+  /** What the provider received from the MID (sandbox only: for testers). */
+  account?: string;
+  fees?: string;
 }
 
 export interface SandboxDevicePageView {

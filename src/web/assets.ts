@@ -18,7 +18,7 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 };
 
-const FILES = ['checkout.css', 'checkout.js', 'apm.css', 'apm.js', 'shop.js'] as const;
+const FILES = ['checkout.css', 'checkout.js', 'apm.css', 'apm.js', 'shop.js', 'wallet.js'] as const;
 
 function load(name: string): Asset {
   const body = readFileSync(new URL(`./assets/${name}`, import.meta.url));
@@ -27,7 +27,10 @@ function load(name: string): Asset {
   return { contentType: TYPES[ext] ?? 'application/octet-stream', body, etag };
 }
 
-export const ASSETS: Record<string, Asset> = Object.fromEntries(FILES.map((name) => [name, load(name)]));
+/** The script of the native 3-D Secure 2 page (connectors' pages). */
+const CONNECTOR_FILES = ['threeds2.js'] as const;
+
+export const ASSETS: Record<string, Asset> = Object.fromEntries([...FILES, ...CONNECTOR_FILES].map((name) => [name, load(name)]));
 
 /** Headers for an asset response. URLs are not versioned, so caches revalidate (cheap with the ETag). */
 export function assetHeaders(asset: Asset): Record<string, string> {

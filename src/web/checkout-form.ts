@@ -4,6 +4,7 @@
  * before submitting; this module is the authority, since the page must also work without JavaScript.
  */
 import { isCountryCode, stateRequired } from '../domain/countries.ts';
+import type { WalletPageField } from '../domain/wallets/wallet-flow.ts';
 import { EN, type Translator } from './i18n.ts';
 
 /** Message keys (src/web/locales) of the form's rules; the browser script shows the same ones. */
@@ -29,6 +30,7 @@ export const FORM_MESSAGE_KEYS = {
   phone: 'form.phone',
   emailEmpty: 'form.emailEmpty',
   email: 'form.email',
+  nameEmpty: 'form.nameEmpty',
 } as const;
 
 /** The English messages (the form's rules answer these; a translator turns them into the page's locale). */
@@ -129,6 +131,8 @@ export interface CheckoutFormOptions {
   expiryOnly?: boolean;
   /** Only the billing state is asked (the merchant sent a country whose state the rule needs, and no state). */
   stateOnly?: { country: string };
+  /** The page shows the recurring consent checkbox (its answer is read, never required). */
+  recurringConsent?: boolean;
   /** The page's language for the messages; English by default. */
   t?: Translator;
 }
@@ -147,6 +151,8 @@ export interface CheckoutFormValue {
   card?: { number?: string; expMonth: string; expYear: string; cvv?: string; holder?: string };
   billing?: { country: string; state?: string; city: string; address: string; zip: string; phone?: string };
   email?: string;
+  /** Asked only with recurring_consent_required: whether the payer ticked the consent checkbox. */
+  recurringConsent?: boolean;
 }
 
 export type CheckoutFormResult =
@@ -248,6 +254,8 @@ export function parseCheckoutForm(body: Record<string, unknown>, opts: CheckoutF
     if (email !== '') value.email = email;
   }
 
+  if (opts.recurringConsent && method === 'card') value.recurringConsent = field(body, 'recurring_consent') === 'yes';
+
   if (Object.keys(errors).length === 0) return { ok: true, value };
   return {
     ok: false,
@@ -259,4 +267,70 @@ export function parseCheckoutForm(body: Record<string, unknown>, opts: CheckoutF
     billing,
     ...(email !== undefined ? { email } : {}),
   };
+}
+
+/** The payer fields of a wallet's payment-page variant (domain/wallets/wallet-flow.ts WALLET_PAGE_FIELDS). */
+export interface WalletPagePayer {
+  name?: string;
+  email?: string;
+  country?: string;
+  city?: string;
+  address?: string;
+  zip?: string;
+}
+
+const WALLET_PAGE_RULES: Readonly<Record<WalletPageField, { read: (v: string) => string; check: (v: string) => string | undefined; into: keyof WalletPagePayer }>> = {
+  customer_name: { read: normalizeHolder, check: (v) => (v === '' ? MESSAGES.nameEmpty : !/^[\p{L}\p{M}' .-]{1,64}$/u.test(v) ? MESSAGES.holderChars : undefined), into: 'name' },
+  customer_email: { read: (v) => v.trim(), check: (v) => validateEmail(v, true), into: 'email' },
+  billing_country: { read: (v) => v.trim().toUpperCase(), check: (v) => (isCountryCode(v) ? undefined : MESSAGES.country), into: 'country' },
+  billing_city: { read: (v) => v.trim().replace(/\s+/g, ' '), check: (v) => (lengthBetween(v, 2, 40) ? undefined : MESSAGES.city), into: 'city' },
+  billing_address: { read: (v) => v.trim().replace(/\s+/g, ' '), check: (v) => (lengthBetween(v, 2, 32) ? undefined : MESSAGES.address), into: 'address' },
+  billing_zip: { read: (v) => v.trim(), check: (v) => (lengthBetween(v, 2, 10) ? undefined : MESSAGES.zip), into: 'zip' },
+};
+
+/** Reads and checks the asked fields; English messages by field name (localizeMessage turns them into the page's). */
+export function parseWalletPagePayer(body: Record<string, unknown>, asked: readonly WalletPageField[]): { ok: true; payer: WalletPagePayer } | { ok: false; errors: Record<string, string> } {
+  const payer: WalletPagePayer = {};
+  const errors: Record<string, string> = {};
+  for (const name of asked) {
+    const rule = WALLET_PAGE_RULES[name];
+    const value = rule.read(field(body, name));
+    const error = rule.check(value);
+    if (error) errors[name] = error;
+    else payer[rule.into] = value;
+  }
+  return Object.keys(errors).length === 0 ? { ok: true, payer } : { ok: false, errors };
+}
+
+/** Browser details the hosted page posts (browser_* hidden fields), by stored name, with the shape each must have. */
+const BROWSER_FORM_RULES: Readonly<Record<string, RegExp>> = {
+  javascript_enabled: /^(true|false)$/,
+  java_enabled: /^(true|false)$/,
+  color_depth: /^[0-9]{1,2}$/,
+  screen_height: /^[0-9]{1,6}$/,
+  screen_width: /^[0-9]{1,6}$/,
+  timezone_offset: /^-?[0-9]{1,4}$/,
+  language: /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/,
+  platform: /^[\x20-\x7e]{1,64}$/,
+};
+
+/**
+ * The payer's browser as the hosted page saw it: what its script posted (values of the wrong shape are dropped),
+ * completed from the request's own headers (user agent, accept headers, the first language asked for).
+ */
+export function readBrowser(body: Record<string, unknown>, headers: Readonly<Record<string, string | string[] | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, rule] of Object.entries(BROWSER_FORM_RULES)) {
+    const value = field(body, `browser_${name}`).trim();
+    if (rule.test(value)) out[name] = value;
+  }
+  const header = (name: string) => (typeof headers[name] === 'string' ? (headers[name] as string).replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 2048) : '');
+  const userAgent = header('user-agent');
+  const accept = header('accept');
+  if (userAgent) out.user_agent = userAgent;
+  if (accept) out.accept_headers = accept;
+  const language = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*/.exec(header('accept-language'))?.[0];
+  if (!out.language && language) out.language = language;
+  out.javascript_enabled ??= 'false';
+  return out;
 }

@@ -11,6 +11,7 @@ import { EN, LOCALES, clientMessages, type Locale, type Translator } from './i18
 import { escapeHtml } from './html.ts';
 import { FORM_MESSAGE_KEYS } from './checkout-form.ts';
 import { METHOD_GROUPS, type MethodGroup } from './method-groups.ts';
+import { walletMethod } from '../domain/wallets/wallet-flow.ts';
 import type {
   AcsPageView,
   CheckoutPageView,
@@ -18,7 +19,9 @@ import type {
   ProviderPageView,
   ReceiptView,
   RedirectPageView,
+  WalletButtonView,
 } from './views.ts';
+import { BROWSER_FORM_FIELDS, RECURRING_CONSENT_FIELD } from './views.ts';
 
 export { escapeHtml } from './html.ts';
 export type * from './views.ts';
@@ -39,6 +42,24 @@ export const CONTENT_SECURITY_POLICY = [
   'form-action *',
   'frame-ancestors *',
 ].join('; ');
+
+/**
+ * Google's script and frames, allowed only on a live merchant's page with a Google Pay button: Google Pay's
+ * PaymentsClient cannot run from our origin. Apple Pay needs nothing (ApplePaySession is Safari's own API).
+ * Sandbox pages (and the tests) never load anything from outside: their sheet is the gateway's simulator.
+ */
+const GOOGLE_PAY_ORIGINS = { script: 'https://pay.google.com', frame: 'https://pay.google.com', img: 'https://www.gstatic.com' };
+
+export function walletContentSecurityPolicy(wallets: readonly WalletButtonView[]): string {
+  if (!wallets.some((w) => w.wallet === 'googlepay' && w.mode === 'live')) return CONTENT_SECURITY_POLICY;
+  return CONTENT_SECURITY_POLICY
+    .replace("script-src 'self'", `script-src 'self' ${GOOGLE_PAY_ORIGINS.script}`)
+    .replace("img-src 'self' data:", `img-src 'self' data: ${GOOGLE_PAY_ORIGINS.img}`)
+    .replace("connect-src 'self'", `connect-src 'self' ${GOOGLE_PAY_ORIGINS.script}`)
+    .replace("object-src 'none'", `frame-src ${GOOGLE_PAY_ORIGINS.frame}; object-src 'none'`);
+}
+
+export const WALLET_SCRIPT_URL = '/assets/wallet.js';
 
 /** Other headers the routes should send with a page (they hold session state: never cache). */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
@@ -81,8 +102,8 @@ export const ICONS = {
 
 export interface LayoutOptions {
   title: string;
-  /** data-page of <body>: which part of the page scripts runs (checkout.js, or apm.js for the `apm-*` pages). */
-  page: 'checkout' | 'acs' | 'provider' | 'redirect' | 'message' | `apm-${string}` | `sandbox-${string}`;
+  /** data-page of <body>: which part of the page scripts runs (checkout.js, apm.js for the `apm-*` pages, threeds2.js). */
+  page: 'checkout' | 'acs' | 'provider' | 'redirect' | 'message' | 'threeds2' | `apm-${string}` | `sandbox-${string}`;
   main: Raw;
   config?: unknown;
   /** Extra class on <body>. */
@@ -134,6 +155,8 @@ ${o.config === undefined ? '' : html`<script type="application/json" id="config"
 
 export interface FieldOptions {
   name: string;
+  /** The control's id when it is not the name (a second control of the same name on the page). */
+  id?: string;
   label: string;
   /** Input attributes (type, autocomplete, inputmode, maxlength, ...). */
   input: Record<string, string | number | boolean | undefined>;
@@ -158,7 +181,7 @@ function describedBy(name: string, hint: boolean, error: boolean): string | unde
 }
 
 export function field(f: FieldOptions): Raw {
-  const id = f.name;
+  const id = f.id ?? f.name;
   const common = {
     id,
     name: f.name,
@@ -296,6 +319,7 @@ function methodIntro(t: Translator, m: { label: string; experience?: string }): 
 export const CHECKOUT_CLIENT_KEYS = [
   ...Object.values(FORM_MESSAGE_KEYS),
   'summary.one', 'summary.many', 'countdown.in', 'countdown.expired', 'countdown.expiredLive', 'countdown.live1', 'countdown.live5', 'button.processing',
+  'wallet.failed', 'wallet.notSupported',
 ] as const;
 
 /** Method icons by group (inline SVG, decorative): cards, wallets, bank, cash, crypto. */
@@ -382,6 +406,8 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
       }),
     );
   }
+
+  if (vm.recurringConsent && !expiryOnly) cardFields.push(consentCheckbox(t, vm.merchantName));
 
   const picker = multi
     ? methodPicker(t, vm, selected, errors)
@@ -473,12 +499,15 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
   // Billing belongs to the card: with several methods it sits in the card panel, so choosing another method
   // disables it with the card fields.
   const billingInCard = multi && vm.methods.some((m) => m.key === 'card');
+  const walletOf = (key: string) => vm.wallets?.find((w) => w.method === key);
   const panels = vm.methods.map((m) => {
     const active = m.key === selected;
+    const wallet = walletOf(m.key);
     const body =
       m.key === 'card'
-        ? html`${cardFields}${billingInCard ? billingBlock : ''}`
-        : html`<p class="panel-intro">${ICONS.external()}<span>${methodIntro(t, m)}</span></p>`;
+        ? html`${cardFields}${billingInCard ? billingBlock : ''}${browserFields()}`
+        : isWalletKey(m.key) ? walletPanel(t, m, wallet, vm, errors)
+          : html`<p class="panel-intro">${ICONS.external()}<span>${methodIntro(t, m)}</span></p>`;
     return html`<div${attrs({
       class: `method-panel${active ? ' is-active' : ''}`,
       id: `panel-${m.key}`,
@@ -508,6 +537,7 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
     <div class="pay-bar"><button type="submit" class="btn btn--primary btn--pay" id="pay-button">${ICONS.lock()}<span class="btn-label">${payLabel}</span></button></div>
     ${vm.cancelUrl ? html`<p class="cancel"><a href="${safeUrl(vm.cancelUrl)}" id="cancel-link">${t.t('checkout.cancel')}</a></p>` : ''}
   </form>
+  ${walletForm(t, vm)}
 </main>`;
 
   return layout({
@@ -516,8 +546,10 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
     main,
     t,
     footer: footerWith(t, vm.languagePath),
+    ...(vm.wallets?.length ? { scripts: [WALLET_SCRIPT_URL] } : {}),
     config: {
       sessionId: vm.sessionId,
+      ...(vm.wallets?.length ? { wallets: vm.wallets, walletUrls: walletUrls(vm) } : {}),
       expiresAt: vm.expiresAt,
       expiredUrl: safeUrl(vm.expiredUrl),
       serverNow: vm.now ?? null,
@@ -530,7 +562,92 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Wallet buttons (wallet.js runs them; without JavaScript the panel says the wallet needs it)
+
+const isWalletKey = (key: string) => walletMethod(key) !== undefined;
+const WALLET_LABELS: Readonly<Record<string, string>> = { applepay: 'Apple Pay', googlepay: 'Google Pay' };
+
+/** A payment-page variant's payer fields the request lacked; they belong to the wallet form (form="wallet-form"). */
+function walletPageFields(t: Translator, wallet: WalletButtonView, vm: CheckoutPageView, errors: Record<string, string>): Raw {
+  const asked = new Set(wallet.collect ?? []);
+  if (asked.size === 0) return raw('');
+  const input = (extra: Record<string, string | number | boolean | undefined>) => ({ form: 'wallet-form', required: true, ...extra });
+  const at = (name: string) => `${wallet.method}-${name}`;
+  const fields: Raw[] = [];
+  const add = (name: string, label: string, attrs: Record<string, string | number | boolean | undefined>, options?: { value: string; label: string }[]) => {
+    if (asked.has(name)) fields.push(field({ name, id: at(name), label, error: errors[name], input: input(attrs), ...(options ? { options } : {}) }));
+  };
+  add('customer_name', t.t('wallet.payerName'), { type: 'text', autocomplete: 'name', maxlength: 64 });
+  add('customer_email', t.t('email.label'), { type: 'email', autocomplete: 'email', inputmode: 'email', maxlength: 255, dir: 'ltr' });
+  add('billing_country', t.t('billing.country'), { autocomplete: 'country' }, [{ value: '', label: t.t('billing.selectCountry') }, ...vm.countries.map((c) => ({ value: c.code, label: c.name }))]);
+  add('billing_address', t.t('billing.address'), { type: 'text', autocomplete: 'address-line1', maxlength: 32, minlength: 2 });
+  add('billing_city', t.t('billing.city'), { type: 'text', autocomplete: 'address-level2', maxlength: 40, minlength: 2 });
+  add('billing_zip', t.t('billing.zip'), { type: 'text', autocomplete: 'postal-code', maxlength: 10, minlength: 2 });
+  return html`<p class="panel-intro">${t.t('wallet.detailsFirst', { method: WALLET_LABELS[wallet.wallet] ?? wallet.wallet })}</p>${fields}`;
+}
+
+function walletPanel(t: Translator, m: { key: string; label: string }, wallet: WalletButtonView | undefined, vm: CheckoutPageView, errors: Record<string, string>): Raw {
+  const label = WALLET_LABELS[walletMethod(m.key)?.wallet ?? ''] ?? m.label;
+  if (!wallet) return html`<p class="panel-intro">${ICONS.wallet()}<span>${t.t('wallet.unavailable', { method: label })}</span></p>`;
+  return html`<p class="panel-intro">${ICONS.wallet()}<span>${t.t('wallet.intro', { method: label })}</span></p>
+${walletPageFields(t, wallet, vm, errors)}
+<button${attrs({ type: 'button', class: `btn btn--wallet wallet-button wallet-button--${wallet.wallet}`, id: `wallet-button-${wallet.method}`, 'data-wallet': wallet.wallet, 'data-method': wallet.method, 'data-mode': wallet.mode })}>${ICONS.wallet()}<span class="btn-label">${t.t('wallet.button', { method: label })}</span></button>
+<p class="wallet-error" id="wallet-error-${wallet.method}" role="alert" hidden></p>
+<noscript><p class="panel-intro">${t.t('wallet.noScript', { method: label })}</p></noscript>`;
+}
+
+function walletUrls(vm: CheckoutPageView): Record<string, string> {
+  const base = `/checkout/${encodeURIComponent(vm.sessionId)}`;
+  return { token: `/sandbox/wallets/${encodeURIComponent(vm.sessionId)}/token`, validate: `${base}/applepay/validate` };
+}
+
+/** The form wallet.js posts the sheet's token with, and the sandbox simulator's payment sheet. */
+function walletForm(t: Translator, vm: CheckoutPageView): Raw {
+  const wallets = vm.wallets ?? [];
+  if (wallets.length === 0) return raw('');
+  const label = (w: string) => (w === 'applepay' ? 'Apple Pay' : 'Google Pay');
+  const simulated = wallets.filter((w) => w.mode === 'simulator');
+  const sheet = simulated.length === 0 ? '' : html`<dialog class="wallet-sheet" id="wallet-sheet" aria-labelledby="wallet-sheet-title"${attrs(Object.fromEntries(simulated.map((w) => [`data-title-${w.wallet}`, t.t('wallet.sheetTitle', { method: label(w.wallet) })])))}>
+  <form method="dialog" class="wallet-sheet-body">
+    <h2 class="section-title" id="wallet-sheet-title">${t.t('wallet.sheetTitle', { method: label(simulated[0]!.wallet) })}</h2>
+    <p class="panel-intro">${ICONS.flask()}<span>${t.t('wallet.sheetHint')}</span></p>
+    <dl class="order-meta"><div><dt>${vm.merchantName}</dt><dd>${vm.order.amount}</dd></div></dl>
+    <div class="field"><label for="wallet-sheet-card">${t.t('wallet.card')}</label><div class="input-wrap"><select id="wallet-sheet-card" name="card">
+      <option value="success">${t.t('wallet.cardSuccess')}</option>
+      <option value="decline">${t.t('wallet.cardDecline')}</option>
+    </select></div></div>
+    <div class="wallet-sheet-actions"><button type="button" class="btn btn--primary" id="wallet-sheet-pay"><span class="btn-label">${t.t('button.pay', { amount: vm.order.amount })}</span></button></div>
+    <p class="cancel"><button type="button" class="btn btn--link" id="wallet-sheet-cancel">${t.t('wallet.cancel')}</button></p>
+  </form>
+</dialog>`;
+  return html`<form id="wallet-form" method="post" action="${`/checkout/${encodeURIComponent(vm.sessionId)}/wallet`}" accept-charset="utf-8" hidden>
+  <input type="hidden" name="method" value="">
+  <input type="hidden" name="wallet" value="">
+  <input type="hidden" name="payment_token" value="">
+</form>
+${sheet}`;
+}
+
+// ---------------------------------------------------------------------------------------------------
 // 3-D Secure ACS (sandbox)
+
+/** The payer's agreement to the schedule's later charges: unticked by default, and optional (declined: paid once). */
+function consentCheckbox(t: Translator, merchantName: string): Raw {
+  const id = RECURRING_CONSENT_FIELD;
+  return html`<div class="field field--check" data-field="${id}">
+  <input${attrs({ type: 'checkbox', id, name: id, value: 'yes', 'aria-describedby': `${id}-hint` })}>
+  <label for="${id}">${t.t('consent.recurring', { merchant: merchantName })}</label>
+  <p class="hint" id="${id}-hint">${t.t('consent.recurringHint')}</p>
+</div>`;
+}
+
+/**
+ * The hidden browser_* fields (views.ts BROWSER_FORM_FIELDS), in the card panel: the card's 3-D Secure asks for them,
+ * and choosing another method disables them with the card fields. javascript_enabled is false until the script runs.
+ */
+function browserFields(): Raw {
+  return html`<div id="browser-fields" hidden>${BROWSER_FORM_FIELDS.map((name) => html`<input type="hidden" name="browser_${name}" value="${name === 'javascript_enabled' ? 'false' : ''}">`)}</div>`;
+}
 
 export function hiddenFields(fields: Record<string, string> | undefined): Raw[] {
   return Object.entries(fields ?? {}).map(([name, value]) => html`<input${attrs({ type: 'hidden', name, value })}>`);

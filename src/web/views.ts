@@ -5,6 +5,15 @@
 
 export type BillingField = 'country' | 'state' | 'city' | 'address' | 'zip' | 'phone';
 
+/**
+ * The payer's browser details the Checkout form posts in hidden fields for 3-D Secure (browser_<name>): the script
+ * fills them; without it javascript_enabled stays false and the server adds what the request headers tell.
+ */
+export const BROWSER_FORM_FIELDS = ['javascript_enabled', 'color_depth', 'screen_height', 'screen_width', 'timezone_offset', 'java_enabled', 'language', 'platform'] as const;
+
+/** The consent checkbox a session with recurring_consent_required shows with the card fields (posted when ticked). */
+export const RECURRING_CONSENT_FIELD = 'recurring_consent';
+
 /** Names of the form fields the Checkout page posts (the route reads exactly these). */
 export const CHECKOUT_FIELDS = [
   'method',
@@ -19,6 +28,7 @@ export const CHECKOUT_FIELDS = [
   'billing_zip',
   'billing_phone',
   'email',
+  ...BROWSER_FORM_FIELDS.map((name) => `browser_${name}` as const),
 ] as const;
 export type CheckoutField = (typeof CHECKOUT_FIELDS)[number];
 
@@ -53,6 +63,8 @@ export interface CheckoutPageView {
   values: { cardHolder?: string; expiry?: string };
   /** Field name (see CHECKOUT_FIELDS) -> message shown next to the field; key '' is a form-level error. */
   errors: Record<string, string>;
+  /** recurring_consent_required: the card form shows the consent checkbox (unticked; declining pays once). */
+  recurringConsent?: boolean;
   /** Payout with card_token: the page asks only for MM/YY (no number, no CVV, no name). */
   cardOnly?: { expiryOnly: boolean; maskedCard?: string };
   countries: { code: string; name: string }[];
@@ -62,6 +74,21 @@ export interface CheckoutPageView {
   decline?: { message: string; triesLeft: number };
   /** The page's own path: the language links point at it with ?lang=. */
   languagePath?: string;
+  /**
+   * Wallet buttons (issue 16): each offered wallet the merchant enabled, run by wallet.js. simulator: the sandbox
+   * sheet; live: the wallet's own sheet with `request` (Google's PaymentDataRequest, Apple's payment request).
+   */
+  wallets?: WalletButtonView[];
+}
+
+export interface WalletButtonView {
+  /** The method key: the wallet, or its payment-page variant (applepay-page, googlepay-page). */
+  method: string;
+  wallet: 'applepay' | 'googlepay';
+  mode: 'simulator' | 'live';
+  request?: Record<string, unknown>;
+  /** A payment-page variant's payer fields still to ask (checkout-form.ts WALLET_PAGE_FIELDS). */
+  collect?: readonly string[];
 }
 
 export interface AcsPageView {

@@ -26,7 +26,10 @@ import {
 import type { CardConnector, ConnectorOutcome, MidAccess } from '../connectors/types.ts';
 import { inquiryRequest, midAccess } from '../services/connector-access.ts';
 import { newId } from '../domain/ids.ts';
-import { chargeInstant, chargeMid, claimOf, NO_MID, outboxRowOf, outcomeOf, scheduleChargeOf, type FinalOutcome } from '../services/schedules/charges.ts';
+import { chargeInstant, claimOf, NO_MID, outboxRowOf, outcomeOf, scheduleChargeOf, type ChargeRoute, type FinalOutcome } from '../services/schedules/charges.ts';
+import { cardFacts, chainMidFirst, CHAIN_ROUTING, noteOutcome, releaseHold, routeCard, takeCandidate } from '../services/card-routing.ts';
+import { GatewayError } from '../domain/errors.ts';
+import type { DueChain } from '../store/schedules-repo.ts';
 import { merchantInitiatedOutcome } from '../services/recurring/card-on-file.ts';
 import { PollingLoop } from './polling.ts';
 
@@ -130,20 +133,42 @@ export class ScheduleRunner {
     const claim = newClaim();
     const now = this.ctx.clock.now();
     const lockedUntil = new Date(now.getTime() + this.leaseMs);
-    const connectors = new Set(this.ctx.connectors.keys());
     const payments = await this.ctx.db.transaction(async (tx) => {
       const chains = await lockDueChains(tx, now, this.batchSize);
       const claims: Claim[] = [];
       for (const chain of chains) {
-        const mids = (await this.merchantOf(tx, chain.subscription.merchantId))?.mids ?? [];
-        const mid = chargeMid(mids, chain.origin.midId, connectors);
-        claims.push(claimOf(chain, { paymentId: newId(), transactionId: newId() }, claim, mid, now, lockedUntil));
+        const route = await this.routeCharge(tx, chain);
+        claims.push(claimOf(chain, { paymentId: newId(), transactionId: newId() }, claim, route, now, lockedUntil));
       }
       const written = await insertClaims(tx, claims, now);
+      // A charge another runner claimed first gives back what this one reserved (in the same transaction).
+      for (const c of claims) if (!written.has(c.payment.id)) await releaseHold(tx, c.payment.details.volumeHold);
       return claims.filter((c) => written.has(c.payment.id)).map((c) => c.payment);
     });
     if (payments.length > 0) await this.hooks.afterClaim?.(payments.map((p) => p.id));
     return { claim, payments };
+  }
+
+  /**
+   * A charge is routed as every card payment is (eligibility with the MIDs' limits and daily caps, the chain's MID
+   * first, never the sandbox for a live merchant), its daily-cap share reserved within the claim's transaction.
+   * No MID: undefined, and the charge is declined with the routing error.
+   */
+  private async routeCharge(tx: Sql, chain: DueChain): Promise<ChargeRoute | undefined> {
+    const entry = await this.merchantOf(tx, chain.subscription.merchantId);
+    if (!entry) return undefined;
+    const { amount, currency } = chain.subscription;
+    const facts = cardFacts({ intent: 'sale', amount, currency, recurring: true });
+    try {
+      const route = routeCard(this.ctx, entry.merchant, chainMidFirst(entry.mids, chain.origin.midId), facts, CHAIN_ROUTING);
+      const taken = await takeCandidate(this.ctx, tx, route, 0, facts.money, (m) => this.ctx.connectors.has(m.connector));
+      if (!taken) return undefined;
+      route.decision.midId = taken.mid.id;
+      return { mid: taken.mid, decision: route.decision, ...(taken.hold ? { hold: taken.hold } : {}) };
+    } catch (err) {
+      if (err instanceof GatewayError) return undefined;
+      throw err;
+    }
   }
 
   // --- 2 and 3. fence, charge, write -------------------------------------------------------------------
@@ -215,7 +240,23 @@ export class ScheduleRunner {
       if (row) outbox.push(row);
     }
     const written = await recordOutcomes(this.ctx.db, writes, outbox, now);
+    await this.afterOutcomes(final.filter((a) => written.has(a.payment.id)));
     return { recorded: written.size, left: answers.length - final.length };
+  }
+
+  /**
+   * What follows a written outcome: a declined charge gives its daily-cap share back, and the outcome counts
+   * towards its MID's success rate. Both after the outcome's write: a crash in between keeps a share reserved
+   * (the cap errs on the side of never being exceeded).
+   */
+  private async afterOutcomes(written: readonly { payment: Payment; answer: FinalOutcome }[]): Promise<void> {
+    for (const { payment, answer } of written) {
+      if (answer.kind === 'declined') await releaseHold(this.ctx.db, payment.details.volumeHold);
+      const merchant = (await this.merchantOf(this.ctx.db, payment.merchantId))?.merchant;
+      if (merchant && answer !== NO_MID) {
+        await noteOutcome(this.ctx, merchant, { midId: payment.midId, currency: payment.currency, brand: payment.details.brand, approved: answer.kind === 'approved' });
+      }
+    }
   }
 
   // --- recovery ----------------------------------------------------------------------------------------

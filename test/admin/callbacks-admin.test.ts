@@ -78,15 +78,47 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(res.status, 404);
     });
 
-    it('unblocks a blocked callback URL', async () => {
+    it('lists the blocked callback URLs with their waiting callbacks, and unblocks one (audited)', async () => {
       const url = 'http://127.0.0.1:9/blocked';
-      await t.store.db.query(`INSERT INTO callback_url_health (url, timeouts, blocked_until) VALUES ($1, ARRAY[now()], now() + interval '15 minutes')`, [url]);
+      const healthy = 'http://127.0.0.1:9/counted-not-blocked';
+      const ended = 'http://127.0.0.1:9/block-ended';
+      await t.store.db.query(`INSERT INTO callback_url_health (url, timeouts, blocked_until) VALUES ($1, ARRAY[now(), now()], now() + interval '15 minutes'), ($2, ARRAY[now()], NULL), ($3, '{}', now() - interval '1 minute')`, [url, healthy, ended]);
+      await t.store.db.query(`UPDATE callbacks SET url = $1 WHERE id = (SELECT id FROM callbacks ORDER BY created_at LIMIT 1)`, [url]);
+      await t.store.db.query(`UPDATE callbacks SET status = 'pending' WHERE url = $1`, [url]);
+
+      const listed = await admin('/admin/v1/callback-urls/blocked');
+      assert.equal(listed.status, 200);
+      const { urls } = await listed.json();
+      assert.deepEqual(urls.map((u: any) => u.url), [url], 'only the URL blocked now');
+      assert.equal(urls[0].timeouts.length, 2);
+      assert.ok(Date.parse(urls[0].blocked_until) > Date.now());
+      assert.equal(urls[0].waiting_callbacks, 1);
+      assert.deepEqual(urls[0].merchant_ids, [t.merchant.id]);
+      assert.equal((await admin('/admin/v1/callback-urls/blocked?limit=x')).status, 400);
+
       const res = await admin('/admin/v1/callback-urls/unblock', { method: 'POST', body: JSON.stringify({ url }) });
       assert.deepEqual(await res.json(), { url, unblocked: true });
       const [row] = await t.store.db.query<{ blocked_until: Date | null }>('SELECT blocked_until FROM callback_url_health WHERE url = $1', [url]);
       assert.equal(row?.blocked_until, null);
+      assert.deepEqual((await (await admin('/admin/v1/callback-urls/blocked')).json()).urls, []);
       const again = await admin('/admin/v1/callback-urls/unblock', { method: 'POST', body: JSON.stringify({ url }) });
       assert.deepEqual(await again.json(), { url, unblocked: false });
+
+      const audit = await (await admin(`/admin/v1/audit-log?action=callback_url.unblock&object_id=${encodeURIComponent(url)}`)).json();
+      assert.equal(audit.entries.length, 1, 'one entry: the second call changed nothing');
+      assert.equal(audit.entries[0].object_type, 'callback_url');
+      assert.equal(audit.entries[0].before.timeouts, 2);
+      assert.deepEqual(audit.entries[0].after, { blocked_until: null, timeouts: 0 });
+    });
+
+    it('a viewer may list blocked URLs but not unblock them', async () => {
+      const created = await admin('/admin/v1/users', { method: 'POST', body: JSON.stringify({ email: `viewer-cb-${kind}@example.com`, role: 'viewer' }) });
+      const user = await created.json();
+      const token = await (await admin(`/admin/v1/users/${user.id}/tokens`, { method: 'POST', body: JSON.stringify({}) })).json();
+      assert.equal((await admin('/admin/v1/callback-urls/blocked', {}, token.token)).status, 200);
+      const refused = await admin('/admin/v1/callback-urls/unblock', { method: 'POST', body: JSON.stringify({ url: 'http://127.0.0.1:9/x' }) }, token.token);
+      assert.equal(refused.status, 403);
+      assert.equal((await refused.json()).http_code, 403);
     });
   });
 }

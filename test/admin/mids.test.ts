@@ -47,7 +47,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(res.status, 201, res.text);
       assert.deepEqual({ ...res.body, id: undefined }, {
         id: undefined, merchant_id: m.id, name: 'EUR acquiring', connector: 'declared-card', payment_mode: 'DMS', priority: 7, enabled: true,
-        currencies: ['EUR', 'USD'], min_amount: '1.00', max_amount: '5000.50', descriptor: 'SHOP*ORDER', card_on_file_support: true,
+        currencies: ['EUR', 'USD'], min_amount: '1.00', max_amount: '5000.50', daily_caps: null, descriptor: 'SHOP*ORDER', card_on_file_support: true,
         settings: { terminal_id: 'T-1001' }, credentials: { api_key: '****cdef' }, credentials_key_id: t.gateway.ctx.keyring.activeKeyId,
       });
       assert.ok(!res.text.includes(SECRET));

@@ -184,9 +184,9 @@ for (const { kind, skip } of await storeKinds()) {
         const [mid] = await t.store.db.query<{ id: string }>('SELECT id FROM mids WHERE merchant_id = $1', [t.merchant.id]);
         assert.deepEqual({ ...routing, considered: undefined }, {
           mid_id: mid!.id, mid_name: 'MID SMS/DMS', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, intent: 'sale', rule: 'highest_priority', considered: undefined,
-          matched_rule: null, share: null, candidates: [mid!.id], attempts: [],
+          matched_rule: null, share: null, candidates: [mid!.id], skipped_rules: [], attempts: [], scores: [], explored: null,
         });
-        assert.deepEqual(routing.considered, [{ mid_id: mid!.id, priority: 0, eligible: true, reason: null }]);
+        assert.deepEqual(routing.considered, [{ mid_id: mid!.id, priority: 0, eligible: true, candidate: true, reason: null }]);
         assert.deepEqual(audit, []);
       });
 
@@ -244,6 +244,47 @@ for (const { kind, skip } of await storeKinds()) {
         const voided = await call('POST', `/admin/v1/payments/${await settledSale()}/void`, { role: 'operator' });
         assert.equal(voided.status, 200, voided.text);
         assert.equal(voided.body.payment.status, 'void');
+      });
+
+      it('allowed_actions lists exactly the actions the API then accepts, with their largest amount, in every state', async () => {
+        const refunded = (part: string) => async () => {
+          const id = await settledSale();
+          assert.equal((await post(`/admin/v1/payments/${id}/refund`, part ? { amount: part } : {})).status, 200);
+          return id;
+        };
+        const STATES: Record<string, { make: () => Promise<string>; expected: { action: string; max_amount: string; partial: boolean }[] }> = {
+          settled: { make: () => settledSale(), expected: [{ action: 'refund', max_amount: '5.00', partial: true }, { action: 'void', max_amount: '5.00', partial: false }] },
+          'partly refunded': { make: refunded('1.50'), expected: [{ action: 'refund', max_amount: '3.50', partial: true }] },
+          'fully refunded': { make: refunded(''), expected: [] },
+          'held authorization': {
+            make: async () => (await sale(t, { auth: 'Y', order_amount: '5.00' })).body.trans_id as string,
+            expected: [{ action: 'capture', max_amount: '5.00', partial: true }, { action: 'refund', max_amount: '5.00', partial: false }],
+          },
+          declined: { make: async () => (await sale(t, { order_amount: '5.00', card_number: '5555555555554444' })).body.trans_id as string, expected: [] },
+          voided: {
+            make: async () => {
+              const id = await settledSale();
+              assert.equal((await post(`/admin/v1/payments/${id}/void`)).status, 200);
+              return id;
+            },
+            expected: [],
+          },
+        };
+        for (const [state, { make, expected }] of Object.entries(STATES)) {
+          const shown = (await get(`/admin/v1/payments/${await make()}`, 'viewer')).body.payment.allowed_actions;
+          assert.deepEqual(shown, expected, `${state}: listed whatever the caller's role`);
+          for (const action of ['capture', 'refund', 'void']) {
+            const id = await make(); // a fresh payment in this state for each action
+            const listed = expected.find((a) => a.action === action);
+            if (listed?.partial) {
+              const over = await post(`/admin/v1/payments/${id}/${action}`, { amount: (Number(listed.max_amount) + 0.01).toFixed(2) });
+              assert.ok(over.status >= 400 && over.status < 500, `${state}: ${action} above ${listed.max_amount} refused: ${over.text}`);
+            }
+            const res = await post(`/admin/v1/payments/${id}/${action}`, listed && action !== 'void' ? { amount: listed.max_amount } : undefined);
+            if (listed) assert.deepEqual([res.status, res.body.result], [200, 'approved'], `${state}: ${action} is listed, so accepted: ${res.text}`);
+            else assert.ok(res.status >= 400 && res.status < 500, `${state}: ${action} is not listed, so refused: ${res.text}`);
+          }
+        }
       });
 
       it('refunds an alternative-method payment through its provider, with the S2S APM callback', async () => {
@@ -342,8 +383,10 @@ for (const { kind, skip } of await storeKinds()) {
       it('marks it settled: the refund stands, the merchant is told, the operator and note are recorded; a second resolve is refused', async () => {
         const id = await stalledRefund();
         assert.equal((await get('/admin/v1/payments?needs_operator=true')).body.payments.filter((p: { id: string }) => p.id === id).length, 1);
+        assert.deepEqual((await get(`/admin/v1/payments/${id}`)).body.payment.allowed_actions, [{ action: 'resolve', max_amount: null, partial: false }]);
         const res = await post(`/admin/v1/payments/${id}/resolve`, { outcome: 'settled', note: 'Acquirer portal shows it refunded' }, 'operator');
         assert.equal(res.status, 200, res.text);
+        assert.deepEqual((await get(`/admin/v1/payments/${id}`)).body.payment.allowed_actions, [{ action: 'refund', max_amount: '3.00', partial: true }]);
         assert.deepEqual([res.body.payment.status, res.body.payment.refunded_amount, res.body.payment.pending_operation, res.body.payment.needs_operator], ['settled', '2.00', null, false]);
         assert.deepEqual(await refundCallbacks(id), ['SUCCESS']);
         const detail = (await get(`/admin/v1/payments/${id}`)).body;

@@ -126,6 +126,16 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(next.body.connector_options.voucher_partner.language, 'en-US');
       const audit = await t.store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM audit_log WHERE object_id = $1 AND action = 'merchant.settings.update'", [m.id]);
       assert.equal(audit[0]!.n, 2);
+      // The entry holds what changed, not the whole settings.
+      const [last] = await t.store.db.query<{ before: Record<string, unknown>; after: Record<string, unknown> }>(
+        "SELECT before, after FROM audit_log WHERE object_id = $1 AND action = 'merchant.settings.update' ORDER BY at DESC, id DESC LIMIT 1", [m.id]);
+      assert.deepEqual(Object.keys(last!.after).sort(), ['connector_options', 'override_link_target', 'payer_fields']);
+      assert.deepEqual(Object.keys(last!.before).sort(), Object.keys(last!.after).sort());
+      assert.equal(last!.after.override_link_target, null);
+      // Sending values already in force records nothing.
+      assert.equal((await call('PATCH', settingsOf(m), ADMIN, { callback_fields: ['payer_email', '3ds'] })).status, 200);
+      const again = await t.store.db.query<{ n: number }>("SELECT count(*)::int AS n FROM audit_log WHERE object_id = $1 AND action = 'merchant.settings.update'", [m.id]);
+      assert.equal(again[0]!.n, 2);
     });
 
     it('loses no change when operators patch at the same time (the merchant row is locked per change)', async () => {
@@ -234,17 +244,35 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(plain.url.searchParams.get('payment_method'), null);
       assert.deepEqual([...plain.url.searchParams.keys()].sort(), ['hash', 'order_id', 'payment_id', 'trans_id']);
 
-      await call('PATCH', settingsOf(m), tokens.operator, { override_link_target: '_parent', return_params: ['payment_method'] });
+      await call('PATCH', settingsOf(m), tokens.operator, { override_link_target: '_parent', return_params: ['payment_method', 'brand'] });
       const overridden = await payOnCheckout(t, m, { url_target: '_blank' });
       assert.equal(overridden.target, '_parent');
       assert.equal(overridden.url.origin + overridden.url.pathname, 'https://shop.example/success');
       assert.equal(overridden.url.searchParams.get('payment_method'), 'card');
+      assert.equal(overridden.url.searchParams.get('brand'), 'payment_document_card', 'the document brand, as in callbacks');
 
       await call('PATCH', settingsOf(m), tokens.operator, { override_link_target: null, return_params: [], checkout_payment_method: true });
       const unset = await payOnCheckout(t, m, { url_target: '_self' });
       assert.equal(unset.target, '_self');
       assert.equal(unset.url.searchParams.get('payment_method'), null);
       assert.equal(unset.url.searchParams.get('checkout_payment_method'), 'card');
+    });
+
+    it('replaces an S2S CARD SALE\'s term_url_target with Override Link Target when 3-D Secure returns the payer', async () => {
+      const m = await t.addMerchant();
+      const returnTarget = async () => {
+        const res = await sale(t, { card_exp_month: '05', term_url_3ds: 'https://shop.example/back', term_url_target: '_blank' }, m);
+        assert.equal(res.body.result, 'REDIRECT', JSON.stringify(res.body));
+        const acs = new URL(res.body.redirect_url as string);
+        const done = await fetch(`${t.baseUrl}${acs.pathname}/complete`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=submit&otp=1234' });
+        const html = (await done.text()).replace(/&amp;/g, '&');
+        const link = /<a[^>]*id="redirect-link"[^>]*>/.exec(html)?.[0] ?? '';
+        assert.match(link, /href="https:\/\/shop\.example\/back"/, html.slice(0, 400));
+        return /target="([^"]+)"/.exec(link)?.[1];
+      };
+      assert.equal(await returnTarget(), '_blank', 'without an override the request\'s term_url_target applies');
+      await call('PATCH', settingsOf(m), tokens.operator, { override_link_target: '_top' });
+      assert.equal(await returnTarget(), '_top');
     });
 
     it('enforces an S2S CARD payer field marked Required, and stops when it is Optional again', async () => {

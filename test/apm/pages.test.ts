@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  renderApmCodePage, renderApmExpiredPage, renderApmFieldsPage, renderApmWaitPage, renderSandboxDevicePage, renderSandboxOutboxPage,
+  renderApmCodePage, renderApmExpiredPage, renderApmFieldsPage, renderApmWaitPage, renderSandboxClaimPage, renderSandboxDevicePage, renderSandboxOutboxPage,
   type ApmFieldsPageView, type OrderView,
 } from '../../src/web/apm-pages.ts';
 import { fieldViews, parseFieldsForm } from '../../src/web/apm-form.ts';
@@ -14,6 +14,7 @@ import { pageFields } from '../../src/services/apm/methods.ts';
 import { COUNTRIES_BY_NAME } from '../../src/domain/countries.ts';
 import { ASSETS } from '../../src/web/assets.ts';
 import { countryDependent, representative } from './support.ts';
+import { findMethod } from '../../src/domain/methods/catalog.ts';
 
 const EVIL = `"><script>alert(1)</script><b onmouseover=alert(2)>'\``;
 const ORDER: OrderView = { merchantName: EVIL, number: EVIL, amount: EVIL, currency: EVIL, description: EVIL };
@@ -112,6 +113,15 @@ describe('the fields form', () => {
     assert.deepEqual(pageFields(byCountry, { [pin.name]: '123' }, { country: 'CO' }), []);
   });
 
+  it("asks a payout's payee for its members, and holds an e-mail member to its own limits (mail payout: 2 to 60)", () => {
+    const mail = findMethod('mail-payout')!;
+    const sent = { payer_first_name: 'Jane', payee_last_name: 'Roe', SecurityQuestion: 'Name of my first pet?', SecurityQuestionAnswer: 'Rex' };
+    const fields = pageFields(mail, sent, {}, 'credit');
+    assert.deepEqual(fields.map((f) => f.name), ['payer_email'], 'no contact field beside the payout\'s own e-mail');
+    assert.equal(parseFieldsForm({ payer_email: `${'a'.repeat(56)}@x.io` }, fields, undefined).ok, false);
+    assert.deepEqual(parseFieldsForm({ payer_email: 'jane@x.io' }, fields, undefined), { ok: true, values: { payer_email: 'jane@x.io' } });
+  });
+
   it('reads the PIN only for the countries that need it', () => {
     const fields = pageFields(byCountry, {}, {});
     assert.deepEqual(parseFieldsForm({ 'billing_address.country': 'de', [pin.name]: '' }, fields, undefined), { ok: true, values: { 'billing_address.country': 'DE' } });
@@ -141,5 +151,14 @@ describe('the fields form', () => {
     const asked = pageFields(otp, {}, {});
     assert.ok(asked.some((f) => /phone/i.test(f.name)));
     assert.equal(asked.filter((f) => /phone/i.test(f.name) && f.required).length, 1, 'one phone is required, not two');
+  });
+});
+
+describe('the sandbox provider page behind a mail payout link', () => {
+  it('escapes every value and labels the answer field', () => {
+    const html = renderSandboxClaimPage({ merchantName: EVIL, amount: EVIL, description: EVIL, payeeName: EVIL, question: EVIL, actionUrl: '/sandbox/apm/ref', error: EVIL });
+    assert.ok(!html.includes('<script>alert(1)'), 'escaped');
+    assert.match(html, /<label[^>]*for="[^"]*answer[^"]*"/);
+    assert.match(html, /name="answer"/);
   });
 });

@@ -366,6 +366,26 @@ for (const { kind, skip } of await storeKinds()) {
         for (const key of ['threeDSServerTransID', 'dsTransID', 'acsTransID', 'eci', 'protocolVersion']) assert.ok(st[key], key);
       });
 
+      it('a challenge completed after its MID lost its connector is refused without stranding the payment', async () => {
+        const number = `3ds-gone-${Date.now()}`;
+        const first = await payOnPage(t, await openSession({ number }), '05/38');
+        assert.match(first.location ?? '', /^\/sandbox\/acs\//);
+        const paymentId = first.location!.split('/').pop()!;
+        const [row] = await t.store.db.query<{ mid_id: string; connector: string }>('SELECT p.mid_id, m.connector FROM payments p JOIN mids m ON m.id = p.mid_id WHERE p.id = $1', [paymentId]);
+        await t.store.db.query("UPDATE mids SET connector = 'retired' WHERE id = $1", [row!.mid_id]);
+        try {
+          const done = await fetch(`${t.baseUrl}${first.location}/complete`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=submit&otp=1234' });
+          assert.ok(done.status < 500, `answered ${done.status}`);
+          const [after] = await t.store.db.query<{ status: string; pending_operation: string | null }>('SELECT status, pending_operation FROM payments WHERE id = $1', [paymentId]);
+          assert.deepEqual({ ...after }, { status: '3ds', pending_operation: null }, 'still waiting for its payer, not claimed');
+        } finally {
+          await t.store.db.query('UPDATE mids SET connector = $2 WHERE id = $1', [row!.mid_id, row!.connector]);
+        }
+        const done = await fetch(`${t.baseUrl}${first.location}/complete`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=submit&otp=1234' });
+        assert.equal(returnUrlFrom(await done.text()).pathname, '/success');
+        assert.equal((await status({ order_id: number })).body.status, 'settled');
+      });
+
       it('sends a debit\'s 3ds callback and its settled callback, both with card_token', async () => {
         const number = `debit-${Date.now()}`;
         const url = await openSession({ number }, { operation: 'debit' });

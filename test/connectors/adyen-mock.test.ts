@@ -111,6 +111,43 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(callbacks.received.filter((c) => c.fields.trans_id === id && c.fields.action === 'CREDITVOID').length, 2, 'one declined, one successful: no more');
     });
 
+    it('native 3-D Secure 2: REDIRECT to our page, which runs the fingerprint step; its result goes to /payments/details and approves', async () => {
+      const setNative = async (on: boolean) => {
+        await gw.store.db.query("UPDATE mids SET settings = jsonb_set(settings, '{nativeThreeDS}', to_jsonb($1::boolean)) WHERE id = $2", [on, midId]);
+        gw.gateway.ctx.merchants.invalidate();
+      };
+      await setNative(true);
+      try {
+        mock.scenario.set('/payments', 'card-3d-secure-2-web');
+        mock.scenario.set('/payments/details', '00.redirect');
+        const res = await sale(gw, { order_amount: '10.00', term_url_3ds: 'http://127.0.0.1:9/return' });
+        assert.equal(res.body.result, 'REDIRECT', res.text);
+        assert.equal(res.body.status, '3DS');
+        const id = res.body.trans_id as string;
+        assert.equal(res.body.redirect_url, `${gw.baseUrl}/connectors/return/${id}/3ds2`, 'our page, not an issuer page');
+        const page = await fetch(res.body.redirect_url);
+        assert.equal(page.status, 200);
+        const text = await page.text();
+        assert.match(text, new RegExp(`<form id="threeds2-result" method="post" action="/connectors/return/${id}"`));
+        // The description's example token is truncated (no 3DS Method URL to run): the page reports threeDSCompInd U.
+        assert.match(text, /name="threeDSCompInd" value="U"/);
+        assert.match(text, /src="\/assets\/threeds2\.js"/);
+        // What the page posts back.
+        const back = await fetch(`${gw.baseUrl}/connectors/return/${id}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'threeDSCompInd=U' });
+        assert.equal(back.status, 200);
+        assert.match(await back.text(), /127\.0\.0\.1:9\/return/, 'the payer is sent on to term_url_3ds');
+        const p = await ourPayment(gw, id);
+        assert.equal(p.status, 'settled');
+        assert.equal(p.details.connectorRef, 'V4HZ4RBFJGXXGN82');
+        const cb = await waitUntil('the SALE callback', async () => callbacks.received.find((c) => c.fields.trans_id === id)?.fields);
+        assert.equal(cb.result, 'SUCCESS');
+        // Once decided, the page has nothing more to run.
+        assert.equal((await fetch(res.body.redirect_url)).status, 404);
+      } finally {
+        await setNative(false);
+      }
+    });
+
     it("integrity: the mock's card-direct answer names another reference (\"string\"); the payment is held for an operator", async () => {
       mock.scenario.set('/payments', 'card-direct');
       const res = await sale(gw, { order_amount: '10.00' });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { AdyenConnector, hmacSignature } from '../../src/connectors/adyen/adyen.ts';
 import { ADYEN_ERRORS } from '../../src/connectors/adyen/errors.ts';
 import { classify, UNIFIED_CODES } from '../../src/connectors/error-codes.ts';
-import { ConnectorRejection, type AuthorizeRequest, type MidAccess } from '../../src/connectors/types.ts';
+import { ConnectorRejection, NO_CARD, type AuthorizeRequest, type MidAccess } from '../../src/connectors/types.ts';
 import { unsentParameterSets } from '../../src/domain/card-parameter-sets.ts';
 import { Secret } from '../../src/domain/secret.ts';
 import { exponentOf } from '../../src/domain/money.ts';
@@ -105,6 +105,107 @@ describe('adyen connector against Adyen\'s API description', { skip: adyenUnavai
     assert.equal(done.kind === 'approved' && done.reference, 'V4HZ4RBFJGXXGN82');
     assert.deepEqual(port.exchanges[1]!.errors, []);
     assert.deepEqual(port.exchanges[1]!.body, example('post-payments-details-00.redirect'));
+  });
+
+  it('native 3-D Secure 2: the threeDS2 fingerprint then challenge actions become our page steps; /payments/details carries their results', async () => {
+    const nativeMid: MidAccess = { ...mid, settings: { ...mid.settings, nativeThreeDS: true } };
+    const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64');
+    // The description's native example, its token (truncated there) replaced by one an ACS would give.
+    const identify = structuredClone(example('post-payments-card-3d-secure-2-web-200'));
+    identify.action.token = b64({ threeDSMethodNotificationURL: 'https://checkoutshopper-test.adyen.com/notify', threeDSMethodUrl: 'https://acs.example/method', threeDSServerTransID: 'srv-1' });
+    const challenge = structuredClone(example('post-payments-card-3d-secure-2-web-200'));
+    Object.assign(challenge, { resultCode: 'ChallengeShopper' });
+    Object.assign(challenge.action, { subtype: 'challenge', token: b64({ acsReferenceNumber: 'ADYEN-ACS', acsTransID: 'acs-1', acsURL: 'https://acs.example/challenge', messageVersion: '2.2.0', threeDSServerTransID: 'srv-1' }) });
+    let details = 0;
+    const port = new ReplayPort((req) => {
+      if (req.url.endsWith('/payments')) return { status: 200, body: identify };
+      details += 1;
+      return { status: 200, body: details === 1 ? challenge : example('post-payments-details-00.redirect-200') };
+    });
+    const c = new AdyenConnector(port, exponentOf);
+    const browser = { userAgent: 'Mozilla/5.0', acceptHeaders: 'text/html', language: 'nl-NL', colorDepth: '24', screenHeight: '900', screenWidth: '1440', timezoneOffset: '-60', javaEnabled: 'false' };
+    const first = await c.authorize(request({ browser }), nativeMid);
+    assert.deepEqual(port.exchanges[0]!.errors, []);
+    assert.deepEqual(port.exchanges[0]!.body.browserInfo, { userAgent: 'Mozilla/5.0', acceptHeader: 'text/html', language: 'nl-NL', colorDepth: 24, screenHeight: 900, screenWidth: 1440, timeZoneOffset: -60, javaEnabled: false });
+    assert.deepEqual(port.exchanges[0]!.body.authenticationData, { threeDSRequestData: { nativeThreeDS: 'preferred' } });
+    assert.equal(first.kind, 'challenge');
+    if (first.kind !== 'challenge') return;
+    assert.deepEqual(first.page, { url: `${request().returnUrl}/3ds2`, method: 'GET', params: {} }, 'our page drives the step');
+    assert.equal(first.native?.kind, 'method');
+    assert.equal(first.native?.url, 'https://acs.example/method');
+    assert.deepEqual(JSON.parse(Buffer.from(first.native!.value, 'base64url').toString()), { threeDSServerTransID: 'srv-1', threeDSMethodNotificationURL: 'https://checkoutshopper-test.adyen.com/notify' });
+
+    const second = await c.complete(first.state, { decision: 'returned', params: { threeDSCompInd: 'Y' } }, nativeMid);
+    const fingerprint = port.exchanges[1]!;
+    assert.deepEqual(fingerprint.errors, [], 'a valid PaymentDetailsRequest');
+    assert.equal(fingerprint.body.paymentData, identify.action.paymentData);
+    assert.deepEqual(JSON.parse(Buffer.from(fingerprint.body.details['threeds2.fingerprint'], 'base64').toString()), { threeDSCompInd: 'Y' });
+    assert.equal(second.kind, 'challenge');
+    if (second.kind !== 'challenge') return;
+    assert.equal(second.native?.kind, 'challenge');
+    assert.equal(second.native?.url, 'https://acs.example/challenge');
+    assert.deepEqual(JSON.parse(Buffer.from(second.native!.value, 'base64url').toString()), { threeDSServerTransID: 'srv-1', acsTransID: 'acs-1', messageVersion: '2.2.0', messageType: 'CReq', challengeWindowSize: '05' });
+
+    const done = await c.complete(second.state, { decision: 'returned', params: { transStatus: 'Y' } }, nativeMid);
+    const result = port.exchanges[2]!;
+    assert.deepEqual(result.errors, []);
+    const sent = JSON.parse(Buffer.from(result.body.details.threeDSResult, 'base64').toString());
+    assert.deepEqual(sent, { transStatus: 'Y', authorisationToken: challenge.action.authorisationToken });
+    // The description's own request example has the same shape.
+    assert.deepEqual(Object.keys(example('post-payments-details-3d-secure-2-native').details), Object.keys(result.body.details));
+    assert.equal(done.kind, 'approved');
+    // A result that is not an EMV value is not sent: nothing to ask Adyen.
+    assert.equal((await c.complete(second.state, { decision: 'returned', params: { transStatus: 'maybe' } }, nativeMid)).kind, 'pending');
+  });
+
+  it('wallet tokens as they are (virtual flow): applepay and googlepay payment methods valid against the description', async () => {
+    const c = new AdyenConnector(new ReplayPort(() => ({ status: 200, body: {} })), exponentOf);
+    assert.equal(c.walletTokens, true, 'the capability the wallet flow asks for');
+    const appleData = { version: 'EC_v1', data: 'c2VjcmV0', signature: 'c2ln', header: { ephemeralPublicKey: 'a2V5', publicKeyHash: 'aGFzaA==', transactionId: 'abc' } };
+    const googleToken = { signature: 'MEQ=', intermediateSigningKey: { signedKey: '{}', signatures: ['MEU='] }, protocolVersion: 'ECv2', signedMessage: '{"encryptedMessage":"x"}' };
+    const appleB64 = Buffer.from(JSON.stringify(appleData)).toString('base64');
+    const cases = [
+      // Apple: Adyen takes the base64 of the paymentData JSON, whether we were given the JSON or its base64.
+      { name: 'applepay' as const, token: JSON.stringify(appleData), expected: { type: 'applepay', applePayToken: appleB64 } },
+      { name: 'applepay' as const, token: appleB64, expected: { type: 'applepay', applePayToken: appleB64 } },
+      // Google: Adyen takes the token's JSON text.
+      { name: 'googlepay' as const, token: JSON.stringify(googleToken), expected: { type: 'googlepay', googlePayToken: JSON.stringify(googleToken) } },
+      { name: 'googlepay' as const, token: Buffer.from(JSON.stringify(googleToken)).toString('base64'), expected: { type: 'googlepay', googlePayToken: JSON.stringify(googleToken) } },
+    ];
+    for (const x of cases) {
+      const body = c.paymentRequest(request({ card: NO_CARD, wallet: { name: x.name, token: x.token } }), mid);
+      assert.deepEqual(adyenSpec().validate('/payments', body), [], x.name);
+      assert.deepEqual(body.paymentMethod, x.expected);
+      assert.equal(body.reference, request().paymentId);
+      assert.deepEqual(body.amount, { currency: 'USD', value: 1000 });
+      assert.equal(body.mpiData, undefined, 'Adyen authenticates a token it decrypts');
+    }
+    // The description's own Apple Pay request has the same payment method members.
+    assert.deepEqual(Object.keys(example('post-payments-applepay').paymentMethod).sort(), Object.keys(cases[0]!.expected).sort());
+    const port = new ReplayPort(routes({ '/payments': { status: 200, body: example('post-payments-card-direct-200') } }));
+    const outcome = await new AdyenConnector(port, exponentOf).authorize(request({ card: NO_CARD, wallet: { name: 'googlepay', token: JSON.stringify(googleToken) } }), mid);
+    assert.deepEqual(port.exchanges[0]!.errors, []);
+    assert.equal(port.exchanges[0]!.body.paymentMethod.type, 'googlepay');
+    assert.notEqual(outcome.kind, 'pending');
+  });
+
+  it('decrypted wallet cards: the cryptogram and ECI as mpiData, the wallet as brand, valid against the description', async () => {
+    const c = new AdyenConnector(new ReplayPort(() => ({ status: 200, body: {} })), exponentOf);
+    assert.equal(c.decryptedWalletCards, true);
+    const cryptogram = Buffer.from('0123456789abcdefghij').toString('base64');
+    const dpan = { pan: '4895370012003478', expMonth: '12', expYear: '2030' };
+    const apple = c.paymentRequest(request({ card: dpan, wallet: { name: 'applepay', authMethod: 'CRYPTOGRAM_3DS', cryptogram, eci: '07' } }), mid);
+    assert.deepEqual(adyenSpec().validate('/payments', apple), []);
+    assert.deepEqual(apple.paymentMethod, { type: 'scheme', number: '4895370012003478', expiryMonth: '12', expiryYear: '2030', brand: 'applepay' });
+    assert.deepEqual(apple.mpiData, { cavv: cryptogram, eci: '07', directoryResponse: 'Y', authenticationResponse: 'Y' });
+    const google = c.paymentRequest(request({ wallet: { name: 'googlepay', authMethod: 'CRYPTOGRAM_3DS', cryptogram, eci: '05' } }), mid);
+    assert.deepEqual(adyenSpec().validate('/payments', google), []);
+    assert.equal((google.paymentMethod as { brand: string }).brand, 'googlepay');
+    // Google Pay PAN_ONLY: the card alone, no cryptogram to send (3-D Secure stays the acquirer's).
+    const panOnly = c.paymentRequest(request({ wallet: { name: 'googlepay', authMethod: 'PAN_ONLY' } }), mid);
+    assert.deepEqual(adyenSpec().validate('/payments', panOnly), []);
+    assert.equal(panOnly.mpiData, undefined);
+    assert.equal(c.paymentRequest(request(), mid).mpiData, undefined, 'a card payment sends none');
   });
 
   it('stored cards: the first payment stores it, later ones are ContAuth with the recurring model', async () => {

@@ -26,6 +26,8 @@ export interface ChainOptions {
   endpoint?: (upstream: TestGateway) => string;
   timeoutMs?: number;
   live?: boolean;
+  /** Our MID also forwards alternative methods, to the upstream's S2S APM (apmEndpoint). */
+  apm?: boolean;
   ours?: Partial<TestGatewayOptions>;
 }
 
@@ -35,6 +37,7 @@ export async function startChain(kind: StoreKind, opts: ChainOptions = {}): Prom
   const settings: Record<string, unknown> = { endpoint: opts.endpoint ? opts.endpoint(upstream) : `${upstream.baseUrl}/post` };
   if (opts.timeoutMs) settings.timeoutMs = opts.timeoutMs;
   if (opts.live) settings.live = true;
+  if (opts.apm) settings.apmEndpoint = `${upstream.baseUrl}/apm/post`;
   const ours = await startTestGateway(kind, {
     workers: opts.ourWorkers ?? true,
     notificationUrl: opts.notificationUrl,

@@ -6,6 +6,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { adminClient, D3_FORBIDDEN, D3_UNAUTHORIZED } from '../admin/support.ts';
@@ -131,6 +132,40 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(out.status, 204, out.text);
       assert.match(out.headers.get('set-cookie')!, /Max-Age=0/);
       assert.equal((await request(t, 'GET', '/admin/v1/me', { cookie })).status, 401);
+    });
+
+    it('a sign-in deletes the sessions that can no longer be used (signed out, idle, past their end), not live ones', async () => {
+      const live = cookieOf(await signIn(users.support));
+      const idle = cookieOf(await signIn(users.support));
+      const expired = cookieOf(await signIn(users.support));
+      const out = await signIn(users.support);
+      assert.equal((await request(t, 'DELETE', '/admin/v1/session', { cookie: cookieOf(out), csrf: out.body.csrf_token })).status, 204);
+      const digestOf = (cookie: string) => createHash('sha256').update(cookie.split('=')[1]!).digest();
+      const age = async (cookie: string, set: string) => t.store.db.query(`UPDATE console_sessions SET ${set} WHERE secret_digest = $1`, [digestOf(cookie)]);
+      await age(idle, "last_seen_at = now() - interval '31 minutes'");
+      await age(expired, "expires_at = now() - interval '1 second'");
+      const exists = async (cookie: string) => (await t.store.db.query('SELECT 1 FROM console_sessions WHERE secret_digest = $1', [digestOf(cookie)])).length === 1;
+      for (const cookie of [live, idle, expired, cookieOf(out)]) assert.ok(await exists(cookie), 'kept until the next sign-in');
+
+      const next = cookieOf(await signIn(users.operator));
+      assert.deepEqual(
+        await Promise.all([live, idle, expired, cookieOf(out), next].map(exists)),
+        [true, false, false, false, true],
+        'live sessions and the new one stay; the dead ones are gone',
+      );
+      assert.equal((await request(t, 'GET', '/admin/v1/me', { cookie: live })).status, 200, 'the live session still works');
+      assert.equal((await request(t, 'GET', '/admin/v1/me', { cookie: idle })).status, 401);
+    });
+
+    it('a new password ends the user\'s console sessions; the new password signs in', async () => {
+      const admin = adminClient(t.baseUrl, ADMIN);
+      const created = await admin('POST', '/admin/v1/users', { email: `rotating-${kind}@example.com`, role: 'viewer', password: PASSWORD });
+      const cookie = cookieOf(await signIn(`rotating-${kind}@example.com`));
+      assert.equal((await request(t, 'GET', '/admin/v1/me', { cookie })).status, 200);
+      assert.equal((await admin('PATCH', `/admin/v1/users/${created.body.id}`, { password: 'a brand new passphrase' })).status, 200);
+      assert.equal((await request(t, 'GET', '/admin/v1/me', { cookie })).status, 401, 'the old session is over');
+      assert.equal((await signIn(`rotating-${kind}@example.com`)).status, 401, 'the old password no longer signs in');
+      assert.equal((await signIn(`rotating-${kind}@example.com`, 'a brand new passphrase')).status, 201);
     });
 
     it('a disabled user\'s sessions stop working at once', async () => {

@@ -32,6 +32,8 @@ const EXPECTED: readonly [PaymentStatus, PaymentEvent, PaymentStatus][] = [
   ['decline', 'retried_sold', 'settled'],
   ['decline', 'retried_authorized', 'pending'],
   // payer back from the ACS or the provider page: SETTLED or DECLINED (PENDING if auth)
+  // native 3-D Secure 2: after the device fingerprint the ACS may still ask for a challenge
+  ['3ds', 'challenge_required', '3ds'],
   ['3ds', 'sold', 'settled'],
   ['3ds', 'authorized', 'pending'],
   ['3ds', 'declined', 'decline'],

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { decryptGooglePayToken, type GooglePayDecryptionConfig } from '../../src/domain/wallets/google-pay-token.ts';
 import { decryptApplePayToken, merchantIdHashOf, type ApplePayDecryptionConfig } from '../../src/domain/wallets/apple-pay-token.ts';
-import { WALLET_DECLINES } from '../../src/domain/wallets/token-result.ts';
+import { WALLET_DECLINES, WALLET_DECLINE_CODES } from '../../src/domain/wallets/token-result.ts';
+import { UNIFIED_CODES } from '../../src/connectors/error-codes.ts';
 import { ApplePayTestIssuer, GooglePayTestIssuer, createAppleMerchantIdentity } from '../../src/services/wallets/test-token-issuer.ts';
 
 const CARD = { pan: '4111111111111111', expMonth: 12, expYear: 2030, cryptogram: 'AgAAAAAABk4DWZ4C28yUQAAAAAA=', eci: '05' };
@@ -177,7 +178,12 @@ describe('Apple Pay EC_v1 decryption', () => {
 });
 
 describe('wallet decline reasons', () => {
-  it('have a text for every reason, none quoting token content', () => {
-    for (const text of Object.values(WALLET_DECLINES)) assert.match(text, /^The (payment token|merchant)/);
+  it('have a text and a unified code for every reason, none quoting token content', () => {
+    for (const [reason, text] of Object.entries(WALLET_DECLINES)) {
+      assert.match(text, /^[A-Z].*\.$/, reason);
+      assert.doesNotMatch(text, /[0-9]{6,}|\{|\$/, `${reason}: nothing of a token or card`);
+      assert.ok(Object.hasOwn(UNIFIED_CODES, WALLET_DECLINE_CODES[reason as keyof typeof WALLET_DECLINES]), reason);
+    }
+    assert.deepEqual(Object.keys(WALLET_DECLINE_CODES).sort(), Object.keys(WALLET_DECLINES).sort());
   });
 });

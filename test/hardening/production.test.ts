@@ -78,6 +78,12 @@ for (const { kind, skip } of await storeKinds()) {
         assert.equal(res.status, 404, path);
         assertD3(404, await res.text(), path);
       }
+      // Issue 17: the sandbox APM provider's API and pages are off too (no accounts can be issued).
+      for (const path of ['/sandbox/apm-provider/accounts', '/sandbox/apm-provider/pix/payin', '/sandbox/apm-provider/pages/accounts/x']) {
+        const res = await fetch(t.baseUrl + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+        assert.equal(res.status, 404, path);
+        assertD3(404, await res.text(), path);
+      }
     });
 
     it('compresses pages, assets and JSON for clients that accept it', async () => {

@@ -16,7 +16,7 @@ import { keyringFromEnv } from '../../src/store/card-vault.ts';
 import { createLogger } from '../../src/logger.ts';
 import { assertD3 } from './support.ts';
 
-const LIMITS = { enabled: true, windowSeconds: 60, authFailures: 3, hostedFields: 5, otpAttempts: 2 };
+const LIMITS = { enabled: true, windowSeconds: 60, authFailures: 3, hostedFields: 5, otpAttempts: 2, providerNotifications: 3 };
 
 for (const { kind, skip } of await storeKinds()) {
   describe(`Rate limits (${kind})`, { skip }, () => {
@@ -84,6 +84,14 @@ for (const { kind, skip } of await storeKinds()) {
       const code = (ip: string) => fetch(`${t.baseUrl}/pay/some-payment/code`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip }, body: 'code=123456' });
       for (let i = 0; i < 2; i++) assert.notEqual((await code(`192.0.2.${60 + i}`)).status, 429);
       await expect429(await code('192.0.2.99'));
+    });
+
+    it('limits APM provider notifications per payment, whatever the IP, leaving other payments alone', async () => {
+      clock.advance(60_000);
+      const notify = (payment: string, ip: string) => fetch(`${t.baseUrl}/apm/provider/notify/${payment}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip }, body: '{}' });
+      for (let i = 0; i < 3; i++) assertD3(404, await (await notify('payment-a', `192.0.2.${70 + i}`)).text());
+      await expect429(await notify('payment-a', '192.0.2.80'));
+      assertD3(404, await (await notify('payment-b', '192.0.2.80')).text());
     });
   });
 }

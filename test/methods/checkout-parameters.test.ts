@@ -109,10 +109,46 @@ for (const { kind, skip } of await storeKinds()) {
       assert.deepEqual(res.body, invalid('order.number: This value is too short. It should have 8 characters or more.'));
     });
 
-    it('refuses a method that Checkout does not carry', async () => {
-      const res = await session({ operation: 'credit', methods: ['mobile-money-payout'] });
+    // Every payout method runs on Checkout since issue 17; a payin offered on a payout session is still refused.
+    it('refuses a method that the operation does not carry', async () => {
+      const res = await session({ operation: 'credit', methods: ['pix-payin'] });
       assert.equal(res.status, 400, res.text);
       assert.ok((res.body.errors as { error_message: string }[]).some((e) => e.error_message === 'methods[0]: The value you selected is not a valid choice.'), res.text);
+    });
+
+    // Issue 17: a payout session carries its payee to the payout; what the payout uses of the free-form payee objects must be valid.
+    it('refuses payee data the payout cannot use, naming each field', async () => {
+      const res = await session({ operation: 'credit', methods: ['pix-payout'], payee: { email: 'not-an-email', first_name: 7 }, payee_billing_address: { country: 'XX', city: 'x'.repeat(256) } });
+      assert.equal(res.status, 400, res.text);
+      assert.deepEqual(res.body, invalid(
+        'payee.first_name: This value should be of type string.',
+        'payee_billing_address.city: This value is too long. It should have 255 characters or less.',
+        'payee.email: This value is not a valid email address.',
+        'payee_billing_address.country: This value is not a valid country.',
+      ));
+    });
+
+    it('opens a payout session whose payee fields win over the customer, and keeps them with its payment', async () => {
+      const res = await session({
+        operation: 'credit', methods: ['mail-payout'], payee_first_name: 'Ana', payee_last_name: 'Lima',
+        payee: { email: 'ana@example.com', phone: '+351912345678' }, payee_billing_address: { country: 'PT', city: 'Lisboa' },
+      });
+      assert.equal(res.status, 200, res.text);
+      const id = new URL(res.body.redirect_url).pathname.split('/').pop() as string;
+      const stored = await getSession(t.store.db, id);
+      const [payment] = await t.store.db.query<{ payer: Record<string, string>; details: { payee: Record<string, string> } }>('SELECT payer, details FROM payments WHERE id = $1', [stored!.paymentId]);
+      assert.equal(payment!.payer.name, 'Ana Lima');
+      assert.equal(payment!.payer.email, 'ana@example.com');
+      assert.equal(payment!.payer.country, 'PT');
+      assert.deepEqual(payment!.details.payee, {
+        payee_first_name: 'Ana', payee_last_name: 'Lima', payee_email: 'ana@example.com', payee_phone: '+351912345678', payee_country: 'PT', payee_city: 'Lisboa',
+        payee_address: '1 Main Street', payee_zip: '10115',
+      });
+    });
+
+    it('opens a mobile-money payout with no payee at all: the page will ask for it', async () => {
+      const res = await session({ operation: 'credit', methods: ['mobile-money-payout'], customer: undefined }, { currency: 'GHS' });
+      assert.equal(res.status, 200, res.text);
     });
 
     it('drops a narrative file name sent without its file, and fills in the fixed instant-payment type', async () => {

@@ -9,6 +9,7 @@ import { METHOD_LIST, findMethod, type MethodEntry, type ParamSpec } from '../..
 import { pageFields, prepareMethodParameters, prepareSessionParameters, validateMethodParameters, validateSessionParameters, type MethodContext } from '../../src/domain/methods/validate.ts';
 import { MESSAGES } from '../../src/domain/errors.ts';
 import { validContext, validParameters, withValue, type Segment } from './support.ts';
+import { fitsMidSetting, midSupplied, midSettingRules, withPayeeValues } from '../../src/domain/methods/supplied.ts';
 
 const M = MESSAGES;
 const x = (n: number, c = 'x') => c.repeat(n);
@@ -88,10 +89,10 @@ describe('catalog coverage and shape', () => {
     assert.deepEqual(ips.channels, ['checkout', 's2s_apm']);
   });
 
-  it('holds mobile-money CREDIT2VIRTUAL with its six currencies, on S2S APM only', () => {
+  it('holds mobile-money CREDIT2VIRTUAL with its six currencies, on S2S APM and on Checkout credit (issue 17)', () => {
     const payout = findMethod('mobile-money-payout') as MethodEntry;
     assert.deepEqual(payout.currencies, ['GHS', 'KES', 'XOF', 'XAF', 'TZS', 'EGP']);
-    assert.deepEqual(payout.channels, ['s2s_apm']);
+    assert.deepEqual(payout.channels, ['checkout', 's2s_apm']);
     assert.deepEqual(payout.operations, ['credit']);
   });
 
@@ -150,6 +151,14 @@ const ROWS: Row[] = [
   { method: 'card', at: 'shipping_country', value: '76', message: M.exactLength(3) },
   { method: 'card', at: 'shipping_country', value: 'BRA', message: M.notType('digit') },
   { method: 'card', at: 'shipping_country', value: '076' },
+  // S2S CARD sends the sets flat in parameters[...] and validates them as Checkout does (issue 17, item 9)
+  { method: 'card', at: 'bnrg_installm_plan', value: undefined, ctx: S2S, message: M.blank },
+  { method: 'card', at: 'bnrg_installm_months', value: '3', ctx: S2S, message: M.notValid },
+  { method: 'card', at: 'document_type', value: 'rg', ctx: S2S, message: M.notChoice },
+  { method: 'card', at: 'descriptor', value: x(21), ctx: S2S, message: M.tooLong(20) },
+  { method: 'card', at: 'shipping_postcode', value: '1234567890', ctx: S2S, message: M.tooLong(9) },
+  { method: 'card', at: 'shipping.country', value: 'BRA', ctx: S2S, message: M.exactLength(2) },
+  { method: 'card', at: 'shipping.cost', value: '12.50', ctx: S2S, message: M.notType('digit') },
   // Set 6: shipping
   { method: 'card', at: 'shipping.street1', value: x(101), message: M.tooLong(100) },
   { method: 'card', at: 'shipping.city', value: x(81), message: M.tooLong(80) },
@@ -201,6 +210,9 @@ const ROWS: Row[] = [
   { method: 'awcc', at: 'network_type', value: 'bsc', message: M.notChoice },
   { method: 'awcc', at: 'network_type', value: 'tron', also: { crypto_type: 'BTC' }, message: M.shouldBeBlank },
   { method: 'awcc', at: 'bech32', value: 'yes', message: M.notType('bool') },
+  // accountId: optional, a string (the top-level accountId of the session goes here when absent: issue 17, item 7)
+  { method: 'awcc', at: 'accountId', value: undefined },
+  { method: 'awcc', at: 'accountId', value: 'ACC-777' },
   { method: 'awcc', at: 'bech32', value: 'true' },
   { method: 'bank-code', at: 'bank_account_number', value: undefined, message: M.blank },
   { method: 'bank-code', at: 'bank_code', value: 'DEUT', message: M.notValid },
@@ -308,6 +320,15 @@ const ROWS: Row[] = [
   { method: 'mail-payout', at: 'request:order.description', value: x(201), message: M.tooLong(200) },
   { method: 'mail-payout', at: 'fee_calculation_method', value: 'per_item', message: M.notChoice },
   { method: 'mail-payout', at: 'account_uuid', value: undefined },
+  // Payouts on Checkout: the payee is on the page, which asks for what the request lacks (issue 17); S2S APM has no page.
+  { method: 'mail-payout', at: 'SecurityQuestion', value: undefined, ctx: PAGE },
+  { method: 'mail-payout', at: 'SecurityQuestion', value: undefined, ctx: S2S, message: M.blank },
+  { method: 'mail-payout', at: 'SecurityQuestionAnswer', value: undefined, ctx: PAGE },
+  { method: 'mail-payout', at: 'payer_email', value: undefined, ctx: PAGE },
+  { method: 'mail-payout', at: 'payer_first_name', value: undefined, ctx: PAGE },
+  { method: 'mail-payout', at: 'SecurityQuestion', value: x(41), ctx: PAGE, message: M.tooLong(40) },
+  { method: 'pix-payout', at: 'key', value: undefined, ctx: PAGE },
+  { method: 'pix-payout', at: 'key', value: undefined, ctx: S2S, message: M.blank },
   { method: 'pix-payout', at: 'key', value: 'not a key!', message: M.notValid },
   { method: 'pix-payout', at: 'key', value: 'payee@example.com' },
   { method: 'pix-payout', at: 'key', value: '+5511987654321' },
@@ -342,7 +363,17 @@ const ROWS: Row[] = [
   { method: 'out-peru', at: 'idType', value: 'RUC' },
   { method: 'out-peru', at: 'email', value: 'x', message: M.notEmail },
   { method: 'out-peru', at: 'phone', value: undefined, message: M.blank },
-  { method: 'other-withdrawal', at: 'ToAccountNumber', value: undefined },
+  { method: 'out-peru', at: 'phone', value: undefined, ctx: PAGE },
+  { method: 'out-brazil', at: 'taxNumber', value: undefined, ctx: PAGE },
+  { method: 'out-brazil', at: 'taxNumber', value: '123', ctx: PAGE, message: M.notValid },
+  { method: 'out-india', at: 'ifscCode', value: undefined, ctx: PAGE },
+  { method: 'out-colombia', at: 'identity', value: undefined, ctx: S2S, message: M.blank },
+  { method: 'trading-withdrawal', at: 'address', value: undefined, ctx: PAGE },
+  { method: 'trading-withdrawal', at: 'withdrawCurrency', value: undefined, ctx: PAGE },
+  // The account the money goes to: required where no page can ask, asked on the Checkout page (issue 17).
+  { method: 'other-withdrawal', at: 'ToAccountNumber', value: undefined, ctx: S2S, message: M.blank },
+  { method: 'other-withdrawal', at: 'ToAccountNumber', value: undefined, ctx: PAGE },
+  { method: 'other-withdrawal', at: 'ToProvince', value: undefined, ctx: S2S },
   { method: 'other-withdrawal', at: 'Email', value: 'x', message: M.notEmail },
   { method: 'mobile-money-payout', at: 'mobile_money_operator', value: undefined, message: M.blank },
   { method: 'mobile-money-payout', at: 'mobile_number', value: 'call me', message: M.notValid },
@@ -350,6 +381,10 @@ const ROWS: Row[] = [
   { method: 'mobile-money-payout', at: 'customer_name', value: undefined },
   { method: 'mobile-money-payout', at: 'request:payee_email', value: undefined, message: M.blank },
   { method: 'mobile-money-payout', at: 'request:payee_first_name', value: undefined, message: M.blank },
+  { method: 'mobile-money-payout', at: 'request:payee_first_name', value: undefined, ctx: PAGE },
+  { method: 'mobile-money-payout', at: 'request:payee_email', value: 'x', ctx: PAGE, message: M.notEmail },
+  { method: 'mobile-money-payout', at: 'mobile_number', value: undefined, ctx: PAGE },
+  { method: 'mobile-money-payout', at: 'mobile_money_operator', value: undefined, ctx: PAGE },
   { method: 'mobile-money', at: 'request:order.number', value: 'ORD-1', message: M.tooShort(8) },
   { method: 'mobile-money', at: 'request:customer.email', value: undefined, ctx: S2S, message: M.blank },
   { method: 'mobile-money', at: 'request:customer.email', value: undefined, ctx: PAGE },
@@ -507,5 +542,112 @@ describe('the fields the hosted page asks for', () => {
     assert.deepEqual(fields('mtn-mobile-money', {}, { request: { 'billing_address.phone': '+233241234567' } }), []);
     assert.deepEqual(fields('pix-payin', { debtor_name: 'Ana' }), ['branch_identifier?', 'source_account_number?', 'type_document?', 'debtor_document?']);
     assert.deepEqual(fields('otp-confirmation', {}), ['payer_phone', 'receiver_phone?']);
+  });
+});
+
+describe('what a payout takes from its payee and its MID (issue 17)', () => {
+  const method = (key: string) => findMethod(key) as MethodEntry;
+  const asked = (key: string, params: Record<string, unknown>, request: Record<string, unknown> = {}) =>
+    pageFields(method(key), params, { operation: 'credit', request }).map((f) => `${f.path}${f.required ? '' : '?'}`);
+
+  it('asks the payee for every mail-payout member the request lacks, and nothing it sent', () => {
+    assert.deepEqual(asked('mail-payout', {}), ['payer_first_name', 'payee_last_name', 'payer_email', 'SecurityQuestion', 'SecurityQuestionAnswer']);
+    assert.deepEqual(asked('mail-payout', { payer_first_name: 'Jane', payee_last_name: 'Roe', payer_email: 'j@x.io' }), ['SecurityQuestion', 'SecurityQuestionAnswer']);
+  });
+
+  it('asks for the account of each withdrawal country and for the Pix key', () => {
+    assert.deepEqual(asked('out-brazil', {}), ['paymentMethod', 'cashAccount', 'taxNumber']);
+    assert.deepEqual(asked('out-indonesia', {}), ['paymentMethod', 'cashAccount', 'name?', 'accountNo?']);
+    assert.deepEqual(asked('pix-payout', {}), ['key']);
+    assert.deepEqual(asked('other-withdrawal', {}), ['ToAccountNumber', 'ToAccountName']);
+    assert.deepEqual(asked('trading-withdrawal', { withdrawCurrency: 'USDT' }), ['address', 'tradingAccountLogin?']);
+  });
+
+  it('asks the mobile-money payee for the request fields too, unless the request has them', () => {
+    assert.deepEqual(asked('mobile-money-payout', {}), ['mobile_money_operator', 'mobile_number', 'customer_email', 'payee_first_name', 'payee_last_name', 'payee_email']);
+    assert.deepEqual(asked('mobile-money-payout', { mobile_money_operator: 'mtn-gh', mobile_number: '+233241234567', customer_email: 'k@x.io' }, { payee_first_name: 'Kofi', payee_last_name: 'Mensah', payee_email: 'k@x.io' }), []);
+  });
+
+  it("fills members from the payee's values where the request sent none; sent values win", () => {
+    const payee = { firstName: 'Jane', lastName: 'Roe', name: 'Jane Roe', email: 'jane@x.io', phone: '+233241234567' };
+    assert.deepEqual(withPayeeValues(method('mail-payout'), {}, payee), { payer_first_name: 'Jane', payee_last_name: 'Roe', payer_email: 'jane@x.io' });
+    assert.deepEqual(withPayeeValues(method('mail-payout'), { payer_email: 'other@x.io' }, payee).payer_email, 'other@x.io');
+    assert.deepEqual(withPayeeValues(method('mobile-money-payout'), {}, payee), { mobile_number: '+233241234567', customer_email: 'jane@x.io', customer_name: 'Jane Roe' });
+    assert.deepEqual(withPayeeValues(method('out-peru'), { cashAccount: '1' }, { email: 'p@x.io' }), { cashAccount: '1', email: 'p@x.io' });
+    assert.deepEqual(withPayeeValues(method('pix-payout'), {}, payee), {}, 'the Pix key is never guessed from the payee');
+  });
+
+  it('takes account_uuid and fee_calculation_method (default account_level) from the MID, and names a missing account_uuid', () => {
+    assert.deepEqual(midSupplied(method('mail-payout'), {}, {}), { values: { fee_calculation_method: 'account_level' }, missing: ['account_uuid'] });
+    assert.deepEqual(midSupplied(method('mail-payout'), { account_uuid: 'sent-in-request' }, { account_uuid: 'acc-1', fee_calculation_method: 'transaction_level' }),
+      { values: { account_uuid: 'acc-1', fee_calculation_method: 'transaction_level' }, missing: [] }, 'the MID setting, never the request');
+  });
+
+  it("takes the Pix payout's source account and branch from the MID only when the request lacks them", () => {
+    assert.deepEqual(midSupplied(method('pix-payout'), {}, { source_account_number: '123', branch_identifier: '0001' }), { values: { source_account_number: '123', branch_identifier: '0001' }, missing: [] });
+    assert.deepEqual(midSupplied(method('pix-payout'), { branch_identifier: '0002' }, { branch_identifier: '0001' }), { values: {}, missing: [] });
+  });
+
+  it('knows which MID settings the methods read and the values they allow', () => {
+    const rules = midSettingRules(METHOD_LIST);
+    assert.deepEqual(rules.get('fee_calculation_method'), { values: ['account_level', 'transaction_level'] });
+    assert.ok(rules.has('account_uuid'));
+    assert.equal(fitsMidSetting(rules.get('fee_calculation_method'), 'transaction_level'), true);
+    assert.equal(fitsMidSetting(rules.get('fee_calculation_method'), 'per_item'), false);
+    assert.equal(fitsMidSetting(rules.get('branch_identifier'), '0001'), true);
+    assert.equal(fitsMidSetting(rules.get('branch_identifier'), '12'), false, 'a Pix branch set in the MID has 4 digits too');
+    assert.equal(fitsMidSetting(rules.get('billingAddressRequired'), true), true, 'settings no method reads are left alone');
+  });
+});
+
+/**
+ * The provider-side rules of interface.md the provider kinds implement (issue 17 item 8), written by hand from the
+ * spec's sentences ("Other methods with fixed rules", Authentication 4 to 6, the voucher-partner table, the PIX
+ * payin and mobile-money payin paragraphs, the crypto-address row), not read back from the kind table.
+ */
+describe('provider kinds against the spec text', async () => {
+  const { PROVIDER_KINDS, CHALLENGE_FIELDS, REFERENCE_PUBLIC_ID_MAX, splitName, currencyNumeric, currencyAlpha } = await import('../../src/domain/methods/provider-kinds.ts');
+  const ROWS_BY_SPEC: readonly [string, string, string][] = [
+    // [kind, authentication the spec gives it, the method key it serves]
+    ['reference-auth', 'token', 'reference-auth'], // "authorization header with a token obtained from a token call ... private key"
+    ['voucher-partner', 'signature', 'voucher-partner'], // "signs with a private signature of the provider and sends a Signature field"
+    ['header-key', 'header_key', ''], // "authenticates with two headers on every call: X-API-Key and X-API-Secret"
+    ['pix-payin', 'header_key', 'pix-payin'],
+    ['mobile-money', 'header_key', 'mobile-money'],
+    ['crypto-address', 'header_key', 'awcc'],
+    ['crypto-fiat', 'header_key', 'crypto-fiat'],
+    ['card-by-bank', 'header_key', 'card-by-bank'],
+    ['identity-transfer', 'header_key', 'identity-transfer'],
+    ['payer-challenge', 'header_key', 'payer-challenge'],
+  ];
+
+  it('gives each kind its authentication and method', () => {
+    for (const [kind, auth, method] of ROWS_BY_SPEC) {
+      const k = PROVIDER_KINDS[kind as keyof typeof PROVIDER_KINDS];
+      assert.equal(k.auth, auth, kind);
+      if (method) assert.ok(k.methods.includes(method) && findMethod(method), kind);
+    }
+    assert.equal(Object.keys(PROVIDER_KINDS).length, ROWS_BY_SPEC.length);
+  });
+
+  it('asks the eight challenge fields and limits the public id of Create reference to 40', () => {
+    // billing_address.phone, customer.email, customer.name (first), customer.name (last), billing_address.country, .address, .city, .zip
+    assert.deepEqual([...CHALLENGE_FIELDS].sort(), ['address', 'city', 'country', 'email', 'first_name', 'last_name', 'phone', 'zip']);
+    assert.equal(REFERENCE_PUBLIC_ID_MAX, 40);
+  });
+
+  it('splits customer.name into first and last name', () => {
+    assert.deepEqual(splitName('Maria da Silva'), { firstName: 'Maria', lastName: 'da Silva' });
+    assert.deepEqual(splitName('  John   Doe '), { firstName: 'John', lastName: 'Doe' });
+    assert.deepEqual(splitName('Cher'), { firstName: 'Cher', lastName: '' });
+  });
+
+  it('sends the voucher partner order.currency as the ISO 4217 int', () => {
+    assert.equal(currencyNumeric('EUR'), 978);
+    assert.equal(currencyNumeric('usd'), 840);
+    assert.equal(currencyNumeric('BRL'), 986);
+    assert.equal(currencyNumeric('XXX'), undefined);
+    assert.equal(currencyAlpha(978), 'EUR');
+    assert.equal(currencyAlpha('978'), undefined, 'an int, not a text');
   });
 });

@@ -88,8 +88,11 @@ for (const { kind, skip } of kinds) {
       const held = await sale(gw, { auth: 'Y' });
       assert.equal(held.body.status, 'PENDING');
       const id = held.body.trans_id as string;
-      // Let the replica see the authorization, then stop its replay.
-      await waitUntil(async () => (await standby.query('SELECT 1 FROM payments WHERE id = $1', [id])).rowCount === 1);
+      // Let the replica see the finished authorization (the row is written in 'prepare' first), then stop its replay.
+      await waitUntil(async () => {
+        const seen = await standby.query<{ status: string }>('SELECT status FROM payments WHERE id = $1', [id]);
+        return seen.rows[0]?.status === 'pending';
+      });
       await standby.query('SELECT pg_wal_replay_pause()');
       try {
         assert.equal((await followUp(gw, 'CAPTURE', id)).body.result, 'SUCCESS');

@@ -12,7 +12,7 @@ import { REDACTED_PATHS } from '../../src/logger.ts';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
 import { adminCall, tokenFor } from '../admin/config-support.ts';
-import { CARD, EMAIL, errorOf, f1, followUp, orderId, saleFields } from './support.ts';
+import { CARD, EMAIL, errorOf, f1, followUp, orderId, reversedIdHash, saleFields } from './support.ts';
 import { findPaymentsByOrder, getPayment } from '../../src/store/payments-repo.ts';
 import { WALLET_DECLINES } from '../../src/domain/wallets/token-result.ts';
 import { ApplePayTestIssuer, GooglePayTestIssuer, createAppleMerchantIdentity } from '../../src/services/wallets/test-token-issuer.ts';
@@ -89,6 +89,12 @@ for (const { kind, skip } of await storeKinds()) {
       assert.match(view.text, /"method":"googlepay"/);
       assert.match(view.text, /"card":"411111\*+1111"/);
       assert.ok(!view.text.includes(CARD));
+      // The search finds it by its method, as the payment page names it.
+      const byMethod = await adminCall(gw.baseUrl, 'GET', `/admin/v1/payments?merchant_id=${merchant.id}&method=googlepay`, operator);
+      assert.equal(byMethod.status, 200, byMethod.text);
+      assert.ok(byMethod.body.payments.some((p: { id: string }) => p.id === res.body.trans_id), byMethod.text);
+      const asCard = await adminCall(gw.baseUrl, 'GET', `/admin/v1/payments?merchant_id=${merchant.id}&method=card`, operator);
+      assert.ok(!asCard.body.payments.some((p: { id: string }) => p.id === res.body.trans_id), 'not listed as a card method');
     });
 
     it('holds an Apple Pay token with auth=Y and captures it (DMS on the decrypted card)', async () => {
@@ -117,21 +123,35 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(res.body.amount, '2.50');
     });
 
-    it('refuses a replayed token (same messageId) without a second payment', async () => {
+    it('declines a replayed token (same messageId): a payment record with the reason, not a second charge', async () => {
       const token = googleToken();
       assert.equal((await walletSale('googlepay', token)).body.result, 'SUCCESS');
-      const again = errorOf(await walletSale('googlepay', token));
-      assert.equal(again.errors?.[0]?.error_message, `payment_token: ${WALLET_DECLINES.token_replayed}`);
+      const again = await walletSale('googlepay', token);
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.body.result, 'DECLINED', again.text);
+      assert.equal(again.body.decline_reason, WALLET_DECLINES.token_replayed);
+      const payment = await getPayment(gw.store.db, again.body.trans_id);
+      assert.equal(payment?.status, 'decline');
+      assert.equal(payment?.vaultId, null, 'nothing of a refused token is vaulted');
     });
 
-    it('refuses a broken token with its reason (a 400, never a 5xx) and writes no payment', async () => {
+    it('declines a broken token with its own reason (never a 5xx), each a payment the merchant can look up', async () => {
       const order = orderId('BROKEN');
       const res = await walletSale('googlepay', googleToken({ tamper: 'tag' }), { order_id: order });
-      assert.equal(res.status, 400, res.text);
-      assert.equal(errorOf(res).errors?.[0]?.error_message, `payment_token: ${WALLET_DECLINES.token_tag_mismatch}`);
-      const other = errorOf(await walletSale('googlepay', googleToken({ recipientId: 'merchant:someone-else' })));
-      assert.equal(other.errors?.[0]?.error_message, `payment_token: ${WALLET_DECLINES.token_signature_invalid}`);
-      assert.deepEqual(await findPaymentsByOrder(gw.store.db, merchant.id, order, 1), []);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.result, 'DECLINED', res.text);
+      assert.equal(res.body.decline_reason, WALLET_DECLINES.token_tag_mismatch);
+      const other = await walletSale('googlepay', googleToken({ recipientId: 'merchant:someone-else' }));
+      assert.equal(other.body.decline_reason, WALLET_DECLINES.token_signature_invalid);
+      const appleBroken = await walletSale('applepay', JSON.stringify({ paymentData: await apple.issue({ merchantPublicKey: identity.processingPublicKey, merchantIdHash: identity.merchantIdHash, card: TOKEN_CARD, tamper: 'ciphertext' }) }));
+      assert.equal(appleBroken.body.decline_reason, WALLET_DECLINES.token_tag_mismatch);
+      const [stored] = await findPaymentsByOrder(gw.store.db, merchant.id, order, 1);
+      assert.equal(stored?.status, 'decline');
+      assert.equal(stored?.declineReason, WALLET_DECLINES.token_tag_mismatch);
+      assert.equal(stored?.details.declineCode, 'invalid_request');
+      const status = await gw.postForm('/post', { action: 'GET_TRANS_STATUS', client_key: merchant.key, trans_id: res.body.trans_id, hash: reversedIdHash(res.body.trans_id, merchant.password) });
+      assert.equal(status.body.status, 'DECLINED', status.text);
+      assert.equal(status.body.decline_reason, WALLET_DECLINES.token_tag_mismatch);
     });
 
     it('accepts only F8 for a wallet SALE, and asks for payment_token', async () => {
@@ -144,18 +164,12 @@ for (const { kind, skip } of await storeKinds()) {
       assert.ok(errorOf(missing).errors?.some((e) => /payment_token/.test(e.error_message)), missing.text);
     });
 
-    it('refuses a wallet the merchant has not set up, and says when the decryption key is missing (virtual flow not built)', async () => {
+    it('declines a wallet the merchant has not set up, with the reason', async () => {
       const bare = await gw.addMerchant();
       const unset = await walletSale('googlepay', googleToken(), {}, bare);
-      assert.equal(unset.status, 400, unset.text);
-      assert.equal(errorOf(unset).errors?.[0]?.error_message, 'digital_wallet: Google Pay is not enabled for this merchant.');
-      const put = await adminCall(gw.baseUrl, 'PUT', `/admin/v1/merchants/${bare.id}/wallets`, operator, {
-        google_pay: { environment: 'TEST', allowed_auth_methods: ['PAN_ONLY'], supported_networks: ['VISA'], merchant_identifier: GOOGLE_MERCHANT_ID, gateway: 'portcullis', gateway_merchant_id: 'shop-2', extra_parameters: false },
-      });
-      assert.equal(put.status, 200, put.text);
-      const keyless = await walletSale('googlepay', googleToken(), {}, bare);
-      assert.equal(keyless.status, 400, keyless.text);
-      assert.match(errorOf(keyless).errors?.[0]?.error_message ?? '', /no decryption key/);
+      assert.equal(unset.status, 200, unset.text);
+      assert.equal(unset.body.result, 'DECLINED', unset.text);
+      assert.equal(unset.body.decline_reason, WALLET_DECLINES.wallet_not_enabled);
     });
 
     it('logged neither the decrypted PAN nor the cryptogram, and logged each refusal\'s reason', () => {

@@ -25,6 +25,8 @@ export interface TestGateway {
   gateway: Gateway;
   store: TestStore;
   baseUrl: string;
+  /** S2S APM's own listener, when the gateway was started with `s2sApmListener` (decisions D4). */
+  apmUrl?: string;
   merchant: TestMerchant;
   /** The vault keys of this gateway (a restarted gateway on the same store needs them). */
   keyring: Keyring;
@@ -65,6 +67,10 @@ export interface TestGatewayOptions extends MerchantOptions {
   production?: boolean;
   /** Rate limits (default: as configured by default). */
   rateLimits?: Partial<RateLimitConfig>;
+  /** Serve S2S APM on a listener of its own too (S2S_APM_PORT), on a random port. */
+  s2sApmListener?: boolean;
+  /** BIN_TABLE_FILE: the BIN ranges routing rules look up card countries in. */
+  binTableFile?: string;
 }
 
 function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLSearchParams()): URLSearchParams {
@@ -83,8 +89,10 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
   const callbackAllowedPrivateHosts = opts.allowedPrivateHosts ?? ['127.0.0.1', 'localhost', '::1'];
   const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken, callbackAllowedPrivateHosts };
   config.production = opts.production ?? false;
+  if (opts.binTableFile) config.binTableFile = opts.binTableFile;
   // Off unless a test asks: many tests send failing hashes on purpose, all from 127.0.0.1.
   config.rateLimits = { ...config.rateLimits, enabled: false, ...opts.rateLimits };
+  if (opts.s2sApmListener) config.s2sApmPort = 0;
   const keyring = keyringFromEnv(undefined, () => randomBytes(32));
   const gateway = await assembleGateway({
     config,
@@ -96,6 +104,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
     dispatcher: { pollMs: 50, timeoutMs: 2000, resolver: opts.resolver },
   });
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
+  const apmUrl = gateway.apmApp ? await gateway.apmApp.listen({ port: 0, host: '127.0.0.1' }) : undefined;
   // The gateway learns its own public address only once it listens on a random port.
   (gateway.ctx as { baseUrl: string }).baseUrl = address;
   if (opts.workers) gateway.startWorkers();
@@ -132,6 +141,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
     gateway,
     store,
     baseUrl: address,
+    ...(apmUrl ? { apmUrl } : {}),
     merchant,
     keyring,
     addMerchant,

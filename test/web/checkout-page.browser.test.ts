@@ -355,7 +355,11 @@ describe('hosted pages in a browser', { timeout: 180_000 }, () => {
     await typeInto('card_holder', 'Jane Doe');
     await page.keyboard.press('Enter');
     await page.waitForSelector('#received');
-    const f = Object.fromEntries(server.postsTo('/pay-keys')[0]!.fields);
+    const posted = Object.fromEntries(server.postsTo('/pay-keys')[0]!.fields);
+    // The browser details the script filled in (hidden fields of the card panel) go with the card.
+    assert.equal(posted.browser_javascript_enabled, 'true');
+    assert.match(posted.browser_screen_width!, /^[0-9]+$/);
+    const f = Object.fromEntries(Object.entries(posted).filter(([k]) => !k.startsWith('browser_')));
     assert.deepEqual(f, {
       email: 'jane@example.com',
       method: 'card',

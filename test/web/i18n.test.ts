@@ -7,7 +7,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { CATALOGS, LOCALES, acceptedLanguages, negotiateLocale, placeholdersOf, supportedLocale, translator } from '../../src/web/i18n.ts';
-import { declineAdvice, declineMessageKey } from '../../src/domain/decline-messages.ts';
+import { BY_UNIFIED_CODE, declineAdvice, declineMessageKey } from '../../src/domain/decline-messages.ts';
+import { UNIFIED_CODES } from '../../src/connectors/error-codes.ts';
 import { FORM_MESSAGE_KEYS } from '../../src/web/checkout-form.ts';
 import { CHECKOUT_CLIENT_KEYS } from '../../src/web/pages.ts';
 import { APM_CLIENT_KEYS } from '../../src/web/apm-pages.ts';
@@ -36,7 +37,7 @@ describe('message catalogs', () => {
 
   it('every key the pages and scripts use is in the English catalog', () => {
     for (const key of [...Object.values(FORM_MESSAGE_KEYS), ...CHECKOUT_CLIENT_KEYS, ...APM_CLIENT_KEYS]) assert.ok(Object.hasOwn(CATALOGS.en, key), key);
-    for (const advice of ['insufficientFunds', 'cardExpired', 'tryAnotherCard', 'tryAnotherMethod', 'contactBank', 'authenticationFailed', 'cancelled', 'tryAgain', 'tooManyCodes', 'limitExceeded', 'qrExpired', 'generic']) {
+    for (const advice of ['insufficientFunds', 'cardExpired', 'checkDetails', 'tryAnotherCard', 'tryAnotherMethod', 'contactBank', 'authenticationFailed', 'cancelled', 'tryAgain', 'tooManyCodes', 'limitExceeded', 'qrExpired', 'generic']) {
       assert.ok(Object.hasOwn(CATALOGS.en, `decline.${advice}`), advice);
     }
   });
@@ -95,5 +96,17 @@ describe('decline reasons in the payer words', () => {
     assert.equal(declineAdvice(null), 'generic');
     assert.equal(declineMessageKey('Declined by processing', 'apm'), 'decline.tryAnotherMethod');
     assert.equal(declineMessageKey('Declined by processing'), 'decline.tryAnotherCard');
+  });
+
+  it('a real connector\'s unified code decides over its message, for every unified code', () => {
+    for (const code of Object.keys(UNIFIED_CODES)) {
+      assert.ok(Object.hasOwn(BY_UNIFIED_CODE, code), `no payer advice for the unified code ${code}`);
+      assert.ok(Object.hasOwn(CATALOGS.en, `decline.${declineAdvice(null, code)}`), code);
+    }
+    // The unified message "Declined by the issuer" reads alike for do-not-honour and a stolen card: the code tells.
+    assert.equal(declineAdvice('Declined by the issuer', 'lost_or_stolen'), 'contactBank');
+    assert.equal(declineAdvice('Invalid CVV', 'invalid_cvv'), 'checkDetails');
+    assert.equal(declineMessageKey('Not supported by the acquirer', 'apm', 'not_supported'), 'decline.tryAnotherMethod');
+    assert.equal(declineAdvice('Declined by processing', 'no_such_code'), 'tryAnotherCard', 'an unknown code falls back to the reason');
   });
 });

@@ -12,7 +12,10 @@ import {
   renderRedirectPage,
   urlWithParams,
 } from '../../src/web/pages.ts';
-import { CHECKOUT_FIELDS, type CheckoutPageView } from '../../src/web/views.ts';
+import { BROWSER_FORM_FIELDS, CHECKOUT_FIELDS, type CheckoutPageView } from '../../src/web/views.ts';
+
+/** The hidden browser details every card form posts (filled by the page's script). */
+const BROWSER_NAMES = BROWSER_FORM_FIELDS.map((name) => `browser_${name}`);
 
 const EVIL = `"><script>alert(1)</script><img src=x onerror=alert(2)>'\``;
 
@@ -218,7 +221,7 @@ describe('renderCheckoutPage', () => {
   it('hides billing and email when not asked for', () => {
     const doc = renderCheckoutPage(checkoutView({ billing: { required: false, values: { country: 'US' } }, email: undefined }));
     const names = tags(doc, ['input', 'select']).map((t) => t.attrs.name);
-    assert.deepEqual(names.sort(), ['card_cvv', 'card_expiry', 'card_holder', 'card_number', 'method']);
+    assert.deepEqual(names.sort(), ['card_cvv', 'card_expiry', 'card_holder', 'card_number', 'method', ...BROWSER_NAMES].sort());
   });
 
   it('marks errors inline with aria-invalid and aria-describedby, and lists them in a summary', () => {
@@ -285,7 +288,7 @@ describe('renderCheckoutPage', () => {
       checkoutView({ operation: 'credit', cardOnly: { expiryOnly: true, maskedCard: '411111******1111' }, billing: { required: false, values: {} }, email: undefined }),
     );
     const names = tags(doc, ['input', 'select']).map((t) => t.attrs.name).sort();
-    assert.deepEqual(names, ['card_expiry', 'method']);
+    assert.deepEqual(names, ['card_expiry', 'method', ...BROWSER_NAMES].sort());
     assert.ok(doc.includes('411111******1111'));
     assert.match(doc, /<span class="btn-label">Receive €12.50<\/span>/);
     assert.equal(configOf(doc).expiryOnly, true);

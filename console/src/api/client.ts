@@ -38,6 +38,9 @@ export class ApiError extends Error {
 }
 
 let csrfToken: string | undefined;
+/** When the console last spoke to the API: the idle timeout counts from there. */
+let lastCallAt = Date.now();
+export const msSinceLastCall = () => Date.now() - lastCallAt;
 export const setCsrfToken = (token: string | undefined) => { csrfToken = token; };
 
 /** Called when an answer says the session is gone (signed out elsewhere, idle timeout). */
@@ -53,6 +56,7 @@ export function buildUrl(path: string, params?: object, query?: object): string 
 }
 
 export async function call<P extends Path, M extends Method>(method: M, path: P, opts: CallOptions<P, M> = {}): Promise<Answer<P, M>> {
+  lastCallAt = Date.now();
   const headers: Record<string, string> = { accept: 'application/json' };
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'get' && csrfToken) headers['x-csrf-token'] = csrfToken;

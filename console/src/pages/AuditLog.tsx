@@ -8,7 +8,20 @@ type Entry = Answer<'/admin/v1/audit-log', 'get'>['entries'][number];
 const PARAMS = queryParamsOf('/admin/v1/audit-log').filter((p) => !['limit', 'cursor'].includes(p.name));
 const LABELS: Record<string, string> = { user_id: 'User id', action: 'Action', object_type: 'Object type', object_id: 'Object id', from: 'From (ISO time)', to: 'To (ISO time)' };
 
-const show = (v: unknown) => (v === null || v === undefined ? '' : JSON.stringify(v));
+const keysOf = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v) : []);
+
+/** What an entry changed, folded: the fields named in the summary, before, after and details as JSON when opened. */
+function Change({ entry }: { entry: Entry }) {
+  const fields = [...new Set([...keysOf(entry.before), ...keysOf(entry.after)])];
+  const parts = ([['Before', entry.before], ['After', entry.after], ['Details', entry.details]] as const).filter(([, v]) => v !== null && v !== undefined);
+  if (parts.length === 0) return <>—</>;
+  return (
+    <details>
+      <summary>{fields.length > 0 ? fields.slice(0, 4).join(', ') + (fields.length > 4 ? ` and ${fields.length - 4} more` : '') : 'details'}</summary>
+      {parts.map(([label, v]) => <div key={label}><strong>{label}</strong><pre tabIndex={0} aria-label={`${label} of the change`}>{JSON.stringify(v, null, 2)}</pre></div>)}
+    </details>
+  );
+}
 
 export function AuditLog() {
   const [search, setSearch] = useSearchParams();
@@ -37,11 +50,11 @@ export function AuditLog() {
           return (
             <>
               <Table label="Audit entries, newest first">
-                <thead><tr><th scope="col">Time</th><th scope="col">User</th><th scope="col">Action</th><th scope="col">Object</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
+                <thead><tr><th scope="col">Time</th><th scope="col">User</th><th scope="col">Action</th><th scope="col">Object</th><th scope="col">Change</th></tr></thead>
                 <tbody>{entries.map((a) => (
                   <tr key={a.id}>
-                    <td><Time iso={a.at} /></td><td>{a.user.name}</td><td>{a.action}</td><td>{a.object_type} <code>{a.object_id.slice(0, 8)}</code></td>
-                    <td><code className="json">{show(a.before)}</code></td><td><code className="json">{show(a.after ?? a.details)}</code></td>
+                    <td><Time iso={a.at} /></td><td>{a.user.name}</td><td>{a.action}</td><td>{a.object_type} <code title={a.object_id}>{/^[0-9a-f-]{36}$/.test(a.object_id) ? `${a.object_id.slice(0, 8)}…` : a.object_id}</code></td>
+                    <td className="change"><Change entry={a} /></td>
                   </tr>))}
                 </tbody>
               </Table>

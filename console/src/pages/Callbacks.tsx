@@ -3,30 +3,45 @@ import { Link, useSearchParams } from 'react-router';
 import { call } from '../api/client';
 import { queryParamsOf } from '../queryParams';
 import { useCan } from '../session';
-import { ConfirmButton, Empty, ErrorNote, Field, Show, StatusBadge, Table, Time, useLoad, useSubmit } from '../ui';
+import { ConfirmButton, Empty, Field, Show, StatusBadge, Table, Time, useLoad } from '../ui';
 
 const PARAMS = queryParamsOf('/admin/v1/callbacks').filter((p) => p.name !== 'limit');
 const LABELS: Record<string, string> = { merchant_id: 'Merchant id', payment_id: 'Payment id', status: 'Status' };
 
-function Unblock() {
-  const [url, setUrl] = useState('');
+/** URLs the dispatcher blocked after repeated timeouts: their callbacks wait until the block ends or an operator lifts it. */
+function BlockedUrls() {
+  const can = useCan();
+  const blocked = useLoad(() => call('get', '/admin/v1/callback-urls/blocked', { query: {} }), 'blocked');
   const [done, setDone] = useState<string>();
-  const { busy, error, submit } = useSubmit(async () => {
-    await call('post', '/admin/v1/callback-urls/unblock', { body: { url } });
-    setDone(url);
-    setUrl('');
-  });
   return (
-    <form className="card" aria-labelledby="unblock" onSubmit={(e) => void submit(e)}>
-      <h2 id="unblock">Unblock a callback URL</h2>
-      <p className="sub">The dispatcher blocks a URL after repeated timeouts; its callbacks wait. Unblock it once the receiver is fixed.</p>
-      <div className="grid">
-        <Field label="Blocked URL">{(id) => <input id={id} type="url" required value={url} onChange={(e) => setUrl(e.target.value)} />}</Field>
-      </div>
-      {error && <ErrorNote error={error} />}
-      {done && <p role="status">Unblocked {done}.</p>}
-      <div className="actions"><button type="submit" disabled={busy}>Unblock</button></div>
-    </form>
+    <section aria-labelledby="blocked" className="card">
+      <h2 id="blocked">Blocked URLs</h2>
+      <p className="sub">Five timeouts within five minutes block a URL for fifteen; its callbacks wait. Unblock it once the receiver is fixed.</p>
+      {done && <p role="status">Unblocked {done}; its waiting callbacks are due now.</p>}
+      <Show loaded={blocked} what="blocked URLs">
+        {(d) => d.urls.length === 0 ? <Empty>No callback URL is blocked.</Empty> : (
+          <Table label="Blocked callback URLs">
+            <thead><tr><th scope="col">URL</th><th scope="col">Blocked until</th><th scope="col">Timeouts</th><th scope="col">Waiting callbacks</th><th scope="col">Merchants</th>{can('callbacks.unblock') && <th scope="col">Action</th>}</tr></thead>
+            <tbody>{d.urls.map((u) => (
+              <tr key={u.url}>
+                <td className="url">{u.url}</td>
+                <td><Time iso={u.blocked_until} /></td>
+                <td>{u.timeouts.length}{u.timeouts.length > 0 && <> (last <Time iso={u.timeouts[u.timeouts.length - 1]} />)</>}</td>
+                <td>{u.waiting_callbacks}</td>
+                <td>{u.merchant_ids.length === 0 ? '—' : u.merchant_ids.map((m) => <div key={m}><Link to={`/merchants/${m}`}>{m.slice(0, 8)}…</Link></div>)}</td>
+                {can('callbacks.unblock') && (
+                  <td><ConfirmButton label="Unblock" title={`Unblock ${u.url}?`} action={async () => {
+                    await call('post', '/admin/v1/callback-urls/unblock', { body: { url: u.url } });
+                    setDone(u.url);
+                    blocked.reload();
+                  }}><p>Its {u.waiting_callbacks} waiting callback(s) are sent at once.</p></ConfirmButton></td>
+                )}
+              </tr>))}
+            </tbody>
+          </Table>
+        )}
+      </Show>
+    </section>
   );
 }
 
@@ -73,7 +88,7 @@ export function Callbacks() {
           </Table>
         )}
       </Show>
-      {can('callbacks.unblock') && <Unblock />}
+      <BlockedUrls />
     </>
   );
 }

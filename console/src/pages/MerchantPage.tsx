@@ -5,6 +5,8 @@ import { useCan } from '../session';
 import { ConfirmButton, ErrorNote, Field, Show, ShownOnce, useLoad, useSubmit } from '../ui';
 import { Mids } from './Mids';
 import { Wallets } from './Wallets';
+import { Routing } from './Routing';
+import { ConnectorOptions, PayerRetries } from './MerchantOptions';
 
 type Catalog = Answer<'/admin/v1/protocol-mapping', 'get'>;
 type FieldName = NonNullable<Answer<'/admin/v1/merchants/{id}/settings', 'get'>['callback_fields']>[number];
@@ -159,7 +161,13 @@ function SettingsTab({ merchant, reload }: { merchant: Merchant; reload: () => v
     <>
       <General merchant={merchant} done={reload} />
       <Show loaded={data} what="settings">
-        {(d) => <ProtocolMapping merchantId={merchant.id} settings={d.settings} catalog={d.catalog} done={data.reload} />}
+        {(d) => (
+          <>
+            <ProtocolMapping merchantId={merchant.id} settings={d.settings} catalog={d.catalog} done={data.reload} />
+            <PayerRetries merchantId={merchant.id} settings={d.settings} done={data.reload} />
+            <ConnectorOptions merchantId={merchant.id} options={d.settings.connector_options} done={data.reload} />
+          </>
+        )}
       </Show>
       {can('merchants.write') && <Lifecycle merchant={merchant} done={reload} />}
     </>
@@ -179,12 +187,14 @@ export function MerchantPage() {
           <nav aria-label="Merchant sections" className="tabs">
             <NavLink to={`/merchants/${m.id}`} end>Settings</NavLink>
             <NavLink to={`/merchants/${m.id}/mids`}>MIDs</NavLink>
+            <NavLink to={`/merchants/${m.id}/routing`}>Routing</NavLink>
             <NavLink to={`/merchants/${m.id}/wallets`}>Wallets</NavLink>
             <NavLink to={`/payments?merchant_id=${encodeURIComponent(m.id)}`}>Payments</NavLink>
           </nav>
           <Routes>
             <Route index element={<SettingsTab merchant={m} reload={merchant.reload} />} />
             <Route path="mids" element={<Mids merchantId={m.id} />} />
+            <Route path="routing" element={<Routing merchantId={m.id} />} />
             <Route path="wallets" element={<Wallets merchantId={m.id} />} />
           </Routes>
         </>

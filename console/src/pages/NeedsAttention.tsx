@@ -4,7 +4,7 @@ import { call } from '../api/client';
 import { useCan } from '../session';
 import { ConfirmButton, Empty, Field, Money, Show, StatusBadge, Table, Time, useLoad } from '../ui';
 
-function Resolve({ id, orderId, done }: { id: string; orderId: string; done: () => void }) {
+export function Resolve({ id, orderId, done }: { id: string; orderId: string; done: () => void }) {
   const [outcome, setOutcome] = useState<'settled' | 'declined'>('settled');
   const [note, setNote] = useState('');
   return (

@@ -60,7 +60,8 @@ async function exportCsv(query: PaymentQuery): Promise<void> {
   const rows: Payment[] = [];
   let cursor: string | undefined;
   do {
-    const page = await call('get', '/admin/v1/payments', { query: { ...query, limit: '500', cursor } });
+    // The API's largest page (MAX_PAGE in services/admin/payment-search.ts); a larger limit is refused with a 400.
+    const page = await call('get', '/admin/v1/payments', { query: { ...query, limit: '200', cursor } });
     rows.push(...page.payments);
     cursor = page.next_cursor ?? undefined;
   } while (cursor && rows.length < 10_000);

@@ -89,6 +89,18 @@ export function Users() {
   );
 }
 
+/** Gives a user a console password (or a new one); the API checks its length. */
+function SetPassword({ user, done }: { user: User; done: () => void }) {
+  const [password, setPassword] = useState('');
+  return (
+    <ConfirmButton label={user.has_password ? 'New password…' : 'Set password…'} confirmLabel="Save password" title={`Console password of ${user.email}`}
+      action={async () => { await call('patch', '/admin/v1/users/{id}', { params: { id: user.id }, body: { password } }); setPassword(''); done(); }}>
+      <p>The user signs in to the console with it; their open sessions end.</p>
+      <Field label="New password" hint="12 characters or more.">{(id) => <input id={id} type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />}</Field>
+    </ConfirmButton>
+  );
+}
+
 function UserRow({ user, open, toggle, done }: { user: User; open: boolean; toggle: () => void; done: () => void }) {
   const [error, setError] = useState<Error>();
   const patch = (body: { role?: Role; disabled?: boolean }) => call('patch', '/admin/v1/users/{id}', { params: { id: user.id }, body }).then(done, setError);
@@ -102,6 +114,7 @@ function UserRow({ user, open, toggle, done }: { user: User; open: boolean; togg
         <td><Time iso={user.created_at} /></td>
         <td className="row-actions">
           <button type="button" aria-expanded={open} onClick={toggle}>Tokens</button>
+          <SetPassword user={user} done={done} />
           <ConfirmButton label={user.disabled ? 'Enable' : 'Disable'} danger={!user.disabled} title={`${user.disabled ? 'Enable' : 'Disable'} ${user.email}?`} action={() => patch({ disabled: !user.disabled })} />
           {error && <ErrorNote error={error} />}
         </td>

@@ -8,12 +8,12 @@ type Wallets = Answer<'/admin/v1/merchants/{id}/wallets', 'get'>;
 const ROUTE = 'PUT /admin/v1/merchants/{id}/wallets';
 
 /** A PEM key or certificate, pasted or read from a file; never shown again once stored (only its fingerprint). */
-function PemInput({ label, value, onChange, stored }: { label: string; value: string; onChange: (v: string) => void; stored?: string | null }) {
+export function PemInput({ label, value, onChange, stored, path }: { label: string; value: string; onChange: (v: string) => void; stored?: string | null; path?: string }) {
   return (
-    <Field label={label} hint={stored ? `Stored: ${stored}. Leave empty to keep it.` : 'Paste the PEM or choose a file.'}>
-      {(id) => (
+    <Field label={label} hint={stored ? `Stored: ${stored}. Leave empty to keep it.` : 'Paste the PEM or choose a file.'} path={path}>
+      {(id, aria) => (
         <>
-          <textarea id={id} rows={3} spellCheck={false} autoComplete="off" value={value} placeholder="-----BEGIN ...-----" onChange={(e) => onChange(e.target.value)} />
+          <textarea id={id} {...aria} rows={3} spellCheck={false} autoComplete="off" value={value} placeholder="-----BEGIN ...-----" onChange={(e) => onChange(e.target.value)} />
           <input type="file" aria-label={`${label} from a file`} accept=".pem,.key,.crt,.cer,text/plain" onChange={(e) => void e.target.files?.[0]?.text().then(onChange)} />
         </>
       )}

@@ -34,6 +34,10 @@ export interface BillingAddress {
   phone?: string;
   district?: string;
   house_number?: string;
+  /** Second address line (payer_address2 in callbacks and status answers). */
+  address2?: string;
+  /** Country calling code of phone, e.g. "44" (payer_phone_country_code). */
+  phone_country_code?: string;
 }
 
 export interface SessionRequest {
@@ -62,6 +66,10 @@ export interface SessionRequest {
   schedule_id?: string;
   schedule_start_date?: string;
   payment_schedule_amount?: Amount;
+  /** With schedule_id: the hosted page asks the payer's consent to the later charges (declined: a one-time payment). */
+  recurring_consent_required?: Flag;
+  /** Top-level account id (the crypto example), forwarded to the methods whose parameters name accountId. */
+  accountId?: string;
 }
 
 export interface SessionAnswer {

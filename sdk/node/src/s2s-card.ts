@@ -26,6 +26,8 @@ export interface Payer {
   payer_address?: string;
   payer_address2?: string;
   payer_house_number?: string;
+  /** Country calling code of payer_phone, e.g. "55". */
+  payer_phone_country_code?: string;
   payer_country?: string;
   payer_state?: string;
   payer_city?: string;
@@ -62,7 +64,24 @@ interface Extras {
   callback_url?: string;
 }
 
-interface CardPayment extends OrderFields, CardData, Payer, Extras {
+/** The payer's browser (3-D Secure), returned as browser_* where Protocol Mapping enables it. */
+export interface BrowserData {
+  browser_color_depth?: string;
+  browser_screen_height?: string;
+  browser_screen_width?: string;
+  /** true, false, Y, N, 1 or 0. */
+  browser_java_enabled?: string;
+  browser_javascript_enabled?: string;
+  /** A BCP 47 tag, e.g. pt-BR. */
+  browser_language?: string;
+  /** Minutes, as the browser's Date#getTimezoneOffset() says (-60 for UTC+1). */
+  browser_timezone_offset?: string;
+  browser_user_agent?: string;
+  browser_accept_headers?: string;
+  browser_platform?: string;
+}
+
+interface CardPayment extends OrderFields, CardData, Payer, BrowserData, Extras {
   /** Where the payer returns after 3-D Secure or a redirect. */
   term_url_3ds: string;
   term_url_target?: string;

@@ -6,7 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
-import { listCallbacks, unblockUrl, type CallbackWithAttempts } from '../../store/callbacks-repo.ts';
+import { listCallbacks, type CallbackWithAttempts } from '../../store/callbacks-repo.ts';
+import { blockedUrls, unblockCallbackUrl, MAX_BLOCKED_LISTED } from '../../services/admin/callback-urls.ts';
 import { resendNow } from '../../services/admin/callback-resend.ts';
 import { ADMIN_TAG as TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { ErrorResponses } from './error-responses.ts';
@@ -42,6 +43,16 @@ export const CallbackView = Type.Object({
     attempted_at: Type.String(), http_status: Nullable(Type.Integer()), outcome: Type.String(), error: Nullable(Type.String()), duration_ms: Type.Integer(),
   })),
 });
+
+const BlockedList = Type.Object({
+  urls: Type.Array(Type.Object({
+    url: Type.String(),
+    blocked_until: Type.String({ description: 'When the block ends by itself (ISO 8601)' }),
+    timeouts: Type.Array(Type.String(), { description: 'The timeouts inside the window that blocked it' }),
+    waiting_callbacks: Type.Integer({ description: 'Callbacks to this URL not yet delivered' }),
+    merchant_ids: Type.Array(Type.String(), { description: 'The merchants of those callbacks' }),
+  })),
+}, { examples: [{ urls: [{ url: 'https://shop.example.com/callbacks', blocked_until: '2026-11-24T06:25:00.000Z', timeouts: ['2026-11-24T06:07:10.000Z', '2026-11-24T06:08:40.000Z', '2026-11-24T06:09:20.000Z', '2026-11-24T06:09:55.000Z', '2026-11-24T06:10:00.000Z'], waiting_callbacks: 3, merchant_ids: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'] }] }] });
 
 export function presentCallback(c: CallbackWithAttempts): Static<typeof CallbackView> {
   return {
@@ -95,8 +106,37 @@ export function registerAdminCallbackRoutes(app: FastifyInstance, ctx: ServiceCo
     return { id: req.params.id, status: 'pending' as const, result };
   });
 
-  app.post<{ Body: UnblockBody }>('/admin/v1/callback-urls/unblock', { onRequest: requirePermission(ctx, 'callbacks.unblock'), schema: { ...TAG, summary: 'Unblock a callback URL blocked after five timeouts', body: UnblockBody, response: { 200: Type.Object({ url: Type.String(), unblocked: Type.Boolean() }), ...ErrorResponses } } }, async (req) => {
-    const unblocked = await unblockUrl(ctx.db, req.body.url, ctx.clock.now());
+  app.get<{ Querystring: { limit?: string } }>('/admin/v1/callback-urls/blocked', {
+    onRequest: requirePermission(ctx, 'callbacks.read'),
+    schema: {
+      ...TAG,
+      summary: 'Callback URLs blocked now (five timeouts within five minutes block a URL for fifteen), the block ending last first',
+      description: `Each with when its block ends, the timeouts that caused it, and the callbacks waiting for it. Up to ${MAX_BLOCKED_LISTED}. Permission callbacks.read.`,
+      querystring: Type.Object({ limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `1 to ${MAX_BLOCKED_LISTED} (default ${MAX_BLOCKED_LISTED})` })) }, { additionalProperties: false }),
+      response: { 200: BlockedList, ...ErrorResponses },
+    },
+  }, async (req) => {
+    const list = await blockedUrls(ctx, req.query.limit ? Number(req.query.limit) : undefined);
+    return {
+      urls: list.map((b) => ({
+        url: b.url, blocked_until: b.blockedUntil.toISOString(), timeouts: b.timeouts.map((t) => t.toISOString()),
+        waiting_callbacks: b.waiting, merchant_ids: b.merchantIds,
+      })),
+    };
+  });
+
+  app.post<{ Body: UnblockBody }>('/admin/v1/callback-urls/unblock', {
+    onRequest: requirePermission(ctx, 'callbacks.unblock'),
+    schema: {
+      ...TAG,
+      summary: 'Unblock a callback URL blocked after five timeouts',
+      description: 'Lifts the block and clears the timeout count; callbacks waiting for the block to end become due at once. '
+        + '`unblocked: false` when the URL had neither. Permission callbacks.unblock (admin, operator). Audited (callback_url.unblock).',
+      body: UnblockBody,
+      response: { 200: Type.Object({ url: Type.String(), unblocked: Type.Boolean() }), ...ErrorResponses },
+    },
+  }, async (req) => {
+    const unblocked = await unblockCallbackUrl(ctx, actorOf(req), req.body.url);
     return { url: req.body.url, unblocked };
   });
 }

@@ -11,6 +11,7 @@ import {
 } from '../../domain/protocol-mapping.ts';
 import { ADMIN_TAG, requirePermission } from './operator-auth.ts';
 import { withErrors } from './config-schemas.ts';
+import { APM_PROVIDER_SPEC } from '../../connectors/apm-provider/schemas.ts';
 
 const JsonSchema = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'JSON Schema; null: flat values of the connector\'s choosing.' });
 
@@ -36,7 +37,7 @@ export function registerAdminConfigCatalogRoutes(app: FastifyInstance, ctx: Serv
     onRequest: requirePermission(ctx, 'mids.read'),
     schema: { ...ADMIN_TAG, summary: 'Connectors a MID may name, with the settings and credentials each takes', response: withErrors({ 200: ConnectorList }) },
   }, async () => ({
-    connectors: [...ctx.connectors.values()].map((c) => ({ name: c.name, settings_schema: asJsonSchema(c.settingsSchema), credentials_schema: asJsonSchema(c.credentialsSchema) })),
+    connectors: [...ctx.connectors.values(), APM_PROVIDER_SPEC].map((c) => ({ name: c.name, settings_schema: asJsonSchema(c.settingsSchema), credentials_schema: asJsonSchema(c.credentialsSchema) })),
   }));
 
   app.get('/admin/v1/protocol-mapping', {

@@ -4,14 +4,9 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { errorBody, GatewayError } from '../../domain/errors.ts';
+import { errorSchema } from './error-responses.ts';
 
-const ErrorBody = (example: object, description: string) =>
-  Type.Object({
-    http_code: Type.Integer(),
-    error_code: Type.String(),
-    error_message: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ error_code: Type.String(), error_message: Type.String() }))),
-  }, { description, examples: [example] });
+const ErrorBody = (example: object, description: string) => errorSchema(description, example);
 
 const ERROR_RESPONSES = {
   400: ErrorBody(errorBody(GatewayError.field('payment_mode', 'The value you selected is not a valid choice.')), 'Request data is invalid (decisions D3): one entry per failing field.'),

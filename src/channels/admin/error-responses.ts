@@ -8,7 +8,9 @@ export const ErrorBody = Type.Object({
   errors: Type.Optional(Type.Array(Type.Object({ error_code: Type.String(), error_message: Type.String() }))),
 }, { description: 'D3 error body' });
 
-const error = (description: string, example: Record<string, unknown>) => ({ ...ErrorBody, description, examples: [example] });
+/** The D3 error body with its own description and example, for one status of one group of routes. */
+export const errorSchema = (description: string, example: object) => ({ ...ErrorBody, description, examples: [example] });
+const error = errorSchema;
 
 /** The errors every admin route may answer with. */
 export const ErrorResponses = {

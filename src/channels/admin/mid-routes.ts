@@ -15,6 +15,13 @@ const PaymentMode = Type.Union([Type.Literal('SMS'), Type.Literal('DMS'), Type.L
 });
 const Decimal = Type.String({ pattern: '^(0|[1-9][0-9]{0,14})(\\.[0-9]{1,8})?$', description: 'A decimal amount in major units, as a string (never a float).' });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+const DailyCaps = Type.Record(Type.String({ pattern: '^[A-Z]{3}$' }), Type.Object({
+  max_count: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Payments per UTC day in this currency.' })),
+  max_amount: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]{0,14})(\\.[0-9]{1,8})?$', description: 'Amount per UTC day in this currency (major units, exact at its exponent).' })),
+}, { additionalProperties: false, minProperties: 1 }), {
+  maxProperties: 200,
+  description: 'Daily volume caps by currency (issue 15): a payment counts from when it is sent to the MID; a declined or failed attempt gives its share back. A MID whose cap is reached is passed over (reason daily_cap). A currency not listed: no cap; null: none.',
+});
 
 const writable = {
   name: Type.String({ minLength: 1, maxLength: 100, description: 'Defaults to the connector name.' }),
@@ -24,6 +31,7 @@ const writable = {
   currencies: Nullable(Type.Array(Type.String({ pattern: '^[A-Z]{3}$' }), { maxItems: 200, uniqueItems: true, description: 'ISO 4217 codes the MID takes; null: any.' })),
   min_amount: Nullable(Decimal),
   max_amount: Nullable(Decimal),
+  daily_caps: Nullable(DailyCaps),
   descriptor: Nullable(Type.String({ minLength: 1, maxLength: 100, description: 'What the cardholder\'s statement shows.' })),
   card_on_file_support: Type.Boolean({ description: 'Ask the connector for a card-on-file token, stored as recurring_token.' }),
   settings: Type.Record(Type.String(), Type.Unknown(), { maxProperties: 100, description: 'The connector\'s own settings, validated by its settings schema.' }),
@@ -35,7 +43,7 @@ const writable = {
 
 const example = {
   connector: 'sandbox-card', name: 'EUR acquiring', payment_mode: 'DMS', priority: 10, currencies: ['EUR'],
-  min_amount: '1.00', max_amount: '5000.00', descriptor: 'SHOP*ORDER', card_on_file_support: false,
+  min_amount: '1.00', max_amount: '5000.00', daily_caps: { EUR: { max_count: 1000, max_amount: '50000.00' } }, descriptor: 'SHOP*ORDER', card_on_file_support: false,
   settings: { terminal_id: 'T-1001' }, credentials: { api_key: 'sk_live_0123456789abcdef' },
 };
 
@@ -66,6 +74,7 @@ const MidView = Type.Object({
   currencies: Nullable(Type.Array(Type.String())),
   min_amount: Nullable(Type.String()),
   max_amount: Nullable(Type.String()),
+  daily_caps: Nullable(DailyCaps),
   descriptor: Nullable(Type.String()),
   card_on_file_support: Type.Boolean(),
   settings: Type.Record(Type.String(), Type.Unknown()),

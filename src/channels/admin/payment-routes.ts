@@ -8,9 +8,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
+import { ScoreView } from './routing-routes.ts';
 import { findPaymentsNeedingOperator, needsOperatorOf, type Payment, type Transaction } from '../../store/payments-repo.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { s2sStatus } from '../../domain/payment-state.ts';
+import { allowedActions } from '../../domain/operator-actions.ts';
 import { paymentMethodOf } from '../../services/apm/details.ts';
 import { searchPage, MAX_PAGE, STATUS_NAMES, type SearchQuery } from '../../services/admin/payment-search.ts';
 import { paymentDetail, type PaymentDetail } from '../../services/admin/payment-detail.ts';
@@ -39,7 +41,7 @@ const SearchQuerySchema = Type.Object({
   amount_from: Type.Optional(Type.String({ maxLength: 32, description: 'Inclusive; a decimal in `currency`, which is then required' })),
   amount_to: Type.Optional(Type.String({ maxLength: 32, description: 'Inclusive; a decimal in `currency`, which is then required' })),
   currency: Type.Optional(Type.String({ maxLength: 6 })),
-  method: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: '`card`, or an alternative method\'s key' })),
+  method: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: '`card`, a wallet (`applepay`, `googlepay`), or an alternative method\'s key' })),
   channel: Type.Optional(choice(['checkout', 's2s_card', 's2s_apm'])),
   created_from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or date-time with zone; inclusive' })),
   created_to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or date-time with zone; exclusive' })),
@@ -174,10 +176,14 @@ const Routing = Type.Object({
   matched_rule: Nullable(Type.Object({ index: Type.Integer(), name: Type.String() })),
   share: Nullable(Type.Integer({ description: 'The share of a volume split the payment was drawn into' })),
   candidates: Type.Array(Type.String(), { description: 'Eligible MIDs in attempt order (cascading goes down this list)' }),
+  skipped_rules: Type.Array(Type.Object({ index: Type.Integer(), name: Type.String() }), { description: 'Rules that matched but named no eligible MID, passed over' }),
   considered: Type.Array(Type.Object({
     mid_id: Type.String(), priority: Type.Integer(), eligible: Type.Boolean(),
-    reason: Nullable(Type.String({ description: 'Why not eligible: disabled, payment_mode, connector_unavailable, currency, amount' })),
+    candidate: Type.Boolean({ description: 'Kept: in the attempt order (candidates). An eligible MID that is not a candidate was not named by the matched rule' }),
+    reason: Nullable(Type.String({ description: 'Why not eligible (dropped): disabled, payment_mode, connector_unavailable, currency, amount, daily_cap (the MID\'s daily volume cap is reached or cannot take this amount)' })),
   })),
+  scores: Type.Array(ScoreView, { description: 'A success-rate rule: each eligible MID\'s score when the payment was routed' }),
+  explored: Nullable(Type.Boolean({ description: 'A success-rate rule: whether this payment explored (first MID drawn at random)' })),
   attempts: Type.Array(Type.Object({
     mid_id: Type.String(), trans_id: Type.String(),
     why: Type.String({ description: 'routed: the router\'s choice; cascade: the next candidate after a retryable decline' }),
@@ -194,6 +200,18 @@ const AuditView = Type.Object({
   before: Type.Unknown(), after: Type.Unknown(), details: Type.Unknown(),
 });
 
+const AllowedActionView = Type.Object({
+  action: choice(['capture', 'refund', 'void', 'resolve'] as const),
+  max_amount: Nullable(Type.String({ description: 'The largest amount the action may take (a decimal in the payment\'s currency); null for resolve' })),
+  partial: Type.Boolean({ description: 'false: exactly max_amount (a void, the reversal of a held authorization)' }),
+});
+
+/** The actions of a payment's state now; resolve while its operation waits for an operator. */
+function allowedActionsView(p: Payment): Static<typeof AllowedActionView>[] {
+  if (needsOperatorOf(p)) return [{ action: 'resolve', max_amount: null, partial: false }];
+  return allowedActions(p).map((a) => ({ action: a.action, max_amount: formatAmount(a.maxAmount, p.currency), partial: a.partial }));
+}
+
 const PaymentDetailView = Type.Object({
   payment: Type.Intersect([PaymentSummary, Type.Object({
     description: Type.String(),
@@ -208,6 +226,7 @@ const PaymentDetailView = Type.Object({
     three_ds: Nullable(Type.Record(Type.String(), Type.Unknown())),
     connector: Type.Object({ reference: Nullable(Type.String()), rrn: Nullable(Type.String()), approval_code: Nullable(Type.String()) }),
     needs_operator_since: Nullable(Type.String()),
+    allowed_actions: Type.Array(AllowedActionView, { description: 'The actions the payment\'s state allows now (the state table of domain/operator-actions.ts), whatever the caller\'s role; empty while an operation is in flight, except resolve when it waits for an operator' }),
   })]),
   transactions: Type.Array(TransactionView),
   callbacks: Type.Array(CallbackView),
@@ -220,13 +239,14 @@ const PaymentDetailView = Type.Object({
       card_details: { mask: '411111****1111', first6: '411111', last4: '1111', brand: 'visa', expiry: '01/2038' },
       payer: { email: 'max@example.com', firstName: 'Max', lastName: 'Muster', ip: '203.0.113.7' }, three_ds: null,
       connector: { reference: 'sbx-8f2c', rrn: '123456789012', approval_code: '831000' }, needs_operator_since: null,
+      allowed_actions: [{ action: 'refund', max_amount: '20.00', partial: true }],
     },
     transactions: [
       { id: '01a20bee-bba9-7675-9269-add200f5772e', type: 'sale', status: 'success', amount: '25.00', created_at: '2026-11-24T05:00:00.000Z', reason: null, reference: null, initiated_by: null, resolved_by: null, resolution: null, note: null },
       { id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f', type: 'refund', status: 'success', amount: '5.00', created_at: '2026-11-24T06:10:00.000Z', reason: null, reference: null, initiated_by: { kind: 'operator', user_id: '01a20bd0-1111-7222-8333-444455556666', name: 'ops@example.com' }, resolved_by: null, resolution: null, note: null },
     ],
     callbacks: [],
-    routing: { mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', mid_name: 'EU acquiring', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, intent: 'sale', rule: 'highest_priority', matched_rule: null, share: null, candidates: ['01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff'], considered: [{ mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', priority: 10, eligible: true, reason: null }], attempts: [] },
+    routing: { mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', mid_name: 'EU acquiring', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, intent: 'sale', rule: 'highest_priority', matched_rule: null, share: null, candidates: ['01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff'], skipped_rules: [], considered: [{ mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', priority: 10, eligible: true, candidate: true, reason: null }], scores: [], explored: null, attempts: [] },
     audit: [{ id: '01a20bf0-0c12-7000-8000-000000000001', at: '2026-11-24T06:10:00.000Z', user_id: '01a20bd0-1111-7222-8333-444455556666', user_name: 'ops@example.com', action: 'payment.refund', object_type: 'payment', object_id: SUMMARY_EXAMPLE.id, before: { status: 'settled', refunded_amount: '0.00' }, after: { status: 'settled', refunded_amount: '5.00' }, details: { stage: 'requested', trans_id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f' } }],
   }],
 });
@@ -253,7 +273,11 @@ function routingView(d: PaymentDetail): Static<typeof Routing> | null {
     mid_id: midId, mid_name: d.mid?.name ?? null, connector: d.mid?.connector ?? null, payment_mode: d.mid?.paymentMode ?? null,
     recorded: d.routing !== undefined, intent: d.routing?.intent ?? null, rule: d.routing?.rule ?? null,
     matched_rule: d.routing?.matchedRule ?? null, share: d.routing?.share ?? null, candidates: d.routing?.candidates ?? [midId],
-    considered: (d.routing?.considered ?? []).map((c) => ({ mid_id: c.midId, priority: c.priority, eligible: c.eligible, reason: c.reason ?? null })),
+    skipped_rules: d.routing?.skippedRules ?? [],
+    considered: (d.routing?.considered ?? []).map((c) => ({
+      mid_id: c.midId, priority: c.priority, eligible: c.eligible, candidate: (d.routing?.candidates ?? [midId]).includes(c.midId), reason: c.reason ?? null,
+    })),
+    scores: d.routing?.scores ?? [], explored: d.routing?.explored ?? null,
     attempts: (d.routing?.attempts ?? []).map((a) => ({
       mid_id: a.midId, trans_id: a.transId, why: a.why, outcome: a.outcome ?? null, code: a.code ?? null, retry: a.retry ?? null, stop: a.stop ?? null,
     })),
@@ -283,6 +307,7 @@ function detailView(d: PaymentDetail): Static<typeof PaymentDetailView> {
       three_ds: p.threeDs ? { ...p.threeDs } : null,
       connector: { reference: str(p.details.connectorRef), rrn: str(p.details.rrn), approval_code: str(p.details.approvalCode) },
       needs_operator_since: flag ? new Date(flag.since).toISOString() : null,
+      allowed_actions: allowedActionsView(p),
     },
     transactions: d.transactions.map((t) => transactionView(t, p.currency)),
     callbacks: d.callbacks.map(presentCallback),

@@ -8,6 +8,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { dryRunRouting, getRouting, putRouting, type DryRunInput } from '../../services/admin/routing.ts';
 import { MAX_EXTRA_ATTEMPTS, type RoutingConfig } from '../../domain/routing-rules.ts';
+import { DEFAULT_HALF_LIFE_MINUTES, SUCCESS_RATE_DEFAULTS } from '../../domain/success-rate.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { MerchantParams, withErrors } from './config-schemas.ts';
 
@@ -37,6 +38,13 @@ const Output = Type.Union([
     kind: Type.Literal('split'),
     shares: Type.Array(Type.Object({ weight: Type.Integer({ minimum: 1, maximum: 100 }), mid_ids: MidList }, { additionalProperties: false }), { minItems: 2, maxItems: 10, description: 'Weights add up to 100; each payment is drawn into one share.' }),
   }, { additionalProperties: false }),
+  Type.Object({
+    kind: Type.Literal('success_rate'),
+    mid_ids: MidList,
+    exploration_percent: Type.Optional(Type.Number({ minimum: 0, maximum: 50, description: `Percent of payments whose first MID is drawn at random among the eligible ones, so every MID keeps being measured (default ${SUCCESS_RATE_DEFAULTS.exploration_percent}).` })),
+    min_outcomes: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: `Decayed outcomes a MID needs (same currency and brand) before its own approval rate counts (default ${SUCCESS_RATE_DEFAULTS.min_outcomes}).` })),
+    default_score: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: `The score of a MID with fewer outcomes (default ${SUCCESS_RATE_DEFAULTS.default_score}).` })),
+  }, { additionalProperties: false, description: 'The eligible MIDs of mid_ids ordered by recent approval rate for the payment\'s currency and card brand, best first (ties: this order); a retryable decline cascades down that order.' }),
 ]);
 
 const Rule = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), when: Conditions, then: Output }, { additionalProperties: false });
@@ -52,19 +60,26 @@ const example = {
 const RoutingBody = Type.Object({
   rules: Type.Array(Rule, { maxItems: 200, description: 'Ordered: the first rule whose conditions all hold picks the MIDs. No rule matching (or none of its MIDs eligible): every eligible MID by priority.' }),
   max_extra_attempts: Type.Integer({ minimum: 0, maximum: MAX_EXTRA_ATTEMPTS, description: 'Further MIDs a retryable decline may cascade to (default 1; 0 turns cascading off).' }),
+  success_half_life_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 43_200, description: `Success-rate routing: an outcome's weight halves every this many minutes (default ${DEFAULT_HALF_LIFE_MINUTES}).` })),
 }, { additionalProperties: false, examples: [example] });
 
 const DryRunBody = Type.Object({
   operation: Operation,
   amount: Decimal,
   currency: Type.String({ pattern: '^[A-Z]{3}$' }),
-  bin: Type.Optional(Type.String({ pattern: '^\\d{6,8}$', description: 'The card\'s first 6 to 8 digits (its brand follows from them).' })),
+  bin: Type.Optional(Type.String({ pattern: '^\\d{6,8}$', description: 'The card\'s first 6 to 8 digits (its brand and, through the BIN table, its country follow from them).' })),
   billing_country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
   recurring: Type.Optional(Type.Boolean()),
   custom_data: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.Union([Type.String({ maxLength: 255 }), Type.Number(), Type.Boolean()]), { maxProperties: 20 })),
 }, { additionalProperties: false, examples: [{ operation: 'sale', amount: '25.00', currency: 'EUR', bin: '41111111', billing_country: 'DE' }] });
 
 const RuleRef = Type.Object({ index: Type.Integer(), name: Type.String() });
+export const ScoreView = Type.Object({
+  mid_id: Type.String(),
+  score: Type.Number({ description: 'Recent approval rate (0 to 1), or the rule\'s default_score when observed is false.' }),
+  outcomes: Type.Number({ description: 'Decayed outcomes behind the score.' }),
+  observed: Type.Boolean({ description: 'false: fewer outcomes than min_outcomes, the default score.' }),
+});
 const DryRunView = Type.Object({
   mid_id: Type.String({ description: 'The MID the payment would go to.' }),
   rule: Type.Union([Type.Literal('routing_rule'), Type.Literal('highest_priority')]),
@@ -72,7 +87,15 @@ const DryRunView = Type.Object({
   share: Type.Union([Type.Integer(), Type.Null()], { description: 'The share of a volume split drawn (each dry run draws anew).' }),
   candidates: Type.Array(Type.String(), { description: 'Eligible MIDs in attempt order: cascading goes down this list.' }),
   skipped_rules: Type.Array(RuleRef, { description: 'Rules that matched but named no eligible MID.' }),
-  considered: Type.Array(Type.Object({ mid_id: Type.String(), priority: Type.Integer(), eligible: Type.Boolean(), reason: Type.Union([Type.String(), Type.Null()]) })),
+  considered: Type.Array(Type.Object({
+    mid_id: Type.String(), priority: Type.Integer(), eligible: Type.Boolean(),
+    candidate: Type.Boolean({ description: 'Kept: in candidates. An eligible MID that is not a candidate was not named by the matched rule.' }),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'Why not eligible (dropped): disabled, payment_mode, connector_unavailable, currency, amount, daily_cap.' }),
+  })),
+  card_country: Type.Union([Type.String(), Type.Null()], { description: 'The issuing country the BIN table gives for bin; null: unknown.' }),
+  brand: Type.Union([Type.String(), Type.Null()], { description: 'The card brand of bin.' }),
+  scores: Type.Array(ScoreView, { description: 'A success-rate rule: the score of each eligible MID it named (nothing is counted by a dry run).' }),
+  explored: Type.Union([Type.Boolean(), Type.Null()], { description: 'A success-rate rule: whether this draw explored (first MID at random).' }),
 });
 
 type Params = Static<typeof MerchantParams>;

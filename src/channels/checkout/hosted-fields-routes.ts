@@ -14,7 +14,7 @@ import { checkout, checkoutHash } from '../../domain/signatures.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
 import { openSession, DEFAULT_SESSION_EXPIRY_MINUTES } from '../../services/checkout-sessions.ts';
 import {
-  CollectedCvvs, collectCard, processHostedFields, updateHostedSession,
+  CollectedCvvs, billingPayer, collectCard, processHostedFields, updateHostedSession,
   type ProcessingOutcome, type SessionChange,
 } from '../../services/hosted-fields.ts';
 import { payerRedirect } from '../../services/s2s-card/payer-redirect.ts';
@@ -27,7 +27,7 @@ import {
   COLLECT_PATH, FRAME_CSP, FRAME_PATH, FRAME_SCRIPT, FRAME_SCRIPT_PATH, FRAME_STYLE, FRAME_STYLE_PATH, SDK_FILE, SDK_PATH,
   isFieldKind, renderFieldFrame, type StaticFile,
 } from '../../web/hosted-fields/frame.ts';
-import { amountText, isFieldError, storedRequest, wireMoney } from './wire.ts';
+import { amountText, flag, isFieldError, storedRequest, wireMoney } from './wire.ts';
 
 const TAG = { tags: ['Checkout'] };
 
@@ -122,6 +122,8 @@ export function registerHostedFieldsRoutes(app: FastifyInstance, ctx: ServiceCon
     ]);
     // Hosted fields take cards only.
     const errors: FieldError[] = (body.methods ?? []).flatMap((key, i) => (key === 'card' ? [] : [{ field: `methods[${i}]`, message: MESSAGES.notChoice }]));
+    // The consent checkbox lives on the hosted page; the merchant's own page asks for consent itself.
+    if (flag(body.recurring_consent_required)) errors.push({ field: 'recurring_consent_required', message: MESSAGES.notCorrect });
     const money = wireMoney('order.amount', 'order.currency', amount, body.order.currency);
     if (isFieldError(money)) throw GatewayError.invalid([...errors, money]);
     if (errors.length > 0) throw GatewayError.invalid(errors);
@@ -136,8 +138,7 @@ export function registerHostedFieldsRoutes(app: FastifyInstance, ctx: ServiceCon
         birthDate: body.customer?.birth_date,
         // customer.ip is the payer's IP; without it, the IP of the system calling us (interface spec, Endpoints).
         ip: body.customer?.ip ?? body.payer_ip ?? req.ip,
-        ...body.billing_address,
-        houseNumber: body.billing_address?.house_number,
+        ...billingPayer(body.billing_address ?? {}),
       },
     });
     // The session id is the token: random (24 bytes), and accepted as a Token only by hosted-fields sessions.

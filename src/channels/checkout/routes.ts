@@ -15,9 +15,10 @@ import { paymentMethodOf } from '../../services/apm/details.ts';
 import { findPaymentsByOrder, getMerchantPayment, type Payment } from '../../store/payments-repo.ts';
 import type { Merchant } from '../../store/merchants-repo.ts';
 import type { SessionRequest as StoredSessionRequest } from '../../store/sessions-repo.ts';
-import { optionalFields } from '../../services/callbacks/checkout-callback.ts';
+import { optionalFields, withConsent } from '../../services/callbacks/checkout-callback.ts';
 import { AmountRequest, PaymentIdRequest, SessionRequest, SessionResponse, StatusRequestShape, type StatusRequest } from './schemas.ts';
 import { amountText, moneyOrThrow, storedRequest } from './wire.ts';
+import { billingPayer } from '../../services/hosted-fields.ts';
 
 const TAG = { tags: ['Checkout'] };
 
@@ -29,6 +30,9 @@ function storedSessionRequest(body: SessionRequest): StoredSessionRequest {
     expiryUrl: body.expiry_url,
     errorUrl: body.error_url,
     payee: body.payee,
+    payeeFirstName: body.payee_first_name,
+    payeeLastName: body.payee_last_name,
+    payeeBillingAddress: body.payee_billing_address,
   });
 }
 
@@ -61,7 +65,7 @@ export function statusBody(merchant: Merchant, p: Payment): Record<string, unkno
   }
   if (merchant.settings.checkoutPaymentMethod) body.checkout_payment_method = paymentMethodOf(p);
   Object.assign(body, optionalFields(enabled, p, false));
-  return body;
+  return withConsent(body, p);
 }
 
 /** size: absent -> object; 1..100 -> array newest first; anything else -> the size error. */
@@ -90,8 +94,7 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
         email: body.customer?.email,
         birthDate: body.customer?.birth_date,
         ip: body.customer?.ip ?? body.payer_ip,
-        ...body.billing_address,
-        houseNumber: body.billing_address?.house_number,
+        ...billingPayer(body.billing_address ?? {}),
       },
     });
     return opened.warnings.length > 0 ? { redirect_url: opened.redirectUrl, warnings: opened.warnings } : { redirect_url: opened.redirectUrl };

@@ -36,10 +36,10 @@ export function moneyOrThrow(field: string, currencyField: string, text: string,
 /** The members a session and a hosted-fields session token share. */
 type CommonSessionFields = Pick<SessionRequest,
   'parameters' | 'url_target' | 'req_token' | 'recurring_init' | 'auth' | 'vat_calc' | 'custom_data' | 'customer' | 'billing_address' |
-  'payer_ip' | 'card_token' | 'schedule_id' | 'schedule_start_date' | 'payment_schedule_amount'> & { locale?: string };
+  'payer_ip' | 'card_token' | 'schedule_id' | 'schedule_start_date' | 'payment_schedule_amount' | 'recurring_consent_required' | 'accountId'> & { locale?: string };
 
 /** Where the payer goes, and what the page offers: the part that differs between the two kinds of session. */
-type PagePart = Pick<StoredSessionRequest, 'methods' | 'successUrl' | 'cancelUrl' | 'expiryUrl' | 'errorUrl' | 'payee' | 'hostedFields'>;
+type PagePart = Pick<StoredSessionRequest, 'methods' | 'successUrl' | 'cancelUrl' | 'expiryUrl' | 'errorUrl' | 'payee' | 'payeeFirstName' | 'payeeLastName' | 'payeeBillingAddress' | 'hostedFields'>;
 
 /** The validated request as the session stores it. */
 export function storedRequest(body: CommonSessionFields, page: PagePart): StoredSessionRequest {
@@ -61,5 +61,7 @@ export function storedRequest(body: CommonSessionFields, page: PagePart): Stored
     scheduleId: body.schedule_id,
     scheduleStartDate: body.schedule_start_date,
     paymentScheduleAmount: body.payment_schedule_amount === undefined ? undefined : amountText(body.payment_schedule_amount),
+    ...(flag(body.recurring_consent_required) ? { recurringConsentRequired: true } : {}),
+    ...(body.accountId !== undefined ? { accountId: body.accountId } : {}),
   };
 }

@@ -11,7 +11,7 @@ import type { ServiceContext } from '../../services/context.ts';
 import { afterDecline, assertMayTryAgain, attemptFor, seenIp, checkoutDestination, linkTarget, loadSession, outcomeOf, type SessionState } from '../../services/hosted-checkout.ts';
 import { abandon, chooseMethod, proceed, refresh, resendCode, stepOf, submitCode, submitFields, QR_EXPIRED, type ApmStep } from '../../services/apm/payments.ts';
 import { apmOf, awaitingProvider, payerPhone, unfinishedApm, type ApmDetails } from '../../services/apm/details.ts';
-import { apmMethod, carriedOn, pageFields, type ApmMethod } from '../../services/apm/methods.ts';
+import { apmMethod, carriedOn, contactEmail, pageFields, type ApmMethod } from '../../services/apm/methods.ts';
 import { apmConnector as apmConnectorOf, sandboxApm } from '../../services/apm/connector.ts';
 import { getPayment, type Payment } from '../../store/payments-repo.ts';
 import { findMerchantById, type Merchant } from '../../store/merchants-repo.ts';
@@ -21,7 +21,7 @@ import { GatewayError } from '../../domain/errors.ts';
 import type { SandboxApmPayment } from '../../connectors/sandbox/sandbox-apm.ts';
 import { PAGE_HEADERS, renderMessagePage, renderProviderPage, renderRedirectPage } from '../../web/pages.ts';
 import {
-  renderApmCodePage, renderApmExpiredPage, renderApmFieldsPage, renderApmWaitPage, renderSandboxDevicePage, renderSandboxOutboxPage,
+  renderApmCodePage, renderApmExpiredPage, renderApmFieldsPage, renderApmWaitPage, renderSandboxClaimPage, renderSandboxDevicePage, renderSandboxOutboxPage,
   type ApmWaitPageView, type OrderView,
 } from '../../web/apm-pages.ts';
 import { fieldViews, parseFieldsForm } from '../../web/apm-form.ts';
@@ -70,16 +70,23 @@ export async function withoutUnfinishedApm(ctx: ServiceContext, state: Open): Pr
   return fresh;
 }
 
+/**
+ * The session's top-level accountId (the crypto example) goes to a method whose parameters name accountId, unless
+ * parameters.<method>.accountId says otherwise.
+ */
+function withAccountId(method: ApmMethod, params: Record<string, unknown>, accountId: string | undefined): Record<string, unknown> {
+  const takes = method.params.some((p) => p.name === 'accountId');
+  return accountId !== undefined && takes && params.accountId === undefined ? { ...params, accountId } : params;
+}
+
 /** The payer chose an alternative method on the Checkout page: a new attempt with it, then its page. */
 export async function payWithApm(reply: FastifyReply, ctx: ServiceContext, state: Open, method: ApmMethod, form: { email?: string }, payerIp?: string): Promise<FastifyReply> {
-  // Payouts to an alternative method are not run from the hosted page (yet): the payer has nothing to pay.
-  if (state.session.operation === 'credit') throw new GatewayError('actionNotSupported');
   // No stored text may hold a control character (PostgreSQL cannot store NUL in jsonb).
   if (form.email && /[\u0000-\u001f\u007f]/.test(form.email)) throw GatewayError.field('email', 'This value is not a valid email address.');
   const open = await withoutUnfinishedApm(ctx, state);
   await assertMayTryAgain(ctx, open);
   const attempt = await attemptFor(ctx, open);
-  const params = open.session.request.parameters?.[method.key] ?? {};
+  const params = withAccountId(method, open.session.request.parameters?.[method.key] ?? {}, open.session.request.accountId);
   const step = await chooseMethod(ctx, open.merchant, attempt, method, { ...params }, { ...(form.email ? { email: form.email } : {}), ...seenIp(attempt.payer, payerIp) });
   return reply.redirect(payPage(step.payment.id), 303);
 }
@@ -102,7 +109,7 @@ async function advance(ctx: ServiceContext, f: Found): Promise<ApmStep> {
 }
 
 function orderOf(t: Translator, p: Payment, merchant: Merchant): OrderView {
-  return { merchantName: merchant.name, number: p.orderId, amount: t.money(p.amount, p.currency), currency: p.currency, description: p.description };
+  return { merchantName: merchant.name, number: p.orderId, amount: t.money(p.amount, p.currency), currency: p.currency, description: p.description, ...(p.operation === 'credit' ? { payout: true } : {}) };
 }
 
 const methodLabel = (key: string, t?: Translator) => (t ? methodName(t, key) : (findMethod(key)?.label ?? key));
@@ -117,7 +124,7 @@ function sandboxLinks(t: Translator, f: Found, kind: string): { href: string; la
   if (!f.merchant.sandbox || typeof f.payment.details.connectorRef !== 'string') return [];
   const ref = encodeURIComponent(f.payment.details.connectorRef);
   const outbox = (to: string | undefined) => (to ? [{ href: `/sandbox/outbox?to=${encodeURIComponent(to)}`, label: t.t('sandbox.readOutbox') }] : []);
-  const email = f.payment.payer.email;
+  const email = (f.payment.operation === 'credit' ? contactEmail(f.apm.params) : undefined) ?? f.payment.payer.email;
   const phone = payerPhone(f.payment);
   const action = apmOf(f.payment)?.action;
   const links: Record<string, { href: string; label: string }[]> = {
@@ -151,14 +158,14 @@ async function renderStep(reply: FastifyReply, ctx: ServiceContext, t: Translato
     case 'details':
       return wait('details', { details: action.details });
     case 'app':
-      return wait('app', { sentTo: action.sentTo });
+      return wait('app', { sentTo: action.sentTo, ...(action.message ? { providerMessage: action.message } : {}) });
     case 'link':
       return wait('link', { sentTo: action.sentTo, channel: action.channel });
     case 'otp':
       return sendHtml(reply, renderApmCodePage({
         order, methodLabel: label, actionUrl: `${payPage(p.id)}/code`, sentTo: action.sentTo, ...(action.error ? { error: codeError(t, action.error) } : {}),
         ...(notice ? { notice } : {}),
-        ...(canResend(ctx, found) ? { resend: { actionUrl: `${payPage(p.id)}/resend`, left: resendsLeft(found) } } : {}),
+        ...((await canResend(ctx, found)) ? { resend: { actionUrl: `${payPage(p.id)}/resend`, left: resendsLeft(found) } } : {}),
         ...leave(t, p), sandboxLinks: sandboxLinks(t, found, 'otp'), languagePath: payPage(p.id),
       }, t));
     default:
@@ -199,7 +206,7 @@ async function finalPage(reply: FastifyReply, ctx: ServiceContext, t: Translator
   }
   const pending = p.status === 'pending';
   const title = outcome === 'success' ? t.t(pending ? 'receipt.pendingTitle' : 'receipt.title') : t.t('declined.title');
-  const text = outcome === 'success' ? t.t(pending ? 'receipt.pendingText' : 'receipt.text') : `${t.t(declineMessageKey(p.declineReason, 'apm'))} ${t.t('redirect.returning')}`;
+  const text = outcome === 'success' ? t.t(pending ? 'receipt.pendingText' : 'receipt.text') : `${t.t(declineMessageKey(p.declineReason, 'apm', p.details.declineCode))} ${t.t('redirect.returning')}`;
   const receipt = outcome === 'success' ? { receipt: receiptOf(t, f.merchant, p, methodLabel(f.apm.method, t), pending) } : {};
   const dest = session && checkoutDestination(f.merchant, session, p, outcome);
   if (dest) {
@@ -245,9 +252,9 @@ export const MAX_CODE_RESENDS = 3;
 
 const resendsOf = (f: Found): number => Number((f.apm as { resends?: number }).resends ?? 0);
 const resendsLeft = (f: Found): number => Math.max(0, MAX_CODE_RESENDS - resendsOf(f));
-function canResend(ctx: ServiceContext, f: Found): boolean {
+async function canResend(ctx: ServiceContext, f: Found): Promise<boolean> {
   try {
-    return typeof apmConnectorOf(ctx, f.merchant).resendCode === 'function';
+    return typeof (await apmConnectorOf(ctx, f.merchant, f.payment)).resendCode === 'function';
   } catch {
     return false; // no provider for this merchant: nothing to resend
   }
@@ -298,7 +305,7 @@ export function registerApmPageRoutes(app: FastifyInstance, ctx: ServiceContext)
   app.post<{ Params: { id: string } }>('/pay/:id/resend', PAGE, async (req, reply) => {
     const f = await findApm(ctx, req.params.id);
     if (!f) return message(reply, await tFor(req, reply), 'msg.paymentNotFound', 'error', 404);
-    const sent = canResend(ctx, f) && resendsLeft(f) > 0 && (await resendCode(ctx, f.payment, MAX_CODE_RESENDS));
+    const sent = (await canResend(ctx, f)) && resendsLeft(f) > 0 && (await resendCode(ctx, f.payment, MAX_CODE_RESENDS));
     return reply.redirect(sent ? `${payPage(f.payment.id)}?sent=1` : payPage(f.payment.id), 303);
   });
 
@@ -335,11 +342,26 @@ export function registerApmPageRoutes(app: FastifyInstance, ctx: ServiceContext)
     return decided(reply, t, rec);
   };
 
-  app.get<{ Params: { ref: string } }>('/sandbox/apm/:ref', PAGE, async (req, reply) => pending(req, req.params.ref, reply, (rec, t) => sendHtml(reply, renderProviderPage({
+  /** A mail payout's link: the security question (with why the last answer failed). */
+  const claimPage = (reply: FastifyReply, t: Translator, rec: SandboxApmPayment, error?: string, status = 200) => sendHtml(reply, renderSandboxClaimPage({
+    merchantName: rec.merchantName, amount: t.money(rec.amount, rec.currency), description: rec.description, question: rec.securityQuestion ?? '',
+    actionUrl: `/sandbox/apm/${encodeURIComponent(rec.reference)}`, ...(rec.payeeName ? { payeeName: rec.payeeName } : {}), ...(error ? { error } : {}),
+    ...(rec.accountUuid ? { account: rec.accountUuid } : {}), ...(rec.feeCalculationMethod ? { fees: rec.feeCalculationMethod } : {}),
+  }, t), status);
+
+  app.get<{ Params: { ref: string } }>('/sandbox/apm/:ref', PAGE, async (req, reply) => pending(req, req.params.ref, reply, (rec, t) => rec.securityQuestion ? claimPage(reply, t, rec) : sendHtml(reply, renderProviderPage({
     title: t.t('device.app', { method: methodLabel(rec.method) }), merchantName: rec.merchantName, amount: t.money(rec.amount, rec.currency), currency: rec.currency,
     description: rec.description, actionUrl: `/sandbox/apm/${encodeURIComponent(rec.reference)}`, fields: {}, approveLabel: t.t('device.pay'), declineLabel: t.t('provider.cancel'),
   }, t))));
-  app.post<{ Params: { ref: string }; Body: Record<string, unknown> }>('/sandbox/apm/:ref', PAGE, async (req, reply) => decide(req, req.params.ref, req.body, reply, true));
+  app.post<{ Params: { ref: string }; Body: Record<string, unknown> }>('/sandbox/apm/:ref', PAGE, async (req, reply) => {
+    const rec = await sandbox().find(req.params.ref);
+    // A mail payout is released by the answer to its security question; refusing it needs none.
+    if (!rec?.securityQuestion || first(req.body, 'decision') === 'decline') return decide(req, req.params.ref, req.body, reply, true);
+    const t = pageTranslator(req, reply);
+    const result = await sandbox().answerQuestion(rec.reference, first(req.body, 'answer').slice(0, 40));
+    if (result.kind === 'retry') return claimPage(reply, t, result.payment, t.t('claim.wrong', { count: result.attemptsLeft }), 422);
+    return result.kind === 'decided' ? decided(reply, t, result.payment) : message(reply, t, 'msg.nothingToPay', 'error', 404);
+  });
 
   app.get<{ Params: { ref: string } }>('/sandbox/apm/:ref/app', PAGE, async (req, reply) => pending(req, req.params.ref, reply, (rec, t) => sendHtml(reply, renderSandboxDevicePage({
     ...devicePage(t, rec), merchantName: rec.merchantName, amount: t.money(rec.amount, rec.currency), currency: rec.currency,

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
-import { loadSession, payByCard, finishChallenge, checkoutDestination, outcomeOf, linkTarget, afterDecline, payerAttempts, type SessionState } from '../../services/hosted-checkout.ts';
+import { loadSession, payByCard, payByWallet, finishChallenge, checkoutDestination, outcomeOf, linkTarget, afterDecline, payerAttempts, type SessionState } from '../../services/hosted-checkout.ts';
 import type { PaymentStep } from '../../services/card-payments.ts';
 import type { PayerRedirect } from '../../services/s2s-card/payer-redirect.ts';
 import { getPayment, type Payment } from '../../store/payments-repo.ts';
@@ -13,24 +13,30 @@ import { getSession } from '../../store/sessions-repo.ts';
 import { ERRORS, GatewayError } from '../../domain/errors.ts';
 import { declineMessageKey } from '../../domain/decline-messages.ts';
 import { stateRequired } from '../../domain/countries.ts';
+import { renderThreeDs2Page, threeDs2Csp } from '../../web/threeds2-page.ts';
+import type { NativeThreeDs2Step } from '../../connectors/types.ts';
 import { methodGroup } from '../../web/method-groups.ts';
 import type { Translator } from '../../web/i18n.ts';
 import { pageTranslator } from './locale.ts';
 import { methodName, receiptOf } from './receipt.ts';
 import { findMethod } from '../../domain/methods/catalog.ts';
-import { renderCheckoutPage, renderAcsPage, renderProviderPage, renderRedirectPage, renderMessagePage, CONTENT_SECURITY_POLICY } from '../../web/pages.ts';
+import { renderCheckoutPage, renderAcsPage, renderProviderPage, renderRedirectPage, renderMessagePage, CONTENT_SECURITY_POLICY, walletContentSecurityPolicy } from '../../web/pages.ts';
 import type { CheckoutPageView } from '../../web/views.ts';
-import { parseCheckoutForm } from '../../web/checkout-form.ts';
+import { localizeMessage, parseCheckoutForm, parseWalletPagePayer, readBrowser } from '../../web/checkout-form.ts';
 import { ASSETS } from '../../web/assets.ts';
 import { apmChoiceOf, payWithApm, withoutUnfinishedApm } from './apm-routes.ts';
 import { apmOf } from '../../services/apm/details.ts';
+import { WALLET_NAMES, walletMethod } from '../../domain/wallets/wallet-flow.ts';
+import { missingPageFields, walletButtons } from '../../services/wallets/wallet-buttons.ts';
+import { SIMULATOR_CARDS, simulateWalletToken } from '../../services/wallets/sandbox-wallets.ts';
+import { validateAppleMerchant } from '../../services/wallets/apple-merchant-validation.ts';
 
 const PAGE = { schema: { hide: true }, config: { dialect: 'html' as const } };
 
-function sendHtml(reply: FastifyReply, html: string, status = 200): FastifyReply {
+function sendHtml(reply: FastifyReply, html: string, status = 200, csp = CONTENT_SECURITY_POLICY): FastifyReply {
   return reply
     .code(status)
-    .header('content-security-policy', CONTENT_SECURITY_POLICY)
+    .header('content-security-policy', csp)
     .header('cache-control', 'no-store')
     .header('referrer-policy', 'no-referrer')
     .header('x-content-type-options', 'nosniff')
@@ -84,6 +90,7 @@ function checkoutView(ctx: ServiceContext, t: Translator, state: Extract<Session
     values: {},
     errors: {},
     ...(expiryOnly ? { cardOnly: { expiryOnly: true } } : {}),
+    ...(session.request.recurringConsentRequired && hasCard ? { recurringConsent: true } : {}),
     countries: [...t.countries()],
     sandbox: merchant.sandbox,
     languagePath: base,
@@ -139,7 +146,7 @@ async function returnToMerchant(reply: FastifyReply, ctx: ServiceContext, t: Tra
           url: dest.url, method: 'GET', target: dest.target, title, message: t.t(pending ? 'receipt.pendingText' : 'receipt.text'), receipt,
         }, t));
       }
-      const declined = t.t(declineMessageKey(payment.declineReason));
+      const declined = t.t(declineMessageKey(payment.declineReason, 'card', payment.details.declineCode));
       if (!dest) return sendHtml(reply, renderMessagePage({ title: t.t('declined.title'), message: `${declined} ${t.t('msg.closePage')}`, kind: 'error' }, t));
       return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title: t.t('declined.title'), message: `${declined} ${t.t('redirect.returning')}` }, t));
     }
@@ -160,17 +167,23 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
     return reply.header('etag', asset.etag).header('cache-control', 'public, max-age=300').type(asset.contentType).send(asset.body);
   });
 
+  /** The Checkout page with its wallet buttons (a live Google Pay button widens the page's CSP for Google's script). */
+  async function checkoutPage(reply: FastifyReply, t: Translator, state: Extract<SessionState, { kind: 'open' }>, extra: Partial<CheckoutPageView> = {}, status = 200) {
+    const wallets = await walletButtons(ctx, state.merchant, state.session);
+    return sendHtml(reply, renderCheckoutPage(checkoutView(ctx, t, state, { wallets, ...extra }), t), status, walletContentSecurityPolicy(wallets));
+  }
+
   /** The Checkout page, with the last attempt's decline when the payer may try again. */
   async function openPage(reply: FastifyReply, t: Translator, state: Extract<SessionState, { kind: 'open' }>) {
     if (state.payment.status === 'decline') {
       const next = await afterDecline(ctx, state.merchant, state.session, state.payment);
       if (next.kind === 'retry') {
         const method = apmOf(state.payment) ? 'apm' : 'card';
-        return sendHtml(reply, renderCheckoutPage(checkoutView(ctx, t, state, { decline: { message: t.t(declineMessageKey(next.reason, method)), triesLeft: next.triesLeft } }), t));
+        return checkoutPage(reply, t, state, { decline: { message: t.t(declineMessageKey(next.reason, method, state.payment.details.declineCode)), triesLeft: next.triesLeft } });
       }
       if (payerAttempts(state.merchant) !== undefined) return returnToMerchant(reply, ctx, t, state.merchant, state.payment);
     }
-    return sendHtml(reply, renderCheckoutPage(checkoutView(ctx, t, state), t));
+    return checkoutPage(reply, t, state);
   }
 
   app.get<{ Params: { id: string } }>('/checkout/:id', PAGE, async (req, reply) => {
@@ -188,8 +201,14 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
     if (state.kind === 'missing') return message(reply, t, 'msg.notFound', 'error', 404);
     if (state.kind === 'expired') return expired(reply, t, state);
     if (state.kind === 'paid') return message(reply, t, 'msg.paid', 'success');
-    const view = checkoutView(ctx, t, state);
+    const wallets = await walletButtons(ctx, state.merchant, state.session);
+    const view = checkoutView(ctx, t, state, { wallets });
+    const csp = walletContentSecurityPolicy(wallets);
     const body = typeof req.body === 'object' && req.body ? req.body : {};
+    // A wallet is paid with its button (its payment sheet makes the token); the form's own Pay button cannot.
+    const chosen = typeof body.method === 'string' ? body.method : state.session.request.methods.length === 1 ? state.session.request.methods[0] : undefined;
+    const wallet = walletMethod(chosen)?.wallet;
+    if (wallet && chosen) return checkoutPage(reply, t, state, { selectedMethod: chosen, errors: { '': t.t('wallet.noScript', { method: methodName(t, wallet) }) } }, 422);
     const apm = apmChoiceOf(body, state);
     const parsed = parseCheckoutForm(body, {
       now: ctx.clock.now(),
@@ -198,21 +217,71 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
       ...(view.billing.stateOnly && !apm ? { stateOnly: { country: String(view.billing.values.country ?? '').toUpperCase() } } : {}),
       email: view.email ? { required: view.email.required } : undefined,
       expiryOnly: view.cardOnly?.expiryOnly,
+      recurringConsent: view.recurringConsent,
       t,
     });
     if (!parsed.ok) {
-      return sendHtml(reply, renderCheckoutPage({ ...view, errors: parsed.errors, values: parsed.values, billing: { ...view.billing, values: { ...view.billing.values, ...parsed.billing } }, email: view.email && { ...view.email, value: parsed.email } }, t), 422);
+      return sendHtml(reply, renderCheckoutPage({ ...view, errors: parsed.errors, values: parsed.values, billing: { ...view.billing, values: { ...view.billing.values, ...parsed.billing } }, email: view.email && { ...view.email, value: parsed.email } }, t), 422, csp);
     }
     try {
       if (apm) return await payWithApm(reply, ctx, state, apm, parsed.value, req.ip);
       // A payment left unfinished with another method is withdrawn first (the payer changed their mind).
-      const step = await payByCard(ctx, await withoutUnfinishedApm(ctx, state), parsed.value, req.ip);
+      const step = await payByCard(ctx, await withoutUnfinishedApm(ctx, state), parsed.value, req.ip, readBrowser(body, req.headers));
       return continueAfter(reply, ctx, t, step, state.merchant);
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
       if (err.spec === ERRORS.sessionNotPayable) return message(reply, t, 'msg.noMoreTries', 'error', 400);
-      return sendHtml(reply, renderCheckoutPage({ ...view, errors: { '': t.t(payErrorKey(err)) } }, t), err.spec.http);
+      return sendHtml(reply, renderCheckoutPage({ ...view, errors: { '': t.t(payErrorKey(err)) } }, t), err.spec.http, csp);
     }
+  });
+
+  // --- wallets: the token a payment sheet made, the sandbox simulator's sheet, Apple's merchant validation ----
+  app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/checkout/:id/wallet', PAGE, async (req, reply) => {
+    const state = await loadSession(ctx, req.params.id);
+    const t = pageTranslator(req, reply, state.kind === 'missing' ? undefined : state.session.request.locale);
+    if (state.kind === 'missing') return message(reply, t, 'msg.notFound', 'error', 404);
+    if (state.kind === 'expired') return expired(reply, t, state);
+    if (state.kind === 'paid') return message(reply, t, 'msg.paid', 'success');
+    const body = typeof req.body === 'object' && req.body ? req.body : {};
+    const fields = walletFields(body);
+    const method = state.session.request.methods.find((m) => m === (fields.method ?? fields.wallet));
+    const offered = walletMethod(method);
+    if (!method || !offered || !fields.paymentToken) return checkoutPage(reply, t, state, { errors: { '': t.t('wallet.failed') } }, 422);
+    const wallet = offered.wallet;
+    // A payment-page variant: the payer fields the request lacked come with the token.
+    const pagePayer = offered.pageVariant ? parseWalletPagePayer(body, missingPageFields(state.session)) : { ok: true as const, payer: {} };
+    if (!pagePayer.ok) {
+      const errors = Object.fromEntries(Object.entries(pagePayer.errors).map(([k, m]) => [k, localizeMessage(t, m)]));
+      return checkoutPage(reply, t, state, { selectedMethod: method, errors: { '': t.t('wallet.detailsFirst', { method: methodName(t, wallet) }), ...errors } }, 422);
+    }
+    try {
+      const step = await payByWallet(ctx, await withoutUnfinishedApm(ctx, state), wallet, fields.paymentToken, req.ip, pagePayer.payer);
+      return continueAfter(reply, ctx, t, step, state.merchant);
+    } catch (err) {
+      if (!(err instanceof GatewayError)) throw err;
+      if (err.spec === ERRORS.sessionNotPayable) return message(reply, t, 'msg.noMoreTries', 'error', 400);
+      return checkoutPage(reply, t, state, { selectedMethod: wallet, errors: { '': t.t(payErrorKey(err)) } }, err.spec.http);
+    }
+  });
+
+  /** The sandbox wallet simulator's sheet asks for a token (sandbox merchants only: the production guard checks). */
+  app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/sandbox/wallets/:id/token', { ...PAGE, config: { dialect: 'json' as const } }, async (req, reply) => {
+    const state = await loadSession(ctx, req.params.id);
+    const fields = stringFields(req.body, ['wallet', 'card']);
+    const wallet = WALLET_NAMES.find((w) => w === fields.wallet);
+    if (state.kind !== 'open' || !state.merchant.sandbox || !wallet || !state.session.request.methods.some((m) => walletMethod(m)?.wallet === wallet)) throw new GatewayError('notFound');
+    const card = fields.card === 'decline' ? SIMULATOR_CARDS.decline : SIMULATOR_CARDS.success;
+    const token = await simulateWalletToken(ctx, state.merchant, wallet, card, state.session.amount);
+    if (!token) throw new GatewayError('notFound');
+    return reply.header('cache-control', 'no-store').send({ payment_token: token });
+  });
+
+  /** A live page's ApplePaySession asks the gateway to validate the merchant with Apple. */
+  app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/checkout/:id/applepay/validate', { ...PAGE, config: { dialect: 'json' as const } }, async (req, reply) => {
+    const state = await loadSession(ctx, req.params.id);
+    if (state.kind !== 'open' || !state.session.request.methods.some((m) => walletMethod(m)?.wallet === 'applepay')) throw new GatewayError('notFound');
+    const session = await validateAppleMerchant(ctx, state.merchant, stringFields(req.body, ['validation_url']).validation_url);
+    return reply.header('cache-control', 'no-store').send(session);
   });
 
   app.get<{ Params: { id: string } }>('/checkout/:id/cancel', PAGE, async (req, reply) => {
@@ -274,6 +343,16 @@ export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): v
     const params = { ...stringFields(query, Object.keys((query as object | null) ?? {})), ...stringFields(body, Object.keys((body as object | null) ?? {})) };
     return finish(req, paymentId, 'returned', reply, params);
   };
+  // --- our page for a native 3-D Secure 2 step (the acquirer gave the ACS's addresses, not a page of its own)
+  app.get<{ Params: { id: string } }>('/connectors/return/:id/3ds2', PAGE, async (req, reply) => {
+    const found = await challengeTarget(ctx, req.params.id, '3ds');
+    const t = pageTranslator(req, reply, found && (await sessionLocaleOf(ctx, found.payment)));
+    const step = found?.payment.details.threeDs2Step as NativeThreeDs2Step | null | undefined;
+    if (!found || !step) return message(reply, t, 'msg.noAuth', 'error', 404);
+    const { payment, merchant } = found;
+    const page = renderThreeDs2Page({ step, merchantName: merchant.name, amount: t.money(payment.amount, payment.currency), resultUrl: `/connectors/return/${payment.id}` }, t);
+    return sendHtml(reply, page).header('content-security-policy', threeDs2Csp(step));
+  });
   app.get<{ Params: { id: string } }>('/connectors/return/:id', PAGE, async (req, reply) => back(req, req.params.id, req.query, undefined, reply));
   app.post<{ Params: { id: string } }>('/connectors/return/:id', PAGE, async (req, reply) => back(req, req.params.id, req.query, req.body, reply));
 
@@ -307,6 +386,16 @@ function expired(reply: FastifyReply, t: Translator, state: Extract<SessionState
   const target = linkTarget(state.merchant, state.session.request.urlTarget);
   // The payer reads that the session ended (and that nothing was charged) before going back.
   return sendHtml(reply, renderRedirectPage({ url, method: 'GET', target, title: t.t('expired.title'), message: `${t.t('expired.text')} ${t.t('redirect.returning')}`, delaySeconds: EXPIRED_SECONDS }, t));
+}
+
+/** What the wallet form posts; a token is a few kilobytes (an Apple Pay token carries its certificates). */
+function walletFields(b: Record<string, unknown>): { method?: string; wallet?: string; paymentToken?: string } {
+  const token = typeof b.payment_token === 'string' && b.payment_token.length <= 32_768 ? b.payment_token.trim() : '';
+  return {
+    ...(typeof b.method === 'string' && b.method !== '' ? { method: b.method } : {}),
+    ...(typeof b.wallet === 'string' ? { wallet: b.wallet } : {}),
+    ...(token ? { paymentToken: token } : {}),
+  };
 }
 
 function stringFields(body: unknown, names: string[]): Record<string, string> {

@@ -127,7 +127,7 @@ const GET_TRANS_STATUS = define<TransRequest>({
   async handle({ ctx, merchant }, b) {
     // A payment waiting for its payer is looked up at the provider first (the QR method's pending, executed, rejected).
     const step = await refresh(ctx, await target(ctx, merchant, b.trans_id, 'transactionDoesNotExist'));
-    return statusAnswer(step.payment);
+    return statusAnswer(step.payment, merchant);
   },
 });
 

@@ -9,6 +9,7 @@ import type { ApmFollowUpResult } from '../../services/apm/follow-ups.ts';
 import { apmS2sStatus } from '../../services/apm/details.ts';
 import { apmRedirect } from '../../services/apm/payer-redirect.ts';
 import { descriptorOf } from '../../services/apm/callback.ts';
+import { optionalFields } from '../../services/callbacks/checkout-callback.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
 
@@ -84,8 +85,9 @@ export function payoutAnswer(p: Payment, settled: boolean): Answer {
   return Object.assign(body, amounts(p));
 }
 
-export function statusAnswer(p: Payment): Answer {
+/** GET_TRANS_STATUS, with the optional fields the merchant's Protocol Mapping enables for status answers. */
+export function statusAnswer(p: Payment, merchant?: Merchant): Answer {
   const body: Answer = { action: 'GET_TRANS_STATUS', result: 'SUCCESS', status: apmS2sStatus(p), order_id: p.orderId, trans_id: p.id };
   if (p.status === 'decline') body.decline_reason = p.declineReason ?? DEFAULT_DECLINE_REASON;
-  return body;
+  return merchant ? Object.assign(body, optionalFields(merchant.settings.statusFields ?? [], p, false)) : body;
 }

@@ -51,12 +51,21 @@ async function answer(ctx: ServiceContext, req: FastifyRequest): Promise<Answer>
   return spec.handle({ ctx, merchant: found.merchant }, fields);
 }
 
-export async function registerS2sApmRoutes(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
+/** Where the channel's two routes live: under /apm on the main port, at the root of S2S APM's own listener (D4). */
+export interface S2sApmPaths {
+  post: string;
+  bankCallback: string;
+}
+
+export const MAIN_PORT_PATHS: S2sApmPaths = { post: '/apm/post', bankCallback: BANK_CALLBACK_PATH };
+export const OWN_LISTENER_PATHS: S2sApmPaths = { post: '/post', bankCallback: BANK_CALLBACK_PATH.replace(/^\/apm/, '') };
+
+export async function registerS2sApmRoutes(app: FastifyInstance, ctx: ServiceContext, paths: S2sApmPaths = MAIN_PORT_PATHS): Promise<void> {
   await registerS2sScope(app, (scope) => {
-    scope.post('/apm/post', ROUTE, (req) => answer(ctx, req));
+    scope.post(paths.post, ROUTE, (req) => answer(ctx, req));
   });
 
-  app.post(BANK_CALLBACK_PATH, {
+  app.post(paths.bankCallback, {
     config: { dialect: 'json' as const },
     schema: {
       tags: ['S2S APM'],

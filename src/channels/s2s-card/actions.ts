@@ -19,9 +19,11 @@ import {
   AmountTransRequest, CreateScheduleRequest, Credit2CardRequest, DebitRequest, DescheduleRequest, OrderRequest, RecurringDebitRequest,
   RecurringSaleRequest, SaleRequest, ScheduleIdRequest, TransRequest, UpdateScheduleRequest,
 } from './schemas.ts';
-import { openWalletToken, type WalletName } from '../../services/wallets/wallet-tokens.ts';
+import { resolveWalletPayment } from '../../services/wallets/wallet-payments.ts';
+import type { WalletAsk, WalletName } from '../../domain/wallets/wallet-flow.ts';
+import type { Intent } from '../../domain/routing.ts';
 import type { CardInput } from '../../services/s2s-card/card-payments.ts';
-import { cardInput, cardRules, followUpAmount, merchantRules, money, orderAmountRules, payeeOf, payerOf, scheduleRules, type Loose } from './fields.ts';
+import { browserOf, cardInput, cardRules, followUpAmount, merchantRules, money, orderAmountRules, payeeOf, payerOf, scheduleRules, type Loose } from './fields.ts';
 import {
   acceptedAnswer, detailsAnswer, followUpAnswer, paymentAnswer, scheduleActionAnswer, scheduleInfoAnswer, statusAnswer, type Answer, type Dialect,
 } from './answers.ts';
@@ -97,6 +99,8 @@ function cardPaymentDetails(call: Call, b: SaleRequest | DebitRequest, tokenized
   };
   const cof = cardOnFileOf({ storesCard: tokenized || b.recurring_init === 'Y', usesStoredCard: b.card_number === undefined, payerPresent: b.payer_present !== 'N' });
   if (cof) details.cof = cof;
+  const browser = browserOf(b);
+  if (browser) details.browser = browser;
   if (b.schedule_id !== undefined) details.schedule_id = b.schedule_id;
   if (b.schedule_start_date !== undefined) details.schedule_start_date = b.schedule_start_date;
   if (b.payment_schedule_amount !== undefined) details.payment_schedule_amount = formatAmount(money(b.payment_schedule_amount, b.order_currency).minor, b.order_currency);
@@ -104,18 +108,17 @@ function cardPaymentDetails(call: Call, b: SaleRequest | DebitRequest, tokenized
 }
 
 /**
- * The card of a SALE or DEBIT: as sent, or decrypted from a wallet token (decrypted flow: the card is vaulted so
- * capture and recurring work on it) with what the payment keeps of the wallet.
+ * The card of a SALE or DEBIT: as sent, or the wallet payment its token makes (services/wallets/wallet-payments.ts
+ * decides the flow), with what the payment keeps of the wallet.
  */
-async function requestCard(call: Call, b: SaleRequest | DebitRequest, keep: boolean): Promise<{ card: CardInput; wallet?: PaymentDetails['wallet'] }> {
+async function requestCard(call: Call, b: SaleRequest | DebitRequest, ask: WalletAsk & { keep: boolean; intent: Intent }): Promise<{ card: CardInput; wallet?: PaymentDetails['wallet'] }> {
   const wallet = 'digital_wallet' in b ? b.digital_wallet as WalletName | undefined : undefined;
-  if (!wallet) return { card: cardInput(b, keep) };
-  const opened = await openWalletToken(call.ctx, call.merchant, wallet, (b as SaleRequest).payment_token ?? '');
+  if (!wallet) return { card: cardInput(b, ask.keep) };
   const holder = [b.payer_first_name, b.payer_last_name].filter(Boolean).join(' ') || undefined;
-  return {
-    card: { kind: 'card', keep: true, card: { ...opened.card, ...(holder ? { holder } : {}) } },
-    wallet: { name: wallet, flow: 'decrypted', authMethod: opened.authMethod },
-  };
+  const use = await resolveWalletPayment(call.ctx, call.merchant, call.mids, {
+    wallet, paymentToken: (b as SaleRequest).payment_token ?? '', intent: ask.intent, ask, ...(holder ? { holder } : {}),
+  });
+  return { card: { kind: 'wallet', use }, wallet: { name: wallet, flow: use.flow, ...(use.card ? { authMethod: use.card.authMethod } : {}) } };
 }
 
 async function cardPayment(call: Call, action: 'SALE' | 'DEBIT', b: SaleRequest | DebitRequest): Promise<Answer> {
@@ -128,7 +131,9 @@ async function cardPayment(call: Call, action: 'SALE' | 'DEBIT', b: SaleRequest 
   const reqToken = b.req_token === 'Y' && sentCard;
   const tokenize = reqToken || (action === 'DEBIT' && sentCard);
   if (b.schedule_id !== undefined) await scheduleForRequest(ctx, merchant.id, b.schedule_id, b.schedule_start_date);
-  const { card, wallet } = await requestCard(call, b, tokenize || b.recurring_init === 'Y');
+  const { card, wallet } = await requestCard(call, b, {
+    keep: tokenize || b.recurring_init === 'Y', intent: auth ? 'auth' : 'sale', hold: auth, recurring: b.recurring_init === 'Y', cardToken: reqToken,
+  });
   const details = cardPaymentDetails(call, b, reqToken);
   if (wallet) details.wallet = wallet;
   const step = await startCardPayment(ctx, {

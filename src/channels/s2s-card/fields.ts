@@ -9,6 +9,7 @@ import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts'
 import { parseAmount, type Money, type ParseResult } from '../../domain/money.ts';
 import { cardNumberAccepted, isExpired, parseExpiry } from '../../domain/card.ts';
 import type { Credit2CardRequest, DebitRequest, SaleRequest } from './schemas.ts';
+import { BROWSER_ATTRIBUTES } from '../../domain/protocol-mapping.ts';
 
 /** Fields before validation: anything the form parser produced. */
 export type Loose = Record<string, unknown>;
@@ -129,6 +130,12 @@ export function payerOf(b: SaleRequest | DebitRequest | Credit2CardRequest): Pay
     district: b.payer_district,
     houseNumber: b.payer_house_number,
   };
+}
+
+/** browser_* form fields -> the stored browser details (named without the prefix, as the hosted pages store them). */
+export function browserOf(b: Loose): Record<string, string> | undefined {
+  const entries = BROWSER_ATTRIBUTES.filter((name) => typeof b[name] === 'string').map((name) => [name.slice('browser_'.length), b[name] as string]);
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }
 
 /** payee_* form fields of a CREDIT2CARD, kept with the payment for the connector and the admin side. */

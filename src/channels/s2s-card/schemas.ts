@@ -75,6 +75,23 @@ const payee = {
   payee_phone: optional(32),
 };
 
+const Integer = (digits: number) => Type.Optional(Type.String({ pattern: `^-?[0-9]{1,${digits}}$`, errorMessage: MESSAGES.notValid }));
+const BrowserFlag = Type.Optional(Type.String({ pattern: '^(true|false|Y|N|1|0)$', errorMessage: MESSAGES.notChoice }));
+
+/** The payer's browser (the platform's browser_* fields): forwarded to the connector, returned where Protocol Mapping says. */
+export const browser = {
+  browser_color_depth: Integer(2),
+  browser_screen_height: Integer(6),
+  browser_screen_width: Integer(6),
+  browser_java_enabled: BrowserFlag,
+  browser_javascript_enabled: BrowserFlag,
+  browser_language: Type.Optional(Type.String({ maxLength: 35, pattern: '^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$', errorMessage: MESSAGES.notValid })),
+  browser_timezone_offset: Integer(4),
+  browser_user_agent: optional(2048),
+  browser_accept_headers: optional(2048),
+  browser_platform: optional(64),
+};
+
 const extras = {
   parameters: Type.Optional(FreeForm),
   custom_data: Type.Optional(FreeForm),
@@ -88,6 +105,7 @@ const cardPayment = {
   ...order,
   ...card,
   ...payer,
+  ...browser,
   ...extras,
   term_url_3ds: Url(1024),
   term_url_target: optional(1024),

@@ -13,6 +13,11 @@ async function paymentOfPage(ctx: ServiceContext, segments: string[]): Promise<s
   const [, , kind, id] = segments;
   if (!id) return undefined;
   if (kind === 'acs' || kind === 'provider') return id;
+  if (kind === 'wallets') {
+    // The wallet simulator names a Checkout session: its payment's merchant decides.
+    const [row] = await ctx.db.query<{ payment_id: string | null }>('SELECT payment_id FROM sessions WHERE id = $1', [id]);
+    return row?.payment_id ?? undefined;
+  }
   if (kind === 'apm') {
     const [row] = await ctx.db.query<{ end_to_end_id: string }>('SELECT end_to_end_id FROM sandbox_apm_payments WHERE reference = $1', [id]);
     return row?.end_to_end_id;

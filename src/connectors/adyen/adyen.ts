@@ -1,6 +1,7 @@
 /**
- * Adyen's Checkout API v71 (`connector: adyen`): /payments for cards (3-D Secure 2 by redirect; stored cards
- * with shopperInteraction and recurringProcessingModel), /payments/details when the payer comes back, and the
+ * Adyen's Checkout API v71 (`connector: adyen`): /payments for cards (3-D Secure 2 by redirect, or native with our
+ * page running the ACS steps; stored cards with shopperInteraction and recurringProcessingModel; wallet tokens as
+ * they are, and decrypted wallet cards with their cryptogram), /payments/details when the payer comes back, and the
  * modifications /captures, /cancels, /refunds and /reversals. Modifications are asynchronous at Adyen (201
  * "received"): they stay pending until the standard notification webhook (HMAC-signed) reports them.
  *
@@ -12,9 +13,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type {
   AuthorizeRequest, CardConnector, ChallengeResult, ConnectorOutcome, ConnectorState, FollowUpOutcome, FollowUpRequest, InboundRequest,
-  InquiryRequest, MidAccess, NotificationEvent, NotificationPort, PayerPage, Reported,
+  InquiryRequest, MidAccess, NativeThreeDs2Step, NotificationEvent, NotificationPort, PayerPage, Reported, WalletPayment,
 } from '../types.ts';
-import { ConnectorRejection } from '../types.ts';
+import { ConnectorRejection, nativeThreeDs2PageUrl } from '../types.ts';
 import type { HttpPort, HttpResponse } from '../http.ts';
 import { classify, declinedOutcome } from '../error-codes.ts';
 import { ADYEN_ERRORS } from './errors.ts';
@@ -25,6 +26,8 @@ export const AdyenSettings = Type.Object({
   baseUrl: Type.String({ pattern: '^https?://', maxLength: 2048 }),
   merchantAccount: Type.String({ minLength: 1, maxLength: 255 }),
   environment: Type.Union([Type.Literal('test'), Type.Literal('live')]),
+  /** Native 3-D Secure 2 (`nativeThreeDS: preferred`): our page runs the fingerprint and the challenge; default the redirect flow. */
+  nativeThreeDS: Type.Optional(Type.Boolean()),
   timeoutMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 120_000 })),
 }, { additionalProperties: false });
 
@@ -94,6 +97,22 @@ function deliveryAddress(p: Readonly<Record<string, unknown>>): Json | undefined
   return undefined;
 }
 
+/**
+ * Adyen's browserInfo (3-D Secure 2 needs it, native flow above all) from the details our channels collected
+ * (camelCased: acceptHeaders, colorDepth, screenWidth, timezoneOffset, ...). Adyen requires every member, so it
+ * is sent whole or not at all.
+ */
+function browserInfo(b: Readonly<Record<string, string>>): Json | undefined {
+  const int = (v: string | undefined) => (v !== undefined && /^-?\d+$/.test(v) ? Number(v) : undefined);
+  const info = {
+    userAgent: b.userAgent, acceptHeader: b.acceptHeaders ?? b.acceptHeader, language: b.language,
+    colorDepth: int(b.colorDepth), screenHeight: int(b.screenHeight), screenWidth: int(b.screenWidth), timeZoneOffset: int(b.timezoneOffset),
+    javaEnabled: b.javaEnabled === undefined ? undefined : b.javaEnabled === 'true',
+  };
+  if (Object.values(info).some((v) => v === undefined || v === '')) return undefined;
+  return { ...info, ...(b.javascriptEnabled !== undefined ? { javaScriptEnabled: b.javascriptEnabled === 'true' } : {}) };
+}
+
 const RECURRING_MODEL = { recurring: 'Subscription', unscheduled: 'UnscheduledCardOnFile', ecommerce: 'CardOnFile' } as const;
 
 export class AdyenConnector implements CardConnector {
@@ -107,6 +126,10 @@ export class AdyenConnector implements CardConnector {
    */
   readonly parameterSets: ReadonlySet<CardParameterSet> = new Set(['instalments', 'tax_document', 'descriptor', 'phone_and_shipping', 'order_data']);
   readonly notifications: NotificationPort;
+  /** Adyen decrypts Apple Pay and Google Pay tokens itself (the merchant account's wallet certificates). */
+  readonly walletTokens = true;
+  /** A decrypted wallet card goes with its cryptogram and ECI as mpiData. */
+  readonly decryptedWalletCards = true;
 
   constructor(private readonly http: HttpPort, private readonly exponentOf: (currency: string) => number = () => 2) {
     this.notifications = {
@@ -135,13 +158,24 @@ export class AdyenConnector implements CardConnector {
 
   /** The /payments request of an authorization (exported through the class for the schema tests). */
   paymentRequest(req: AuthorizeRequest, mid: MidAccess): Json {
+    const wallet = req.wallet;
+    if (wallet?.token !== undefined) return this.requestBody(req, mid, walletTokenMethod(wallet.name, wallet.token));
+    // A decrypted wallet card is the wallet's scheme payment (brand applepay / googlepay).
+    const paymentMethod: Json = { type: 'scheme', number: req.card.pan, expiryMonth: req.card.expMonth, expiryYear: req.card.expYear, ...(wallet ? { brand: wallet.name } : {}) };
+    if (req.card.cvv) paymentMethod.cvc = req.card.cvv;
+    if (req.card.holder) paymentMethod.holderName = req.card.holder;
+    const body = this.requestBody(req, mid, paymentMethod);
+    // The token's cryptogram stands for the cardholder's authentication on the device (a PAN_ONLY card has none).
+    if (wallet?.cryptogram) body.mpiData = { cavv: wallet.cryptogram, ...(wallet.eci ? { eci: wallet.eci } : {}), directoryResponse: 'Y', authenticationResponse: 'Y' };
+    return body;
+  }
+
+  /** Everything of a /payments request but the payment method. */
+  private requestBody(req: Omit<AuthorizeRequest, 'card'>, mid: MidAccess, paymentMethod: Json): Json {
     const settings = settingsOf(mid);
     const p = req.parameters ?? {};
     const payer = req.payer ?? {};
     const stored = req.storedCard;
-    const paymentMethod: Json = { type: 'scheme', number: req.card.pan, expiryMonth: req.card.expMonth, expiryYear: req.card.expYear };
-    if (req.card.cvv) paymentMethod.cvc = req.card.cvv;
-    if (req.card.holder) paymentMethod.holderName = req.card.holder;
     const body: Json = {
       amount: amountOf(req.amount, req.currency),
       reference: req.paymentId,
@@ -149,8 +183,8 @@ export class AdyenConnector implements CardConnector {
       paymentMethod,
       returnUrl: req.returnUrl ?? 'https://invalid.example/return',
       channel: 'Web',
-      // The payer is sent to the issuer's page (redirect flow): our channels hand out one redirect URL.
-      authenticationData: { threeDSRequestData: { nativeThreeDS: 'disabled' } },
+      // Redirect flow: the payer is sent to the issuer's page. Native: our own page runs the EMV 3DS2 steps.
+      authenticationData: { threeDSRequestData: { nativeThreeDS: settings.nativeThreeDS === true ? 'preferred' : 'disabled' } },
     };
     if (req.orderId) body.merchantOrderReference = req.orderId;
     if (req.intent === 'auth') body.additionalData = { manualCapture: 'true' };
@@ -161,8 +195,8 @@ export class AdyenConnector implements CardConnector {
       body.billingAddress = { street: payer.address, houseNumberOrName: '', city: payer.city, postalCode: payer.zip, country: payer.country, ...(payer.state ? { stateOrProvince: payer.state } : {}) };
     }
     if (payer.birthDate) body.dateOfBirth = payer.birthDate;
-    const browser = req.browser ?? {};
-    if (browser.userAgent && browser.acceptHeader) body.browserInfo = { userAgent: browser.userAgent, acceptHeader: browser.acceptHeader, ...(browser.language ? { language: browser.language } : {}) };
+    const browser = browserInfo(req.browser ?? {});
+    if (browser) body.browserInfo = browser;
     // Card sets 1 to 6 where Adyen has a place for them.
     const months = str(p.bnrg_installm_months);
     if (months) body.installments = { value: Number(months) };
@@ -186,7 +220,7 @@ export class AdyenConnector implements CardConnector {
   }
 
   /** /payments and /payments/details answers -> our outcome. Only Authorised and Refused are final. */
-  paymentOutcome(res: HttpResponse): ConnectorOutcome {
+  paymentOutcome(res: HttpResponse, returnUrl?: string): ConnectorOutcome {
     if (res.status >= 500) return { kind: 'pending', reason: `Adyen answered ${res.status}` };
     let r: Json;
     try {
@@ -215,7 +249,9 @@ export class AdyenConnector implements CardConnector {
       case 'RedirectShopper':
       case 'ChallengeShopper':
       case 'IdentifyShopper': {
-        const page = pageOf(obj(r.action));
+        const action = obj(r.action);
+        if (action?.type === 'threeDS2') return nativeStep(action, psp, returnUrl);
+        const page = pageOf(action);
         if (!page) return { kind: 'pending', reason: `${String(r.resultCode)} without a redirect action`, ...(psp ? { reference: psp } : {}) };
         const state: ConnectorState = { ...(psp ? { pspReference: psp } : {}) };
         return { kind: 'challenge', state, threeDs: {}, page };
@@ -242,24 +278,39 @@ export class AdyenConnector implements CardConnector {
   async authorize(req: AuthorizeRequest, mid?: MidAccess): Promise<ConnectorOutcome> {
     if (!mid) throw new Error('adyen: no MID');
     if (req.intent === 'payout') return declinedOutcome(classify(ADYEN_ERRORS, '10'));
-    return this.paymentOutcome(await this.call(mid, '/payments', this.paymentRequest(req, mid), req.idempotencyKey ?? req.paymentId));
+    return this.paymentOutcome(await this.call(mid, '/payments', this.paymentRequest(req, mid), req.idempotencyKey ?? req.paymentId), req.returnUrl);
   }
 
-  /** The payer is back from the issuer's page with a redirectResult: /payments/details decides. */
-  detailsRequest(result: ChallengeResult): Json {
+  /**
+   * The payer is back: from the issuer's page with a redirectResult (or MD/PaRes), or from our native 3DS2 page
+   * with the device fingerprint's threeDSCompInd (sent with the action's paymentData) or the challenge's
+   * transStatus (sent as threeDSResult with the action's authorisationToken). /payments/details decides.
+   */
+  detailsRequest(result: ChallengeResult, state: ConnectorState = {}): Json {
     const params = result.params ?? {};
     const details: Json = {};
+    const body: Json = { details };
     if (params.redirectResult) details.redirectResult = params.redirectResult;
     if (params.MD) details.MD = params.MD;
     if (params.PaRes) details.PaRes = params.PaRes;
-    return { details };
+    const base64 = (o: Json) => Buffer.from(JSON.stringify(o), 'utf8').toString('base64');
+    if (state.threeDS2 === 'fingerprint' && COMP_IND.has(params.threeDSCompInd ?? '')) {
+      details['threeds2.fingerprint'] = base64({ threeDSCompInd: params.threeDSCompInd });
+      if (state.paymentData) body.paymentData = state.paymentData;
+    }
+    // The ACS's CRes (base64url JSON) says the same when it is posted to us instead.
+    const transStatus = params.transStatus ?? str(decodeToken(params.cres).transStatus);
+    if (state.threeDS2 === 'challenge' && transStatus && TRANS_STATUS.has(transStatus)) {
+      details.threeDSResult = base64({ transStatus, ...(state.authorisationToken ? { authorisationToken: state.authorisationToken } : {}) });
+    }
+    return body;
   }
 
-  async complete(_state: ConnectorState, result: ChallengeResult, mid?: MidAccess): Promise<ConnectorOutcome> {
+  async complete(state: ConnectorState, result: ChallengeResult, mid?: MidAccess): Promise<ConnectorOutcome> {
     if (!mid) throw new Error('adyen: no MID');
-    const body = this.detailsRequest(result);
+    const body = this.detailsRequest(result, state);
     if (Object.keys(body.details as Json).length === 0) return { kind: 'pending', reason: 'Payer returned without a redirect result' };
-    return this.paymentOutcome(await this.call(mid, '/payments/details', body));
+    return this.paymentOutcome(await this.call(mid, '/payments/details', body), state.returnUrl);
   }
 
   modificationRequest(p: FollowUpRequest, mid: MidAccess, withAmount: boolean): Json {
@@ -324,6 +375,79 @@ function pageOf(action: Json | undefined): PayerPage | undefined {
   if (!action || !url) return undefined;
   const data = obj(action.data) ?? {};
   return { url, method: action.method === 'POST' ? 'POST' : 'GET', params: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, String(v)])) };
+}
+
+/**
+ * A wallet token passed as it is (virtual flow): Apple Pay's `applePayToken` is the base64 of the token's
+ * paymentData JSON, Google Pay's `googlePayToken` the token's JSON text. A token given the other way round (JSON for
+ * Apple, base64 for Google) is turned into that form; nothing else is changed.
+ */
+function walletTokenMethod(wallet: WalletPayment['name'], token: string): Json {
+  const text = tokenJson(token);
+  return wallet === 'applepay'
+    ? { type: 'applepay', applePayToken: text === undefined ? token : Buffer.from(text, 'utf8').toString('base64') }
+    : { type: 'googlepay', googlePayToken: text ?? token };
+}
+
+/** A wallet token's JSON text, whether it came as JSON or base64 of JSON; undefined when it is neither. */
+function tokenJson(token: string): string | undefined {
+  const trimmed = token.trim();
+  const isJson = (t: string) => {
+    try {
+      return typeof JSON.parse(t) === 'object';
+    } catch {
+      return false;
+    }
+  };
+  if (isJson(trimmed)) return trimmed;
+  const decoded = Buffer.from(trimmed, 'base64').toString('utf8');
+  return isJson(decoded) ? decoded : undefined;
+}
+
+/** The EMV values our 3DS2 page may post back: the 3DS Method's completion, the challenge's transaction status. */
+const COMP_IND: ReadonlySet<string> = new Set(['Y', 'N', 'U']);
+const TRANS_STATUS: ReadonlySet<string> = new Set(['Y', 'N', 'U', 'A', 'C', 'R', 'I']);
+
+const base64url = (o: Json) => Buffer.from(JSON.stringify(o), 'utf8').toString('base64url');
+
+/** An action's token: base64 JSON (the ACS's addresses and ids); anything else reads as empty. */
+function decodeToken(token: unknown): Json {
+  if (typeof token !== 'string') return {};
+  try {
+    return obj(JSON.parse(Buffer.from(token, 'base64').toString('utf8'))) ?? {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A native 3DS2 action (`type: threeDS2`) -> the step our page runs: the fingerprint's 3DS Method (threeDSMethodData
+ * to the method URL; without one, the page reports threeDSCompInd U) or the challenge (a CReq to the ACS URL).
+ * The action's paymentData and authorisationToken come back with the result.
+ */
+function nativeStep(action: Json, psp: string | undefined, returnUrl: string | undefined): ConnectorOutcome {
+  const token = decodeToken(action.token);
+  const subtype = action.subtype === 'challenge' ? 'challenge' : 'fingerprint';
+  const serverTransId = str(token.threeDSServerTransID) ?? '';
+  let native: NativeThreeDs2Step;
+  if (subtype === 'fingerprint') {
+    const notification = str(token.threeDSMethodNotificationURL);
+    native = { kind: 'method', url: str(token.threeDSMethodUrl) ?? '', field: 'threeDSMethodData', value: base64url({ threeDSServerTransID: serverTransId, ...(notification ? { threeDSMethodNotificationURL: notification } : {}) }) };
+  } else {
+    const acsUrl = str(token.acsURL);
+    if (!acsUrl) return { kind: 'pending', reason: 'Adyen challenge without an ACS URL', ...(psp ? { reference: psp } : {}) };
+    const creq = { threeDSServerTransID: serverTransId, acsTransID: str(token.acsTransID) ?? '', messageVersion: str(token.messageVersion) ?? '2.1.0', messageType: 'CReq', challengeWindowSize: '05' };
+    native = { kind: 'challenge', url: acsUrl, field: 'creq', value: base64url(creq) };
+  }
+  if (!returnUrl) return { kind: 'pending', reason: 'Native 3DS2 without a return URL', ...(psp ? { reference: psp } : {}) };
+  const state: ConnectorState = {
+    threeDS2: subtype, returnUrl,
+    ...(psp ? { pspReference: psp } : {}),
+    ...(str(action.paymentData) ? { paymentData: str(action.paymentData)! } : {}),
+    ...(str(action.authorisationToken) ? { authorisationToken: str(action.authorisationToken)! } : {}),
+  };
+  const threeDs = serverTransId ? { threeDSServerTransID: serverTransId } : {};
+  return { kind: 'challenge', state, threeDs, page: { url: nativeThreeDs2PageUrl(returnUrl), method: 'GET', params: {} }, native };
 }
 
 /** The signing string of a standard notification item (Adyen: "Verify HMAC signatures"). */

@@ -18,13 +18,19 @@ import { ConnectorRejection } from '../types.ts';
 import type { HttpPort } from '../http.ts';
 import { classify, declinedOutcome } from '../error-codes.ts';
 import { AKURATECO_ERRORS } from './errors.ts';
-import { card6_4, s2sCard, s2sHash, sameDigest, type Term } from '../../domain/signatures.ts';
+import { apmCallbackHash, apmCredit2VirtualCallback, card6_4, s2sCard, s2sHash, sameDigest, type CallbackValue, type Term } from '../../domain/signatures.ts';
 import { formatAmount, parseAmount } from '../../domain/money.ts';
 import type { CardParameterSet } from '../../domain/card-parameter-sets.ts';
+import type { ApmConnector } from '../apm-types.ts';
+import { postForm } from './wire.ts';
+// A cycle (apm.ts reads the settings and helpers below), safe because both sides are only called later.
+import { AkuratecoApmConnector } from './apm.ts';
 
 export const AkuratecoSettings = Type.Object({
   /** The upstream's S2S CARD endpoint, e.g. https://api.upstream.example/post. */
   endpoint: Type.String({ pattern: '^https?://', maxLength: 2048 }),
+  /** The upstream's S2S APM endpoint (e.g. https://apm.upstream.example/post); absent: no alternative methods. */
+  apmEndpoint: Type.Optional(Type.String({ pattern: '^https?://', maxLength: 2048 })),
   /** A live MID moves real money: the sandbox test cards are refused on it. */
   live: Type.Optional(Type.Boolean()),
   timeoutMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 120_000 })),
@@ -41,7 +47,7 @@ const SETTINGS_CHECK = TypeCompiler.Compile(AkuratecoSettings);
 type Settings = Static<typeof AkuratecoSettings>;
 type Answer = Record<string, unknown>;
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** Upstream statuses that mean the payment was approved at some point (later follow-ups included). */
 const APPROVED_STATUSES: Readonly<Record<'sale' | 'auth' | 'payout', ReadonlySet<string>>> = {
@@ -50,17 +56,32 @@ const APPROVED_STATUSES: Readonly<Record<'sale' | 'auth' | 'payout', ReadonlySet
   payout: new Set(['SETTLED']),
 };
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-function settingsOf(mid: MidAccess | undefined): Settings {
+export function settingsOf(mid: MidAccess | undefined): Settings {
   if (!mid || !SETTINGS_CHECK.Check(mid.settings)) throw new Error('akurateco: the MID settings are incomplete');
   return mid.settings as Settings;
 }
 
-function credentialsOf(mid: MidAccess): { clientKey: string; password: string } {
+export function credentialsOf(mid: MidAccess): { clientKey: string; password: string } {
   const c = mid.credentials.expose();
   if (!c.client_key || !c.password) throw new Error('akurateco: the MID credentials are incomplete');
   return { clientKey: c.client_key, password: c.password };
+}
+
+/** acceptHeaders -> accept_headers: connectors get browser details camelCased, the family's form names them snake_case. */
+const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** The acquirer references an answer carries (the family's extended fields), those it has. */
+function references(a: Answer): { rrn?: string; arn?: string; approvalCode?: string } {
+  const out: { rrn?: string; arn?: string; approvalCode?: string } = {};
+  const rrn = str(a.rrn);
+  const arn = str(a.arn);
+  const approvalCode = str(a.approval_code);
+  if (rrn) out.rrn = rrn;
+  if (arn) out.arn = arn;
+  if (approvalCode) out.approvalCode = approvalCode;
+  return out;
 }
 
 /** parameters[...] as the family's form encoding names nested members. */
@@ -107,6 +128,22 @@ function upstreamChain(reference: string | undefined): { firstTransId: string; t
   return firstTransId && token ? { firstTransId, token } : undefined;
 }
 
+/**
+ * The digests a callback of the upstream may carry: S2S CARD's F2 (F6 for CREDIT2CARD), S2S APM's callback
+ * signature (CREDIT2VIRTUAL: its own formula). All need the MID's password, so accepting each costs nothing.
+ */
+function callbackDigests(b: Answer, payment: NotifiedPayment, password: string): string[] {
+  const transId = str(b.trans_id) ?? '';
+  const card = payment.first6Last4 ?? '';
+  const fields = Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined && v !== null)) as Record<string, CallbackValue>;
+  return [
+    s2sHash(s2sCard.f2(payment.payerEmail ?? '', password, transId, card), 'md5'),
+    s2sHash(s2sCard.f6(password, transId, card), 'md5'),
+    apmCallbackHash(fields, password),
+    apmCredit2VirtualCallback({ transId, orderId: str(b.order_id) ?? '', status: String(b.status ?? '') }, password),
+  ];
+}
+
 export class AkuratecoConnector implements CardConnector {
   readonly name = 'akurateco';
   readonly settingsSchema = AkuratecoSettings;
@@ -130,22 +167,14 @@ export class AkuratecoConnector implements CardConnector {
     return mid.settings.live === true;
   }
 
-  private async post(mid: MidAccess, fields: URLSearchParams, idempotencyKey?: string): Promise<Answer> {
+  /** The upstream's alternative methods, for a MID whose settings name its S2S APM endpoint. */
+  apmFor(mid: MidAccess, notifyUrl: string): ApmConnector | undefined {
+    return typeof mid.settings.apmEndpoint === 'string' ? new AkuratecoApmConnector(this.http, mid, notifyUrl) : undefined;
+  }
+
+  private post(mid: MidAccess, fields: URLSearchParams, idempotencyKey?: string): Promise<Answer> {
     const settings = settingsOf(mid);
-    const res = await this.http.send({
-      method: 'POST',
-      url: settings.endpoint,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
-      body: fields.toString(),
-      timeoutMs: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    });
-    // A 5xx or an answer that is not JSON says nothing about the payment: the caller treats it as pending.
-    if (res.status >= 500) throw new Error(`upstream answered ${res.status}`);
-    try {
-      return JSON.parse(res.body) as Answer;
-    } catch {
-      throw new Error(`upstream answered ${res.status} without JSON`);
-    }
+    return postForm(this.http, settings.endpoint, fields, settings.timeoutMs ?? DEFAULT_TIMEOUT_MS, idempotencyKey);
   }
 
   private hash(terms: Term[]): string {
@@ -174,9 +203,12 @@ export class AkuratecoConnector implements CardConnector {
       const payerFields: [string, string | undefined][] = [
         ['payer_first_name', payer.firstName], ['payer_last_name', payer.lastName], ['payer_address', payer.address], ['payer_country', payer.country],
         ['payer_state', payer.state], ['payer_city', payer.city], ['payer_zip', payer.zip], ['payer_email', payer.email], ['payer_phone', payer.phone],
-        ['payer_birth_date', payer.birthDate], ['payer_ip', req.payerIp],
+        ['payer_birth_date', payer.birthDate], ['payer_ip', req.payerIp], ['payer_address2', payer.address2],
+        ['payer_phone_country_code', payer.phoneCountryCode], ['payer_house_number', payer.houseNumber],
       ];
       for (const [k, v] of payerFields) if (v) f.set(k, v);
+      // The payer's browser, as the family's browser_* fields (the upstream's 3-D Secure needs them).
+      for (const [k, v] of Object.entries(req.browser ?? {})) if (v) f.set(`browser_${snakeCase(k)}`, v);
       if (req.returnUrl) f.set('term_url_3ds', req.returnUrl);
       if (req.intent === 'auth') f.set('auth', 'Y');
       // A card stored by this payment starts a recurring chain upstream too: later charges use it (RECURRING_SALE).
@@ -219,7 +251,7 @@ export class AkuratecoConnector implements CardConnector {
       case 'SUCCESS':
         if (!transId) return { kind: 'pending', reason: 'Upstream answered without trans_id' };
         return APPROVED_STATUSES[req.intent].has(String(a.status))
-          ? { kind: 'approved', reference: transId, reported: reported(a, req.currency), ...chainOf(a, transId) }
+          ? { kind: 'approved', reference: transId, reported: reported(a, req.currency), ...chainOf(a, transId), ...references(a) }
           : { kind: 'pending', reason: `Upstream status ${String(a.status)}`, reference: transId };
       case 'DECLINED':
         return declinedOutcome(classify(AKURATECO_ERRORS, undefined, str(a.decline_reason) ?? 'Declined by processing'), { reference: transId, reported: reported(a, req.currency) });
@@ -241,14 +273,14 @@ export class AkuratecoConnector implements CardConnector {
     const transId = str(a.trans_id) ?? '';
     if (a.result === 'ERROR') return { kind: 'pending', reason: `Upstream status lookup refused: ${str(a.error_message) ?? ''}` };
     const status = String(a.status);
-    if (APPROVED_STATUSES[intent].has(status)) return { kind: 'approved', reference: transId, reported: reported(a, currency), ...chainOf(a, transId) };
+    if (APPROVED_STATUSES[intent].has(status)) return { kind: 'approved', reference: transId, reported: reported(a, currency), ...chainOf(a, transId), ...references(a) };
     if (status === 'DECLINED') return declinedOutcome(classify(AKURATECO_ERRORS, undefined, str(a.decline_reason) ?? 'Declined by processing'), { reference: transId, reported: reported(a, currency) });
     return { kind: 'pending', reason: `Upstream status ${status}`, reference: transId };
   }
 
   private followUpOutcome(a: Answer): FollowUpOutcome {
     const transId = str(a.trans_id) ?? '';
-    if (a.result === 'SUCCESS') return { kind: 'approved', reference: transId };
+    if (a.result === 'SUCCESS') return { kind: 'approved', reference: transId, ...(str(a.arn) ? { arn: str(a.arn) } : {}) };
     if (a.result === 'DECLINED') return declinedOutcome(classify(AKURATECO_ERRORS, undefined, str(a.decline_reason) ?? 'Declined by processing'));
     if (a.result === 'ERROR') return declinedOutcome(classify(AKURATECO_ERRORS, str(a.error_code), str(a.error_message)));
     // ACCEPTED (CREDITVOID) and UNDEFINED: the outcome comes by callback or status lookup.
@@ -323,11 +355,8 @@ export class AkuratecoConnector implements CardConnector {
     const transId = str(b.trans_id) ?? '';
     const payment = payments.get(paymentId);
     if (!payment) throw new ConnectorRejection('unknown payment');
-    const { password } = credentialsOf(mid);
-    const card = payment.first6Last4 ?? '';
-    const candidates = [s2sCard.f2(payment.payerEmail ?? '', password, transId, card), s2sCard.f6(password, transId, card)];
     const given = str(b.hash) ?? '';
-    if (!candidates.some((t) => sameDigest(this.hash(t), given))) throw new ConnectorRejection('callback hash does not verify');
+    if (!callbackDigests(b, payment, credentialsOf(mid).password).some((d) => sameDigest(d, given))) throw new ConnectorRejection('callback hash does not verify');
     const action = String(b.action);
     const currency = str(b.currency) ?? '';
     if (b.result === 'REDIRECT' || b.result === 'WAITING' || b.result === 'UNDEFINED') return [];
@@ -342,3 +371,6 @@ export class AkuratecoConnector implements CardConnector {
     return [{ paymentId, operation, outcome }];
   }
 }
+
+/** The form encoding and answer type the APM transformers (apm.ts) share. */
+export { flatten, type Answer };

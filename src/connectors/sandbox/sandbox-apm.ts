@@ -5,7 +5,7 @@
  * provider page, the phone or bank app, the outbox. When the payer acts there, it notifies the gateway as a
  * bank does (ACSC paid, RJCT refused). Time comes from the injected clock, so QR lifetimes can be tested.
  */
-import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Sql } from '../../store/database.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { formatAmount } from '../../domain/money.ts';
@@ -20,6 +20,9 @@ export const CANCELLED_REASON = 'Cancelled by payer';
 export const QR_EXPIRED_REASON = 'QR code expired';
 export const DEFAULT_QR_LIFETIME_SECONDS = 60;
 const MAX_CODE_FAILURES = 3;
+/** Wrong answers to a mail payout's security question before the payout is refused. */
+export const MAX_ANSWER_FAILURES = 3;
+export const WRONG_ANSWERS_REASON = 'Security question answered wrongly too many times';
 
 /** D8: the payer's e-mail decides what the provider does with a payment the payer went through with. */
 const OUTCOME_BY_EMAIL: Readonly<Record<string, ProviderState>> = { 'success@gmail.com': 'executed', 'fail@gmail.com': 'rejected' };
@@ -45,7 +48,19 @@ export interface SandboxApmPayment {
   reason: string | null;
   expiresAt: Date | null;
   returnUrl: string | null;
+  /** A mail payout's security question, asked when its recipient opens the link. */
+  securityQuestion: string | null;
+  payeeName: string | null;
+  /** The MID's account and fee option a mail payout was sent with. */
+  accountUuid: string | null;
+  feeCalculationMethod: string | null;
 }
+
+/** What the recipient's answer to a mail payout's security question did. */
+export type AnswerResult =
+  | { kind: 'unknown' }
+  | { kind: 'decided'; payment: SandboxApmPayment }
+  | { kind: 'retry'; payment: SandboxApmPayment; attemptsLeft: number };
 
 export interface OutboxMessage {
   id: string;
@@ -90,6 +105,12 @@ interface Row {
   otp_failures: number;
   expires_at: Date | null;
   return_url: string | null;
+  security_question: string | null;
+  security_answer_digest: string | null;
+  answer_failures: number;
+  payee_name: string | null;
+  account_uuid: string | null;
+  fee_calculation_method: string | null;
 }
 
 const toPayment = (r: Row): SandboxApmPayment => ({
@@ -108,7 +129,19 @@ const toPayment = (r: Row): SandboxApmPayment => ({
   reason: r.reason,
   expiresAt: r.expires_at === null ? null : new Date(r.expires_at),
   returnUrl: r.return_url,
+  securityQuestion: r.security_question,
+  payeeName: r.payee_name,
+  accountUuid: r.account_uuid,
+  feeCalculationMethod: r.fee_calculation_method,
 });
+
+/**
+ * The answer as the provider keeps it: a digest salted with the payment's reference. Answers are compared
+ * trimmed and case-insensitively, as people type them.
+ */
+const answerDigest = (reference: string, answer: string) => createHash('sha256').update(`${reference}:${answer.trim().toLowerCase()}`, 'utf8').digest('hex');
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 const statusOf = (r: { state: ProviderState; reason: string | null }): ProviderStatus => (r.reason ? { state: r.state, reason: r.reason } : { state: r.state });
 
@@ -319,11 +352,69 @@ export class SandboxApmConnector implements ApmConnector {
     return { kind: 'approved', reference: `sbxapm_${randomUUID()}` };
   }
 
+  /**
+   * A payout, recorded like a payment (so inquire() finds it after a crash). A mail payout (experience link)
+   * e-mails its link to payer_email and waits for the recipient to answer the security question; it refuses a
+   * payout without the MID's account_uuid, as the provider's API does. Any other payout is decided at once, by
+   * the recipient's e-mail (D8).
+   */
   async payout(req: ApmPayoutRequest): Promise<ApmOutcome> {
-    const reference = `sbxapm_${randomUUID()}`;
-    const email = req.payee.email ?? (typeof req.params.customer_email === 'string' ? req.params.customer_email : undefined);
-    const decided = sandboxDecision(email);
+    const reference = `sbxapm_${newToken(18)}`;
+    const mail = req.experience === 'link';
+    const email = mail ? text(req.params.payer_email) : req.payee.email ?? text(req.params.customer_email) ?? text(req.params.email) ?? text(req.params.Email);
+    const refusal = mail && !text(req.params.account_uuid) ? { state: 'rejected' as const, reason: 'account_uuid is required' } : undefined;
+    const decided = refusal ?? (mail ? { state: 'pending' as const } : sandboxDecision(email));
+    const payeeName = mail ? [text(req.params.payer_first_name), text(req.params.payee_last_name)].filter(Boolean).join(' ') : req.payee.name;
+    const question = mail ? text(req.params.SecurityQuestion) ?? null : null;
+    const answer = mail ? text(req.params.SecurityQuestionAnswer) : undefined;
+    const [row] = await this.o.db.query<Row>(
+      `INSERT INTO sandbox_apm_payments (reference, end_to_end_id, method, experience, intent, merchant_name, amount, currency, description,
+         payer_email, payer_phone, state, reason, security_question, security_answer_digest, payee_name, account_uuid, fee_calculation_method, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 'payout', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18) RETURNING *`,
+      [reference, req.paymentId, req.method, req.experience ?? 'details', req.merchantName ?? '', req.amount, req.currency, req.description,
+        email ?? null, req.payee.phone ?? text(req.params.mobile_number) ?? null, decided.state, decided.reason ?? null, question,
+        answer === undefined ? null : answerDigest(reference, answer), payeeName || null, text(req.params.account_uuid) ?? null,
+        text(req.params.fee_calculation_method) ?? null, this.o.clock.now()],
+    );
+    if (decided.state === 'pending') {
+      const p = toPayment(row as Row);
+      await this.send('email', p.payerEmail ?? 'payee', `${p.merchantName} sent you ${formatAmount(p.amount, p.currency)} ${p.currency}`,
+        `Hello ${p.payeeName ?? ''}, ${p.merchantName} sent you ${formatAmount(p.amount, p.currency)} ${p.currency} ("${p.description}"). Open the link below and answer the security question to receive it.`,
+        this.url(`/sandbox/apm/${reference}`));
+      return { kind: 'action', reference, action: { kind: 'link', sentTo: maskContact(p.payerEmail ?? 'payee'), channel: 'email' } };
+    }
     return decided.state === 'executed' ? { kind: 'approved', reference } : { kind: 'declined', reason: decided.reason ?? DECLINE_REASON, reference };
+  }
+
+  /**
+   * The recipient of a mail payout answered the security question on the link: a right answer releases the
+   * payout (which still goes the way the recipient's e-mail says, D8), the third wrong one refuses it. Wrong
+   * answers are counted in the row. The gateway is told once the payout is decided.
+   */
+  async answerQuestion(reference: string, answer: string): Promise<AnswerResult> {
+    const [row] = await this.o.db.query<Row>('SELECT * FROM sandbox_apm_payments WHERE reference = $1', [reference.slice(0, 64)]);
+    if (!row || row.security_answer_digest === null) return { kind: 'unknown' };
+    if (row.state !== 'pending') return { kind: 'decided', payment: toPayment(row) };
+    if (timingSafeEqual(Buffer.from(answerDigest(reference, answer)), Buffer.from(row.security_answer_digest.padEnd(64).slice(0, 64)))) {
+      const decided = sandboxDecision(row.payer_email ?? undefined);
+      return this.decideAndNotify(reference, decided.state, decided.reason);
+    }
+    const [counted] = await this.o.db.query<Row>(
+      'UPDATE sandbox_apm_payments SET answer_failures = answer_failures + 1, updated_at = $2 WHERE reference = $1 AND state = $3 RETURNING *',
+      [reference, this.o.clock.now(), 'pending'],
+    );
+    if (!counted) return this.decideAndNotify(reference, 'rejected', WRONG_ANSWERS_REASON);
+    const left = MAX_ANSWER_FAILURES - counted.answer_failures;
+    if (left <= 0) return this.decideAndNotify(reference, 'rejected', WRONG_ANSWERS_REASON);
+    return { kind: 'retry', payment: toPayment(counted), attemptsLeft: left };
+  }
+
+  private async decideAndNotify(reference: string, state: ProviderState, reason?: string): Promise<AnswerResult> {
+    await this.decide(reference, state, reason);
+    const final = await this.find(reference);
+    if (!final) return { kind: 'unknown' };
+    if (final.state !== 'pending') await this.o.notify({ endToEndId: final.endToEndId, reference, status: final.state === 'executed' ? 'ACSC' : 'RJCT' });
+    return { kind: 'decided', payment: final };
   }
 
   // --- the provider's own side: what the sandbox pages show and do ------------------------------------

@@ -3,7 +3,7 @@
  * real pages served by the gateway (the ACS and provider pages); this connector only decides outcomes.
  */
 import { randomUUID } from 'node:crypto';
-import type { CardConnector, ConnectorOutcome, ConnectorState, FollowUpOutcome, ThreeDsAttributes } from '../types.ts';
+import type { AuthorizeRequest, CardConnector, ConnectorOutcome, ConnectorState, FollowUpOutcome, ThreeDsAttributes } from '../types.ts';
 import { DECLINE_REASON, scenarioFor, type Scenario } from './test-cards.ts';
 import { UNIFIED_CODES, type UnifiedCode } from '../error-codes.ts';
 import type { MidAccess } from '../types.ts';
@@ -11,11 +11,15 @@ import type { MidAccess } from '../types.ts';
 /**
  * A sandbox MID's setting `force_decline_code` (a unified code: do_not_honor, lost_or_stolen, ...) declines every
  * authorization on it with that code, so tests and integrators can see cascading across MIDs without a real
- * acquirer. Only this connector reads it; a real acquirer's MID has no such setting.
+ * acquirer; `force_decline_percent` (0 to 100) declines only that share of them, drawn at random (with
+ * force_decline_code, else do_not_honor), so success-rate routing has a MID that declines often to steer away
+ * from. Only this connector reads them; a real acquirer's MID has no such setting.
  */
 function forcedDecline(mid: MidAccess | undefined): ConnectorOutcome | undefined {
-  const code = mid?.settings.force_decline_code;
+  const code = mid?.settings.force_decline_code ?? (mid?.settings.force_decline_percent !== undefined ? 'do_not_honor' : undefined);
   if (typeof code !== 'string' || !Object.hasOwn(UNIFIED_CODES, code)) return undefined;
+  const percent = Number(mid?.settings.force_decline_percent ?? 100);
+  if (!(Math.random() * 100 < percent)) return undefined;
   const unified = code as UnifiedCode;
   return { kind: 'declined', reason: UNIFIED_CODES[unified].message, reference: reference(), error: { code: unified, rawCode: `SBX_${code.toUpperCase()}` } };
 }
@@ -69,13 +73,35 @@ const AUTHORIZE_OUTCOMES: Readonly<Record<Scenario, () => ConnectorOutcome>> = {
   redirect_decline: () => ({ kind: 'redirect', state: { scenario: 'redirect_decline' } }),
 };
 
+/**
+ * A wallet payment on the sandbox. A token passed as it is (virtual flow) is approved: the test engine, like an
+ * acquirer holding the wallet's keys, takes what the wallet made. A decrypted card with a cryptogram was
+ * authenticated on the payer's device: no challenge, and the ECI of the token is the one reported.
+ */
+function walletOutcome(req: AuthorizeRequest): ConnectorOutcome | undefined {
+  const wallet = req.wallet;
+  if (!wallet) return undefined;
+  if (wallet.token !== undefined) return approved();
+  if (!wallet.cryptogram) return undefined;
+  const scenario = scenarioFor(req.card.pan, req.card.expMonth, req.card.expYear, req.intent);
+  if (scenario !== 'success' && scenario !== 'capture_fails') return AUTHORIZE_OUTCOMES.decline();
+  return { kind: 'approved', reference: reference(), rrn: rrn(), approvalCode: approvalCode(), threeDs: { ...frictionless(), eci: wallet.eci ?? '05' } };
+}
+
 export class SandboxCardConnector implements CardConnector {
   readonly name = 'sandbox-card';
+  readonly walletTokens = true;
+  readonly decryptedWalletCards = true;
 
-  async authorize(req: Parameters<CardConnector['authorize']>[0], mid?: MidAccess): Promise<ConnectorOutcome> {
+  async authorize(req: AuthorizeRequest, mid?: MidAccess): Promise<ConnectorOutcome> {
     const forced = forcedDecline(mid);
     if (forced) return forced;
-    return AUTHORIZE_OUTCOMES[scenarioFor(req.card.pan, req.card.expMonth, req.card.expYear, req.intent)]();
+    const wallet = walletOutcome(req);
+    if (wallet) return withArn(wallet, req.intent);
+    const outcome = AUTHORIZE_OUTCOMES[scenarioFor(req.card.pan, req.card.expMonth, req.card.expYear, req.intent)]();
+    // The challenge or redirect remembers what was asked, so its completion knows whether funds moved (ARN).
+    if (outcome.kind === 'challenge' || outcome.kind === 'redirect') outcome.state.intent = req.intent;
+    return withArn(outcome, req.intent);
   }
 
   async complete(state: ConnectorState, result: { decision: string }): Promise<ConnectorOutcome> {
@@ -83,7 +109,7 @@ export class SandboxCardConnector implements CardConnector {
     const success = !payerGaveUp && (state.scenario === '3ds_success' || state.scenario === 'redirect_success');
     const is3ds = state.scenario?.startsWith('3ds') ?? false;
     const threeDs = is3ds ? challenged(success, state) : undefined;
-    if (success) return { kind: 'approved', reference: reference(), rrn: rrn(), approvalCode: approvalCode(), ...(threeDs ? { threeDs } : {}) };
+    if (success) return withArn({ kind: 'approved', reference: reference(), rrn: rrn(), approvalCode: approvalCode(), ...(threeDs ? { threeDs } : {}) }, state.intent);
     const reason = payerGaveUp ? 'Cancelled by payer' : is3ds ? '3-D Secure authentication failed' : DECLINE_REASON;
     return { kind: 'declined', reason, ...(threeDs ? { threeDs } : {}) };
   }
@@ -91,7 +117,7 @@ export class SandboxCardConnector implements CardConnector {
   async capture(p: Parameters<CardConnector['capture']>[0]): Promise<FollowUpOutcome> {
     // Card 4111111111111111 with expiry month 03: the authorization succeeds and the capture fails.
     if (p.card.expMonth === '03') return { kind: 'declined', reason: DECLINE_REASON };
-    return { kind: 'approved', reference: reference() };
+    return { kind: 'approved', reference: reference(), arn: arn() };
   }
 
   async refund(): Promise<FollowUpOutcome> {
@@ -118,4 +144,14 @@ function digits(n: number): string {
   return out;
 }
 const rrn = () => digits(12);
+/** An acquirer reference number: 23 digits, as card schemes assign them when funds move. */
+const arn = () => digits(23);
+
+/**
+ * The sandbox assigns an ARN where funds moved (a sale, a payout); a held authorization gets one at its capture,
+ * so both sides of "sent empty when missing" can be seen.
+ */
+function withArn(outcome: ConnectorOutcome, intent: string | undefined): ConnectorOutcome {
+  return outcome.kind === 'approved' && intent !== 'auth' ? { ...outcome, arn: arn() } : outcome;
+}
 const approvalCode = () => digits(6);

@@ -4,6 +4,7 @@
  */
 import { METHOD_LIST } from './catalog.ts';
 import type { MethodEntry, MethodRule, ParamSpec } from './types.ts';
+import { PROVIDER_KINDS, type ProviderKindName } from './provider-kinds.ts';
 
 const PREAMBLE = `# Payment method catalog
 
@@ -81,10 +82,21 @@ function ruleText(p: ParamSpec): string {
     p.requiredIn && `required for billing countries ${p.requiredIn.join(', ')}`,
     p.exemptIn && `not required in ${p.exemptIn.join(', ')}`,
     p.collectOnPage && `asked on the page when absent${p.label ? ` ("${p.label}")` : ''}`,
+    p.payee && `payouts: taken from the payee's ${PAYEE_NAMES[p.payee]} when absent`,
+    p.orMid && `or the MID's \`settings.${p.name}\``,
     p.example !== undefined && `e.g. ${code(p.example)}`,
   ];
   return parts.filter((x): x is string => typeof x === 'string' && x.length > 0).join('; ');
 }
+
+/** The request fields a payee value comes from (issue 17). */
+const PAYEE_NAMES: Readonly<Record<NonNullable<ParamSpec['payee']>, string>> = {
+  firstName: 'first name (payee_first_name)',
+  lastName: 'last name (payee_last_name)',
+  name: 'name',
+  email: 'e-mail (payee.email, else customer.email)',
+  phone: 'phone (payee.phone, payee_billing_address.phone)',
+};
 
 /** One row per member, nested members with their full path (`cart.items[n].price`). */
 function memberRows(params: readonly ParamSpec[], base = ''): string[] {
@@ -130,6 +142,40 @@ function methodSection(m: MethodEntry): string[] {
   return lines;
 }
 
+/** What each provider kind's calls carry and answer (the sandbox provider checks exactly this). */
+const KIND_WIRE: Readonly<Record<ProviderKindName, string>> = {
+  'header-key': '`POST /payments` (public id, amount, currency, method, payer, `params`) -> `{id, status, redirect_url}`; `GET /payments/{id}`; `POST /payments/{id}/cancel`. Serves the methods listed in `settings.methods` (required).',
+  'reference-auth': '`POST /reference-auth/token` `{api_key, timestamp, signature}` (signature: the MID\'s private key over `api_key.timestamp`) -> `{access_token}`; then with header `authorization`: Create reference `POST /reference-auth/references` `{amount (number), public_id (the order number, up to 40), single (true single, false recurring: the session\'s recurring_init)}` -> `{gateway_id}`; Create payment `POST /reference-auth/payments` `{gateway_id}` -> `{payment_id, redirect_url}`.',
+  'voucher-partner': '`POST /voucher/initiate` with PartnerId (settings `partner_ids` per currency, else `partner_id`, else the merchant\'s `connector_options.voucher_partner`, else the API key), PayerId, PayerFirstName, PayerLastName, PayerBirthDate, PublicId (the payment id), Amount, Currency (ISO 4217 int), PayType 0, PayMethod 2, CallbackUrl (the gateway\'s notification endpoint), ReturnUrl, DeclineUrl, CancelUrl (the payer page), Domain, Language (settings, else the merchant\'s connector options) and Signature (the MID\'s private key over every other field sorted by name, `name=value` joined by `&`, Base64) -> `{TransactionId, RedirectUrl}`. The partner notifies CallbackUrl; the gateway then calls `POST /voucher/status` (signed) -> `{Status: Pending|Approved|Declined}`. A PayerId known with other data is a data mismatch: the partner\'s page shows a pop-up and sends the payer to DeclineUrl, and the status call answers `Transaction does not exist`, which declines the payment with that reason.',
+  'payer-challenge': '`POST /challenges` with the eight fields phone, email, first_name, last_name (customer.name split), country, address, city, zip -> `{challengeId}`; then `POST /payments` with `challengeId` -> a one-time code sent to the phone; `POST /payments/{id}/otp` `{code}`.',
+  'pix-payin': '`POST /pix/payin` `{amount, fine, type_fine, branch_identifier, source_account_number, type_document, debtor_document, debtor_name}` (each from the request or the MID settings) -> `{qr_code_id, status, base_64_image, pix_copy_and_paste}`, handed to the S2S APM merchant in `redirect_params` beside `qr_code`.',
+  'mobile-money': '`POST /mobile-money/charge` `{public_id (the order number, at least 8), amount, currency, description, payer {name, email}, mobile_number, callback_url, verify_url, fee_bearer (settings, else the merchant\'s `connector_options.mobile_money`)}` -> `{auth_method: STK_PROMPT, message}`; the payer page shows the message while the payer confirms on the phone.',
+  'crypto-address': '`POST /crypto/address` `{crypto_type, network_type, bech32, accountId}` -> `{address, network}`: for BTC with bech32 a bech32 segwit address, for BCH with bech32 a cash address, for USDT the eth (default) or tron network.',
+  'crypto-fiat': 'As crypto-address, with `crypto_amount`: the order amount converted by the MID\'s `rates` (coin units per unit of each fiat currency) into `crypto_currency`, exactly, rounded down; no rate for the currency declines the payment.',
+  'card-by-bank': '`POST /payments` with `method: card-by-bank` -> `redirect_url` to the provider\'s account list; the payer picks an account there.',
+  'identity-transfer': '`POST /payments` with `first_name` and `last_name` (customer.name split: the first word, the rest) and `payment_methods: OBT`.',
+};
+
+function providerKindsSection(): string[] {
+  return [
+    '## Provider kinds (MID-configured providers)',
+    '',
+    'A MID with connector `apm-provider` (admin API, `POST /admin/v1/merchants/{id}/mids`) carries the methods of one provider',
+    'kind: `settings.kind`, `settings.base_url` (the provider\'s API), `settings.methods` (default: the kind\'s own), and sealed',
+    'credentials `api_key` with `api_secret` (header-key kinds: `X-API-Key` and `X-API-Secret` on every call) or `private_key`',
+    '(PEM; token and signature kinds). An APM payment goes to the merchant\'s highest-priority enabled MID whose kind serves its',
+    'method and whose currencies and limits allow it, and stays with that MID; a merchant without one uses the sandbox engine.',
+    'Every create call carries the gateway\'s notification URL `POST /apm/provider/notify/{payment}`: a notification only makes',
+    'the gateway ask the provider for the status. The sandbox provider at `{base_url}/sandbox/apm-provider` issues accounts',
+    '(`POST /sandbox/apm-provider/accounts`) and checks every rule below on the wire.',
+    '',
+    '| Kind | Authentication | Methods | Payer | Calls |',
+    '|---|---|---|---|---|',
+    ...Object.values(PROVIDER_KINDS).map((k) => row([code(k.name), k.auth, list(k.methods) || '(settings.methods)', k.experience, KIND_WIRE[k.name]])),
+    '',
+  ];
+}
+
 export function renderMethodsDoc(methods: readonly MethodEntry[] = METHOD_LIST): string {
   return [
     PREAMBLE,
@@ -139,6 +185,7 @@ export function renderMethodsDoc(methods: readonly MethodEntry[] = METHOD_LIST):
     '|---|---|---|---|---|---|',
     ...methods.map(coverageRow),
     '',
+    ...providerKindsSection(),
     '## Methods',
     '',
     ...methods.flatMap(methodSection),

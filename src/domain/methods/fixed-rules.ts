@@ -155,8 +155,8 @@ const FIXED: readonly MethodEntry[] = [
     operations: PAYIN,
     channels: CHANNELS,
     params: [
-      fromPage('beneficiary_details', 'Beneficiary details entered by the payer; the spec does not name the fields.'),
-      fromPage('account', 'An account the payer picks from a list.'),
+      fromPage('beneficiary_details', "Beneficiary details entered by the payer on the provider's page; the spec does not name the fields."),
+      fromPage('account', "An account the payer picks from the list the provider offers on its page."),
     ],
     notes: ['A confirmation code may be asked at any stage.'],
   },

@@ -242,7 +242,11 @@ export const OTHER_KINDS: readonly MethodEntry[] = [
     specName: 'trading withdrawal method (<prefix>-withdrawal)',
     experience: 'details',
     operations: PAYOUT,
-    params: [required('withdrawCurrency', CRYPTO_SYMBOL), required('address', { note: "The payer's wallet address." }), optional('tradingAccountLogin')],
+    params: [
+      required('withdrawCurrency', { ...CRYPTO_SYMBOL, collectOnPage: true, label: 'Currency to receive', note: `${CRYPTO_SYMBOL.note} On Checkout the page asks when the request lacks it.` }),
+      required('address', { collectOnPage: true, label: 'Wallet address', note: "The payer's wallet address. On Checkout the page asks when the request lacks it." }),
+      optional('tradingAccountLogin', { collectOnPage: true, label: 'Trading account login' }),
+    ],
   }),
   apm({
     key: 'conversion',

@@ -10,6 +10,12 @@ const CHANNELS: readonly Channel[] = ['checkout', 's2s_apm'];
 const ORDER_AMOUNT = fromRequest('order.amount', 'required', { type: 'number' });
 const MID_OR_SENT = 'Mandatory, but may be set in the MID instead, which the request does not show: checked only when sent.';
 const PHONE_WITH_CODE = { pattern: '^\\+?[0-9]{8,15}$', example: '+233241234567' };
+/**
+ * On Checkout the payee is on the hosted page: what a payout needs and the request lacks, the page asks for
+ * (the members stay required on S2S APM, where no page can ask).
+ */
+const PAYEE_ASKS = 'Required; on Checkout the hosted page asks the payee when the request lacks it.';
+const asked = (name: string, label: string, opts: Partial<ParamSpec> = {}): ParamSpec => required(name, { collectOnPage: true, label, note: PAYEE_ASKS, ...opts });
 
 const MAIL_PAYOUT: MethodEntry = {
   key: 'mail-payout',
@@ -21,17 +27,18 @@ const MAIL_PAYOUT: MethodEntry = {
   operations: ['credit'],
   channels: CHANNELS,
   params: [
-    required('payer_first_name', { maxLength: 60, note: 'The spec writes "payer_first_name with payee_last_name (required, string max 60)": each is required and at most 60 characters.' }),
-    required('payee_last_name', { maxLength: 60 }),
-    required('payer_email', { type: 'email', minLength: 2, maxLength: 60 }),
+    asked('payer_first_name', 'First name', { maxLength: 60, payee: 'firstName', note: `The spec writes "payer_first_name with payee_last_name (required, string max 60)": each is required and at most 60 characters. Taken from payee_first_name when absent. ${PAYEE_ASKS}` }),
+    asked('payee_last_name', 'Last name', { maxLength: 60, payee: 'lastName', note: `Taken from payee_last_name when absent. ${PAYEE_ASKS}` }),
+    asked('payer_email', 'E-mail the payout link goes to', { type: 'email', minLength: 2, maxLength: 60, payee: 'email', note: `The link is sent there. Taken from payee.email (or customer.email) when absent. ${PAYEE_ASKS}` }),
     fromRequest('order.amount', 'required', { type: 'number', note: 'order_amount.' }),
     fromRequest('order.currency', 'required', { note: 'order_currency.' }),
     fromRequest('order.description', 'required', { minLength: 5, maxLength: 200, note: 'order_description, 5 to 200 characters.' }),
-    required('SecurityQuestion', { minLength: 10, maxLength: 40 }),
-    required('SecurityQuestionAnswer', { minLength: 3, maxLength: 40 }),
-    fromMid('account_uuid', 'From the MID setting.'),
-    fromMid('fee_calculation_method', 'MID option.', { values: ['account_level', 'transaction_level'], default: 'account_level' }),
+    asked('SecurityQuestion', 'Security question', { minLength: 10, maxLength: 40, note: `The recipient answers it on the link before the money is released. ${PAYEE_ASKS}` }),
+    asked('SecurityQuestionAnswer', 'Answer to the security question', { minLength: 3, maxLength: 40 }),
+    fromMid('account_uuid', 'From the MID setting (settings.account_uuid of the MID the session routes to); without it the payout is declined.'),
+    fromMid('fee_calculation_method', 'MID option (settings.fee_calculation_method).', { values: ['account_level', 'transaction_level'], default: 'account_level' }),
   ],
+  notes: ['The provider e-mails the link to payer_email; the recipient answers the security question there (three wrong answers refuse the payout), and the outcome reaches the merchant as a callback of type credit.'],
 };
 
 const PIX_PAYOUT: MethodEntry = {
@@ -44,14 +51,14 @@ const PIX_PAYOUT: MethodEntry = {
   channels: CHANNELS,
   params: [
     ORDER_AMOUNT,
-    required('key', {
+    asked('key', 'Pix key', {
       maxLength: 180,
       pattern: '^([A-Za-z0-9-]{1,36}|[^@\\s]+@[^@\\s]+\\.[^@\\s]+|\\+?[0-9]{13})$',
       example: '12345678901',
-      note: "The recipient's key: a random key of up to 36 alphanumerics (dashes allowed, as in its UUID form), CPF 11 digits, CNPJ 14 digits, e-mail up to 180 characters, or phone of 13 digits with country code.",
+      note: `The recipient's key: a random key of up to 36 alphanumerics (dashes allowed, as in its UUID form), CPF 11 digits, CNPJ 14 digits, e-mail up to 180 characters, or phone of 13 digits with country code. ${PAYEE_ASKS}`,
     }),
-    conditional('source_account_number', { note: MID_OR_SENT }),
-    conditional('branch_identifier', { pattern: '^[0-9]{4}$', example: '0001', note: `4 digits. ${MID_OR_SENT}` }),
+    conditional('source_account_number', { orMid: true, note: MID_OR_SENT }),
+    conditional('branch_identifier', { orMid: true, pattern: '^[0-9]{4}$', example: '0001', note: `4 digits. ${MID_OR_SENT}` }),
   ],
 };
 
@@ -83,37 +90,37 @@ const PIX_PAYIN: MethodEntry = {
   notes: ['The response returns qr_code_id (connector id), payment status, base_64_image (QR image) and pix_copy_and_paste; a callback follows to the URL set in the connector\'s admin panel.'],
 };
 
-const PAYMENT_METHOD = required('paymentMethod', { maxLength: 6, note: 'A code (String 6); the spec lists the codes for Brazil only.' });
-const CASH_ACCOUNT = required('cashAccount', { maxLength: 32 });
-const CASH_ACCOUNT_TYPE = required('cashAccountType', { maxLength: 32, values: ['CORRIENTE', 'AHORROS'] });
+const PAYMENT_METHOD = asked('paymentMethod', 'Payment method code', { maxLength: 6, note: `A code (String 6); the spec lists the codes for Brazil only. ${PAYEE_ASKS}` });
+const CASH_ACCOUNT = asked('cashAccount', 'Account', { maxLength: 32 });
+const CASH_ACCOUNT_TYPE = asked('cashAccountType', 'Account type', { maxLength: 32, values: ['CORRIENTE', 'AHORROS'] });
 
 const WITHDRAWALS: readonly [string, string, readonly ParamSpec[]][] = [
-  ['india', 'India', [PAYMENT_METHOD, CASH_ACCOUNT, required('ifscCode', { maxLength: 16, pattern: '^[A-Za-z0-9]{11}$', example: 'HDFC0001234', note: 'String 16 holding 11 alphanumerics.' })]],
-  ['indonesia', 'Indonesia', [PAYMENT_METHOD, CASH_ACCOUNT, optional('name'), optional('accountNo')]],
-  ['thailand', 'Thailand', [required('paymentMethod', { note: 'A code; the spec gives no length for Thailand.' }), CASH_ACCOUNT]],
+  ['india', 'India', [PAYMENT_METHOD, CASH_ACCOUNT, asked('ifscCode', 'IFSC code', { maxLength: 16, pattern: '^[A-Za-z0-9]{11}$', example: 'HDFC0001234', note: `String 16 holding 11 alphanumerics. ${PAYEE_ASKS}` })]],
+  ['indonesia', 'Indonesia', [PAYMENT_METHOD, CASH_ACCOUNT, optional('name', { collectOnPage: true, label: 'Account holder name', payee: 'name' }), optional('accountNo', { collectOnPage: true, label: 'Account number' })]],
+  ['thailand', 'Thailand', [asked('paymentMethod', 'Payment method code', { note: `A code; the spec gives no length for Thailand. ${PAYEE_ASKS}` }), CASH_ACCOUNT]],
   ['mexico', 'Mexico', [PAYMENT_METHOD, CASH_ACCOUNT]],
   ['brazil', 'Brazil', [
-    required('paymentMethod', { maxLength: 6, values: ['CPF', 'CNPJ', 'PHONE', 'EMAIL', 'EVP'] }),
+    asked('paymentMethod', 'Key type', { maxLength: 6, values: ['CPF', 'CNPJ', 'PHONE', 'EMAIL', 'EVP'] }),
     CASH_ACCOUNT,
-    required('taxNumber', { pattern: '^([0-9]{11}|[0-9]{14})$', example: '12345678901', note: 'CPF 11 digits or CNPJ 14.' }),
+    asked('taxNumber', 'CPF or CNPJ', { pattern: '^([0-9]{11}|[0-9]{14})$', example: '12345678901', note: `CPF 11 digits or CNPJ 14. ${PAYEE_ASKS}` }),
   ]],
   ['colombia', 'Colombia', [
     PAYMENT_METHOD,
     CASH_ACCOUNT,
     CASH_ACCOUNT_TYPE,
-    required('idType', { values: ['CC', 'CE'] }),
-    required('identity', { pattern: '^[A-Za-z0-9]+$', example: '1020304050', note: 'Alphanumeric.' }),
+    asked('idType', 'ID type', { values: ['CC', 'CE'] }),
+    asked('identity', 'ID number', { pattern: '^[A-Za-z0-9]+$', example: '1020304050', note: `Alphanumeric. ${PAYEE_ASKS}` }),
   ]],
   ['peru', 'Peru', [
     PAYMENT_METHOD,
     CASH_ACCOUNT,
     CASH_ACCOUNT_TYPE,
-    required('cci_', { maxLength: 20, note: 'Spelled cci_ as in the spec (String 20).' }),
-    required('name'),
-    required('email', { type: 'email' }),
-    required('phone'),
-    required('idType', { values: ['DNI', 'CE', 'PAS', 'RUC'] }),
-    required('identity'),
+    asked('cci_', 'CCI', { maxLength: 20, note: `Spelled cci_ as in the spec (String 20). ${PAYEE_ASKS}` }),
+    asked('name', 'Account holder name', { payee: 'name' }),
+    asked('email', 'E-mail', { type: 'email', payee: 'email' }),
+    asked('phone', 'Phone', { payee: 'phone' }),
+    asked('idType', 'ID type', { values: ['DNI', 'CE', 'PAS', 'RUC'] }),
+    asked('identity', 'ID number'),
   ]],
 ];
 
@@ -139,9 +146,11 @@ const OTHER_WITHDRAWAL: MethodEntry = {
   operations: ['credit'],
   channels: CHANNELS,
   params: [
-    ...['ToAccountNumber', 'ToAccountName', 'ToProvince', 'ToCity', 'ToBranch', 'ToAddress'].map((name) => conditional(name, { note: UNSTATED })),
-    conditional('Email', { type: 'email', note: UNSTATED }),
-    conditional('Phone', { note: UNSTATED }),
+    conditional('ToAccountNumber', { collectOnPage: true, label: 'Account number', note: 'Conditional, the spec states no condition. Read as: the account the money goes to is needed, so it is required on S2S APM and asked on the Checkout page when absent.' }),
+    conditional('ToAccountName', { collectOnPage: true, label: 'Account holder name', payee: 'name', note: 'As ToAccountNumber; taken from the payee\'s name when absent.' }),
+    ...['ToProvince', 'ToCity', 'ToBranch', 'ToAddress'].map((name) => conditional(name, { note: UNSTATED })),
+    conditional('Email', { type: 'email', payee: 'email', note: `${UNSTATED} Taken from the payee's e-mail when absent.` }),
+    conditional('Phone', { payee: 'phone', note: `${UNSTATED} Taken from the payee's phone when absent.` }),
   ],
 };
 
@@ -155,22 +164,23 @@ const MOBILE_MONEY_PAYOUT: MethodEntry = {
   experience: 'details',
   experienceOptions: { action: 'CREDIT2VIRTUAL' },
   operations: ['credit'],
-  channels: ['s2s_apm'],
+  channels: CHANNELS,
   currencies: MOBILE_MONEY_CURRENCIES,
   params: [
     fromRequest('order.amount', 'required', { type: 'number', note: 'order_amount. Respect the operator minimum and maximum (not given by the spec); zero-exponent currencies such as XOF and XAF apply.' }),
     fromRequest('order.description', 'optional', { note: 'order_description.' }),
-    required('mobile_money_operator', { note: 'Operator slug, one per country and operator.' }),
-    required('mobile_number', { ...PHONE_WITH_CODE, note: "Recipient number in the operator's country format, with country code." }),
-    required('customer_email', { type: 'email', note: 'Recipient e-mail.' }),
-    optional('customer_name'),
-    fromRequest('payee_first_name', 'required'),
-    fromRequest('payee_last_name', 'required'),
-    fromRequest('payee_email', 'required', { type: 'email' }),
+    asked('mobile_money_operator', 'Mobile money operator', { note: `Operator slug, one per country and operator. ${PAYEE_ASKS}` }),
+    asked('mobile_number', 'Mobile number', { ...PHONE_WITH_CODE, payee: 'phone', note: `Recipient number in the operator's country format, with country code. ${PAYEE_ASKS}` }),
+    asked('customer_email', 'E-mail', { type: 'email', payee: 'email', note: `Recipient e-mail; taken from the payee's e-mail when absent. ${PAYEE_ASKS}` }),
+    optional('customer_name', { payee: 'name', note: "Taken from the payee's name when absent." }),
+    fromRequest('payee_first_name', 'required', { collectOnPage: true, label: 'First name', note: `Checkout: the top-level payee_first_name. ${PAYEE_ASKS}` }),
+    fromRequest('payee_last_name', 'required', { collectOnPage: true, label: 'Last name', note: `Checkout: the top-level payee_last_name. ${PAYEE_ASKS}` }),
+    fromRequest('payee_email', 'required', { type: 'email', collectOnPage: true, label: 'E-mail', note: `Checkout: payee.email, else customer.email. ${PAYEE_ASKS}` }),
   ],
   notes: [
     "Countries covered: Ghana (GHS), Kenya (KES), Cote d'Ivoire (XOF), Cameroon (XAF), Tanzania (TZS), Egypt (EGP).",
     'action CREDIT2VIRTUAL, client_key, brand (this key), order_id and hash are the S2S APM envelope, checked by that channel.',
+    'On Checkout (operation credit) the hosted page asks the payee for what the request lacks; the outcome is a callback of type credit.',
   ],
 };
 

@@ -18,6 +18,9 @@ export type PayerExperience =
   | 'otp' // a one-time code sent to the payer's phone
   | 'link'; // a link sent by e-mail or SMS
 
+/** What a credit request says of its payee, by the name the payment's payer record gives it. */
+export type PayeeField = 'firstName' | 'lastName' | 'name' | 'email' | 'phone';
+
 /** JSON type of a value. Numbers and booleans also arrive as strings (S2S is form-encoded). */
 export type ParamType = 'string' | 'number' | 'integer' | 'boolean' | 'date' | 'datetime' | 'url' | 'email' | 'object' | 'array';
 
@@ -63,6 +66,13 @@ export interface ParamSpec {
   values?: readonly string[];
   /** Asked on the hosted page when the request lacks it. */
   collectOnPage?: boolean;
+  /**
+   * Payouts: filled from the session's payee (payee_first_name, payee_last_name, payee.email, ...) when the
+   * parameters lack it, before the page asks (issue 17: the request's payee values reach the payout).
+   */
+  payee?: PayeeField;
+  /** May be set in the MID instead (settings.<name> of the MID the payment routes to): used when the request lacks it. */
+  orMid?: boolean;
   /** Billing countries (alpha-2) where a conditional member is required; elsewhere it is not asked. */
   requiredIn?: readonly string[];
   /** Billing countries where the member is not required and not asked. */

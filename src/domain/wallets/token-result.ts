@@ -17,9 +17,41 @@ export const WALLET_DECLINES = {
   signing_time_out_of_window: 'The payment token was signed too long ago (or in the future).',
   public_key_hash_unknown: 'The payment token was encrypted for a key this merchant does not have.',
   decryption_key_missing: 'The merchant has no decryption key for this wallet.',
+  wallet_not_enabled: 'This wallet is not enabled for the merchant (Wallets settings).',
+  merchant_certificate_invalid: 'The merchant\'s Apple Pay certificate carries no merchant identifier (Wallets settings).',
+  no_wallet_connector: 'None of the merchant\'s MIDs takes wallet payments (neither the token nor the decrypted card).',
+  virtual_hold_unavailable: 'A held authorization (auth=Y) needs the decrypted flow: set the decryption key in the Wallets settings.',
+  virtual_recurring_unavailable: 'Recurring payments and card tokens need the decrypted flow: set the decryption key in the Wallets settings.',
 } as const;
 
 export type WalletDecline = keyof typeof WALLET_DECLINES;
+
+/**
+ * The unified code each refusal is recorded with (connectors/error-codes.ts): a token that does not verify is an
+ * invalid request, a merchant's setup that cannot carry the payment a configuration error, a virtual payment asking
+ * for what only a stored card gives an unsupported request. None is retried on another MID: no MID was asked.
+ */
+export const WALLET_DECLINE_CODES: Readonly<Record<WalletDecline, 'invalid_request' | 'configuration_error' | 'not_supported'>> = {
+  token_malformed: 'invalid_request',
+  token_protocol_unsupported: 'invalid_request',
+  intermediate_key_untrusted: 'invalid_request',
+  intermediate_key_expired: 'invalid_request',
+  token_signature_invalid: 'invalid_request',
+  token_tag_mismatch: 'invalid_request',
+  token_expired: 'invalid_request',
+  token_payment_method_unsupported: 'invalid_request',
+  token_replayed: 'invalid_request',
+  certificate_chain_untrusted: 'invalid_request',
+  certificate_marker_missing: 'invalid_request',
+  signing_time_out_of_window: 'invalid_request',
+  public_key_hash_unknown: 'invalid_request',
+  decryption_key_missing: 'configuration_error',
+  wallet_not_enabled: 'configuration_error',
+  merchant_certificate_invalid: 'configuration_error',
+  no_wallet_connector: 'configuration_error',
+  virtual_hold_unavailable: 'not_supported',
+  virtual_recurring_unavailable: 'not_supported',
+};
 
 export type TokenResult<T> = { ok: true; value: T } | { ok: false; reason: WalletDecline };
 

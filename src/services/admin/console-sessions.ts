@@ -1,12 +1,12 @@
 /**
  * Signing in to the console (issue 14): an operator user's e-mail and password open a session stored in the
- * database (any node serves it). The answer gives the cookie's secret (set by the channel) and the CSRF token.
+ * database (any node serves it); each sign-in deletes the sessions that can no longer be used. The answer gives the cookie's secret (set by the channel) and the CSRF token.
  */
 import { GatewayError } from '../../domain/errors.ts';
 import { hashOperatorPassword, verifyOperatorPassword } from '../../domain/operator-passwords.ts';
-import { ABSOLUTE_TIMEOUT_MS, newCsrfToken, newSessionSecret, sessionDigest } from '../../domain/console-session.ts';
+import { ABSOLUTE_TIMEOUT_MS, IDLE_TIMEOUT_MS, newCsrfToken, newSessionSecret, sessionDigest } from '../../domain/console-session.ts';
 import { newId } from '../../domain/ids.ts';
-import { endConsoleSession, findSignInUser, insertConsoleSession } from '../../store/console-sessions-repo.ts';
+import { endConsoleSession, findSignInUser, insertConsoleSession, purgeDeadConsoleSessions } from '../../store/console-sessions-repo.ts';
 import { appendAudit } from '../../store/audit-repo.ts';
 import type { Database } from '../../store/database.ts';
 
@@ -28,6 +28,8 @@ export async function signIn(db: Database, email: string, password: string, now:
   if (!user?.passwordHash || !valid) throw new GatewayError('consoleSignInFailed');
   const session = { id: newId(), userId: user.id, secret: newSessionSecret(), csrfToken: newCsrfToken(), expiresAt: new Date(now.getTime() + ABSOLUTE_TIMEOUT_MS) };
   await db.transaction(async (tx) => {
+    // Sessions that ended, expired or idled out are worth nothing: each sign-in sweeps them away.
+    await purgeDeadConsoleSessions(tx, now, IDLE_TIMEOUT_MS);
     await insertConsoleSession(tx, { id: session.id, digest: sessionDigest(session.secret), userId: user.id, csrfToken: session.csrfToken, now, expiresAt: session.expiresAt });
     await appendAudit(tx, { actor: { userId: user.id, name: email }, action: 'session.sign_in', objectType: 'operator_user', objectId: user.id }, now);
   });

@@ -15,6 +15,7 @@ import { loadMerchantConfig, openOptionSecrets, writeMerchantSettings } from '..
 import { optionSecretsOwner } from '../../store/secret-rotation.ts';
 import { sealSecret, type SecretFields } from '../../store/sealed-secrets.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
+import { auditDiff } from './audit-diff.ts';
 import { isUuid } from '../../store/payments-repo.ts';
 
 type Requirement = 'required' | 'optional';
@@ -157,10 +158,10 @@ export async function changeMerchantSettings(ctx: ServiceContext, actor: AuditAc
     const sealed = Object.keys(secrets).length > 0 ? sealSecret(ctx.keyring, secrets, optionSecretsOwner(merchantId)) : null;
     const now = ctx.clock.now();
     await writeMerchantSettings(tx, merchantId, settings, sealed, now);
-    const before = settingsView(config.merchant.settings);
     const after = settingsView(settings);
-    // Views carry fingerprints, never the private key.
-    await appendAudit(tx, { actor, action: 'merchant.settings.update', objectType: 'merchant', objectId: merchantId, before, after }, now);
+    // Views carry fingerprints, never the private key; only the settings that changed are recorded.
+    const diff = auditDiff(settingsView(config.merchant.settings) as unknown as Record<string, unknown>, after as unknown as Record<string, unknown>);
+    if (diff.changed) await appendAudit(tx, { actor, action: 'merchant.settings.update', objectType: 'merchant', objectId: merchantId, before: diff.before, after: diff.after }, now);
     return after;
   });
   ctx.merchants.invalidate();

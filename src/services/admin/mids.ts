@@ -10,6 +10,7 @@ import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts'
 import { isKnownCurrency } from '../../domain/money.ts';
 import { newId } from '../../domain/ids.ts';
 import { scaledDecimal } from '../../domain/mid-limits.ts';
+import { validateCaps, type DailyCaps } from '../../domain/volume-caps.ts';
 import { compile, collectErrors } from '../../channels/validation.ts';
 import { findMerchantById, insertMid, listMids, midCredentialsOwner, openMidCredentials, type Mid, type PaymentMode } from '../../store/merchants-repo.ts';
 import { findMerchantMid, lockMerchantMids, setMidPriority, updateMid, type MidChanges } from '../../store/mid-admin-repo.ts';
@@ -17,6 +18,24 @@ import { maskSecretFields, sealSecret, type SecretFields } from '../../store/sea
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { VaultError } from '../../store/card-vault.ts';
 import { isUuid } from '../../store/payments-repo.ts';
+import { APM_PROVIDER_SPEC } from '../../connectors/apm-provider/schemas.ts';
+
+/** Connectors a MID may name besides the card connectors: the APM provider kinds (issue 17). */
+const APM_CONNECTOR_SPECS: ReadonlyMap<string, typeof APM_PROVIDER_SPEC> = new Map([[APM_PROVIDER_SPEC.name, APM_PROVIDER_SPEC]]);
+import { METHOD_LIST } from '../../domain/methods/catalog.ts';
+import { fitsMidSetting, midSettingRules } from '../../domain/methods/supplied.ts';
+
+/** MID settings the method catalog reads (account_uuid, fee_calculation_method, ...), with their allowed values. */
+const METHOD_SETTINGS = midSettingRules(METHOD_LIST);
+
+/** A MID setting a payment method reads must be a value that method allows (one of its values, its shape). */
+function methodSettingErrors(settings: Record<string, unknown>): FieldError[] {
+  return Object.entries(settings).flatMap(([key, value]) => {
+    const rule = METHOD_SETTINGS.get(key);
+    if (fitsMidSetting(rule, value)) return [];
+    return [{ field: `settings.${key}`, message: rule?.values ? MESSAGES.notChoice : MESSAGES.notValid }];
+  });
+}
 
 /** A MID as the admin API shows it: credentials masked, amounts as decimal strings. */
 export interface MidView {
@@ -30,6 +49,8 @@ export interface MidView {
   currencies: string[] | null;
   min_amount: string | null;
   max_amount: string | null;
+  /** Daily volume caps per currency (count and amount, UTC days); null: none. */
+  daily_caps: DailyCaps | null;
   descriptor: string | null;
   card_on_file_support: boolean;
   settings: Record<string, unknown>;
@@ -49,6 +70,7 @@ export interface MidInput {
   currencies?: string[] | null;
   min_amount?: string | null;
   max_amount?: string | null;
+  daily_caps?: DailyCaps | null;
   descriptor?: string | null;
   card_on_file_support?: boolean;
   settings?: Record<string, unknown>;
@@ -68,6 +90,7 @@ export function midView(ctx: Pick<ServiceContext, 'keyring'>, mid: Mid): MidView
     currencies: mid.currencies,
     min_amount: mid.minAmount,
     max_amount: mid.maxAmount,
+    daily_caps: mid.dailyCaps,
     descriptor: mid.descriptor,
     card_on_file_support: mid.cardOnFileSupport,
     settings: mid.settings,
@@ -97,17 +120,21 @@ const flatScalars = (v: unknown) => typeof v === 'object' && v !== null && Objec
 const flatStrings = (v: unknown) => typeof v === 'object' && v !== null && Object.values(v).every((x) => typeof x === 'string');
 
 /** The rules no schema can say: the connector exists, settings and credentials fit it, limits are ordered. */
-function validateMid(ctx: Pick<ServiceContext, 'connectors'>, mid: MidChanges & { connector: string }, credentials: SecretFields | null): void {
+function validateMid(ctx: Pick<ServiceContext, 'connectors'>, mid: MidChanges & { connector: string }, credentials: SecretFields | null, creating = false): void {
   const errors: FieldError[] = [];
-  const connector = ctx.connectors.get(mid.connector);
+  const apm = APM_CONNECTOR_SPECS.get(mid.connector);
+  const connector = ctx.connectors.get(mid.connector) ?? apm;
   if (!connector) errors.push({ field: 'connector', message: MESSAGES.notChoice });
   for (const code of mid.currencies ?? []) if (!isKnownCurrency(code)) errors.push({ field: 'currencies', message: MESSAGES.notCurrency });
   if (mid.minAmount !== null && mid.maxAmount !== null && scaledDecimal(mid.minAmount) > scaledDecimal(mid.maxAmount)) {
     errors.push({ field: 'min_amount', message: `This value should be less than or equal to ${mid.maxAmount}.` });
   }
+  errors.push(...validateCaps(mid.dailyCaps, isKnownCurrency));
   if (connector) {
     errors.push(...connectorErrors(connector.settingsSchema, mid.settings, 'settings', flatScalars));
+    errors.push(...methodSettingErrors(mid.settings));
     if (credentials) errors.push(...connectorErrors(connector.credentialsSchema, credentials, 'credentials', flatStrings));
+    if (apm && errors.length === 0) errors.push(...apm.check(mid.settings, credentials ?? (creating ? {} : null)));
   }
   if (errors.length > 0) throw GatewayError.invalid(errors);
 }
@@ -153,12 +180,13 @@ export async function createMid(ctx: ServiceContext, actor: AuditActor, merchant
     currencies: input.currencies ?? null,
     minAmount: input.min_amount ?? null,
     maxAmount: input.max_amount ?? null,
+    dailyCaps: input.daily_caps ?? null,
     descriptor: input.descriptor ?? null,
     cardOnFileSupport: input.card_on_file_support ?? false,
     settings: input.settings ?? {},
     sealedCredentials: credentials ? sealSecret(ctx.keyring, credentials, midCredentialsOwner(id)) : null,
   };
-  validateMid(ctx, { ...changes, connector: input.connector }, credentials);
+  validateMid(ctx, { ...changes, connector: input.connector }, credentials, true);
   const view = await ctx.db.transaction(async (tx) => {
     await insertMid(tx, { id, merchantId, connector: input.connector, ...changes });
     const created = await findMerchantMid(tx, merchantId, id);
@@ -187,6 +215,7 @@ export async function changeMid(ctx: ServiceContext, actor: AuditActor, merchant
       currencies: pick(input.currencies, mid.currencies),
       minAmount: pick(input.min_amount, mid.minAmount),
       maxAmount: pick(input.max_amount, mid.maxAmount),
+      dailyCaps: pick(input.daily_caps, mid.dailyCaps),
       descriptor: pick(input.descriptor, mid.descriptor),
       cardOnFileSupport: pick(input.card_on_file_support, mid.cardOnFileSupport),
       settings: pick(input.settings, mid.settings),

@@ -10,7 +10,8 @@ import type { Intent, RoutingDecision } from '../../domain/routing.ts';
 import { findMerchantById, listMids, lockMerchantRouting, setMerchantRouting } from '../../store/merchants-repo.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { isUuid } from '../../store/payments-repo.ts';
-import { cardFacts, routeCard } from '../card-routing.ts';
+import { cardFacts, routeCard, scorerFor } from '../card-routing.ts';
+import type { MidScore } from '../../domain/success-rate.ts';
 
 async function merchantOrNotFound(ctx: Pick<ServiceContext, 'db'>, merchantId: string) {
   const merchant = isUuid(merchantId) ? await findMerchantById(ctx.db, merchantId) : undefined;
@@ -56,7 +57,11 @@ export interface DryRunView {
   share: number | null;
   candidates: string[];
   skipped_rules: { index: number; name: string }[];
-  considered: { mid_id: string; priority: number; eligible: boolean; reason: string | null }[];
+  considered: { mid_id: string; priority: number; eligible: boolean; candidate: boolean; reason: string | null }[];
+  card_country: string | null;
+  brand: string | null;
+  scores: MidScore[];
+  explored: boolean | null;
 }
 
 /** Routes a described payment as a real one would be, writing nothing; a split draws as a payment would. */
@@ -67,11 +72,16 @@ export async function dryRunRouting(ctx: ServiceContext, merchantId: string, inp
   const facts = cardFacts({
     intent: input.operation, amount: parsed.money.minor, currency: parsed.money.currency, pan: input.bin?.slice(0, 8),
     country: input.billing_country, recurring: input.recurring ?? false, customData: input.custom_data ?? null,
-  });
-  const { decision } = routeCard(ctx, merchant, await listMids(ctx.db, merchantId), facts);
+  }, ctx.binTable);
+  const mids = await listMids(ctx.db, merchantId);
+  const config = merchant.routing ?? DEFAULT_ROUTING;
+  const { decision } = routeCard(ctx, merchant, mids, facts, config, Math.random, await scorerFor(ctx, config, mids, facts));
   return {
     mid_id: decision.midId, rule: decision.rule, matched_rule: decision.matchedRule ?? null, share: decision.share ?? null,
     candidates: decision.candidates ?? [decision.midId], skipped_rules: decision.skippedRules ?? [],
-    considered: decision.considered.map((c) => ({ mid_id: c.midId, priority: c.priority, eligible: c.eligible, reason: c.reason ?? null })),
+    considered: decision.considered.map((c) => ({
+      mid_id: c.midId, priority: c.priority, eligible: c.eligible, candidate: (decision.candidates ?? []).includes(c.midId), reason: c.reason ?? null,
+    })),
+    card_country: facts.cardCountry ?? null, brand: facts.brand ?? null, scores: decision.scores ?? [], explored: decision.explored ?? null,
   };
 }

@@ -8,6 +8,7 @@ import {
   revokeOperatorToken, updateOperatorUser, type OperatorToken, type OperatorUser, type OperatorUserPatch,
 } from '../../store/operators-repo.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
+import { endUserConsoleSessions } from '../../store/console-sessions-repo.ts';
 import { isUniqueViolation } from '../../store/unique-violation.ts';
 import { auditDiff } from './audit-diff.ts';
 import { issueOperatorToken, type IssuedToken } from '../operators.ts';
@@ -69,6 +70,8 @@ export async function updateOperatorUserById(db: Database, actor: AuditActor, id
       throw GatewayError.field(input.disabled === true ? 'disabled' : 'role', MESSAGES.lastAdmin);
     }
     const after = (await updateOperatorUser(tx, id, patch, now)) as OperatorUser;
+    // A new or removed password ends the user's console sessions: whoever signed in with the old one is out.
+    if (input.password !== undefined) await endUserConsoleSessions(tx, id, now);
     const diff = auditDiff(audited(before), audited(after));
     if (diff.changed || input.password !== undefined) {
       await appendAudit(tx, {

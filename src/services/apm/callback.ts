@@ -12,6 +12,7 @@ import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
 import type { CallbackBuilder, PaymentEvent } from '../callbacks/index.ts';
 import { apmS2sStatus } from './details.ts';
+import { optionalFields as sharedOptionalFields } from '../callbacks/checkout-callback.ts';
 import { apmRedirect } from './payer-redirect.ts';
 
 /** The action each transaction type reports; the payment-creating ones by the payment's operation. */
@@ -60,11 +61,13 @@ function optionalFields(merchant: Merchant, payment: Payment, action: string, ev
   const redirect = event.type === 'redirect' && typeof payment.details.gatewayUrl === 'string' ? apmRedirect(payment.details.gatewayUrl, payment) : undefined;
   if (redirect) Object.assign(out, { redirect_url: redirect.url, redirect_params: redirect.params, redirect_method: redirect.method });
   if (payment.customData) out.custom_data = toCallbackValue(payment.customData);
-  for (const key of merchant.settings.callbackFields ?? []) {
+  const enabled = merchant.settings.callbackFields ?? [];
+  for (const key of enabled) {
     const value = EXTENDED[key]?.(merchant, payment);
     if (value) out[key] = value;
   }
-  return out;
+  // The fields S2S APM shares with the other protocols (brand, payment_method, payer attributes...): absent when empty.
+  return Object.assign(out, sharedOptionalFields(enabled, payment, false));
 }
 
 export const s2sApmCallback: CallbackBuilder = {

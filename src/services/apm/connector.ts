@@ -1,14 +1,19 @@
 /**
- * Which APM connector serves a merchant. Only the sandbox provider exists, and a merchant's test key routes to
- * it (decisions D8); a live merchant has no APM connector yet and gets the routing error. One sandbox instance
- * per service context; its notifications reach the gateway as a bank's would: an HTTP POST to the bank
- * callback endpoint, handled in process when the gateway cannot reach its own public address.
+ * Which APM connector serves a merchant. A merchant's test key routes to the sandbox provider (decisions D8); a
+ * live merchant to the first enabled MID (by priority) whose connector serves alternative methods (an
+ * `akurateco` MID with an S2S APM endpoint), or gets the routing error. A payment keeps the MID it started on.
+ * One sandbox instance per service context; its notifications reach the gateway as a bank's would: an HTTP
+ * POST to the bank callback endpoint, handled in process when the gateway cannot reach its own public address.
  */
 import type { ServiceContext } from '../context.ts';
-import type { Merchant } from '../../store/merchants-repo.ts';
+import { listMids, type Merchant } from '../../store/merchants-repo.ts';
+import type { Payment } from '../../store/payments-repo.ts';
+import { connectorNotifyUrl, midAccess } from '../connector-access.ts';
+import { limitRules } from '../../domain/mid-limits.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import type { ApmConnector } from '../../connectors/apm-types.ts';
 import { SandboxApmConnector, type ProviderNotification } from '../../connectors/sandbox/sandbox-apm.ts';
+import { providerNotification } from '../../connectors/sandbox/sandbox-apm-provider.ts';
 // A cycle (the handler asks this module for the connector), safe because both sides are only called later.
 import { handleBankCallback } from './payments.ts';
 
@@ -16,7 +21,22 @@ export const BANK_CALLBACK_PATH = '/apm/bank/callback';
 
 const sandboxes = new WeakMap<ServiceContext, SandboxApmConnector>();
 
+/** A payment of the sandbox provider's HTTP side is notified at the callback address its create call gave. */
+async function deliverToCallback(ctx: ServiceContext, n: ProviderNotification): Promise<boolean> {
+  const note = await providerNotification(ctx.db, n.reference, n.status === 'ACSC' ? 'executed' : 'rejected');
+  if (!note) return false;
+  try {
+    const res = await fetch(note.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(note.body), signal: AbortSignal.timeout(5_000) });
+    await res.text();
+    if (!res.ok) ctx.logger.warn({ status: res.status, reference: n.reference }, 'sandbox provider notification refused');
+  } catch (err) {
+    ctx.logger.warn({ err: (err as Error).message, reference: n.reference }, 'sandbox provider notification failed');
+  }
+  return true;
+}
+
 async function deliver(ctx: ServiceContext, n: ProviderNotification): Promise<void> {
+  if (await deliverToCallback(ctx, n)) return;
   try {
     const res = await fetch(`${ctx.baseUrl}${BANK_CALLBACK_PATH}`, {
       method: 'POST',
@@ -47,7 +67,30 @@ export function sandboxApm(ctx: ServiceContext): SandboxApmConnector {
   return sandbox;
 }
 
-export function apmConnector(ctx: ServiceContext, merchant: Merchant): ApmConnector {
-  if (!merchant.sandbox) throw new GatewayError('noEligibleMid');
-  return sandboxApm(ctx);
+export interface ApmRoute {
+  connector: ApmConnector;
+  /** The MID the payment goes through; null for the sandbox provider. */
+  midId: string | null;
+}
+
+/**
+ * The provider of a payment at its MID, or (`fresh`: a payment about to start at a provider, whatever MID an
+ * earlier attempt had) the first enabled MID whose currencies and amount limits take it, best priority first.
+ */
+export async function apmRoute(ctx: ServiceContext, merchant: Merchant, payment?: Pick<Payment, 'midId' | 'amount' | 'currency'>, fresh = false): Promise<ApmRoute> {
+  if (merchant.sandbox) return { connector: sandboxApm(ctx), midId: null };
+  const rules = payment ? limitRules({ minor: payment.amount, currency: payment.currency }) : [];
+  const sticky = !fresh && payment?.midId;
+  const mids = (await listMids(ctx.db, merchant.id))
+    .filter((m) => (sticky ? m.id === sticky : m.enabled && rules.every((r) => r.allows(m))))
+    .sort((a, b) => b.priority - a.priority);
+  for (const mid of mids) {
+    const connector = ctx.connectors.get(mid.connector)?.apmFor?.(midAccess(ctx, mid), connectorNotifyUrl(ctx, mid.connector, mid.id));
+    if (connector) return { connector, midId: mid.id };
+  }
+  throw new GatewayError('noEligibleMid');
+}
+
+export async function apmConnector(ctx: ServiceContext, merchant: Merchant, payment?: Pick<Payment, 'midId' | 'amount' | 'currency'>): Promise<ApmConnector> {
+  return (await apmRoute(ctx, merchant, payment)).connector;
 }

@@ -6,6 +6,8 @@ import type { Payment } from '../../store/payments-repo.ts';
 import { s2sStatus } from '../../domain/payment-state.ts';
 import type { ApmExperience, PayerAction } from '../../connectors/apm-types.ts';
 import { contactPhone } from './methods.ts';
+import { findMethod } from '../../domain/methods/catalog.ts';
+import { isFiatCurrency } from '../../domain/methods/formats.ts';
 
 export interface ApmDetails {
   method: string;
@@ -20,6 +22,8 @@ export interface ApmDetails {
   returnTarget?: string;
   /** How many times the payer asked for a new one-time code. */
   resends?: number;
+  /** The MID-configured provider (an `apm-provider` MID) carrying the payment; absent: the default connector. */
+  midId?: string;
 }
 
 export function apmOf(p: Payment): ApmDetails | undefined {
@@ -30,6 +34,27 @@ export function apmOf(p: Payment): ApmDetails | undefined {
 /** The method a payment was made with, in the Checkout terminology (card, or the APM's key). */
 export function paymentMethodOf(p: Payment): string {
   return apmOf(p)?.method ?? p.details.wallet?.name ?? 'card';
+}
+
+/** The payment document a payment used, by what paid (interface spec "brand"; the wire names in DOCUMENT_BRANDS). */
+export type PaymentDocument = 'card' | 'virtual' | 'crypto';
+
+export const DOCUMENT_BRANDS: Readonly<Record<PaymentDocument, string>> = {
+  card: 'payment_document_card',
+  virtual: 'payment_document_virtual',
+  crypto: 'payment_document_crypto',
+};
+
+/**
+ * Crypto when the method is one of the crypto kinds (an address, a wallet, an amount in crypto) or the order is in a
+ * crypto currency; virtual for any other alternative method or a wallet paid without card data; card otherwise.
+ */
+export function paymentDocumentOf(p: Payment): PaymentDocument {
+  const apm = apmOf(p);
+  const method = apm && findMethod(apm.method);
+  if ((method && (method.kind.startsWith('crypto') || method.currencyKind === 'crypto')) || (apm && !isFiatCurrency(p.currency))) return 'crypto';
+  if (apm || p.details.wallet?.flow === 'virtual') return 'virtual';
+  return 'card';
 }
 
 /** A payment the provider has and the payer has not finished (a page, an app, a QR code, a code). */

@@ -6,19 +6,20 @@ import type { ServiceContext } from '../context.ts';
 import type { Merchant } from '../../store/merchants-repo.ts';
 import type { Payment } from '../../store/payments-repo.ts';
 import { captureWith, refundWith, voidWith, type FollowUpOrigin, type FollowUpPort, type FollowUpResult } from '../follow-ups.ts';
-import { apmConnector } from './connector.ts';
+import { connectorOfPayment } from './provider-route.ts';
 
 export type ApmFollowUpResult = FollowUpResult;
 
 const reference = (p: Payment): string => (typeof p.details.connectorRef === 'string' ? p.details.connectorRef : p.id);
 
+/** The port of the payment's own provider (its provider MID's, or the merchant's default connector). */
 function apmPort(ctx: ServiceContext, merchant: Merchant): FollowUpPort {
-  const connector = apmConnector(ctx, merchant);
+  const of = (p: Payment) => connectorOfPayment(ctx, merchant, p);
   return {
-    capture: (p, amount) => connector.capture({ reference: reference(p), amount, currency: p.currency }),
-    refund: (p, amount) => connector.refund({ reference: reference(p), amount, currency: p.currency }),
-    reverse: (p) => connector.reverse({ reference: reference(p), amount: p.amount, currency: p.currency }),
-    void: (p) => connector.void({ reference: reference(p) }),
+    capture: async (p, amount) => (await of(p)).capture({ reference: reference(p), amount, currency: p.currency }),
+    refund: async (p, amount) => (await of(p)).refund({ reference: reference(p), amount, currency: p.currency }),
+    reverse: async (p) => (await of(p)).reverse({ reference: reference(p), amount: p.amount, currency: p.currency }),
+    void: async (p) => (await of(p)).void({ reference: reference(p) }),
   };
 }
 

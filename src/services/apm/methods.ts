@@ -37,6 +37,10 @@ export const PAYER_PATHS: Readonly<Record<string, keyof PayerInfo>> = {
   'billing_address.city': 'city',
   'billing_address.address': 'address',
   'billing_address.zip': 'zip',
+  // A payout's recipient: on a credit payment the payer record is the payee's.
+  payee_first_name: 'firstName',
+  payee_last_name: 'lastName',
+  payee_email: 'email',
 };
 
 /** A field of the page's form: a method parameter, a payer detail of the request, or a contact. */
@@ -76,7 +80,9 @@ function asField(path: string, spec: ParamSpec, source: PageField['source'], req
 }
 
 /** The contact an experience sends its message to, unless the method's own fields already collect it. */
-function contactField(method: MethodEntry, payer: PayerInfo, params: Readonly<Record<string, unknown>>, asked: readonly PageField[]): PageField | undefined {
+function contactField(method: MethodEntry, payer: PayerInfo, params: Readonly<Record<string, unknown>>, asked: readonly PageField[], operation: Operation): PageField | undefined {
+  // A payout's own parameters name where its link or money goes (the mail payout's payer_email).
+  if (operation === 'credit') return undefined;
   const sendBy = method.experience === 'link' ? (method.experienceOptions?.sendBy === 'sms' ? 'phone' : 'email') : method.experience === 'otp' ? 'phone' : undefined;
   if (sendBy === 'email' && !payer.email && !asked.some((f) => f.name === 'customer.email')) {
     return { name: 'customer.email', label: 'Email', source: 'payer', required: true, spec: { name: 'customer.email', type: 'email', requirement: 'required', maxLength: 255 } };
@@ -86,6 +92,12 @@ function contactField(method: MethodEntry, payer: PayerInfo, params: Readonly<Re
     return { name: 'billing_address.phone', label: 'Mobile phone number', source: 'payer', required: true, spec: { name: 'billing_address.phone', type: 'string', requirement: 'required', maxLength: 32, pattern: '^\\+?[0-9][0-9 ()-]{5,31}$' } };
   }
   return undefined;
+}
+
+/** An e-mail address among a method's parameters (the mail payout's payer_email, customer_email and the like). */
+export function contactEmail(params: Readonly<Record<string, unknown>>): string | undefined {
+  const hit = Object.entries(params).find(([k, v]) => /email/i.test(k) && typeof v === 'string' && v !== '');
+  return hit?.[1] as string | undefined;
 }
 
 /** A phone number among a method's parameters (payer_phone, mobile_number and the like). */
@@ -110,7 +122,7 @@ export function pageFields(method: MethodEntry, params: Readonly<Record<string, 
     }
     asked.push(...fresh);
   }
-  const contact = contactField(method, payer, params, asked);
+  const contact = contactField(method, payer, params, asked, operation);
   return contact ? [...asked, contact] : asked;
 }
 

@@ -17,12 +17,18 @@ export function payerPageUrl(baseUrl: string, paymentId: string): string {
   return `${baseUrl}/pay/${paymentId}`;
 }
 
+/** What a PIX payin provider answered, handed on as it named it (qr_code_id, base_64_image, pix_copy_and_paste). */
+function pixParams(action: { payload: string; image?: string; providerId?: string }): Record<string, string> {
+  if (!action.image || !action.providerId) return {};
+  return { qr_code_id: action.providerId, base_64_image: action.image, pix_copy_and_paste: action.payload };
+}
+
 /** The redirect of a payment waiting for its payer; undefined once it is decided. */
 export function apmRedirect(baseUrl: string, p: Payment): ApmRedirect | undefined {
   const apm = apmOf(p);
   if (!apm || p.status !== 'redirect') return undefined;
   const action = apm.action;
   if (apm.stage === 'started' && action?.kind === 'redirect') return { url: action.url, method: 'GET', params: {} };
-  const params: Record<string, string> = action?.kind === 'qr' ? { qr_code: Buffer.from(action.payload, 'utf8').toString('base64') } : {};
+  const params: Record<string, string> = action?.kind === 'qr' ? { qr_code: Buffer.from(action.payload, 'utf8').toString('base64'), ...pixParams(action) } : {};
   return { url: payerPageUrl(baseUrl, p.id), method: 'GET', params };
 }

@@ -10,7 +10,7 @@
 import type { ServiceContext } from '../context.ts';
 import { findMerchantById, type Merchant } from '../../store/merchants-repo.ts';
 import {
-  getPayment, insertPayment, insertTransaction, updatePayment, updatePaymentAndTransaction,
+  getPayment, insertPayment, insertTransaction, needsOperatorOf, updatePayment, updatePaymentAndTransaction,
   type Expectation, type Payment, type PayerInfo, type PaymentPatch, type TransactionType,
 } from '../../store/payments-repo.ts';
 import type { Sql } from '../../store/database.ts';
@@ -20,11 +20,18 @@ import { findMethod, QR_PROVIDER_STATES } from '../../domain/methods/catalog.ts'
 import { GatewayError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Money } from '../../domain/money.ts';
-import type { ApmInitiateRequest, ApmOutcome, PayerAction, ProviderStatus } from '../../connectors/apm-types.ts';
+import type { ApmInitiateRequest, ApmOutcome, ApmPayoutRequest, PayerAction, ProviderStatus } from '../../connectors/apm-types.ts';
 import { notify } from '../callbacks/index.ts';
 import { apmOf, apmS2sStatus, awaitingProvider, payerPhone, unfinishedApm, type ApmDetails } from './details.ts';
-import { apmConnector } from './connector.ts';
+import { apmRoute } from './connector.ts';
+import { connectorOfPayment, providerMidFor, providerNotifyUrl } from './provider-route.ts';
+import { applyPayoutOutcome } from './payouts.ts';
+import { heldForIntegrity } from './integrity.ts';
+import { integrityMismatches } from '../../domain/integrity.ts';
 import { pageFields, PAYER_PATHS, type ApmMethod } from './methods.ts';
+import { midSupplied, withPayeeValues } from '../../domain/methods/supplied.ts';
+import type { MethodEntry, Operation } from '../../domain/methods/catalog.ts';
+import { listMids } from '../../store/merchants-repo.ts';
 
 export const QR_EXPIRED = 'QR code expired';
 export const CANCELLED = 'Cancelled by payer';
@@ -88,12 +95,12 @@ export interface NewApmSale {
 /** S2S APM SALE: the payment is written with its method, then takes its first step. */
 export async function startApmSale(ctx: ServiceContext, input: NewApmSale): Promise<ApmStep> {
   const { merchant, method, order } = input;
-  apmConnector(ctx, merchant); // routing first: a merchant without a provider leaves no payment behind
-  const apm: ApmDetails = { method: method.key, experience: method.experience, stage: 'new', params: input.params, returnUrl: input.returnUrl, returnTarget: input.returnTarget };
+  const route = await routeApm(ctx, merchant, method.key, order.amount); // routing first: a merchant without a provider leaves no payment behind
+  const apm: ApmDetails = { method: method.key, experience: method.experience, stage: 'new', params: input.params, returnUrl: input.returnUrl, returnTarget: input.returnTarget, ...route.apm };
   const payment = await insertPayment(ctx.db, {
     id: newId(), merchantId: merchant.id, channel: 's2s_apm', operation: 'purchase', orderId: order.id, amount: order.amount.minor,
     currency: order.amount.currency, description: order.description, status: 'prepare', auth: input.auth, payer: input.payer,
-    customData: input.customData, callbackUrl: input.callbackUrl,
+    customData: input.customData, callbackUrl: input.callbackUrl, midId: route.midId,
     details: {
       brand: method.key, apm, gatewayUrl: ctx.baseUrl, identifier: input.identifier,
       noCallbacks: input.callbackUrl === undefined && !merchant.notificationUrl,
@@ -105,12 +112,26 @@ export async function startApmSale(ctx: ServiceContext, input: NewApmSale): Prom
 
 /** Hosted Checkout: the payer chose a method for the session's payment (in prepare). */
 export async function chooseMethod(ctx: ServiceContext, merchant: Merchant, payment: Payment, method: ApmMethod, params: Record<string, unknown>, payer: PayerInfo): Promise<ApmStep> {
-  apmConnector(ctx, merchant);
-  const apm: ApmDetails = { method: method.key, experience: method.experience, stage: 'new', params };
+  const route = await routeApm(ctx, merchant, method.key, { minor: payment.amount, currency: payment.currency }, payment.operation !== 'credit');
+  // A payout's parameters take the request's payee values where the merchant sent none (they win over the page).
+  const filled = payment.operation === 'credit' ? withPayeeValues(method, params, { ...payment.payer, ...payer }) : params;
+  const apm: ApmDetails = { method: method.key, experience: method.experience, stage: 'new', params: filled, ...route.apm };
   const chosen = await updatePayment(ctx.db, payment.id, { status: 'prepare', pendingOperation: null, version: payment.version },
     { payer: { ...payment.payer, ...payer }, details: { brand: method.key, apm } }, ctx.clock.now());
   if (!chosen) throw new GatewayError('sessionNotPayable');
   return proceed(ctx, merchant, chosen);
+}
+
+/**
+ * A provider MID serving the method, else the merchant's default connector (which refuses a merchant without one).
+ * The provider kinds are payins: a payout always keeps the default connector.
+ */
+async function routeApm(ctx: ServiceContext, merchant: Merchant, method: string, amount: Money, payin = true): Promise<{ apm: { midId?: string }; midId: string | null }> {
+  const mid = payin ? await providerMidFor(ctx, merchant, method, amount) : undefined;
+  if (mid) return { apm: { midId: mid.id }, midId: null };
+  // The default route: an upstream MID (kept as the payment's mid_id), or the sandbox (refused to a live merchant).
+  const route = await apmRoute(ctx, merchant, { midId: null, amount: amount.minor, currency: amount.currency }, true);
+  return { apm: {}, midId: route.midId };
 }
 
 /** Asks the payer for what the request lacks, or goes to the provider. */
@@ -119,7 +140,7 @@ export async function proceed(ctx: ServiceContext, merchant: Merchant, payment: 
   const method = apm && findMethod(apm.method);
   if (!apm || !method) return stepOf(payment);
   // Optional fields are offered with the required ones, never asked for alone.
-  const missing = pageFields(method, apm.params, payment.payer, payment.operation === 'debit' ? 'debit' : 'purchase').filter((f) => f.required);
+  const missing = pageFields(method, apm.params, payment.payer, payment.operation as Operation).filter((f) => f.required);
   if (missing.length === 0) return initiate(ctx, merchant, payment, apm);
   if (apm.stage === 'fields') return stepOf(payment);
   const asked = await updatePayment(ctx.db, payment.id, { status: payment.status, pendingOperation: null, version: payment.version },
@@ -162,19 +183,44 @@ function setPath(obj: Record<string, unknown>, path: readonly string[], value: s
 }
 
 async function initiate(ctx: ServiceContext, merchant: Merchant, payment: Payment, apm: ApmDetails): Promise<ApmStep> {
-  const connector = apmConnector(ctx, merchant);
+  // A provider MID's payment goes to it; any other is routed afresh (an upstream MID, or the sandbox).
+  const { connector, midId } = apmOf(payment)?.midId ? { connector: await connectorOfPayment(ctx, merchant, payment), midId: null } : await apmRoute(ctx, merchant, payment, true);
   const transId = newId();
   const now = ctx.clock.now();
   const claimed = await ctx.db.transaction(async (tx) => {
     const claim = await updatePayment(tx, payment.id, { status: payment.status, pendingOperation: null, version: payment.version },
-      { pendingOperation: 'apm_initiate', details: { lastTransId: transId, apm: { ...apm, stage: 'started' } } }, now);
-    if (claim) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: payment.auth ? 'auth' : 'sale', status: 'waiting', amount: payment.amount, now });
+      { pendingOperation: 'apm_initiate', ...(midId ? { midId } : {}), details: { lastTransId: transId, apm: { ...apm, stage: 'started' } } }, now);
+    if (claim) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: payment.operation === 'credit' ? 'credit' : payment.auth ? 'auth' : 'sale', status: 'waiting', amount: payment.amount, now });
     return claim;
   });
   if (!claimed) return stepOf(await reload(ctx, payment));
+  const unavailable: ApmOutcome = { kind: 'pending', reason: 'Connector unavailable' };
+  if (claimed.operation === 'credit') {
+    const payout = await payoutRequest(ctx, merchant, claimed, apm);
+    const outcome = 'missing' in payout ? { kind: 'declined' as const, reason: `MID setting missing: ${payout.missing.join(', ')}` } : await call<ApmOutcome>(ctx, payment.id, () => connector.payout(payout), unavailable);
+    return applyInitiation(ctx, merchant, claimed, outcome);
+  }
   const request = initiateRequest(ctx, merchant, claimed, apm);
-  const outcome = await call<ApmOutcome>(ctx, payment.id, () => connector.initiate(request), { kind: 'pending', reason: 'Connector unavailable' });
+  const outcome = await call<ApmOutcome>(ctx, payment.id, () => connector.initiate(request), unavailable);
   return applyInitiation(ctx, merchant, claimed, outcome);
+}
+
+/**
+ * A hosted Checkout payout to an alternative method: the parameters the payee completed, with what the MID the
+ * session routed to supplies (account_uuid, fee_calculation_method, a source account). A required MID setting
+ * that is not there stops the payout before the provider is asked.
+ */
+async function payoutRequest(ctx: ServiceContext, merchant: Merchant, payment: Payment, apm: ApmDetails): Promise<ApmPayoutRequest | { missing: string[] }> {
+  const method = findMethod(apm.method) as MethodEntry;
+  const mid = payment.midId ? (await listMids(ctx.db, merchant.id)).find((m) => m.id === payment.midId) : undefined;
+  const supplied = midSupplied(method, apm.params, mid?.settings ?? {});
+  if (supplied.missing.length > 0) return { missing: supplied.missing };
+  const p = payment.payer;
+  return {
+    paymentId: payment.id, method: apm.method, amount: payment.amount, currency: payment.currency, orderId: payment.orderId, description: payment.description,
+    payee: { email: p.email, phone: p.phone, name: p.name, firstName: p.firstName, lastName: p.lastName, country: p.country },
+    params: { ...apm.params, ...supplied.values }, experience: apm.experience, merchantName: merchant.name, options: method.experienceOptions ?? {},
+  };
 }
 
 function initiateRequest(ctx: ServiceContext, merchant: Merchant, payment: Payment, apm: ApmDetails): ApmInitiateRequest {
@@ -183,15 +229,18 @@ function initiateRequest(ctx: ServiceContext, merchant: Merchant, payment: Payme
   return {
     paymentId: payment.id, method: apm.method, methodKind: method?.kind ?? '', experience: apm.experience, intent: payment.auth ? 'auth' : 'sale', amount: payment.amount,
     currency: payment.currency, orderId: payment.orderId, description: payment.description, merchantName: merchant.name,
-    payer: { email: p.email, phone: payerPhone(payment), name: p.name, country: p.country, ip: p.ip }, params: apm.params,
+    payer: { email: p.email, phone: payerPhone(payment), name: p.name, country: p.country, ip: p.ip, address: p.address, city: p.city, zip: p.zip }, params: apm.params,
     options: method?.experienceOptions ?? {}, returnUrl: `${ctx.baseUrl}/pay/${payment.id}`,
+    ...(apm.midId ? { notifyUrl: providerNotifyUrl(ctx, payment.id) } : {}), recurring: payment.details.recurringInit === true,
   };
 }
 
 /** The provider's answer to an initiation (given at once, or found later by the re-check worker). */
-function applyInitiation(ctx: ServiceContext, merchant: Merchant, payment: Payment, outcome: ApmOutcome): Promise<ApmStep> | ApmStep {
+async function applyInitiation(ctx: ServiceContext, merchant: Merchant, payment: Payment, outcome: ApmOutcome): Promise<ApmStep> {
   const expect: Expectation = { status: payment.status, pendingOperation: 'apm_initiate' };
   if (outcome.kind === 'pending') return { kind: 'processing', payment };
+  const held = await heldForIntegrity(ctx, payment, 'apm_initiate', outcome);
+  if (held) return { kind: 'processing', payment: held };
   if (outcome.kind === 'action') return awaitPayer(ctx, merchant, payment, expect, outcome.reference, outcome.action);
   return finish(ctx, merchant, payment, expect, payment.details.lastTransId, outcome.kind === 'approved'
     ? { approved: true, reference: outcome.reference }
@@ -207,7 +256,7 @@ export async function recheckInitiation(ctx: ServiceContext, payment: Payment): 
   const apm = apmOf(payment);
   if (payment.pendingOperation !== 'apm_initiate' || !apm) return stepOf(payment);
   const merchant = await merchantOf(ctx, payment);
-  const connector = apmConnector(ctx, merchant);
+  const connector = await connectorOfPayment(ctx, merchant, payment);
   const outcome = await call(ctx, payment.id, () => connector.inquire(initiateRequest(ctx, merchant, payment, apm)), undefined);
   return applyInitiation(ctx, merchant, payment, outcome ?? { kind: 'pending', reason: 'Unknown to the provider' });
 }
@@ -276,7 +325,7 @@ async function settle(ctx: ServiceContext, merchant: Merchant, payment: Payment,
 export async function refresh(ctx: ServiceContext, payment: Payment): Promise<ApmStep> {
   if (!awaitingProvider(payment)) return stepOf(payment);
   const merchant = await merchantOf(ctx, payment);
-  const connector = apmConnector(ctx, merchant);
+  const connector = await connectorOfPayment(ctx, merchant, payment);
   const action = apmOf(payment)?.action;
   const ref = payment.details.connectorRef as string;
   const expired = action?.kind === 'qr' && Date.parse(action.expiresAt) <= ctx.clock.now().getTime();
@@ -292,7 +341,7 @@ export async function abandon(ctx: ServiceContext, payment: Payment): Promise<Ap
   if (!awaitingProvider(payment)) {
     return finish(ctx, merchant, payment, { status: 'redirect', pendingOperation: null, version: payment.version }, undefined, { approved: false, reason: CANCELLED });
   }
-  const connector = apmConnector(ctx, merchant);
+  const connector = await connectorOfPayment(ctx, merchant, payment);
   const status = await call(ctx, payment.id, () => connector.cancel(payment.details.connectorRef as string, CANCELLED), { state: 'pending' } as ProviderStatus);
   return settle(ctx, merchant, payment, status);
 }
@@ -302,7 +351,7 @@ export async function submitCode(ctx: ServiceContext, payment: Payment, code: st
   const apm = apmOf(payment);
   if (!awaitingProvider(payment) || apm?.action?.kind !== 'otp') return stepOf(payment);
   const merchant = await merchantOf(ctx, payment);
-  const connector = apmConnector(ctx, merchant);
+  const connector = await connectorOfPayment(ctx, merchant, payment);
   const answer = await call(ctx, payment.id, () => connector.verifyCode(payment.details.connectorRef as string, code.slice(0, 32)), { state: 'pending' });
   if (!answer.retry) return settle(ctx, merchant, payment, answer);
   const retried = await updatePayment(ctx.db, payment.id, { status: 'redirect', pendingOperation: null },
@@ -318,7 +367,7 @@ export async function resendCode(ctx: ServiceContext, payment: Payment, max: num
   const apm = apmOf(payment);
   if (!awaitingProvider(payment) || apm?.action?.kind !== 'otp' || (apm.resends ?? 0) >= max) return false;
   const merchant = await merchantOf(ctx, payment);
-  const connector = apmConnector(ctx, merchant);
+  const connector = await connectorOfPayment(ctx, merchant, payment);
   if (!connector.resendCode) return false;
   const counted = await updatePayment(ctx.db, payment.id, { status: payment.status, pendingOperation: null, version: payment.version },
     { details: { apm: { ...apm, resends: (apm.resends ?? 0) + 1, action: { kind: 'otp', sentTo: apm.action.sentTo } } } }, ctx.clock.now());
@@ -338,4 +387,23 @@ export async function handleBankCallback(ctx: ServiceContext, n: { endToEndId: s
   const claimed = QR_PROVIDER_STATES[n.status];
   if (claimed && claimed !== apmS2sStatus(after)) ctx.logger.warn({ paymentId: after.id, claimed: n.status }, 'bank callback not confirmed by the provider; ignored');
   return after;
+}
+
+/**
+ * A connector's verified notification about an APM payment (the upstream PSP's callback): an initiation still
+ * in flight takes it as initiate()'s answer (compare-and-set on apm_initiate, so it races the answer safely); a
+ * payment waiting for its payer is looked up at the provider, as a bank callback makes the gateway look; a payout
+ * in flight takes it as the payout's answer. Anything else (a final payment) is left as it is.
+ */
+export async function applyProviderNotice(ctx: ServiceContext, merchant: Merchant, payment: Payment, outcome: ApmOutcome): Promise<ApmStep> {
+  // Held for an operator (an integrity mismatch): no automated word settles it.
+  if (needsOperatorOf(payment)) return stepOf(payment);
+  if (payment.pendingOperation === 'apm_initiate' && apmOf(payment)) return applyInitiation(ctx, merchant, payment, outcome);
+  if (payment.pendingOperation === 'apm_payout') return stepOf((await applyPayoutOutcome(ctx, merchant, payment, outcome)).payment);
+  if (!awaitingProvider(payment)) return stepOf(payment);
+  if (integrityMismatches({ amount: payment.amount, currency: payment.currency, reference: payment.id }, outcome.kind === 'approved' || outcome.kind === 'declined' ? outcome.reported : undefined).length > 0) {
+    ctx.logger.warn({ paymentId: payment.id }, 'provider notification names another amount, currency or order; ignored');
+    return stepOf(payment);
+  }
+  return refresh(ctx, payment);
 }

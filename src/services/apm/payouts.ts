@@ -1,18 +1,27 @@
 /**
- * CREDIT2VIRTUAL: a payout to a mobile-money account. The payment is written already claimed, with its credit
- * transaction, then the connector is asked and its answer applied with the callback (CREDIT2VIRTUAL callbacks
- * carry their own signature, see callback.ts).
+ * CREDIT2VIRTUAL: a payout to an alternative method over S2S APM (mobile money, and the other payout brands). The
+ * payment is written already claimed, with its credit transaction, then the connector is asked and its answer
+ * applied with the callback (CREDIT2VIRTUAL callbacks carry their own signature, see callback.ts). A mail payout is
+ * not decided at once: the provider e-mails its link and waits for the recipient's answer to the security question,
+ * so the payment waits for the provider (PENDING) until a status lookup or the provider's notification reads the
+ * outcome. What a method takes from the MID (account_uuid, fee_calculation_method) comes from the merchant's first
+ * MID that may carry a payout.
  */
 import type { ServiceContext } from '../context.ts';
-import type { Merchant } from '../../store/merchants-repo.ts';
-import { insertPaymentWithTransaction, updatePaymentAndTransaction, type Payment, type PayerInfo } from '../../store/payments-repo.ts';
+import { listMids, type Merchant } from '../../store/merchants-repo.ts';
+import { insertPaymentWithTransaction, updatePayment, updatePaymentAndTransaction, type Payment, type PayerInfo } from '../../store/payments-repo.ts';
 import { nextStatus } from '../../domain/payment-state.ts';
 import type { MethodEntry } from '../../domain/methods/catalog.ts';
+import { midSupplied } from '../../domain/methods/supplied.ts';
+import { eligibleMids } from '../../domain/routing.ts';
 import type { Money } from '../../domain/money.ts';
 import { newId } from '../../domain/ids.ts';
-import type { ApmOutcome } from '../../connectors/apm-types.ts';
+import type { ApmExperience, ApmOutcome, PayerAction } from '../../connectors/apm-types.ts';
 import { notify } from '../callbacks/index.ts';
-import { apmConnector } from './connector.ts';
+import { apmRoute } from './connector.ts';
+import { heldForIntegrity } from './integrity.ts';
+import { usableConnectors } from '../connector-access.ts';
+import type { ApmDetails } from './details.ts';
 
 export interface NewPayout {
   merchant: Merchant;
@@ -24,9 +33,16 @@ export interface NewPayout {
   callbackUrl?: string;
 }
 
+/** The settings of the merchant's first MID that may carry a payout (none: nothing is supplied). */
+async function payoutMidSettings(ctx: ServiceContext, merchant: Merchant): Promise<Record<string, unknown>> {
+  const [mid] = eligibleMids(await listMids(ctx.db, merchant.id), 'payout', usableConnectors(ctx, merchant));
+  return mid?.settings ?? {};
+}
+
 export async function startPayout(ctx: ServiceContext, input: NewPayout): Promise<{ payment: Payment; settled: boolean }> {
   const { merchant, method, order, payee } = input;
-  const connector = apmConnector(ctx, merchant);
+  const { connector, midId } = await apmRoute(ctx, merchant, { midId: null, amount: order.amount.minor, currency: order.amount.currency });
+  const supplied = midSupplied(method, input.params, await payoutMidSettings(ctx, merchant));
   const now = ctx.clock.now();
   const id = newId();
   const transId = newId();
@@ -34,33 +50,61 @@ export async function startPayout(ctx: ServiceContext, input: NewPayout): Promis
   const claimed = await insertPaymentWithTransaction(ctx.db, {
     id, merchantId: merchant.id, channel: 's2s_apm', operation: 'credit', orderId: order.id, amount: order.amount.minor, currency: order.amount.currency,
     description: order.description, status: 'prepare', auth: false, payer, customData: input.customData, callbackUrl: input.callbackUrl,
-    pendingOperation: 'apm_payout',
+    pendingOperation: 'apm_payout', midId,
     details: { brand: method.key, lastTransId: transId, payee: { ...payee }, parameters: input.params, noCallbacks: input.callbackUrl === undefined && !merchant.notificationUrl },
     now,
   }, { id: transId, paymentId: id, type: 'credit', status: 'waiting', amount: order.amount.minor, now });
   let outcome: ApmOutcome;
-  try {
-    outcome = await connector.payout({
-      paymentId: id, method: method.key, amount: claimed.amount, currency: claimed.currency, orderId: claimed.orderId, description: claimed.description,
-      payee: { email: payee.email, phone: payee.phone, name: payer.name }, params: input.params,
-    });
-  } catch (err) {
-    ctx.logger.error({ err: (err as Error).message, paymentId: id }, 'APM payout failed; left in flight');
-    outcome = { kind: 'pending', reason: 'Connector unavailable' };
+  if (supplied.missing.length > 0) {
+    outcome = { kind: 'declined', reason: `MID setting missing: ${supplied.missing.join(', ')}` };
+  } else {
+    try {
+      outcome = await connector.payout({
+        paymentId: id, method: method.key, amount: claimed.amount, currency: claimed.currency, orderId: claimed.orderId, description: claimed.description,
+        payee: { email: payee.email, phone: payee.phone, name: payer.name, firstName: payee.firstName, lastName: payee.lastName },
+        params: { ...input.params, ...supplied.values }, merchantName: merchant.name, experience: method.experience as ApmExperience, options: method.experienceOptions ?? {},
+      });
+    } catch (err) {
+      ctx.logger.error({ err: (err as Error).message, paymentId: id }, 'APM payout failed; left in flight');
+      outcome = { kind: 'pending', reason: 'Connector unavailable' };
+    }
   }
-  if (outcome.kind !== 'approved' && outcome.kind !== 'declined') return { payment: claimed, settled: false };
+  if (outcome.kind === 'action') return { payment: await awaitRecipient(ctx, claimed, method, input.params, outcome.reference, outcome.action), settled: false };
+  return applyPayoutOutcome(ctx, merchant, claimed, outcome);
+}
+
+/**
+ * The provider's word on a payout in flight (its answer, or later its verified notification): the payment, its
+ * credit transaction and the callback in one transaction, a compare-and-set on apm_payout so it is applied once.
+ */
+export async function applyPayoutOutcome(ctx: ServiceContext, merchant: Merchant, payment: Payment, outcome: ApmOutcome): Promise<{ payment: Payment; settled: boolean }> {
+  const transId = payment.details.lastTransId;
+  if ((outcome.kind !== 'approved' && outcome.kind !== 'declined') || !transId) return { payment, settled: false };
+  const held = await heldForIntegrity(ctx, payment, 'apm_payout', outcome);
+  if (held) return { payment: held, settled: false };
   const approved = outcome.kind === 'approved';
   const declineReason = outcome.kind === 'declined' ? outcome.reason : undefined;
   const done = ctx.clock.now();
   const updated = await ctx.db.transaction(async (tx) => {
-    const u = await updatePaymentAndTransaction(tx, id, { status: 'prepare', pendingOperation: 'apm_payout' }, {
+    const u = await updatePaymentAndTransaction(tx, payment.id, { status: 'prepare', pendingOperation: 'apm_payout' }, {
       status: nextStatus('prepare', approved ? 'sold' : 'declined'),
       pendingOperation: null,
-      ...(approved ? { capturedAmount: claimed.amount } : { declineReason }),
+      ...(approved ? { capturedAmount: payment.amount } : { declineReason }),
       ...(outcome.reference ? { details: { connectorRef: outcome.reference } } : {}),
     }, done, { id: transId, status: approved ? 'success' : 'fail' });
     if (u) await notify(tx, merchant, u, { transId, type: 'credit', status: approved ? 'success' : 'fail', ...(approved ? {} : { reason: u.declineReason ?? undefined }) }, done);
     return u;
   });
-  return { payment: updated ?? claimed, settled: updated !== undefined };
+  return { payment: updated ?? payment, settled: updated !== undefined };
+}
+
+/**
+ * The provider waits for the recipient (a mail payout's link): the payment waits for the provider as an APM payment
+ * does, so GET_TRANS_STATUS and the provider's notification read its outcome (services/apm/payments.ts refresh).
+ */
+async function awaitRecipient(ctx: ServiceContext, payment: Payment, method: MethodEntry, params: Record<string, unknown>, reference: string, action: PayerAction): Promise<Payment> {
+  const apm: ApmDetails = { method: method.key, experience: method.experience as ApmExperience, stage: 'started', params, action };
+  const updated = await updatePayment(ctx.db, payment.id, { status: 'prepare', pendingOperation: 'apm_payout' },
+    { status: nextStatus('prepare', 'redirect_required') ?? 'redirect', pendingOperation: null, details: { connectorRef: reference, apm } }, ctx.clock.now());
+  return updated ?? payment;
 }

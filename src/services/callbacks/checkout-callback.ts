@@ -7,8 +7,9 @@ import type { Payment } from '../../store/payments-repo.ts';
 import { checkout, checkoutHash, type CallbackValue } from '../../domain/signatures.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
-import { apmOf, paymentMethodOf } from '../apm/details.ts';
+import { DOCUMENT_BRANDS, paymentDocumentOf, paymentMethodOf } from '../apm/details.ts';
 import type { CallbackBuilder, PaymentEvent } from './index.ts';
+import { consentExtendedData, consentFields, consentOf } from '../../domain/recurring-consent.ts';
 
 const THREE_DS_FIELDS = ['threeDSServerTransID', 'dsTransID', 'acsTransID', 'xid', 'transStatus', 'transStatusReason', 'eci', 'protocolVersion', 'authenticationFlow'] as const;
 
@@ -78,9 +79,10 @@ export function optionalFields(enabled: readonly string[], payment: Payment, emp
   }
   if (on.has('rrn')) {
     put('RRN', payment.details.rrn);
-    put('ARN', undefined);
+    put('ARN', payment.details.arn);
   }
-  if (on.has('brand') && payment.details.brand) out.brand = apmOf(payment) ? 'payment_document_virtual' : 'payment_document_card';
+  // A wallet token passed on unread has no card brand, yet it is a payment document (virtual).
+  if (on.has('brand') && (payment.details.brand || payment.details.wallet)) out.brand = DOCUMENT_BRANDS[paymentDocumentOf(payment)];
   if (on.has('payment_method')) out.payment_method = paymentMethodOf(payment);
   if (on.has('checkout_payment_method')) out.checkout_payment_method = paymentMethodOf(payment);
   if (on.has('card_expiration_date') && payment.details.cardExpiry) out.card_expiration_date = payment.details.cardExpiry;
@@ -100,6 +102,18 @@ export function optionalFields(enabled: readonly string[], payment: Payment, emp
     if (value) out[key] = value;
   }
   return out;
+}
+
+/**
+ * The recurring consent's fields: always (like the chain's own fields), whatever Protocol Mapping says; a declined
+ * consent joins the extended_data block (extended_data[consent_state]=ignored on the wire).
+ */
+export function withConsent<T extends Record<string, unknown>>(body: T, payment: Payment): T {
+  const consent = consentOf(payment.details);
+  const extra = consentExtendedData(consent);
+  const out: Record<string, unknown> = Object.assign(body, consentFields(consent));
+  if (Object.keys(extra).length > 0) out.extended_data = { ...(out.extended_data as Record<string, string> | undefined), ...extra };
+  return body;
 }
 
 /** order_status of a Checkout callback: the payment status, with decline spelled as the docs do. */
@@ -139,7 +153,7 @@ export const checkoutCallback: CallbackBuilder = {
     if (payment.customData) body.custom_data = toCallbackValue(payment.customData);
     if (merchant.settings.checkoutPaymentMethod) body.checkout_payment_method = paymentMethodOf(payment);
     Object.assign(body, optionalFields(merchant.settings.callbackFields ?? [], payment, true));
-    return body;
+    return withConsent(body, payment);
   },
 };
 
@@ -149,7 +163,8 @@ export function returnQuery(merchant: Merchant, payment: Payment, transId: strin
   const query = new URLSearchParams({ payment_id: payment.id, trans_id: transId, order_id: payment.orderId, hash });
   const extra = merchant.settings.returnParams ?? [];
   if (extra.includes('payment_method')) query.set('payment_method', paymentMethodOf(payment));
-  if (extra.includes('brand') && payment.details.brand) query.set('brand', payment.details.brand);
+  // The same value as in callbacks and status: the payment document's brand (payment_document_card, ...).
+  if (extra.includes('brand') && payment.details.brand) query.set('brand', DOCUMENT_BRANDS[paymentDocumentOf(payment)]);
   if (merchant.settings.checkoutPaymentMethod || extra.includes('checkout_payment_method')) query.set('checkout_payment_method', paymentMethodOf(payment));
   return query;
 }

@@ -52,12 +52,14 @@ const SHAPES: Readonly<Record<string, CallbackShape>> = {
 
 const RESULTS: Readonly<Record<TransactionStatus, string>> = { success: 'SUCCESS', fail: 'DECLINED', waiting: 'WAITING', undefined: 'UNDEFINED' };
 
-/** "Add Extended Data to Callback" fields the merchant's Protocol Mapping may switch on. */
-const EXTENDED: Readonly<Record<string, (m: Merchant, p: Payment) => string | undefined>> = {
-  rrn: (_m, p) => p.details.rrn,
-  approval_code: (_m, p) => p.details.approvalCode,
-  gateway_id: (_m, p) => p.details.connectorRef,
-  merchant_name: (m) => m.name,
+type Read = (m: Merchant, p: Payment) => string | undefined;
+
+/** "Add Extended Data to Callback" fields the merchant's Protocol Mapping may switch on: setting -> wire names. */
+const EXTENDED: Readonly<Record<string, Readonly<Record<string, Read>>>> = {
+  rrn: { rrn: (_m, p) => p.details.rrn, arn: (_m, p) => p.details.arn },
+  approval_code: { approval_code: (_m, p) => p.details.approvalCode },
+  gateway_id: { gateway_id: (_m, p) => p.details.connectorRef },
+  merchant_name: { merchant_name: (m) => m.name },
 };
 
 export const isPayout = (p: Payment): boolean => p.operation === 'credit';
@@ -104,8 +106,10 @@ function extendedFields(merchant: Merchant, payment: Payment): Record<string, Ca
   const enabled = merchant.settings.callbackFields ?? [];
   const out: Record<string, string> = {};
   for (const key of enabled) {
-    const value = EXTENDED[key]?.(merchant, payment);
-    if (value) out[key] = value;
+    for (const [wire, read] of Object.entries(EXTENDED[key] ?? {})) {
+      const value = read(merchant, payment);
+      if (value) out[wire] = value;
+    }
   }
   // 3-D Secure, browser and payer attributes share their names with Checkout; RRN is spelled per protocol.
   return Object.assign(out, optionalFields(enabled.filter((k) => k !== 'rrn'), payment, false));

@@ -7,6 +7,7 @@ import type { ServiceContext } from '../context.ts';
 import type { Merchant, Mid } from '../../store/merchants-repo.ts';
 import { getMerchantPayment, type Channel, type Payment, type PaymentDetails } from '../../store/payments-repo.ts';
 import { createAndAuthorize, type PaymentStep } from '../card-payments.ts';
+import { chainMidFirst } from '../card-routing.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { parseAmount } from '../../domain/money.ts';
 import { sameDigest } from '../../domain/signatures.ts';
@@ -55,10 +56,6 @@ function chargeAmount(input: RecurringChargeInput): bigint {
   return parsed.money.minor;
 }
 
-/** The chain's own MID goes first (a card-on-file token belongs to its connector); routing picks another if it cannot serve. */
-function chainMidFirst(mids: readonly Mid[], midId: string | null): Mid[] {
-  return mids.map((m) => (m.id === midId ? { ...m, priority: Number.MAX_SAFE_INTEGER } : m));
-}
 
 function chargeDetails(input: RecurringChargeInput, baseUrl: string): PaymentDetails {
   const { init, merchant } = input;

@@ -34,7 +34,7 @@ function retryPatch(payment: Payment, outcome: Exclude<ConnectorOutcome, { kind:
       status: retryApproved(payment),
       capturedAmount: payment.auth ? 0n : payment.amount,
       declineReason: null,
-      details: { connectorRef: outcome.reference, rrn: outcome.rrn, approvalCode: outcome.approvalCode },
+      details: { connectorRef: outcome.reference, rrn: outcome.rrn, arn: outcome.arn, approvalCode: outcome.approvalCode },
     },
   };
 }

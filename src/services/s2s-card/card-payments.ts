@@ -10,6 +10,7 @@ import { getMerchantPayment, findPaymentsByOrder, type Payment, type PayerInfo, 
 import { findCardByToken } from '../../store/card-vault.ts';
 import { createAndAuthorize, type CardSource, type PaymentStep } from '../card-payments.ts';
 import type { CardData } from '../../connectors/types.ts';
+import type { WalletUse } from '../wallets/wallet-payments.ts';
 import type { Intent } from '../../domain/routing.ts';
 import type { Money } from '../../domain/money.ts';
 import { GatewayError, type ErrorName } from '../../domain/errors.ts';
@@ -20,7 +21,7 @@ import { newId } from '../../domain/ids.ts';
  * vaulted only when it must outlive the request (`keep`: a token or a recurring chain needs it); otherwise
  * only its mask is kept, which is less card data at rest and one write less.
  */
-export type CardInput = { kind: 'card'; card: CardData; keep: boolean } | { kind: 'token'; token: string; cvv?: string };
+export type CardInput = { kind: 'card'; card: CardData; keep: boolean } | { kind: 'token'; token: string; cvv?: string } | { kind: 'wallet'; use: WalletUse };
 
 export interface StartPaymentInput {
   merchant: Merchant;
@@ -38,6 +39,7 @@ export interface StartPaymentInput {
 }
 
 async function cardSource(ctx: ServiceContext, merchantId: string, card: CardInput): Promise<CardSource> {
+  if (card.kind === 'wallet') return { kind: 'wallet', use: card.use };
   if (card.kind === 'card') return card.keep ? { kind: 'card', card: card.card } : { kind: 'transient', card: card.card };
   const stored = await findCardByToken(ctx.db, merchantId, card.token);
   if (!stored) throw new GatewayError('cardTokenInvalid');

@@ -7,7 +7,8 @@ import type { Channel, Payment, PaymentDetails } from '../../store/payments-repo
 import type { Claim, ChargeOutcome, DueChain, OutboxRow } from '../../store/schedules-repo.ts';
 import { callbackBody } from '../../store/callbacks-repo.ts';
 import type { ConnectorOutcome } from '../../connectors/types.ts';
-import { eligibleMids } from '../../domain/routing.ts';
+import type { RoutingDecision } from '../../domain/routing.ts';
+import type { VolumeHold } from '../../domain/volume-caps.ts';
 import { nextStatus } from '../../domain/payment-state.ts';
 import { nextDueDate, startOfDay } from '../../domain/schedule-calendar.ts';
 import { ERRORS } from '../../domain/errors.ts';
@@ -27,10 +28,12 @@ export interface ScheduleCharge {
 
 export const scheduleChargeOf = (p: Payment): ScheduleCharge | undefined => p.details.scheduleCharge as ScheduleCharge | undefined;
 
-/** The chain's MID when it can still take a sale (a card-on-file token belongs to it), else the best one that can. */
-export function chargeMid(mids: readonly Mid[], chainMidId: string | null, connectors: ReadonlySet<string>): Mid | undefined {
-  const eligible = eligibleMids(mids, 'sale', connectors);
-  return eligible.find((m) => m.id === chainMidId) ?? eligible[0];
+/** Where the routing of a charge (services/card-routing.ts, as every card payment) sent it. */
+export interface ChargeRoute {
+  mid: Mid;
+  decision: RoutingDecision;
+  /** What the charge reserved of the MID's daily cap. */
+  hold?: VolumeHold;
 }
 
 /** The instant a charge is dated: now, or under a test clock its due instant. */
@@ -39,10 +42,12 @@ export function chargeInstant(charge: Pick<ScheduleCharge, 'dueDate' | 'simulate
 }
 
 /** Card facts and chain ids the charge carries into its callbacks and status lookups. */
-function chargeDetails(chain: DueChain, charge: ScheduleCharge, transactionId: string): PaymentDetails {
+function chargeDetails(chain: DueChain, charge: ScheduleCharge, transactionId: string, route: ChargeRoute | undefined): PaymentDetails {
   const { subscription: s, origin } = chain;
   const d = origin.details;
+  const routed: PaymentDetails = route ? { routing: route.decision, ...(route.hold ? { volumeHold: route.hold } : {}) } : {};
   return {
+    ...routed,
     cardMask: d.cardMask, cardExpiry: d.cardExpiry, first6Last4: d.first6Last4, brand: d.brand,
     gatewayUrl: d.gatewayUrl, noCallbacks: d.noCallbacks,
     recurring_init_trans_id: s.initPaymentId, recurring_token: s.recurringToken, schedule_id: s.scheduleId, first_recurring_date: s.firstDate,
@@ -51,7 +56,7 @@ function chargeDetails(chain: DueChain, charge: ScheduleCharge, transactionId: s
 }
 
 /** The claim of a due chain's next payment: its charge row, its payment (held by `claim`), the chain's next position. */
-export function claimOf(chain: DueChain, ids: { paymentId: string; transactionId: string }, claim: string, mid: Mid | undefined, now: Date, lockedUntil: Date): Claim {
+export function claimOf(chain: DueChain, ids: { paymentId: string; transactionId: string }, claim: string, route: ChargeRoute | undefined, now: Date, lockedUntil: Date): Claim {
   const { subscription: s, origin, rule } = chain;
   const dueDate = s.nextDueDate as string;
   const charge: ScheduleCharge = { subscriptionId: s.id, seq: s.nextSeq, dueDate, simulated: chain.clockOffsetMs !== 0 };
@@ -60,9 +65,9 @@ export function claimOf(chain: DueChain, ids: { paymentId: string; transactionId
   const payment: Payment = {
     id: ids.paymentId, merchantId: s.merchantId, sessionId: null, channel: origin.channel, operation: s.operation,
     orderId: origin.orderId, amount: s.amount, currency: s.currency, description: origin.description, status: 'prepare', auth: false,
-    capturedAmount: 0n, refundedAmount: 0n, midId: mid?.id ?? null, vaultId: origin.vaultId, cardToken: null, payer: origin.payer,
+    capturedAmount: 0n, refundedAmount: 0n, midId: route?.mid.id ?? null, vaultId: origin.vaultId, cardToken: null, payer: origin.payer,
     threeDs: null, declineReason: null, customData: origin.customData, callbackUrl: origin.callbackUrl,
-    details: chargeDetails(chain, charge, ids.transactionId), pendingOperation: claim, version: 0, createdAt: at, updatedAt: at,
+    details: chargeDetails(chain, charge, ids.transactionId, route), pendingOperation: claim, version: 0, createdAt: at, updatedAt: at,
   };
   return {
     subscriptionId: s.id, seq: s.nextSeq, dueDate, transactionId: ids.transactionId, payment, lockedUntil,
@@ -85,7 +90,7 @@ function transition(event: 'sold' | 'declined'): Payment['status'] {
 export function outcomeOf(payment: Payment, outcome: FinalOutcome, at: Date): { write: ChargeOutcome; after: Payment; event: PaymentEvent } {
   const approved = outcome.kind === 'approved';
   const transactionId = String(payment.details.lastTransId);
-  const details: PaymentDetails = approved ? { connectorRef: outcome.reference, rrn: outcome.rrn, approvalCode: outcome.approvalCode } : {};
+  const details: PaymentDetails = approved ? { connectorRef: outcome.reference, rrn: outcome.rrn, arn: outcome.arn, approvalCode: outcome.approvalCode } : {};
   const write: ChargeOutcome = {
     paymentId: payment.id,
     status: transition(approved ? 'sold' : 'declined'),

@@ -63,9 +63,13 @@ export interface GoogleTokenOptions {
 }
 
 export class GooglePayTestIssuer {
-  private readonly root = ecKeyPair();
   /** The root keys a gateway must trust to accept this issuer's tokens (Google's published JSON shape). */
-  readonly rootKeys: GoogleRootKey[] = [{ keyValue: spkiBase64(this.root.publicKey), protocolVersion: GOOGLE_PROTOCOL, keyExpiration: String(Date.now() + 3650 * DAY) }];
+  readonly rootKeys: GoogleRootKey[];
+
+  /** `root`: a fixed root signing key (the sandbox's, the same on every node); default a new one. */
+  constructor(private readonly root: { privateKey: KeyObject; publicKey: KeyObject } = ecKeyPair()) {
+    this.rootKeys = [{ keyValue: spkiBase64(root.publicKey), protocolVersion: GOOGLE_PROTOCOL, keyExpiration: String(Date.now() + 3650 * DAY) }];
+  }
 
   issue(o: GoogleTokenOptions): string {
     const now = o.now ?? new Date();
@@ -154,6 +158,16 @@ async function newCertificate(p: {
 
 const markerExtension = (oid: string) => new Extension({ extnID: oid, critical: false, extnValue: new asn1js.Null().toBER(false) });
 const generate = async () => await webcrypto.subtle.generateKey(ECDSA, true, ['sign', 'verify']) as webcrypto.CryptoKeyPair;
+/** A node:crypto EC private key as the WebCrypto pair pkijs signs with. */
+async function importPair(privateKey: KeyObject): Promise<webcrypto.CryptoKeyPair> {
+  const jwk = privateKey.export({ format: 'jwk' });
+  const { d: _d, ...publicJwk } = jwk;
+  return {
+    privateKey: await webcrypto.subtle.importKey('jwk', jwk, ECDSA, true, ['sign']),
+    publicKey: await webcrypto.subtle.importKey('jwk', publicJwk, ECDSA, true, ['verify']),
+  };
+}
+
 const pem = (label: string, der: ArrayBuffer) =>
   `-----BEGIN ${label}-----\n${Buffer.from(new Uint8Array(der)).toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END ${label}-----\n`;
 
@@ -165,10 +179,13 @@ export class ApplePayTestIssuer {
     private readonly intermediate: Certificate,
   ) {}
 
-  /** A new chain; `markers: false` leaves Apple's marker extensions out of leaf and intermediate. */
-  static async create(o: { markers?: boolean } = {}): Promise<ApplePayTestIssuer> {
+  /**
+   * A new chain; `markers: false` leaves Apple's marker extensions out of leaf and intermediate. `rootKey`: a fixed
+   * root key (the sandbox's): every node then makes a root that verifies the others' chains (same name, same key).
+   */
+  static async create(o: { markers?: boolean; rootKey?: KeyObject } = {}): Promise<ApplePayTestIssuer> {
     const markers = o.markers ?? true;
-    const rootKeys = await generate();
+    const rootKeys = o.rootKey ? await importPair(o.rootKey) : await generate();
     const root: CertifiedKey = { certificate: await newCertificate({ subject: 'Portcullis Sandbox Apple Root CA - G3', subjectKeys: rootKeys, ca: true }), privateKey: rootKeys.privateKey };
     const intermediateKeys = await generate();
     const intermediateCert = await newCertificate({

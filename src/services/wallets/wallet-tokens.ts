@@ -1,7 +1,7 @@
 /**
- * A wallet token sent by a merchant (S2S SALE with digital_wallet and payment_token), decrypted with the keys of
- * the merchant's Wallets tab and the configured roots, and claimed once (replay refusal). What comes out is a card
- * for the card flow; the PAN and cryptogram are never logged, only the reason of a refusal.
+ * A wallet token (an S2S SALE's payment_token, or what the hosted page's payment sheet returned) decrypted with the
+ * keys of the merchant's Wallets tab and the trusted roots, and claimed once (replay refusal); or, in the virtual
+ * flow, claimed by its hash and passed on unread. The PAN and cryptogram are never logged, only a refusal's reason.
  */
 import { createPrivateKey, createHash, type KeyObject, type X509Certificate } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
@@ -9,13 +9,12 @@ import type { Merchant } from '../../store/merchants-repo.ts';
 import type { CardData } from '../../connectors/types.ts';
 import { loadMerchantConfig, openWalletSecrets } from '../../store/merchant-config-repo.ts';
 import { claimWalletToken } from '../../store/wallet-token-uses.ts';
-import { GatewayError } from '../../domain/errors.ts';
 import { decryptGooglePayToken, type GoogleRootKey } from '../../domain/wallets/google-pay-token.ts';
 import { decryptApplePayToken, merchantIdHashOf } from '../../domain/wallets/apple-pay-token.ts';
-import { WALLET_DECLINES, parseJsonObject, type TokenResult, type WalletDecline } from '../../domain/wallets/token-result.ts';
+import { parseJsonObject, refuse, type TokenResult } from '../../domain/wallets/token-result.ts';
+import type { WalletName } from '../../domain/wallets/wallet-flow.ts';
 
-export type WalletName = 'applepay' | 'googlepay';
-export const WALLET_NAMES: readonly WalletName[] = ['applepay', 'googlepay'];
+export { WALLET_NAMES, type WalletName } from '../../domain/wallets/wallet-flow.ts';
 
 /** The roots a token must chain to: configuration (files), Google's TEST and PRODUCTION sets apart. */
 export interface WalletTrust {
@@ -35,11 +34,8 @@ export interface WalletCard {
 interface GoogleSettings { enabled: boolean; environment: 'TEST' | 'PRODUCTION'; merchantIdentifier: string }
 interface AppleSettings { enabled: boolean; certificate: { pem: string } }
 
-const LABEL: Readonly<Record<WalletName, string>> = { applepay: 'Apple Pay', googlepay: 'Google Pay' };
-/** An Apple Pay token carries no expiry of its own: its use is remembered a day (its signing window is minutes). */
+/** An Apple Pay token (or a token the gateway cannot read) carries no expiry: its use is remembered a day. */
 const APPLE_REPLAY_MEMORY_MS = 86_400_000;
-
-const decline = (reason: WalletDecline) => GatewayError.field('payment_token', WALLET_DECLINES[reason]);
 
 /** payment_token as sent: the wallet's JSON, or that JSON base64-encoded (as many SDKs pass it). */
 function tokenText(paymentToken: string): string {
@@ -58,85 +54,118 @@ function privateKey(pem: unknown): KeyObject | undefined {
   }
 }
 
-const trustOf = (ctx: ServiceContext): WalletTrust => ctx.walletTrust ?? { googleRootKeys: { TEST: [], PRODUCTION: [] }, appleRootCertificates: [] };
+/** The configured roots (ctx.walletTrust), and for a sandbox merchant the sandbox's own beside them. */
+export function trustFor(ctx: ServiceContext, extra?: WalletTrust): WalletTrust {
+  const configured = ctx.walletTrust ?? { googleRootKeys: { TEST: [], PRODUCTION: [] }, appleRootCertificates: [] };
+  if (!extra) return configured;
+  return {
+    googleRootKeys: {
+      TEST: [...configured.googleRootKeys.TEST, ...extra.googleRootKeys.TEST],
+      PRODUCTION: [...configured.googleRootKeys.PRODUCTION, ...extra.googleRootKeys.PRODUCTION],
+    },
+    appleRootCertificates: [...configured.appleRootCertificates, ...extra.appleRootCertificates],
+  };
+}
 
 interface Decrypted { card: WalletCard; messageId: string; expiresAt: Date }
 
-function fromResult<T>(ctx: ServiceContext, merchant: Merchant, wallet: WalletName, result: TokenResult<T>): T {
-  if (result.ok) return result.value;
-  // The reason only: never the token, never what it holds.
-  ctx.logger.info({ merchantId: merchant.id, wallet, reason: result.reason }, 'wallet token refused');
-  throw decline(result.reason);
-}
-
-function decryptGoogle(ctx: ServiceContext, merchant: Merchant, settings: GoogleSettings, key: KeyObject, token: string): Decrypted {
-  const now = ctx.clock.now();
-  const card = fromResult(ctx, merchant, 'googlepay', decryptGooglePayToken(tokenText(token), {
+function decryptGoogle(ctx: ServiceContext, trust: WalletTrust, settings: GoogleSettings, key: KeyObject, token: string): TokenResult<Decrypted> {
+  const result = decryptGooglePayToken(tokenText(token), {
     // The merchant's own key decrypts (Google's DIRECT tokenization): the message is signed for the merchant id.
     recipientId: `merchant:${settings.merchantIdentifier}`,
-    rootKeys: trustOf(ctx).googleRootKeys[settings.environment],
+    rootKeys: trust.googleRootKeys[settings.environment],
     privateKeys: [key],
-    now,
-  }));
+    now: ctx.clock.now(),
+  });
+  if (!result.ok) return result;
+  const card = result.value;
   return {
-    messageId: card.messageId,
-    expiresAt: card.expiresAt,
-    card: {
-      wallet: 'googlepay',
-      card: { pan: card.pan, expMonth: String(card.expMonth).padStart(2, '0'), expYear: String(card.expYear) },
-      authMethod: card.authMethod,
-      ...(card.cryptogram ? { cryptogram: card.cryptogram } : {}),
-      ...(card.eci ? { eci: card.eci } : {}),
+    ok: true,
+    value: {
+      messageId: card.messageId,
+      expiresAt: card.expiresAt,
+      card: {
+        wallet: 'googlepay',
+        card: { pan: card.pan, expMonth: String(card.expMonth).padStart(2, '0'), expYear: String(card.expYear) },
+        authMethod: card.authMethod,
+        ...(card.cryptogram ? { cryptogram: card.cryptogram } : {}),
+        ...(card.eci ? { eci: card.eci } : {}),
+      },
     },
   };
 }
 
-function decryptApple(ctx: ServiceContext, merchant: Merchant, settings: AppleSettings, key: KeyObject, token: string): Decrypted {
+function decryptApple(ctx: ServiceContext, trust: WalletTrust, settings: AppleSettings, key: KeyObject, token: string): TokenResult<Decrypted> {
   const now = ctx.clock.now();
   const parsed = parseJsonObject(tokenText(token));
   // The whole PKPaymentToken or only its paymentData.
   const paymentData = parsed && typeof parsed.paymentData === 'object' ? parsed.paymentData : parsed;
   const merchantIdHash = merchantIdHashOf(settings.certificate.pem);
-  if (!merchantIdHash) throw GatewayError.field('digital_wallet', 'The Apple Pay merchant certificate carries no merchant identifier.');
-  const card = fromResult(ctx, merchant, 'applepay', decryptApplePayToken(paymentData, {
-    rootCertificates: trustOf(ctx).appleRootCertificates, processingKeys: [key], merchantIdHash, now,
-  }));
+  if (!merchantIdHash) return refuse('merchant_certificate_invalid');
+  const result = decryptApplePayToken(paymentData, { rootCertificates: trust.appleRootCertificates, processingKeys: [key], merchantIdHash, now });
+  if (!result.ok) return result;
+  const card = result.value;
   return {
-    messageId: card.messageId,
-    expiresAt: new Date(now.getTime() + APPLE_REPLAY_MEMORY_MS),
-    card: {
-      wallet: 'applepay',
-      card: { pan: card.pan, expMonth: String(card.expMonth).padStart(2, '0'), expYear: String(card.expYear) },
-      authMethod: card.cryptogram ? 'CRYPTOGRAM_3DS' : 'PAN_ONLY',
-      ...(card.cryptogram ? { cryptogram: card.cryptogram } : {}),
-      ...(card.eci ? { eci: card.eci } : {}),
+    ok: true,
+    value: {
+      messageId: card.messageId,
+      expiresAt: new Date(now.getTime() + APPLE_REPLAY_MEMORY_MS),
+      card: {
+        wallet: 'applepay',
+        card: { pan: card.pan, expMonth: String(card.expMonth).padStart(2, '0'), expYear: String(card.expYear) },
+        authMethod: card.cryptogram ? 'CRYPTOGRAM_3DS' : 'PAN_ONLY',
+        ...(card.cryptogram ? { cryptogram: card.cryptogram } : {}),
+        ...(card.eci ? { eci: card.eci } : {}),
+      },
     },
   };
 }
 
-/**
- * The card inside a merchant's wallet token, the token claimed so it pays once. Refused with a field error when
- * the wallet is not set up, the token does not verify or decrypt, or it was used before.
- */
-export async function openWalletToken(ctx: ServiceContext, merchant: Merchant, wallet: WalletName, paymentToken: string): Promise<WalletCard> {
+/** A merchant's wallet as its Wallets tab sets it: enabled or not, and its decryption key when one is set. */
+export type WalletSetup =
+  | { enabled: false }
+  | { enabled: true; wallet: WalletName; settings: GoogleSettings | AppleSettings; key?: KeyObject };
+
+export async function walletSetup(ctx: ServiceContext, merchant: Merchant, wallet: WalletName): Promise<WalletSetup> {
   const config = await loadMerchantConfig(ctx.db, merchant.id);
   const wallets = (config?.wallets ?? {}) as { applePay?: AppleSettings; googlePay?: GoogleSettings };
   const settings = wallet === 'applepay' ? wallets.applePay : wallets.googlePay;
-  if (!config || !settings?.enabled) throw GatewayError.field('digital_wallet', `${LABEL[wallet]} is not enabled for this merchant.`);
+  if (!config || !settings?.enabled) return { enabled: false };
   const secrets = openWalletSecrets(ctx.keyring, config).expose();
   const key = privateKey(wallet === 'applepay' ? secrets.apple_pay_processing_private_key : secrets.google_pay_private_key);
-  if (!key) {
-    // The virtual flow (the token passed as it is to a connector that takes tokens) is not built yet.
-    throw GatewayError.field('payment_token', `${WALLET_DECLINES.decryption_key_missing} Set it in the Wallets settings.`);
-  }
-  const opened = wallet === 'applepay'
-    ? decryptApple(ctx, merchant, settings as AppleSettings, key, paymentToken)
-    : decryptGoogle(ctx, merchant, settings as GoogleSettings, key, paymentToken);
-  // Keyed by a hash: the table holds no token content.
-  const messageId = createHash('sha256').update(opened.messageId).digest('hex');
-  if (!await claimWalletToken(ctx.db, { merchantId: merchant.id, wallet, messageId, expiresAt: opened.expiresAt })) {
-    ctx.logger.info({ merchantId: merchant.id, wallet, reason: 'token_replayed' }, 'wallet token refused');
-    throw decline('token_replayed');
-  }
-  return opened.card;
+  return { enabled: true, wallet, settings, ...(key ? { key } : {}) };
+}
+
+/** Claims a token's id once per merchant and wallet; keyed by a hash, so the table holds no token content. */
+async function claimOnce(ctx: ServiceContext, merchant: Merchant, wallet: WalletName, id: string, expiresAt: Date): Promise<boolean> {
+  const messageId = createHash('sha256').update(id).digest('hex');
+  return claimWalletToken(ctx.db, { merchantId: merchant.id, wallet, messageId, expiresAt });
+}
+
+/**
+ * The card inside a merchant's wallet token (decrypted flow), the token claimed so it pays once. A refusal is a
+ * reason (the caller records it as a decline), logged without anything of the token.
+ */
+export async function openWalletToken(ctx: ServiceContext, merchant: Merchant, setup: Extract<WalletSetup, { enabled: true }>, paymentToken: string, trust: WalletTrust): Promise<TokenResult<WalletCard>> {
+  const { wallet, key } = setup;
+  const opened: TokenResult<Decrypted> = !key ? refuse('decryption_key_missing')
+    : wallet === 'applepay' ? decryptApple(ctx, trust, setup.settings as AppleSettings, key, paymentToken)
+      : decryptGoogle(ctx, trust, setup.settings as GoogleSettings, key, paymentToken);
+  const result: TokenResult<WalletCard> = !opened.ok ? opened
+    : await claimOnce(ctx, merchant, wallet, opened.value.messageId, opened.value.expiresAt) ? { ok: true, value: opened.value.card } : refuse('token_replayed');
+  // The reason only: never the token, never what it holds.
+  if (!result.ok) ctx.logger.info({ merchantId: merchant.id, wallet, reason: result.reason }, 'wallet token refused');
+  return result;
+}
+
+/**
+ * A token passed on as it is (virtual flow): the gateway cannot read it, so it is remembered by its own hash for a
+ * day and refused the second time (the acquirer would refuse it too, later and less clearly).
+ */
+export async function claimVirtualToken(ctx: ServiceContext, merchant: Merchant, wallet: WalletName, paymentToken: string): Promise<TokenResult<string>> {
+  const text = tokenText(paymentToken);
+  // Passed on as sent (JSON or base64): each connector shapes it as its acquirer wants.
+  if (await claimOnce(ctx, merchant, wallet, `virtual:${text}`, new Date(ctx.clock.now().getTime() + APPLE_REPLAY_MEMORY_MS))) return { ok: true, value: paymentToken.trim() };
+  ctx.logger.info({ merchantId: merchant.id, wallet, reason: 'token_replayed' }, 'wallet token refused');
+  return refuse('token_replayed');
 }

@@ -414,10 +414,30 @@
 
   var clockOffset = 0;
 
+  /* The payer's browser details for 3-D Secure, posted with the form (hidden browser_* inputs). */
+  function fillBrowserFields(form) {
+    var s = window.screen || {};
+    var values = {
+      javascript_enabled: 'true',
+      color_depth: s.colorDepth,
+      screen_height: s.height,
+      screen_width: s.width,
+      timezone_offset: new Date().getTimezoneOffset(),
+      java_enabled: 'false',
+      language: navigator.language,
+      platform: navigator.platform
+    };
+    Object.keys(values).forEach(function (name) {
+      var input = form.querySelector('input[name="browser_' + name + '"]');
+      if (input && values[name] !== undefined && values[name] !== null) input.value = String(values[name]);
+    });
+  }
+
   function initCheckout() {
     var form = doc.getElementById('pay-form');
     if (!form) return;
     form.noValidate = true; // our own messages replace the browser's bubbles
+    fillBrowserFields(form);
 
     var summary = doc.getElementById('error-summary');
     var payButton = doc.getElementById('pay-button');

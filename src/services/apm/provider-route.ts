@@ -1,0 +1,77 @@
+/**
+ * Which MID-configured APM provider carries a payment (issue 17 item 8): the merchant's enabled `apm-provider`
+ * MIDs whose kind serves the method and whose currencies and limits allow the order, best priority first. The
+ * MID chosen is kept with the payment (details.apm.midId), so every later call (status, code, cancel) goes to
+ * the same provider with the same credentials. No such MID: the merchant's default APM connector (an upstream
+ * MID's, services/apm/connector.ts, or the sandbox).
+ */
+import type { ServiceContext } from '../context.ts';
+import type { Merchant, Mid } from '../../store/merchants-repo.ts';
+import { findMidById, listMids } from '../../store/merchants-repo.ts';
+import { getPayment, isUuid, type Payment } from '../../store/payments-repo.ts';
+import { GatewayError } from '../../domain/errors.ts';
+import type { ApmConnector } from '../../connectors/apm-types.ts';
+import { NodeHttpPort, type HttpPort } from '../../connectors/http.ts';
+import { APM_PROVIDER, ProviderApmConnector } from '../../connectors/apm-provider/provider-apm.ts';
+import { providerKind, servesMethod } from '../../domain/methods/provider-kinds.ts';
+import { limitRules } from '../../domain/mid-limits.ts';
+import { midAccess } from '../connector-access.ts';
+import { apmOf } from './details.ts';
+import { apmConnector } from './connector.ts';
+// A cycle (payments.ts asks this module for connectors), safe because both sides are only called later.
+import { refresh } from './payments.ts';
+
+let port: HttpPort | undefined;
+const http = (): HttpPort => (port ??= new NodeHttpPort());
+
+function serves(mid: Mid, method: string, amount: { minor: bigint; currency: string }): boolean {
+  const kind = providerKind(mid.settings.kind);
+  const methods = Array.isArray(mid.settings.methods) ? (mid.settings.methods as string[]) : undefined;
+  return mid.enabled && mid.connector === APM_PROVIDER && !!kind && servesMethod(kind, methods, method) && limitRules(amount).every((r) => r.allows(mid));
+}
+
+/** The provider MID for a method and order, if the merchant has one. */
+export async function providerMidFor(ctx: ServiceContext, merchant: Merchant, method: string, amount: { minor: bigint; currency: string }): Promise<Mid | undefined> {
+  const mids = await listMids(ctx.db, merchant.id); // ordered by priority, best first
+  return mids.find((m) => serves(m, method, amount));
+}
+
+/**
+ * The merchant's connector options of the admin panel (settings.connector_options) fill what the MID's own
+ * settings leave out: the voucher partner's PartnerId per currency, language and domain, the mobile-money fee bearer.
+ */
+function fromMerchantOptions(merchant: Merchant): Record<string, unknown> {
+  const o = merchant.settings.connectorOptions ?? {};
+  return {
+    ...(o.voucherPartner ? { partner_ids: o.voucherPartner.partnerIds, language: o.voucherPartner.language, ...(o.voucherPartner.domain ? { domain: o.voucherPartner.domain } : {}) } : {}),
+    ...(o.mobileMoney ? { fee_bearer: o.mobileMoney.feeBearer === 'merchant' } : {}),
+  };
+}
+
+export function providerConnector(ctx: ServiceContext, mid: Mid, merchant: Merchant): ApmConnector {
+  const access = midAccess(ctx, mid);
+  return new ProviderApmConnector(http(), { ...access, settings: { ...fromMerchantOptions(merchant), ...access.settings } });
+}
+
+/** The connector of a payment: its provider MID's, or the merchant's default one. */
+export async function connectorOfPayment(ctx: ServiceContext, merchant: Merchant, payment: Payment): Promise<ApmConnector> {
+  const midId = apmOf(payment)?.midId;
+  if (!midId) return apmConnector(ctx, merchant, payment); // the payment's upstream MID, or the sandbox
+  const mid = await findMidById(ctx.db, midId);
+  if (!mid || mid.connector !== APM_PROVIDER) throw new Error(`payment ${payment.id}: its provider MID is gone`);
+  return providerConnector(ctx, mid, merchant);
+}
+
+/** The notification address of a payment at a MID-configured provider. */
+export const providerNotifyUrl = (ctx: ServiceContext, paymentId: string) => `${ctx.baseUrl}/apm/provider/notify/${paymentId}`;
+
+/**
+ * A MID-configured provider's notification of one payment (the voucher partner's asynchronous notification and
+ * the like): it only makes the gateway look, so the status is asked of the provider itself (the status call);
+ * nothing in the notification is trusted. Unknown or not a provider payment: notFound.
+ */
+export async function handleProviderNotification(ctx: ServiceContext, paymentId: string): Promise<Payment> {
+  const payment = isUuid(paymentId) ? await getPayment(ctx.db, paymentId) : undefined;
+  if (!payment || !apmOf(payment)?.midId) throw new GatewayError('notFound');
+  return (await refresh(ctx, payment)).payment;
+}
