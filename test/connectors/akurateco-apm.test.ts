@@ -60,7 +60,7 @@ for (const { kind, skip } of await storeKinds()) {
     let merchant: Listener;
     before(async () => {
       merchant = await startListener();
-      chain = await startChain(kind, { notificationUrl: merchant.url, apm: true });
+      chain = await startChain(kind, { notificationUrl: merchant.url, apm: true, ours: { settings: { callbackFields: ['connector_name'] } } });
     });
     after(async () => {
       await chain?.close();
@@ -98,6 +98,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(cb!.fields.action, 'SALE');
       assert.equal(cb!.fields.result, 'SUCCESS');
       assert.equal(cb!.fields.amount, '21.40');
+      assert.equal(cb!.fields.connector_name, 'akurateco', 'the callback names the connector that took the payment');
       assert.equal(cb!.fields.hash, callbackHash(cb!.raw, chain.ours.merchant.password), 'signed for our merchant, with our password');
       const status = await followUp(chain.ours, 'GET_TRANS_STATUS', id);
       assert.equal(status.body.status, 'SETTLED', status.text);

@@ -33,7 +33,8 @@ const SHAPES: Readonly<Record<string, { date: 'trans_date' | 'creditvoid_date'; 
 
 /** "Add Extended Data to Callback" fields the merchant's Protocol Mapping may switch on. */
 const EXTENDED: Readonly<Record<string, (m: Merchant, p: Payment) => string | undefined>> = {
-  connector_name: () => 'sandbox-apm',
+  // The connector that took the payment (kept at initiation); payments from before that was kept went to the sandbox.
+  connector_name: (_m, p) => (typeof p.details.connectorName === 'string' ? p.details.connectorName : 'sandbox-apm'),
   gateway_id: (_m, p) => (typeof p.details.connectorRef === 'string' ? p.details.connectorRef : undefined),
   merchant_name: (m) => m.name,
 };

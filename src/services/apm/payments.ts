@@ -189,7 +189,7 @@ async function initiate(ctx: ServiceContext, merchant: Merchant, payment: Paymen
   const now = ctx.clock.now();
   const claimed = await ctx.db.transaction(async (tx) => {
     const claim = await updatePayment(tx, payment.id, { status: payment.status, pendingOperation: null, version: payment.version },
-      { pendingOperation: 'apm_initiate', ...(midId ? { midId } : {}), details: { lastTransId: transId, apm: { ...apm, stage: 'started' } } }, now);
+      { pendingOperation: 'apm_initiate', ...(midId ? { midId } : {}), details: { lastTransId: transId, connectorName: connector.name, apm: { ...apm, stage: 'started' } } }, now);
     if (claim) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: payment.operation === 'credit' ? 'credit' : payment.auth ? 'auth' : 'sale', status: 'waiting', amount: payment.amount, now });
     return claim;
   });
