@@ -28,3 +28,13 @@ export async function releaseVolume(sql: Sql, hold: VolumeHold): Promise<void> {
     [hold.midId, hold.day, hold.currency, hold.amount],
   );
 }
+
+/** What the MIDs carried on one UTC day, per MID and currency (amounts in minor units). */
+export async function dailyVolumeOf(sql: Sql, midIds: readonly string[], day: string): Promise<{ midId: string; currency: string; count: number; amount: bigint }[]> {
+  if (midIds.length === 0) return [];
+  const rows = await sql.query<{ mid_id: string; currency: string; count: number; amount: string | bigint }>(
+    'SELECT mid_id, currency, count, amount FROM mid_daily_volume WHERE mid_id = ANY($1::text[]) AND day = $2::date ORDER BY currency',
+    [midIds, day],
+  );
+  return rows.map((r) => ({ midId: r.mid_id, currency: r.currency, count: Number(r.count), amount: BigInt(r.amount) }));
+}

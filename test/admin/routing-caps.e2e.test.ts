@@ -108,6 +108,11 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(settled.length, 5, 'five of 1.99 fit in 10.00, a sixth would not');
       assert.ok(answers.filter((r) => r.body.status !== 'SETTLED').every((r) => r.body.error_code === '204002'), 'the others: no eligible MID');
       assert.deepEqual(await volume(t, a), { count: 5, amount: 995 });
+      // The operator reads the same running counts beside the cap, for today's UTC day (the gateway's clock).
+      const shown = await call('GET', `/admin/v1/merchants/${m.id}/mids/${a}`, viewer);
+      assert.deepEqual(shown.body.today, { day: '2030-01-15', volume: { USD: { count: 5, amount: '9.95' } } }, shown.text);
+      const listed = await call('GET', `/admin/v1/merchants/${m.id}/mids`, viewer);
+      assert.deepEqual(listed.body.mids.map((v: { today: unknown }) => v.today), [shown.body.today]);
       // A payment larger than the whole day's cap never reaches the counters.
       assert.equal((await sale(t, { order_amount: '10.01' }, m)).body.error_code, '204002');
     });

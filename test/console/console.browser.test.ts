@@ -446,6 +446,8 @@ for (const { kind, skip } of await storeKinds()) {
 
     it('ends an idle session: the next click shows the sign-in form with a notice', async () => {
       const { context, page } = await signedIn(emails.support);
+      // The home page's own requests touch the session: let them finish first, or one could renew it after the UPDATE.
+      await page.waitForLoadState('networkidle');
       await t.store.db.query("UPDATE console_sessions SET last_seen_at = now() - interval '31 minutes' WHERE user_id = (SELECT id FROM operator_users WHERE email = $1)", [emails.support]);
       await page.getByRole('link', { name: 'Merchants' }).click();
       await page.getByText('Your session ended (idle for too long, or signed out elsewhere). Sign in again.').waitFor();
@@ -509,6 +511,9 @@ for (const { kind, skip } of await storeKinds()) {
       const masked = Object.entries(adyen.credentials as Record<string, string>).map(([k, v]) => `${k} ${v}`).join(', ');
       assert.ok(masked.includes('apiKey') && masked.includes('hmacKey'), masked);
       await page.getByRole('cell', { name: masked }).waitFor(); // the masks, as the API gives them
+      // The cap beside today's count, amounts in the browser's own currency format.
+      const euros = (amount: string) => page.evaluate((a) => new Intl.NumberFormat(undefined, { style: 'currency', currency: 'EUR' }).format(a as unknown as number), amount);
+      await page.getByRole('cell', { name: `EUR: 0 of 100 payments, ${await euros('0')} of ${await euros('5000')} today`, exact: true }).waitFor();
       assert.ok(!(await page.content()).includes('AQE-console-secret-api-key'), 'nor shown');
       await context.close();
     });

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { call, type Answer, type Mid } from '../api/client';
 import { useCan } from '../session';
+import { formatMoney } from '../format';
 import { SchemaForm, type ObjectSchema } from '../SchemaForm';
 import { ConfirmButton, Empty, ErrorNote, Field, FieldErrors, InlineErrors, Show, Table, errorsByField, useLoad, useSubmit } from '../ui';
 
@@ -19,6 +20,21 @@ const rowsToCaps = (rows: CapRow[]): Caps | null => {
     ...(r.max_count ? { max_count: Number(r.max_count) } : {}), ...(r.max_amount ? { max_amount: r.max_amount } : {}),
   }]));
 };
+
+type Usage = Record<string, { count: number; amount: string }>;
+
+/** Each cap beside what the MID carried today ("EUR: 312 of 1000 payments, €15,840.50 of €50,000.00 today"). */
+function capsWithUsage(caps: Caps, today: Usage): string {
+  const shown = Object.entries(caps).map(([currency, cap]) => {
+    const used = today[currency] ?? { count: 0, amount: '0' };
+    const parts = [
+      cap.max_count !== undefined && `${used.count} of ${cap.max_count} payments`,
+      cap.max_amount && `${formatMoney(used.amount, currency)} of ${formatMoney(cap.max_amount, currency)}`,
+    ].filter(Boolean);
+    return `${currency}: ${parts.join(', ')} today`;
+  });
+  return shown.join('; ') || 'none';
+}
 
 /** Daily volume caps per currency (a payment count, an amount, or both); none: no cap. */
 function DailyCaps({ rows, onChange }: { rows: CapRow[]; onChange: (rows: CapRow[]) => void }) {
@@ -133,7 +149,7 @@ export function Mids({ merchantId }: { merchantId: string }) {
                 <tr key={m.id}>
                   <td>{m.priority}</td><td>{m.name}</td><td>{m.connector}</td><td>{m.payment_mode}</td>
                   <td>{m.currencies?.join(', ') ?? 'any'}</td>
-                  <td>{Object.entries((m.daily_caps ?? {}) as Caps).map(([c, v]) => `${c}: ${[v.max_count !== undefined && `${v.max_count} payments`, v.max_amount && v.max_amount].filter(Boolean).join(', ')}`).join('; ') || 'none'}</td>
+                  <td>{capsWithUsage((m.daily_caps ?? {}) as Caps, m.today?.volume ?? {})}</td>
                   <td>{m.credentials ? Object.entries(m.credentials).map(([k, v]) => `${k} ${v}`).join(', ') : '—'}</td>
                   <td>{m.enabled ? 'enabled' : <span className="badge badge-decline">disabled</span>}</td>
                   {writable && (

@@ -80,7 +80,14 @@ const MidView = Type.Object({
   settings: Type.Record(Type.String(), Type.Unknown()),
   credentials: Nullable(Type.Record(Type.String(), Type.String(), { description: 'Masked: the last four characters of values of 12 or more, else ****. null: none set, or sealed under a key no longer in VAULT_KEYS.' })),
   credentials_key_id: Nullable(Type.String({ description: 'The VAULT_KEYS key that sealed the credentials.' })),
-}, { examples: [{ id: '0193a0c4-0000-7000-8000-000000000001', merchant_id: '0193a0c4-0000-7000-8000-000000000000', ...example, enabled: true, credentials: { api_key: '****cdef' }, credentials_key_id: 'k2' }] });
+  today: Type.Optional(Type.Object({
+    day: Type.String({ format: 'date', description: 'The UTC day the counts are for.' }),
+    volume: Type.Record(Type.String(), Type.Object({
+      count: Type.Integer({ description: 'Payments counted against the cap (declined and failed attempts are given back).' }),
+      amount: Type.String({ description: 'Their amount, in major units of the currency.' }),
+    }), { description: 'By currency; a currency the MID carried nothing in today is absent.' }),
+  }, { description: 'What the MID has carried today, as its daily caps count it (GET only).' })),
+}, { examples: [{ id: '0193a0c4-0000-7000-8000-000000000001', merchant_id: '0193a0c4-0000-7000-8000-000000000000', ...example, enabled: true, credentials: { api_key: '****cdef' }, credentials_key_id: 'k2', today: { day: '2026-11-24', volume: { EUR: { count: 312, amount: '15840.50' } } } }] });
 
 const MidList = Type.Object({ mids: Type.Array(MidView) });
 

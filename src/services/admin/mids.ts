@@ -7,10 +7,11 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../context.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
-import { isKnownCurrency } from '../../domain/money.ts';
+import { formatAmount, isKnownCurrency } from '../../domain/money.ts';
 import { newId } from '../../domain/ids.ts';
 import { scaledDecimal } from '../../domain/mid-limits.ts';
-import { validateCaps, type DailyCaps } from '../../domain/volume-caps.ts';
+import { utcDay, validateCaps, type DailyCaps } from '../../domain/volume-caps.ts';
+import { dailyVolumeOf } from '../../store/volume-caps-repo.ts';
 import { compile, collectErrors } from '../../channels/validation.ts';
 import { findMerchantById, insertMid, listMids, midCredentialsOwner, openMidCredentials, type Mid, type PaymentMode } from '../../store/merchants-repo.ts';
 import { findMerchantMid, lockMerchantMids, setMidPriority, updateMid, type MidChanges } from '../../store/mid-admin-repo.ts';
@@ -58,6 +59,14 @@ export interface MidView {
   credentials: SecretFields | null;
   /** The vault key that sealed them (rotation is done when none names an old key); null: none set. */
   credentials_key_id: string | null;
+  /** What the MID has carried today (UTC), as its daily caps count it; on reads only, never in the audit log. */
+  today?: DailyUsage;
+}
+
+/** A MID's running counts of the UTC day, per currency it carried any payment in. */
+export interface DailyUsage {
+  day: string;
+  volume: Record<string, { count: number; amount: string }>;
 }
 
 /** The writable fields of a MID on the wire; on PATCH every one is optional. */
@@ -158,14 +167,25 @@ async function requireMerchant(ctx: Pick<ServiceContext, 'db'>, merchantId: stri
 
 export async function listMerchantMids(ctx: ServiceContext, merchantId: string): Promise<MidView[]> {
   await requireMerchant(ctx, merchantId);
-  return (await listMids(ctx.db, merchantId)).map((m) => midView(ctx, m));
+  return withUsage(ctx, (await listMids(ctx.db, merchantId)).map((m) => midView(ctx, m)));
+}
+
+/** The views with today's running counts (what a cap is measured against), in one query for them all. */
+async function withUsage(ctx: Pick<ServiceContext, 'db' | 'clock'>, views: MidView[]): Promise<MidView[]> {
+  const day = utcDay(ctx.clock.now());
+  const usage = new Map(views.map((v) => [v.id, { day, volume: {} } as DailyUsage]));
+  for (const row of await dailyVolumeOf(ctx.db, views.map((v) => v.id), day)) {
+    usage.get(row.midId)!.volume[row.currency] = { count: row.count, amount: formatAmount(row.amount, row.currency) };
+  }
+  return views.map((v) => ({ ...v, today: usage.get(v.id) }));
 }
 
 export async function getMerchantMid(ctx: ServiceContext, merchantId: string, midId: string): Promise<MidView> {
   await requireMerchant(ctx, merchantId);
   const mid = isUuid(midId) ? await findMerchantMid(ctx.db, merchantId, midId) : undefined;
   if (!mid) throw new GatewayError('notFound');
-  return midView(ctx, mid);
+  const [view] = await withUsage(ctx, [midView(ctx, mid)]);
+  return view!;
 }
 
 export async function createMid(ctx: ServiceContext, actor: AuditActor, merchantId: string, input: MidInput & { connector: string }): Promise<MidView> {
