@@ -60,7 +60,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: Gat
   request.answeredError = err.spec;
   if (err instanceof RateLimited) reply.header('retry-after', String(err.retryAfter));
   const body: Record<string, unknown> = { ...errorBody(err) };
-  if (err.spec.http === 503) reply.header('retry-after', '1');
+  if (err.spec.retryAfter !== undefined) reply.header('retry-after', String(err.spec.retryAfter));
+  else if (err.spec.http === 503) reply.header('retry-after', '1');
   if (request.routeOptions.config?.dialect === 's2s') body.result = 'ERROR';
   // Sandbox only: the platform's body stays as it is, with the formula expected added (never its value).
   if (err instanceof HashMismatch && err.sandbox) {

@@ -12,6 +12,8 @@ export interface ErrorSpec {
   readonly http: number;
   readonly code: string;
   readonly message: string;
+  /** Seconds after which the same request may succeed (sent as Retry-After); absent: sending it again will not help. */
+  readonly retryAfter?: number;
 }
 
 /** Entries named by what went wrong. Texts are the spec's, to the letter (some lack a final period). */
@@ -39,7 +41,7 @@ export const ERRORS = {
   refundTooLarge: { http: 400, code: '208006', message: 'Not acceptable to request the refund for amount bigger than payment amount.' },
   reversalPartial: { http: 400, code: '208009', message: 'Not acceptable to request the reversal for partial amount.' },
   cardTokenInvalid: { http: 400, code: '205005', message: 'Card token is invalid or not found.' },
-  operationInProgress: { http: 409, code: '100000', message: 'Previous operation on this payment is not completed.' },
+  operationInProgress: { http: 409, code: '100000', message: 'Previous operation on this payment is not completed.', retryAfter: 1 },
   duplicateRequest: { http: 400, code: '400', message: 'Duplicate request' },
   idempotencyKeyReused: { http: 422, code: '100000', message: 'Idempotency-Key was already used with another request body.' },
   idempotencyOutcomeUnknown: { http: 409, code: '100000', message: 'The request first sent with this Idempotency-Key failed on our side and may have taken effect: look the payment up, and send it again under a new key only if it does not exist.' },

@@ -69,7 +69,12 @@ export class AuthenticationError extends PortcullisApiError {
   override name = 'AuthenticationError';
 }
 
-/** 409: an earlier operation on the payment (or under the Idempotency-Key) is still running. */
+/**
+ * 409: an earlier operation on the payment (or under the Idempotency-Key) is still running (retried by the
+ * client while the gateway sends Retry-After), the key was used for another request, or the first request
+ * under the key failed on the gateway's side and may have taken effect: look the payment up before sending it
+ * again under a new key.
+ */
 export class ConflictError extends PortcullisApiError {
   override name = 'ConflictError';
 }

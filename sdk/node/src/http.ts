@@ -1,8 +1,10 @@
 /**
  * One request to the gateway: JSON or form body, an Idempotency-Key on every POST (generated unless the
- * caller gives one), and retries of what is safe to retry with that same key: no answer at all, 5xx, 409
- * (an earlier attempt under the key is still running) and 429. The gateway replays the stored answer of a
- * key it has seen, so a retried payment is never charged twice.
+ * caller gives one), and retries of what is safe to retry with that same key: no answer at all, 5xx, 429, and
+ * a 409 that says when to come back (Retry-After: an earlier attempt under the key, or an operation on the
+ * payment, is still running). The gateway replays the stored answer of a key it has seen, so a retried payment
+ * is never charged twice. A 409 without Retry-After (a key reused for another request, or a first attempt that
+ * failed on the gateway's side and may have taken effect) is final: the same request again cannot change it.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -43,7 +45,10 @@ export function encodeForm(fields: Readonly<Record<string, FormValue>>): URLSear
   return out;
 }
 
-const RETRIED_STATUSES = new Set([409, 429, 500, 502, 503, 504]);
+const RETRIED_STATUSES = new Set([429, 500, 502, 503, 504]);
+
+/** Whether the same request, under the same key, may get another answer later. */
+const isRetriable = (res: Response) => RETRIED_STATUSES.has(res.status) || (res.status === 409 && res.headers.has('retry-after'));
 
 export class Transport {
   private readonly fetchFn: typeof fetch;
@@ -80,7 +85,7 @@ export class Transport {
         throw new PortcullisConnectionError(`${method} ${url}: no answer (${(err as Error).message})`, err, idempotencyKey);
       }
       const text = await res.text();
-      if (RETRIED_STATUSES.has(res.status) && attempt < maxRetries) {
+      if (isRetriable(res) && attempt < maxRetries) {
         await sleep(this.delay(attempt, res.headers.get('retry-after')));
         continue;
       }
