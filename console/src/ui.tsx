@@ -1,5 +1,5 @@
 /** The pieces every screen shares: loading, error and empty states, money and times, confirmation, tables. */
-import { createContext, useCallback, useContext, useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { ApiError } from './api/client';
 import { formatLocal, formatMoney, formatUtc } from './format';
 
@@ -65,12 +65,29 @@ export function Time({ iso }: { iso: string | null | undefined }) {
 }
 
 /** A table that scrolls sideways on a phone; focusable so the keyboard can scroll it too. */
+/**
+ * A table that scrolls in its own box on a wide screen and folds each row into a card on a phone: every cell
+ * carries its column's heading (data-label), which the phone layout shows beside the value.
+ */
 export function Table({ label, children }: { label: string; children: ReactNode }) {
+  const table = useRef<HTMLTableElement>(null);
+  useLayoutEffect(() => labelCells(table.current));
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label={label}>
-      <table>{children}</table>
+      <table ref={table}>{children}</table>
     </div>
   );
+}
+
+function labelCells(table: HTMLTableElement | null): void {
+  if (!table) return;
+  const headings = Array.from(table.tHead?.rows[0]?.cells ?? [], (th) => th.textContent ?? '');
+  for (const body of Array.from(table.tBodies)) {
+    for (const row of Array.from(body.rows)) {
+      if (row.cells.length !== headings.length) continue; // a row spanning the table (details under a row) has no columns
+      Array.from(row.cells).forEach((cell, i) => cell.setAttribute('data-label', headings[i] ?? ''));
+    }
+  }
 }
 
 export function StatusBadge({ status }: { status: string }) {

@@ -580,6 +580,17 @@ for (const { kind, skip } of await storeKinds()) {
           await assertAccessible(page, `${name} (${width})`);
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
           assert.ok(overflow <= 0, `${name} (${width}): nothing wider than the screen (${overflow}px too wide); tables scroll in their own box`);
+          if (width === 'phone') {
+            // A phone folds each table row into a card: nothing scrolls sideways, and each value has its column's name.
+            const tables = await page.locator('.table-wrap').evaluateAll((wraps) => wraps.map((w) => ({
+              sideways: w.scrollWidth - w.clientWidth,
+              unlabelled: Array.from(w.querySelectorAll('tbody td')).filter((td) => !td.hasAttribute('data-label') && (td as HTMLTableCellElement).colSpan === 1).length,
+            })));
+            for (const [i, t] of tables.entries()) {
+              assert.ok(t.sideways <= 1, `${name} (phone): table ${i + 1} scrolls sideways by ${t.sideways}px`);
+              assert.equal(t.unlabelled, 0, `${name} (phone): table ${i + 1} has cells without their column's name`);
+            }
+          }
           await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
         }
         await context.close();
