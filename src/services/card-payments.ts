@@ -27,6 +27,7 @@ import { NO_CARD, type AuthorizeRequest, type CardConnector, type CardData, type
 import { unsentParameterSets } from '../domain/card-parameter-sets.ts';
 import { integrityMismatches } from '../domain/integrity.ts';
 import { holdForOperator, needsOperatorOf } from '../store/payments-repo.ts';
+import type { OperatorDecision, OperatorWrite } from './operator-write.ts';
 import {
   connectorNotifyUrl, connectorPayer, connectorReturnUrl, midAccess, refuseTestCardOnLiveMid, storedCardUse, usableConnectors,
 } from './connector-access.ts';
@@ -463,9 +464,12 @@ const APPROVED_EVENT: Readonly<Record<Intent, StateEvent>> = { sale: 'sold', aut
  * Applies a connector outcome to a payment claimed with `operation`, writing the callback with it. An approved
  * payment that starts a recurring chain (or puts one on a schedule) writes the chain in the same transaction.
  */
-export async function applyOutcome(ctx: ServiceContext, merchant: Merchant, payment: Payment, transId: string, operation: string, intent: Intent, answer: ConnectorOutcome): Promise<PaymentStep> {
+export async function applyOutcome(
+  ctx: ServiceContext, merchant: Merchant, payment: Payment, transId: string, operation: string, intent: Intent, answer: ConnectorOutcome, byOperator?: OperatorWrite,
+): Promise<PaymentStep> {
   if (answer.kind === 'pending') return { kind: 'processing', payment };
-  if (answer.kind === 'approved' || answer.kind === 'declined') {
+  // An operator's decision on a held outcome is applied as it is: the mismatch is what they were asked to judge.
+  if (!byOperator && (answer.kind === 'approved' || answer.kind === 'declined')) {
     const mismatches = integrityMismatches({ amount: payment.amount, currency: payment.currency, reference: payment.id }, answer.reported);
     if (mismatches.length > 0) {
       // The acquirer reports another payment than ours: nothing is applied, an operator decides.
@@ -479,9 +483,9 @@ export async function applyOutcome(ctx: ServiceContext, merchant: Merchant, paym
   const recurring = outcome.kind === 'approved' ? await prepareRecurring(ctx, merchant, payment) : undefined;
   if (recurring) plan.patch.details = { ...plan.patch.details, ...recurring.details };
   const now = ctx.clock.now();
-  const expect = { status: payment.status, pendingOperation: operation };
+  const expect = { status: payment.status, pendingOperation: operation, ...(byOperator ? { version: byOperator.version } : {}) };
   const patch: PaymentPatch = Object.assign({}, plan.patch, { pendingOperation: null });
-  const transaction = { id: transId, status: plan.txStatus, details: plan.txDetails };
+  const transaction = { id: transId, status: plan.txStatus, details: byOperator ? { ...plan.txDetails, ...byOperator.txDetails } : plan.txDetails };
   // A callback is written only where the channel sends one and the payment has somewhere to send it; without
   // one the outcome needs no transaction at all.
   const notice = plan.notify && callbackExpected(merchant, payment) ? { type: plan.notify.type } : undefined;
@@ -499,7 +503,7 @@ export async function applyOutcome(ctx: ServiceContext, merchant: Merchant, paym
   };
   // The outcome, its transaction and its callback are one write, group-committed with others made at the same
   // time; a session, a recurring chain or a reservation to give back written with them needs a transaction.
-  if (!payment.sessionId && !recurring && !hold) {
+  if (!payment.sessionId && !recurring && !hold && !byOperator) {
     const outbox = notice ? (updated: Payment) => callbackFor(merchant, updated, event(updated, notice.type), now) : undefined;
     return stepOf(ctx.db, await updatePaymentAndTransaction(ctx.db, payment.id, expect, patch, now, transaction, outbox));
   }
@@ -512,10 +516,34 @@ export async function applyOutcome(ctx: ServiceContext, merchant: Merchant, paym
       await recurring?.record(tx, updated, now);
       await releaseHold(tx, hold);
       if (notice) await notify(tx, merchant, updated, event(updated, notice.type), now);
+      await byOperator?.within(tx, updated);
     }
     return updated;
   });
   return stepOf(ctx.db, updated);
+}
+
+/**
+ * An authorization whose outcome was held for an operator (the acquirer reported another amount, currency or
+ * reference): the operator checked with the acquirer and says whether it was carried out. Applied as the
+ * acquirer's answer would have been: state, capture, session, recurring chain, daily-cap share, one callback.
+ * Undefined when the payment moved meanwhile.
+ */
+export async function resolveHeldAuthorization(
+  ctx: ServiceContext, merchant: Merchant, payment: Payment, decision: OperatorDecision, write: OperatorWrite,
+): Promise<Payment | undefined> {
+  const operation = payment.pendingOperation;
+  if (operation !== 'authorize' && operation !== 'complete') return undefined;
+  let applied: Payment | undefined;
+  const outcome: ConnectorOutcome = decision.settled ? { kind: 'approved', reference: decision.reference ?? String(payment.details.connectorRef ?? '') } : { kind: 'declined', reason: decision.reason };
+  await applyOutcome(ctx, merchant, payment, payment.details.lastTransId ?? payment.id, operation, intentOf(payment), outcome, {
+    ...write,
+    async within(tx, updated) {
+      applied = updated;
+      await write.within(tx, updated);
+    },
+  });
+  return applied;
 }
 
 interface OutcomePlan {

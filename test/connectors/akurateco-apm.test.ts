@@ -24,6 +24,7 @@ import { assembleGateway } from '../../src/gateway.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 
+const ADMIN_TOKEN = 'admin-token-for-apm-connector-tests-0000';
 const REDIRECT = representative('redirect', 's2s_apm');
 const FIELDS = representative('extra_fields', 's2s_apm');
 /** The extra-fields method with its page fields sent: the upstream's sandbox decides at once, by the payer's e-mail. */
@@ -281,7 +282,7 @@ for (const { kind, skip } of await storeKinds()) {
     let merchant: Listener;
     before(async () => {
       merchant = await startListener();
-      chain = await startChain(kind, { notificationUrl: merchant.url, apm: true, upstreamWorkers: false, timeoutMs: 1000 });
+      chain = await startChain(kind, { notificationUrl: merchant.url, apm: true, upstreamWorkers: false, timeoutMs: 1000, ours: { adminToken: ADMIN_TOKEN } });
       // The first SALE reaches the upstream, which settles it; its answer never comes back.
       let held = 0;
       proxy = await startProxy(`${chain.upstream.baseUrl}/apm/post`, { hold: (action) => action === 'SALE' && held++ === 0 });
@@ -309,6 +310,18 @@ for (const { kind, skip } of await storeKinds()) {
         assert.deepEqual(flag.mismatches, [{ field: 'amount', expected: '300', reported: '400' }]);
         assert.equal(await new PaymentRecheck(chain.ours.gateway.ctx, { staleAfterMs: 0 }).runOnce(), 0);
         assert.deepEqual(await chain.ours.store.db.query('SELECT id FROM callbacks WHERE payment_id = $1', [id]), []);
+
+        // The operator checks with the provider and settles it: applied as the provider's answer would have been.
+        const resolved = await fetch(`${chain.ours.baseUrl}/admin/v1/payments/${id}/resolve`, {
+          method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ outcome: 'settled', note: 'Provider back office: 3.00 received' }),
+        });
+        assert.equal(resolved.status, 200, await resolved.clone().text());
+        const settled = await ourPayment(chain.ours, id);
+        assert.deepEqual([settled.status, settled.capturedAmount, settled.pendingOperation], ['settled', 300n, null]);
+        const [cb] = await merchant.waitForMatching((c) => c.fields.trans_id === id && c.fields.status === 'SETTLED', 1);
+        assert.equal(cb!.fields.amount, '3.00');
+        assert.equal(finals(merchant, id).length, 1, 'one final callback');
       } finally {
         await chain.ours.store.db.query("UPDATE mids SET settings = jsonb_set(settings, '{apmEndpoint}', to_jsonb($1::text)) WHERE id = $2", [proxy.url, chain.midId]);
         chain.ours.gateway.ctx.merchants.invalidate();

@@ -57,6 +57,45 @@ for (const { kind, skip } of await storeKinds()) {
       const ids = (Array.isArray(body) ? body : body.payments ?? []).map((x) => x.id);
       assert.ok(ids.includes(id), JSON.stringify(body));
     });
+
+    const resolve = (id: string, outcome: 'settled' | 'declined', note: string) => fetch(`${chain.ours.baseUrl}/admin/v1/payments/${id}/resolve`, {
+      method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ outcome, note }),
+    });
+
+    it('the operator who checked with the acquirer settles it: the payment, its transaction, one callback and the audit entry', async () => {
+      const res = await sale(chain.ours, { order_amount: '1.99' });
+      const id = res.body.trans_id as string;
+      const detail = await fetch(`${chain.ours.baseUrl}/admin/v1/payments/${id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      assert.deepEqual(((await detail.json()) as { payment: { allowed_actions: { action: string }[] } }).payment.allowed_actions.map((a) => a.action), ['resolve']);
+
+      const resolved = await resolve(id, 'settled', 'Acquirer portal: 1.99 charged; the 2.99 was a display error');
+      assert.equal(resolved.status, 200, await resolved.clone().text());
+      const p = await ourPayment(chain.ours, id);
+      assert.equal(p.status, 'settled');
+      assert.equal(p.capturedAmount, 199n);
+      assert.equal(p.pendingOperation, null);
+      const [tx] = await chain.ours.store.db.query<{ status: string; details: Record<string, unknown> }>('SELECT status, details FROM transactions WHERE id = $1', [p.details.lastTransId]);
+      assert.equal(tx!.status, 'success');
+      assert.equal(tx!.details.resolution, 'settled');
+      assert.equal((tx!.details.resolvedBy as { kind: string }).kind, 'operator');
+      const callbacks = await callbackRows(chain, id);
+      assert.equal(callbacks.length, 1, 'one final callback');
+      assert.equal(callbacks[0]!.fields.status, 'SETTLED');
+      const audit = await chain.ours.store.db.query<{ action: string }>("SELECT action FROM audit_log WHERE object_id = $1 AND action = 'payment.resolve'", [id]);
+      assert.equal(audit.length, 1);
+      assert.equal((await resolve(id, 'settled', 'twice')).status, 409, 'nothing is resolved twice');
+    });
+
+    it('or declines it: the merchant hears the decline once', async () => {
+      const id = (await sale(chain.ours, { order_amount: '1.99' })).body.trans_id as string;
+      const resolved = await resolve(id, 'declined', 'Acquirer portal: no such charge');
+      assert.equal(resolved.status, 200, await resolved.clone().text());
+      const p = await ourPayment(chain.ours, id);
+      assert.equal(p.status, 'decline');
+      assert.equal(p.declineReason, 'Declined by the acquirer (confirmed by an operator)');
+      const callbacks = await callbackRows(chain, id);
+      assert.deepEqual(callbacks.map((c) => c.fields.status), ['DECLINED']);
+    });
   });
 
   describe(`akurateco: the upstream never answers (${kind})`, { skip }, () => {

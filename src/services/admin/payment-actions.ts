@@ -9,8 +9,11 @@ import type { ServiceContext } from '../context.ts';
 import type { Sql } from '../../store/database.ts';
 import { findMerchantById, listMids, type Merchant, type Mid } from '../../store/merchants-repo.ts';
 import {
-  getPayment, listTransactions, needsOperatorOf, updatePayment, updateTransactionStatus, type Payment, type PaymentPatch, type TransactionType,
+  getPayment, listTransactions, needsOperatorOf, updatePayment, updateTransactionStatus, type NeedsOperator, type Payment, type PaymentPatch, type TransactionType,
 } from '../../store/payments-repo.ts';
+import { resolveHeldAuthorization } from '../card-payments.ts';
+import { resolveHeldInitiation } from '../apm/payments.ts';
+import type { OperatorDecision, OperatorWrite } from '../operator-write.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { capturePayment, refundPayment, voidAnyPayment } from '../payment-follow-ups.ts';
 import type { FollowUpOrigin, FollowUpResult } from '../follow-ups.ts';
@@ -140,6 +143,41 @@ const RESOLUTIONS: Readonly<Record<string, Resolution>> = {
   },
 };
 
+type HeldResolver = (ctx: ServiceContext, merchant: Merchant, payment: Payment, decision: OperatorDecision, write: OperatorWrite) => Promise<Payment | undefined>;
+
+/**
+ * The payment-creating operations whose decided answer can be held for an operator (the integrity check): the
+ * engine that would have applied the answer applies the operator's word instead, so the payment, its session,
+ * recurring chain, daily-cap share and callback come out exactly as from the acquirer.
+ */
+const HELD_OUTCOMES: Readonly<Record<string, HeldResolver>> = {
+  authorize: resolveHeldAuthorization,
+  complete: resolveHeldAuthorization,
+  apm_initiate: resolveHeldInitiation,
+};
+
+async function resolveHeld(
+  ctx: ServiceContext, actor: AuditActor, merchant: Merchant, payment: Payment, input: ResolveInput, resolver: HeldResolver, flag: NeedsOperator & { reference?: string | null },
+): Promise<{ payment: Payment; transId: string }> {
+  const transId = payment.details.lastTransId!;
+  const settled = input.outcome === 'settled';
+  const decision: OperatorDecision = { settled, reason: RESOLVED_DECLINE_REASON, ...(flag.reference ? { reference: flag.reference } : {}) };
+  const updated = await resolver(ctx, merchant, payment, decision, {
+    version: payment.version,
+    txDetails: { resolvedBy: initiatedBy(actor), resolution: input.outcome, note: input.note },
+    within: (tx, after) => appendAudit(tx, {
+      actor, action: 'payment.resolve', objectType: 'payment', objectId: payment.id,
+      before: auditState(payment), after: auditState(after),
+      details: { operation: flag.operation, outcome: input.outcome, note: input.note, trans_id: transId },
+    }, ctx.clock.now()).then(() => undefined),
+  });
+  if (!updated) {
+    const current = await getPayment(ctx.db, payment.id);
+    throw new GatewayError(current && needsOperatorOf(current) ? 'operationInProgress' : 'nothingToResolve');
+  }
+  return { payment: updated, transId };
+}
+
 export interface ResolveInput {
   outcome: ResolveOutcome;
   /** What the operator checked, kept on the transaction and in the audit log (never sent to the merchant). */
@@ -154,8 +192,10 @@ export interface ResolveInput {
 export async function resolveInFlight(ctx: ServiceContext, actor: AuditActor, paymentId: string, input: ResolveInput): Promise<{ payment: Payment; transId: string }> {
   const { payment, merchant } = await paymentWithMerchant(ctx, paymentId);
   const flag = needsOperatorOf(payment);
-  const resolution = flag && RESOLUTIONS[flag.operation];
   const transId = payment.details.lastTransId;
+  const held = flag && HELD_OUTCOMES[flag.operation];
+  if (flag && held && transId) return resolveHeld(ctx, actor, merchant, payment, input, held, flag as NeedsOperator & { reference?: string | null });
+  const resolution = flag && RESOLUTIONS[flag.operation];
   if (!flag || !resolution || !transId) throw new GatewayError('nothingToResolve');
   const amount = (await listTransactions(ctx.db, payment.id)).find((t) => t.id === transId)?.amount ?? payment.amount;
   const settled = input.outcome === 'settled';

@@ -27,6 +27,7 @@ import { apmRoute } from './connector.ts';
 import { connectorOfPayment, providerMidFor, providerNotifyUrl } from './provider-route.ts';
 import { applyPayoutOutcome } from './payouts.ts';
 import { heldForIntegrity } from './integrity.ts';
+import type { OperatorDecision, OperatorWrite } from '../operator-write.ts';
 import { integrityMismatches } from '../../domain/integrity.ts';
 import { pageFields, PAYER_PATHS, type ApmMethod } from './methods.ts';
 import { midSupplied, withPayeeValues } from '../../domain/methods/supplied.ts';
@@ -248,6 +249,27 @@ async function applyInitiation(ctx: ServiceContext, merchant: Merchant, payment:
 }
 
 /**
+ * An initiation whose decided answer was held for an operator (the provider reported another amount, currency
+ * or reference): the operator's word, applied as the provider's would have been. Undefined when the payment
+ * moved meanwhile.
+ */
+export async function resolveHeldInitiation(
+  ctx: ServiceContext, merchant: Merchant, payment: Payment, decision: OperatorDecision, write: OperatorWrite,
+): Promise<Payment | undefined> {
+  if (payment.pendingOperation !== 'apm_initiate') return undefined;
+  let applied: Payment | undefined;
+  const expect: Expectation = { status: payment.status, pendingOperation: 'apm_initiate', version: write.version };
+  await finish(ctx, merchant, payment, expect, payment.details.lastTransId, { approved: decision.settled, reason: decision.reason, reference: decision.reference }, {
+    ...write,
+    async within(tx, updated) {
+      applied = updated;
+      await write.within(tx, updated);
+    },
+  });
+  return applied;
+}
+
+/**
  * An initiation left in flight (the process died before the provider's answer was written, or the provider did
  * not answer): asks the provider what became of it and applies that as if initiate() had answered. A payment
  * the provider does not know stays in flight.
@@ -287,8 +309,11 @@ interface Decision {
 const FINAL_TYPES: Readonly<Record<string, TransactionType>> = { credit: 'credit', debit: 'debit' };
 const finalType = (p: Payment): TransactionType => FINAL_TYPES[p.operation] ?? 'sale';
 
-/** The payment's final state, its transaction, the session and the callback, in one transaction. */
-async function finish(ctx: ServiceContext, merchant: Merchant, payment: Payment, expect: Expectation, transId: string | undefined, d: Decision): Promise<ApmStep> {
+/**
+ * The payment's final state, its transaction, the session and the callback, in one transaction (with an
+ * operator's record in it when they decided a held outcome).
+ */
+async function finish(ctx: ServiceContext, merchant: Merchant, payment: Payment, expect: Expectation, transId: string | undefined, d: Decision, byOperator?: OperatorWrite): Promise<ApmStep> {
   const now = ctx.clock.now();
   const to = transition(payment.status, d.approved ? (payment.auth ? 'authorized' : 'sold') : 'declined');
   const patch: PaymentPatch = d.approved
@@ -298,11 +323,12 @@ async function finish(ctx: ServiceContext, merchant: Merchant, payment: Payment,
   const txStatus = d.approved ? 'success' : 'fail';
   const write = async (sql: Sql): Promise<Payment | undefined> => {
     const updated = transId
-      ? await updatePaymentAndTransaction(sql, payment.id, expect, patch, now, { id: transId, status: txStatus, details: d.approved ? {} : { reason: patch.declineReason } })
+      ? await updatePaymentAndTransaction(sql, payment.id, expect, patch, now, { id: transId, status: txStatus, details: { ...(d.approved ? {} : { reason: patch.declineReason }), ...byOperator?.txDetails } })
       : await updatePayment(sql, payment.id, expect, patch, now);
     if (!updated) return undefined;
     if (d.approved && updated.sessionId) await markSessionPaid(sql, updated.sessionId, updated.id);
     await notify(sql, merchant, updated, { transId: transId ?? updated.id, type: finalType(updated), status: txStatus, ...(d.approved ? {} : { reason: updated.declineReason ?? DECLINED }) }, now);
+    await byOperator?.within(sql, updated);
     return updated;
   };
   const updated = await ctx.db.transaction(write);
