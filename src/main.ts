@@ -3,7 +3,7 @@ import { loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { assembleGateway, loadKeyring, openReplica, openStore } from './gateway.ts';
 import { ensureDemoMerchant, sampleSessionRequest } from './demo.ts';
-import type { Bootstrap } from './services/operators.ts';
+import { giveBootstrapAdminPassword, type Bootstrap } from './services/operators.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -20,7 +20,11 @@ async function main(): Promise<void> {
     logger.info({ port: config.s2sApmPort }, 'S2S APM listening on its own port: {s2s_apm_host}/post');
   }
   if (config.workers) gateway.startWorkers();
-  printWelcome(config.baseUrl, config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`, demo, gateway.bootstrap);
+  // A first start outside production also gives the new admin a console password, so /admin works at once.
+  const consolePassword = gateway.bootstrap?.generatedToken && !config.production
+    ? await giveBootstrapAdminPassword(db, gateway.bootstrap.email, new Date())
+    : undefined;
+  printWelcome(config.baseUrl, config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`, demo, gateway.bootstrap, consolePassword);
 
   let stopping = false;
   /**
@@ -54,7 +58,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
-function printWelcome(baseUrl: string, store: string, demo: Awaited<ReturnType<typeof ensureDemoMerchant>>, bootstrap?: Bootstrap): void {
+function printWelcome(baseUrl: string, store: string, demo: Awaited<ReturnType<typeof ensureDemoMerchant>>, bootstrap?: Bootstrap, consolePassword?: string): void {
   const lines = [
     '',
     `Portcullis is running at ${baseUrl} (store: ${store})`,
@@ -62,6 +66,9 @@ function printWelcome(baseUrl: string, store: string, demo: Awaited<ReturnType<t
   ];
   if (bootstrap?.generatedToken) {
     lines.push(`Admin user ${bootstrap.email} created; its API token (shown once, keep it): ${bootstrap.generatedToken}`);
+    if (consolePassword) {
+      lines.push(`Operator console: ${baseUrl}/admin, sign in as ${bootstrap.email} with the password (shown once; change it on the Users screen): ${consolePassword}`);
+    }
   } else if (bootstrap) {
     lines.push(`Admin user ${bootstrap.email} created with the token given in ADMIN_TOKEN.`);
   }

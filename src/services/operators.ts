@@ -4,6 +4,9 @@ import { countOperatorUsers, insertOperatorToken, insertOperatorUser } from '../
 import { appendAudit, type AuditActor } from '../store/audit-repo.ts';
 import { newOperatorToken, operatorTokenDigest, operatorTokenPrefix } from '../domain/operator-tokens.ts';
 import { newId } from '../domain/ids.ts';
+import { randomBytes } from 'node:crypto';
+import { hashOperatorPassword } from '../domain/operator-passwords.ts';
+import { updateOperatorUser } from '../store/operators-repo.ts';
 import type { Role } from '../domain/admin-roles.ts';
 
 export const SYSTEM_ACTOR: AuditActor = { userId: null, name: 'system' };
@@ -47,5 +50,21 @@ export async function bootstrapFirstAdmin(db: Database, opts: { token?: string; 
       after: { email, name: 'admin', role: 'admin', token: { id: issued.id, prefix: issued.prefix, from: opts.token ? 'ADMIN_TOKEN' : 'generated' } },
     }, opts.now);
     return { email, generatedToken: opts.token ? undefined : issued.token };
+  });
+}
+
+/**
+ * A console password for the admin the first start just created, so that whoever ran `npm start` can sign in to
+ * /admin at once (printed once, like the token; stored as its scrypt digest). Outside production only.
+ */
+export async function giveBootstrapAdminPassword(db: Database, email: string, now: Date): Promise<string | undefined> {
+  const password = randomBytes(15).toString('base64url'); // 20 characters, 120 bits
+  const passwordHash = await hashOperatorPassword(password);
+  return db.transaction(async (tx) => {
+    const [user] = await tx.query<{ id: string }>('SELECT id FROM operator_users WHERE email = $1 AND password_hash IS NULL', [email]);
+    if (!user) return undefined;
+    await updateOperatorUser(tx, user.id, { passwordHash }, now);
+    await appendAudit(tx, { actor: SYSTEM_ACTOR, action: 'user.update', objectType: 'user', objectId: user.id, details: { password: 'generated at first start' } }, now);
+    return password;
   });
 }

@@ -126,6 +126,14 @@ for (const { kind, skip } of await storeKinds()) {
       });
       const banner = await waitForOutput(gateway, /Portcullis is running at/, 90_000);
       assert.match(banner, /merchant_key: demo-key/);
+      // The first start's admin signs in to the console with the password printed once.
+      const printed = /sign in as (\S+) with the password \(shown once; change it on the Users screen\): (\S+)/.exec(banner);
+      assert.ok(printed, banner);
+      const signIn = await fetch(`http://127.0.0.1:${port}/admin/v1/session`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: printed[1], password: printed[2] }),
+      });
+      assert.equal(signIn.status, 201, await signIn.clone().text());
+      assert.match(signIn.headers.get('set-cookie') ?? '', /^portcullis_session=/);
 
       const shop = spawn(process.execPath, ['shop.mjs'], {
         cwd: prepareShop(),
