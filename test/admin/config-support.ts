@@ -4,6 +4,7 @@ import type { Role } from '../../src/domain/admin-roles.ts';
 import { insertOperatorUser } from '../../src/store/operators-repo.ts';
 import { issueOperatorToken } from '../../src/services/operators.ts';
 import { newId } from '../../src/domain/ids.ts';
+import { readAnswer } from '../support/answer.ts';
 
 export interface AdminAnswer {
   status: number;
@@ -24,14 +25,7 @@ export async function adminCall(baseUrl: string, method: string, path: string, t
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(baseUrl + path, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
-  const text = await res.text();
-  let parsed: any;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, body: parsed, text };
+  return readAnswer(res);
 }
 
 /** Asserts nothing but the D3 error shape and returns its messages. */

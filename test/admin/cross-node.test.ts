@@ -15,6 +15,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openPostgres, type Database } from '../../src/store/database.ts';
 import { createLogger } from '../../src/logger.ts';
 import { DirectoryWatch } from '../../src/store/directory-watch.ts';
+import { readAnswer } from '../support/answer.ts';
 
 /**
  * Counts a node's merchant cache invalidations (the only way a cached entry goes before its expiry) and waits
@@ -133,12 +134,5 @@ async function postForm(baseUrl: string, path: string, fields: Record<string, un
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(fields)) if (v !== undefined && v !== null) body.append(k, String(v));
   const res = await fetch(baseUrl + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString() });
-  const text = await res.text();
-  let parsed: any;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, body: parsed, text };
+  return readAnswer(res);
 }

@@ -4,6 +4,7 @@ import { issueOperatorToken } from '../../src/services/operators.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { Role } from '../../src/domain/admin-roles.ts';
 import type { TestGateway } from '../support/gateway.ts';
+import { readAnswer } from '../support/answer.ts';
 
 export interface AdminAnswer {
   status: number;
@@ -25,14 +26,7 @@ export function adminClient(baseUrl: string, token: string | undefined): AdminCa
       },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
-    const text = await res.text();
-    let parsed: any;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, body: parsed, text };
+    return readAnswer(res);
   };
 }
 

@@ -5,6 +5,7 @@
 import type { TestGateway, TestMerchant } from '../support/gateway.ts';
 import { checkoutHash } from '../support/merchant.ts';
 import type { CardConnector } from '../../src/connectors/types.ts';
+import { readAnswer } from '../support/answer.ts';
 
 export interface Order {
   number: string;
@@ -68,14 +69,7 @@ export async function update(t: TestGateway, token: string | undefined, body: un
     headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { token }) },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  const text = await res.text();
-  let parsed: any;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, body: parsed, text };
+  return readAnswer(res);
 }
 
 export function status(t: TestGateway, lookup: { payment_id?: string; order_id?: string; size?: number }, m: TestMerchant = t.merchant) {

@@ -5,37 +5,12 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { CARD, EMAIL, f2, followUp, sale, startListener, type Listener } from './support.ts';
-
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-
-/** The merchant's site: /pay posts the stored redirect to the ACS (as the docs tell merchants to), /return is term_url_3ds. */
-async function merchantSite(): Promise<{ origin: string; returns: string[]; redirect?: { url: string; params: Record<string, string> }; close(): Promise<void> }> {
-  const site = { origin: '', returns: [] as string[], redirect: undefined as { url: string; params: Record<string, string> } | undefined, close: async () => {} };
-  const server: Server = createServer((req, res) => {
-    if (req.url?.startsWith('/return')) {
-      site.returns.push(req.url);
-      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Back at the shop</title><p id="returned">Thank you</p>');
-      return;
-    }
-    const r = site.redirect;
-    const inputs = Object.entries(r?.params ?? {}).map(([k, v]) => `<input type="hidden" name="${escape(k)}" value="${escape(v)}">`).join('');
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Redirecting</title><form id="f" method="post" action="${escape(r?.url ?? '')}">${inputs}</form><script>document.getElementById('f').submit()</script>`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  site.origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  site.close = () => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
-  return site;
-}
+import { merchantSite, type MerchantSite } from '../support/merchant-site.ts';
 
 const unavailable = browserUnavailable();
 

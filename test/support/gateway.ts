@@ -14,6 +14,7 @@ import { newId } from '../../src/domain/ids.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { Digest } from '../../src/domain/signatures.ts';
 import { openTestStore, type StoreKind, type TestStore } from './stores.ts';
+import { readAnswer } from './answer.ts';
 
 export interface TestMerchant {
   id: string;
@@ -128,14 +129,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
   const merchant = await addMerchant(opts);
   const request = async (path: string, init: RequestInit) => {
     const res = await fetch(address + path, { ...init, redirect: 'manual' });
-    const text = await res.text();
-    let body: any;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    return { status: res.status, body, text };
+    return readAnswer(res);
   };
   return {
     gateway,
