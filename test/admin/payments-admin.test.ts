@@ -384,10 +384,14 @@ for (const { kind, skip } of await storeKinds()) {
         const id = await stalledRefund();
         assert.equal((await get('/admin/v1/payments?needs_operator=true')).body.payments.filter((p: { id: string }) => p.id === id).length, 1);
         assert.deepEqual((await get(`/admin/v1/payments/${id}`)).body.payment.allowed_actions, [{ action: 'resolve', max_amount: null, partial: false }]);
+        const lostAnswer = { reason: 'answer_lost', acquirer_outcome: null, acquirer_reference: null, mismatches: [] };
+        assert.deepEqual((await get(`/admin/v1/payments/${id}`)).body.payment.held, lostAnswer, 'why it waits');
+        assert.deepEqual((await get('/admin/v1/payments/needs-operator')).body.payments.find((p: { id: string }) => p.id === id).held, lostAnswer);
         const res = await post(`/admin/v1/payments/${id}/resolve`, { outcome: 'settled', note: 'Acquirer portal shows it refunded' }, 'operator');
         assert.equal(res.status, 200, res.text);
         assert.deepEqual((await get(`/admin/v1/payments/${id}`)).body.payment.allowed_actions, [{ action: 'refund', max_amount: '3.00', partial: true }]);
         assert.deepEqual([res.body.payment.status, res.body.payment.refunded_amount, res.body.payment.pending_operation, res.body.payment.needs_operator], ['settled', '2.00', null, false]);
+        assert.equal((await get(`/admin/v1/payments/${id}`)).body.payment.held, null, 'nothing waits any more');
         assert.deepEqual(await refundCallbacks(id), ['SUCCESS']);
         const detail = (await get(`/admin/v1/payments/${id}`)).body;
         const refund = detail.transactions.find((x: { type: string }) => x.type === 'refund');

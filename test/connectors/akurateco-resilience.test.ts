@@ -56,6 +56,11 @@ for (const { kind, skip } of await storeKinds()) {
       const body = await listed.json() as { payments?: { id: string }[] } | { id: string }[];
       const ids = (Array.isArray(body) ? body : body.payments ?? []).map((x) => x.id);
       assert.ok(ids.includes(id), JSON.stringify(body));
+      // The operator is told what to check with the acquirer: what it answered and what it reported otherwise.
+      const listedHeld = (body as { payments: { id: string; held: Record<string, unknown> }[] }).payments.find((x) => x.id === id)!.held;
+      assert.deepEqual({ ...listedHeld, acquirer_reference: typeof listedHeld.acquirer_reference }, {
+        reason: 'integrity', acquirer_outcome: 'approved', acquirer_reference: 'string', mismatches: [{ field: 'amount', expected: '1.99', reported: '2.99' }],
+      });
     });
 
     const resolve = (id: string, outcome: 'settled' | 'declined', note: string) => fetch(`${chain.ours.baseUrl}/admin/v1/payments/${id}/resolve`, {

@@ -18,7 +18,8 @@ import { startTestGateway, type TestGateway, type TestMerchant } from '../suppor
 import { startListener, type Listener } from '../support/merchant.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
-import { sale } from '../s2s-card/support.ts';
+import { followUp, sale } from '../s2s-card/support.ts';
+import { flagForOperator, getPayment } from '../../src/store/payments-repo.ts';
 import { ensureConsoleBuilt } from './support.ts';
 
 const ADMIN_TOKEN = 'console-browser-admin-token';
@@ -122,6 +123,39 @@ for (const { kind, skip } of await storeKinds()) {
       await page.getByRole('button', { name: 'Sign out' }).waitFor();
       return { context, page };
     }
+
+    it('resolves a refund left in flight from Needs attention: why it waits, a note, the refund stands', async () => {
+      const paid = await sale(t, { order_id: `STUCK-${kind}`, order_amount: '10.00', order_currency: 'EUR' });
+      assert.equal(paid.body.status, 'SETTLED', paid.text);
+      const id = paid.body.trans_id as string;
+      // The refund reaches the acquirer, whose answer is lost; the re-check hands it to an operator.
+      const connector = t.gateway.ctx.connectors.get('sandbox-card')!;
+      const original = connector.refund;
+      connector.refund = async () => { throw new Error('connection reset'); };
+      try {
+        await followUp(t, 'CREDITVOID', id, { amount: '2.00' });
+      } finally {
+        connector.refund = original;
+      }
+      assert.ok(await flagForOperator(t.store.db, (await getPayment(t.store.db, id))!, new Date()));
+
+      const { context, page } = await signedIn(emails.admin);
+      await page.getByRole('link', { name: 'Needs attention' }).click();
+      const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: `STUCK-${kind}` }) });
+      await row.getByRole('cell', { name: 'The acquirer\'s answer never came.' }).waitFor();
+      await row.getByRole('button', { name: 'Resolve…' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('The acquirer says the operation').selectOption('settled');
+      await dialog.getByLabel('Note (who you checked with, their reference)').fill('Acquirer portal: refund 2.00 processed');
+      await dialog.getByRole('button', { name: 'Resolve', exact: true }).click();
+      await page.getByRole('link', { name: `STUCK-${kind}` }).waitFor({ state: 'detached' });
+      const resolved = (await admin('GET', `/admin/v1/payments/${id}`)).body;
+      assert.deepEqual([resolved.payment.refunded_amount, resolved.payment.pending_operation, resolved.payment.held], ['2.00', null, null]);
+      const refund = resolved.transactions.find((x: any) => x.type === 'refund');
+      assert.deepEqual([refund.status, refund.resolution, refund.note], ['success', 'settled', 'Acquirer portal: refund 2.00 processed']);
+      assert.ok(resolved.audit.some((a: any) => a.action === 'payment.resolve' && a.user_name === emails.admin), JSON.stringify(resolved.audit));
+      await context.close();
+    });
 
     it('finds a payment by last 4 and refunds part of it, after confirming', async () => {
       const { context, page } = await signedIn(emails.admin);

@@ -3,7 +3,7 @@ import { Link, useParams } from 'react-router';
 import { call, type PaymentDetail } from '../api/client';
 import { useCan } from '../session';
 import { ConfirmButton, Empty, Field, Money, Show, StatusBadge, Table, Time, useLoad } from '../ui';
-import { Resolve } from './NeedsAttention';
+import { Resolve, heldText } from './NeedsAttention';
 
 type P = PaymentDetail['payment'];
 
@@ -70,7 +70,7 @@ export function PaymentPage() {
             <p className="crumbs"><Link to="/payments">Payments</Link> / {p.order_id}</p>
             <h1>Payment {p.order_id} <StatusBadge status={p.status} /></h1>
             {can('payments.act') && <Actions p={p} done={detail.reload} />}
-            {p.needs_operator && <p className="warn">An operation ({p.pending_operation}) is waiting for an operator since <Time iso={p.needs_operator_since} />: {can('payments.act') ? 'resolve it above once the acquirer has told you what happened' : <Link to="/attention">see Needs attention</Link>}.</p>}
+            {p.needs_operator && <p className="warn">An operation ({p.pending_operation}) is waiting for an operator since <Time iso={p.needs_operator_since} />. {heldText(p.held, p.currency)} {can('payments.act') ? 'Resolve it above once the acquirer has told you what happened' : <Link to="/attention">See Needs attention</Link>}.</p>}
             <section aria-labelledby="amounts">
               <h2 id="amounts">Amounts</h2>
               <Facts rows={[

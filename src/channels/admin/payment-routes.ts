@@ -118,6 +118,32 @@ function summary(p: Payment): PaymentSummary {
 
 // --- the needs-operator list ----------------------------------------------------------------------------------
 
+const HeldView = Type.Object({
+  reason: choice(['answer_lost', 'integrity'] as const, 'answer_lost: the acquirer\'s answer never came (the re-check handed it over); integrity: the acquirer answered about another amount, currency or reference than the payment\'s'),
+  acquirer_outcome: Nullable(Type.String({ description: 'integrity: what the held answer said (approved or declined)' })),
+  acquirer_reference: Nullable(Type.String({ description: 'integrity: the acquirer\'s reference in the held answer' })),
+  mismatches: Type.Array(Type.Object({
+    field: Type.String({ description: 'amount, currency or reference' }),
+    expected: Type.String({ description: 'The payment\'s (amounts in major units of the payment\'s currency)' }),
+    reported: Type.String({ description: 'The acquirer\'s' }),
+  }), { description: 'integrity: each fact the acquirer reported otherwise; empty for answer_lost' }),
+}, { description: 'Why the operation waits for an operator, and what to check with the acquirer' });
+
+type HeldFlag = { reason?: string; outcome?: string; reference?: string | null; mismatches?: { field: string; expected: string; reported: string }[] };
+
+/** Why a payment waits for an operator; amounts of the mismatches shown as decimals of the payment's currency. */
+function heldView(p: Payment): Static<typeof HeldView> | null {
+  const flag = needsOperatorOf(p) as (ReturnType<typeof needsOperatorOf> & HeldFlag) | undefined;
+  if (!flag) return null;
+  const decimal = (field: string, v: string) => (field === 'amount' && /^-?[0-9]+$/.test(v) ? formatAmount(BigInt(v), p.currency) : v);
+  return {
+    reason: flag.reason === 'integrity' ? 'integrity' : 'answer_lost',
+    acquirer_outcome: flag.outcome ?? null,
+    acquirer_reference: flag.reference ?? null,
+    mismatches: (flag.mismatches ?? []).map((m) => ({ field: m.field, expected: decimal(m.field, m.expected), reported: decimal(m.field, m.reported) })),
+  };
+}
+
 const NeedsOperatorPayment = Type.Object({
   id: Type.String(),
   merchant_id: Type.String(),
@@ -130,6 +156,7 @@ const NeedsOperatorPayment = Type.Object({
   amount: Amount,
   captured_amount: Amount,
   refunded_amount: Type.String({ description: 'Includes a refund in flight: its amount stays reserved' }),
+  held: HeldView,
 });
 
 function needsOperatorView(p: Payment): Static<typeof NeedsOperatorPayment> {
@@ -146,6 +173,7 @@ function needsOperatorView(p: Payment): Static<typeof NeedsOperatorPayment> {
     amount: formatAmount(p.amount, p.currency),
     captured_amount: formatAmount(p.capturedAmount, p.currency),
     refunded_amount: formatAmount(p.refundedAmount, p.currency),
+    held: heldView(p)!,
   };
 }
 
@@ -226,6 +254,7 @@ const PaymentDetailView = Type.Object({
     three_ds: Nullable(Type.Record(Type.String(), Type.Unknown())),
     connector: Type.Object({ reference: Nullable(Type.String()), rrn: Nullable(Type.String()), approval_code: Nullable(Type.String()) }),
     needs_operator_since: Nullable(Type.String()),
+    held: Nullable(HeldView),
     allowed_actions: Type.Array(AllowedActionView, { description: 'The actions the payment\'s state allows now (the state table of domain/operator-actions.ts), whatever the caller\'s role; empty while an operation is in flight, except resolve when it waits for an operator' }),
   })]),
   transactions: Type.Array(TransactionView),
@@ -238,7 +267,7 @@ const PaymentDetailView = Type.Object({
       ...SUMMARY_EXAMPLE, status: 'settled', refunded_amount: '5.00', description: 'Order 1042', auth: false, decline_reason: null, session_id: null, callback_url: null,
       card_details: { mask: '411111****1111', first6: '411111', last4: '1111', brand: 'visa', expiry: '01/2038' },
       payer: { email: 'max@example.com', firstName: 'Max', lastName: 'Muster', ip: '203.0.113.7' }, three_ds: null,
-      connector: { reference: 'sbx-8f2c', rrn: '123456789012', approval_code: '831000' }, needs_operator_since: null,
+      connector: { reference: 'sbx-8f2c', rrn: '123456789012', approval_code: '831000' }, needs_operator_since: null, held: null,
       allowed_actions: [{ action: 'refund', max_amount: '20.00', partial: true }],
     },
     transactions: [
@@ -307,6 +336,7 @@ function detailView(d: PaymentDetail): Static<typeof PaymentDetailView> {
       three_ds: p.threeDs ? { ...p.threeDs } : null,
       connector: { reference: str(p.details.connectorRef), rrn: str(p.details.rrn), approval_code: str(p.details.approvalCode) },
       needs_operator_since: flag ? new Date(flag.since).toISOString() : null,
+      held: heldView(p),
       allowed_actions: allowedActionsView(p),
     },
     transactions: d.transactions.map((t) => transactionView(t, p.currency)),
