@@ -134,7 +134,7 @@ const statusExample = { payment_id: PAYMENT_ID, date: DATE, status: 'settled', o
 const TOKEN_PARAM = { name: 'Token', in: 'header', required: true, description: 'The token answered by POST /api/v1/session/token', schema: { type: 'string' } };
 
 const CHECKOUT_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
-  'post /api/v1/session': checkoutOp(['checkoutSession'], sessionExample, co.SessionResponse, { redirect_url: `${BASE}/checkout/9c1e4b2a7d3f4e5a8b6c0d1e2f3a4b5c6d7e8f9a0b1c2d3e` }, ['noEligibleMid', 'cardTokenInvalid']),
+  'post /api/v1/session': checkoutOp(['checkoutSession'], sessionExample, co.SessionResponse, { redirect_url: `${BASE}/checkout/9c1e4b2a7d3f4e5a8b6c0d1e2f3a4b5c6d7e8f9a0b1c2d3e` }, ['noEligibleMid', 'dayMidLimit', 'cardTokenInvalid']),
   'post /api/v1/payment/status': checkoutOp(['checkoutStatusByPayment', 'checkoutStatusByOrder'],
     { merchant_key: DEMO.key, payment_id: PAYMENT_ID, hash: checkoutHash([PAYMENT_ID]) }, co.StatusAnswer, statusExample,
     ['paymentDoesNotExist', 'orderDoesNotExist', 'sizeOutOfRange']),
@@ -149,15 +149,15 @@ const CHECKOUT_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     const token = '8d2c1e0f-3b4a-4c5d-9e6f-7a8b9c0d1e2f';
     return { merchant_key: DEMO.key, recurring_init_trans_id: PAYMENT_ID, recurring_token: token, order, hash: checkoutHash(sig.checkout.recurring({ initTransId: PAYMENT_ID, token, number: order.number, amount: order.amount, description: order.description })) };
   })(), co.RecurringAnswer, { payment_id: '7e3d1c2b-4a5f-4b6c-8d7e-9f0a1b2c3d4e', status: 'settled', date: DATE, recurring_token: '8d2c1e0f-3b4a-4c5d-9e6f-7a8b9c0d1e2f', order: { ...ORDER, number: 'order-1002', description: 'Gold plan, month 2' } },
-  ['incorrectTransaction', 'noEligibleMid']),
+  ['incorrectTransaction', 'noEligibleMid', 'dayMidLimit']),
   'post /api/v1/payment/retry': checkoutOp(['checkoutVoidRetry'], { merchant_key: DEMO.key, payment_id: PAYMENT_ID, hash: checkoutHash([PAYMENT_ID]) },
     co.AcceptedAnswer, { payment_id: PAYMENT_ID, result: 'accepted' }, ['paymentDoesNotExist', 'incorrectTransaction', 'operationInProgress']),
   'post /api/v1/payment/card/credit': checkoutOp(['checkoutCardCredit'], (() => {
     const o = { order_id: 'payout-77', order_amount: '25.00', order_currency: 'EUR', order_description: 'Prize payout' };
     return { merchant_key: DEMO.key, ...o, card_number: '4601541833776519', payee_first_name: 'Jane', payee_last_name: 'Roe', hash: checkoutHash(sig.checkout.cardCredit({ orderId: o.order_id, amount: o.order_amount, currency: o.order_currency, description: o.order_description })) };
-  })(), co.CardCreditResponse, { payment_id: PAYMENT_ID, result: 'accepted' }, ['noEligibleMid', 'cardTokenInvalid']),
+  })(), co.CardCreditResponse, { payment_id: PAYMENT_ID, result: 'accepted' }, ['noEligibleMid', 'dayMidLimit', 'cardTokenInvalid']),
   'post /api/v1/session/token': checkoutOp(['checkoutSession'], { ...sessionExample, methods: undefined, success_url: undefined, cancel_url: undefined, return_url: 'https://shop.example/return' },
-    co.SessionTokenResponse, { token: '9c1e4b2a7d3f4e5a8b6c0d1e2f3a4b5c6d7e8f9a0b1c2d3e' }, ['noEligibleMid']),
+    co.SessionTokenResponse, { token: '9c1e4b2a7d3f4e5a8b6c0d1e2f3a4b5c6d7e8f9a0b1c2d3e' }, ['noEligibleMid', 'dayMidLimit']),
   'put /api/v1/session/update': {
     description: 'Changes a hosted-fields session before any payment attempt: only what changes. No hash: the `Token` header (from POST /api/v1/session/token) authenticates.',
     example: { order: { amount: '12.00' } },
@@ -177,7 +177,7 @@ function processingOp(operation: 'purchase' | 'debit'): OperationDoc {
     example: { name: 'Jane Roe', with_hosted_fields: true, email: 'jane@example.com', billing_address: { country: 'GB', city: 'London', address: '1 Main Street', zip: 'SW1A1AA', phone: '+441234567890' } },
     parameters: [TOKEN_PARAM],
     ok: ok(co.ProcessingResponse, { result: 'success', public_id: PAYMENT_ID, return_url_query_params: { payment_id: PAYMENT_ID, trans_id: PAYMENT_ID, order_id: ORDER.number, hash: checkoutHash(sig.checkout.callback({ id: PAYMENT_ID, orderNumber: ORDER.number, amount: ORDER.amount, currency: ORDER.currency, description: ORDER.description })) } }),
-    errors: [...COMMON_ERRORS, 'sessionTokenInvalid', 'sessionNotPayable', 'sessionOperationMismatch', 'noEligibleMid'],
+    errors: [...COMMON_ERRORS, 'sessionTokenInvalid', 'sessionNotPayable', 'sessionOperationMismatch', 'noEligibleMid', 'dayMidLimit'],
   };
 }
 
@@ -269,8 +269,8 @@ function formAnswers(actions: Readonly<Record<string, ActionDoc>>): Json {
   return { description: 'The action\'s answer', content: { 'application/json': { schema: { oneOf: refs }, examples } } };
 }
 
-const S2S_ERRORS: ErrorName[] = [...COMMON_ERRORS, ...AUTH_ERRORS, 'paymentNotFound', 'transactionDoesNotExist', 'orderDoesNotExist', 'scheduleNotFound', 'incorrectTransaction', 'actionNotSupported', 'noEligibleMid', 'captureNotPending', 'captureTooLarge', 'refundNotAllowed', 'refundTooLarge', 'reversalPartial', 'cardTokenInvalid', 'scheduleInUse', 'parameterDeprecated', 'operationInProgress'];
-const APM_ERRORS: ErrorName[] = [...COMMON_ERRORS, ...AUTH_ERRORS, 'paymentNotFound', 'transactionDoesNotExist', 'actionNotSupported', 'noEligibleMid', 'captureNotPending', 'captureTooLarge', 'refundNotAllowed', 'refundTooLarge', 'reversalPartial', 'voidNotAllowed', 'operationInProgress'];
+const S2S_ERRORS: ErrorName[] = [...COMMON_ERRORS, ...AUTH_ERRORS, 'paymentNotFound', 'transactionDoesNotExist', 'orderDoesNotExist', 'scheduleNotFound', 'incorrectTransaction', 'actionNotSupported', 'noEligibleMid', 'dayMidLimit', 'captureNotPending', 'captureTooLarge', 'refundNotAllowed', 'refundTooLarge', 'reversalPartial', 'cardTokenInvalid', 'scheduleInUse', 'parameterDeprecated', 'operationInProgress'];
+const APM_ERRORS: ErrorName[] = [...COMMON_ERRORS, ...AUTH_ERRORS, 'paymentNotFound', 'transactionDoesNotExist', 'actionNotSupported', 'noEligibleMid', 'dayMidLimit', 'captureNotPending', 'captureTooLarge', 'refundNotAllowed', 'refundTooLarge', 'reversalPartial', 'voidNotAllowed', 'operationInProgress'];
 
 const S2S_CARD_DESCRIPTION = 'Form fields (`application/x-www-form-urlencoded` or `multipart/form-data`; nested values as bracket keys, `custom_data[key]=value`), the action in `action`, `client_key` = the merchant key. One schema per action below, each with its hash recipe. `/v2/post` answers `redirect_params` as a `[{name, value}]` list. Every answer is JSON; errors add `"result": "ERROR"`.';
 

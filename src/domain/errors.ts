@@ -34,6 +34,7 @@ export const ERRORS = {
   scheduleInUse: { http: 400, code: '100000', message: 'Schedule is used by payments and can not be deleted.' },
   testClockLiveMerchant: { http: 403, code: '100000', message: 'Test clocks are available to sandbox merchants only.' },
   noEligibleMid: { http: 400, code: '204002', message: 'Enabled merchant mappings or MIDs not found.' },
+  dayMidLimit: { http: 400, code: '204007', message: 'Day MID limit is not set or exceeded.' },
   actionNotSupported: { http: 400, code: '204005', message: 'Payment action not supported.' },
   captureNotPending: { http: 400, code: '208003', message: 'Not acceptable to request the capture for payment not in pending status.' },
   captureTooLarge: { http: 400, code: '208004', message: 'Not acceptable to request the capture for amount bigger than auth amount.' },

@@ -15,7 +15,7 @@ import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/
 import { eligibleMids, explainRouting, type Intent, type RoutingAttempt } from '../domain/routing.ts';
 import { DEFAULT_ROUTING } from '../domain/routing-rules.ts';
 import {
-  attemptRecord, cardFacts, cascadeStop, CHAIN_ROUTING, noteOutcome, releaseHold, routeCard, scorerFor, takeCandidate, type CardRoute, type TakenCandidate,
+  attemptRecord, cardFacts, cascadeStop, CHAIN_ROUTING, noCandidateError, noteOutcome, releaseHold, routeCard, scorerFor, takeCandidate, type CardRoute, type TakenCandidate,
 } from './card-routing.ts';
 import { limitRules } from '../domain/mid-limits.ts';
 import type { Money } from '../domain/money.ts';
@@ -193,7 +193,7 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
   const route = routeCard(ctx, merchant, mids, facts, config, Math.random, await scorerFor(ctx, config, mids, facts));
   // The first candidate whose daily cap still has room carries the payment (its share reserved now).
   const taken = await takeCandidate(ctx, ctx.db, route, 0, facts.money, (m) => ctx.connectors.has(m.connector));
-  if (!taken) throw new GatewayError('noEligibleMid');
+  if (!taken) throw noCandidateError(route);
   route.decision.midId = taken.mid.id;
   let recorded: Awaited<ReturnType<typeof recordAuthorization>>;
   try {

@@ -75,10 +75,15 @@ export function routeCard(
   ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], facts: PaymentFacts,
   config: RoutingConfig = merchant.routing ?? DEFAULT_ROUTING, draw: () => number = Math.random, scorer?: Scorer,
 ): CardRoute {
-  const rules: RoutingRule<Mid>[] = [...limitRules(facts.money), capRule(facts.money)];
+  const limits = limitRules(facts.money);
+  const rules: RoutingRule<Mid>[] = [...limits, capRule(facts.money)];
   const connectors = usableConnectors(ctx, merchant);
   const eligible = eligibleMids(mids.filter((m) => rules.every((rule) => rule.allows(m))), facts.intent, connectors);
-  if (eligible.length === 0 || !ctx.connectors.get(eligible[0]!.connector)) throw new GatewayError('noEligibleMid');
+  if (eligible.length === 0 || !ctx.connectors.get(eligible[0]!.connector)) {
+    // Only the daily caps stand in the way: the platform's own error for it.
+    const withoutCaps = eligibleMids(mids.filter((m) => limits.every((rule) => rule.allows(m))), facts.intent, connectors);
+    throw new GatewayError(withoutCaps.length > 0 ? 'dayMidLimit' : 'noEligibleMid');
+  }
   const choice = chooseCandidates(config, eligible.map((m) => m.id), facts, draw, scorer);
   const byId = new Map(eligible.map((m) => [m.id, m]));
   const candidates = choice.candidates.map((id) => byId.get(id)!);
@@ -128,6 +133,11 @@ export async function takeCandidate(
     dropCapped(route.decision, mid.id);
   }
   return undefined;
+}
+
+/** The routing error when no candidate could take the payment: the day limit when the daily caps dropped any. */
+export function noCandidateError(route: CardRoute): GatewayError {
+  return new GatewayError(route.decision.considered.some((c) => c.reason === 'daily_cap') ? 'dayMidLimit' : 'noEligibleMid');
 }
 
 function dropCapped(decision: RoutingDecision, midId: string): void {
