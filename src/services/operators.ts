@@ -1,10 +1,10 @@
 /** Operator identity (issue 11): the first admin of an empty store, and tokens for users. */
+import { randomBytes } from 'node:crypto';
 import type { Database, Sql } from '../store/database.ts';
 import { countOperatorUsers, insertOperatorToken, insertOperatorUser } from '../store/operators-repo.ts';
 import { appendAudit, type AuditActor } from '../store/audit-repo.ts';
 import { newOperatorToken, operatorTokenDigest, operatorTokenPrefix } from '../domain/operator-tokens.ts';
 import { newId } from '../domain/ids.ts';
-import { randomBytes } from 'node:crypto';
 import { hashOperatorPassword } from '../domain/operator-passwords.ts';
 import { updateOperatorUser } from '../store/operators-repo.ts';
 import type { Role } from '../domain/admin-roles.ts';
