@@ -14,6 +14,7 @@ import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
 import { adminCall, d3Messages, tokenFor } from './config-support.ts';
 import { sale } from '../s2s-card/support.ts';
+import { checkoutHash } from '../support/merchant.ts';
 import { seedChains, ledger } from '../schedules/support.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
@@ -144,6 +145,32 @@ for (const { kind, skip } of await storeKinds()) {
       assert.deepEqual([await volume(t, c), await volume(t, d)], [{ count: 0, amount: 0 }, { count: 1, amount: 199 }], 'the final declines gave c\'s share back');
       clock.advance(DAY);
       assert.equal((await sale(t, {}, m2)).body.status, 'SETTLED', 'a new day: d takes payments again');
+    });
+
+    it('a payer on the hosted page whose payment only the cap refuses is told the method is not available now', async () => {
+      const a = newId();
+      const m = await merchantWith(t, [{ id: a, priority: 10 }]);
+      await setCaps(m, a, { EUR: { max_count: 1 } });
+      const pay = async (number: string) => {
+        const order = { number, amount: '5.00', currency: 'EUR', description: 'Capped order' };
+        const session = await t.postJson('/api/v1/session', {
+          merchant_key: m.key, operation: 'purchase', methods: ['card'], order, success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/cancel',
+          customer: { name: 'John Doe', email: 'john@example.com' }, billing_address: { country: 'GB', city: 'London', address: '1 Main Street', zip: 'SW1A1AA', phone: '+441234567' },
+          hash: checkoutHash(m.password, order.number, order.amount, order.currency, order.description),
+        });
+        assert.equal(session.status, 200, session.text);
+        const res = await fetch(`${new URL(session.body.redirect_url).pathname.replace(/^/, t.baseUrl)}/pay`, {
+          method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ method: 'card', card_number: '4111 1111 1111 1111', card_expiry: '01/38', card_cvv: '123', card_holder: 'John Doe' }).toString(),
+        });
+        return { status: res.status, html: await res.text() };
+      };
+      const first = await pay(`CAPPED-1-${kind}`);
+      assert.ok(first.status < 400, `the first payment fits the cap (HTTP ${first.status})`);
+      const second = await pay(`CAPPED-2-${kind}`);
+      assert.ok(second.status < 500, `HTTP ${second.status}`);
+      assert.match(second.html, /This payment method is not available for this payment\. Choose another method\./);
+      assert.deepEqual(await volume(t, a), { count: 1, amount: 500 });
     });
 
     it('scheduled charges go through the same routing: the chain\'s MID while its cap has room, then the next MID', async () => {

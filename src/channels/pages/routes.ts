@@ -103,6 +103,7 @@ const PAY_ERROR_KEYS: ReadonlyMap<unknown, string> = new Map<unknown, string>([
   [ERRORS.cardTokenInvalid, 'error.cardToken'],
   [ERRORS.actionNotSupported, 'error.notAvailable'],
   [ERRORS.noEligibleMid, 'error.notAvailable'],
+  [ERRORS.dayMidLimit, 'error.notAvailable'],
 ]);
 
 function payErrorKey(err: GatewayError): string {
