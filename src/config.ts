@@ -33,6 +33,11 @@ export interface Config {
   runner: { lanes?: number; batchSize?: number; leaseMs?: number };
   /** How long a vaulted card nothing references is kept before the vault sweeper deletes it. */
   vaultRetentionMinutes: number;
+  /**
+   * How long the re-check keeps asking the connector about an authorization or APM initiation left in flight
+   * before it hands the payment to an operator (the connector could not say what became of it).
+   */
+  recheckOperatorAfterMinutes: number;
   /** A streaming replica for status lookups (read-your-writes kept: src/store/replica.ts). */
   databaseReplicaUrl?: string;
   /** Longest wait on SIGTERM for requests and worker passes in flight before the process exits anyway. */
@@ -122,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     callbackAllowedPrivateHosts: (env.CALLBACK_ALLOWED_PRIVATE_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
     vaultRetentionMinutes: intAtLeast(env.VAULT_RETENTION_MINUTES, DEFAULT_VAULT_RETENTION_MINUTES, MIN_VAULT_RETENTION_MINUTES, 'VAULT_RETENTION_MINUTES'),
+    recheckOperatorAfterMinutes: intAtLeast(env.RECHECK_OPERATOR_AFTER_MINUTES, 60, 5, 'RECHECK_OPERATOR_AFTER_MINUTES'),
     databaseReplicaUrl: env.DATABASE_REPLICA_URL || undefined,
     shutdownTimeoutMs: intFrom(env.SHUTDOWN_TIMEOUT_MS, 30_000, 'SHUTDOWN_TIMEOUT_MS'),
     ...(env.S2S_APM_PORT ? { s2sApmPort: s2sApmPortFrom(env.S2S_APM_PORT, port) } : {}),

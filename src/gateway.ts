@@ -126,7 +126,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const app = await buildApp(ctx, appOptions);
   const apmApp = parts.config.s2sApmPort === undefined ? undefined : await buildApmApp(ctx, appOptions);
   const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, targets: ctx.callbackTargets, signingKeys: ctx.signingKeys, ...parts.dispatcher });
-  const recheck = new PaymentRecheck(ctx);
+  const recheck = new PaymentRecheck(ctx, { operatorAfterMs: (parts.config.recheckOperatorAfterMinutes ?? 60) * 60_000 });
   const fromConfig = Object.fromEntries(Object.entries(parts.config.runner ?? {}).filter(([, v]) => v !== undefined));
   const runner = new ScheduleRunner(ctx, { ...fromConfig, ...parts.runner });
   const sweeper = new VaultSweeper(ctx, { retentionMs: parts.config.vaultRetentionMinutes * 60_000 });

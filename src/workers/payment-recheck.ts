@@ -22,6 +22,11 @@ const RESOLVABLE: ReadonlySet<string> = new Set(['authorize', 'complete', 'apm_i
 export interface RecheckOptions {
   /** How long an operation may stay in flight before it is re-checked. */
   staleAfterMs?: number;
+  /**
+   * How long after it started an operation the connector still cannot account for is handed to an operator
+   * (its inquiry keeps answering nothing, or the connector is gone); until then it is re-checked at every pass.
+   */
+  operatorAfterMs?: number;
   pollMs?: number;
   batchSize?: number;
 }
@@ -29,10 +34,12 @@ export interface RecheckOptions {
 export class PaymentRecheck {
   private readonly polling: PollingLoop;
   private readonly staleAfterMs: number;
+  private readonly operatorAfterMs: number;
   private readonly batchSize: number;
 
   constructor(private readonly ctx: ServiceContext, opts: RecheckOptions = {}) {
     this.staleAfterMs = opts.staleAfterMs ?? 120_000;
+    this.operatorAfterMs = opts.operatorAfterMs ?? 3_600_000;
     this.batchSize = opts.batchSize ?? 50;
     this.polling = new PollingLoop({
       pollMs: opts.pollMs ?? 30_000,
@@ -67,8 +74,17 @@ export class PaymentRecheck {
     if (!RESOLVABLE.has(operation)) return this.handToOperator(payment, operation, now);
     if (!(await this.claim(payment, now))) return false;
     const claimed = { ...payment, updatedAt: now };
-    if (operation === 'apm_initiate') return (await recheckInitiation(this.ctx, claimed)).kind !== 'processing';
-    return this.resolveCard(claimed, operation);
+    const resolved = operation === 'apm_initiate'
+      ? (await recheckInitiation(this.ctx, claimed)).kind !== 'processing'
+      : await this.resolveCard(claimed, operation);
+    if (!resolved && (await this.inFlightSince(claimed)) <= now.getTime() - this.operatorAfterMs) await this.handToOperator(claimed, operation, now);
+    return resolved;
+  }
+
+  /** When the operation in flight started: its transaction's creation (the claims keep moving updated_at). */
+  private async inFlightSince(payment: Payment): Promise<number> {
+    const [row] = await this.ctx.db.query<{ created_at: Date | string }>('SELECT created_at FROM transactions WHERE id = $1', [payment.details.lastTransId ?? '']);
+    return new Date(row?.created_at ?? payment.createdAt).getTime();
   }
 
   /**

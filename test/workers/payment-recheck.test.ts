@@ -174,6 +174,34 @@ for (const { kind, skip } of await storeKinds()) {
         assert.equal(p.declineReason, 'Processing interrupted');
         assert.equal((await callbacksOf(id)).length, 1);
       });
+
+      it('one the connector cannot account for is asked about at every pass, then handed to an operator who resolves it', async () => {
+        const card = gw.gateway.ctx.connectors.get('sandbox-card')!;
+        patch(card, 'authorize', async () => {
+          throw new Error('connection reset');
+        });
+        patch(card, 'inquire', async () => undefined); // the acquirer has no word on it
+        const id = (await cardSale(gw, { order_amount: '7.00' })).body.trans_id as string;
+        const recheck = new PaymentRecheck(gw.gateway.ctx, { operatorAfterMs: 3_600_000 });
+        for (let pass = 0; pass < 3; pass++) assert.equal(await passLater(recheck), 0);
+        const early = await payment(id);
+        assert.deepEqual([early.pendingOperation, needsOperatorOf(early)], ['authorize', undefined], 'still its own to re-check');
+        clock.advance(3_600_000);
+        assert.equal(await recheck.runOnce(), 0);
+        const handed = await payment(id);
+        assert.equal(needsOperatorOf(handed)?.operation, 'authorize', 'an hour after it started: an operator\'s');
+        assert.equal(await passLater(recheck), 0, 'and no longer re-checked');
+        assert.equal(warnings.filter((w) => w.paymentId === id).length, 1, 'warned once');
+
+        const resolved = await fetch(`${gw.baseUrl}/admin/v1/payments/${id}/resolve`, {
+          method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ outcome: 'declined', note: 'Acquirer portal: no such authorization' }),
+        });
+        assert.equal(resolved.status, 200, await resolved.text());
+        const p = await payment(id);
+        assert.deepEqual([p.status, p.pendingOperation], ['decline', null]);
+        assert.deepEqual((await callbacksOf(id)).map((c) => c.status), ['DECLINED'], 'one callback: the decline');
+      });
     });
 
     describe('follow-up left in flight', () => {
@@ -225,12 +253,13 @@ for (const { kind, skip } of await storeKinds()) {
         }
         const res = await admin(`/admin/v1/payments/needs-operator?merchant_id=${gw.merchant.id}`, TOKEN);
         assert.equal(res.status, 200);
-        const { payments } = (await res.json()) as { payments: Record<string, string>[] };
+        const { payments } = (await res.json()) as { payments: Record<string, unknown>[] };
         const listed = payments.find((p) => p.id === id);
         const flag = needsOperatorOf(await payment(id))!;
         assert.deepEqual(listed, {
           id, merchant_id: gw.merchant.id, channel: 's2s_card', order_id: listed!.order_id, operation: 'refund', since: new Date(flag.since).toISOString(),
           status: 'settled', currency: 'USD', amount: '5.00', captured_amount: '5.00', refunded_amount: '2.00',
+          held: { reason: 'answer_lost', acquirer_outcome: null, acquirer_reference: null, mismatches: [] },
         });
         const other = await gw.addMerchant();
         const none = await admin(`/admin/v1/payments/needs-operator?merchant_id=${other.id}`, TOKEN);
