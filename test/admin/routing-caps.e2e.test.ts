@@ -7,7 +7,7 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { storeKinds } from '../support/stores.ts';
@@ -201,14 +201,24 @@ for (const { kind, skip } of await storeKinds()) {
     let operator: string;
     const call = (method: string, p: string, body?: unknown) => adminCall(t.baseUrl, method, p, operator, body);
 
+    const dirs: string[] = [];
+    const tempDir = async (prefix: string) => {
+      const dir = await mkdtemp(path.join(tmpdir(), prefix));
+      dirs.push(dir);
+      return dir;
+    };
+
     before(async () => {
-      const dir = await mkdtemp(path.join(tmpdir(), 'bins-'));
+      const dir = await tempDir('bins-');
       const file = path.join(dir, 'bins.json');
       await writeFile(file, JSON.stringify({ ranges: [{ from: '400000', to: '499999', country: 'US' }, { from: '41111111', to: '41111111', country: 'DE' }] }));
       t = await startTestGateway(kind, { adminToken: `admin-bins-${kind}`, binTableFile: file });
       operator = await tokenFor(t, 'operator');
     });
-    after(async () => t?.close());
+    after(async () => {
+      await t?.close();
+      await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+    });
 
     it('routes by the card\'s issuing country from the table; the dry run shows the country', async () => {
       const [a, b] = [newId(), newId()];
@@ -230,7 +240,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('start-up refuses a BIN table file with a bad entry, naming it', async () => {
-      const dir = await mkdtemp(path.join(tmpdir(), 'bins-bad-'));
+      const dir = await tempDir('bins-bad-');
       const file = path.join(dir, 'bins.json');
       await writeFile(file, JSON.stringify([{ from: '411111', to: '411111', country: 'DE' }, { from: '4111', to: '4111', country: 'DE' }]));
       await assert.rejects(loadBinTable(file), /\[1\]: from and to/);
