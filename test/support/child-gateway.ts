@@ -4,7 +4,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -66,10 +66,17 @@ export interface ChildGatewayOptions {
   dataDir?: string;
 }
 
+/** Data directories made here, removed when the test process exits (a restart test reuses one across children). */
+const madeDirs: string[] = [];
+process.once('exit', () => {
+  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 /** Starts `node dist/main.js` (no TypeScript loader) on a random port; resolves once it listens. */
 export async function startChildGateway(opts: ChildGatewayOptions = {}): Promise<ChildGateway> {
   const merchant = opts.merchant ?? { key: randomUUID(), password: randomBytes(16).toString('hex') };
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'portcullis-node-'));
+  if (!opts.dataDir) madeDirs.push(dataDir);
   const { NODE_OPTIONS: _loader, ...inherited } = process.env;
   const child = spawn(process.execPath, [path.join(ROOT, 'dist/main.js')], {
     cwd: ROOT,
