@@ -12,6 +12,11 @@ import { COUNTRIES_BY_NAME } from '../../src/domain/countries.ts';
 import { CONTENT_SECURITY_POLICY, renderAcsPage, renderCheckoutPage, renderRedirectPage } from '../../src/web/pages.ts';
 import { CHECKOUT_FIELDS, type CheckoutPageView } from '../../src/web/views.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { SCREENSHOT_DIR } from '../support/payer-pages.ts';
+
+mkdirSync(SCREENSHOT_DIR, { recursive: true });
 
 interface Post {
   path: string;
@@ -514,7 +519,7 @@ describe('hosted pages in a browser', { timeout: 180_000 }, () => {
     ] as const) {
       const ctx = await browser.newContext({ viewport: vp, deviceScaleFactor: name === 'phone' ? 2 : 1 });
       const page = await open(renderCheckoutPage(view()), ctx);
-      await page.screenshot({ path: `/tmp/portcullis-checkout-${name}.png`, fullPage: true });
+      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `checkout-form-${name}.png`), fullPage: true });
       await ctx.close();
     }
     assertNoProblems();
