@@ -112,7 +112,7 @@ async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Pr
   registerOperationsRoutes(app, ctx);
   installRateLimits(app, ctx.rateLimiter);
   installIdempotency(app, ctx);
-  installMetrics(app);
+  installMetrics(app, ctx);
   return app;
 }
 

@@ -1,11 +1,39 @@
 /**
- * Prometheus metrics at `/metrics`: requests by route and status with their durations, and the process's
- * own figures. Labels use the route pattern, never the path, so ids and tokens do not end up in metrics.
+ * Prometheus metrics at `/metrics`: requests by route and status with their durations, the process's own
+ * figures, and the gateway's work read from the store at each scrape (payments needing an operator or in flight,
+ * the callback outbox, blocked notification URLs). Labels use the route pattern, never the path, so ids and tokens
+ * do not end up in metrics.
  */
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ServiceContext } from '../services/context.ts';
+import { currentFigures } from '../services/operational-figures.ts';
+import type { OperationalFigures } from '../store/operational-figures-repo.ts';
 
-export function installMetrics(app: FastifyInstance): Registry {
+/** Each store figure and its gauge (a gauge per figure: Prometheus alerts name them one by one). */
+const FIGURE_GAUGES: Readonly<Record<keyof OperationalFigures, { name: string; help: string }>> = {
+  paymentsNeedingOperator: { name: 'portcullis_payments_needing_operator', help: 'Payments whose operation waits for an operator (needs attention)' },
+  paymentsInFlight: { name: 'portcullis_payments_in_flight', help: 'Payments with a connector call not yet answered (the re-check worker resolves them)' },
+  callbacksPending: { name: 'portcullis_callbacks_pending', help: 'Callbacks waiting for their next delivery attempt' },
+  callbacksOverdue: { name: 'portcullis_callbacks_overdue', help: 'Pending callbacks due for over a minute: the dispatchers are behind or stopped' },
+  callbackUrlsBlocked: { name: 'portcullis_callback_urls_blocked', help: 'Notification URLs blocked after repeated timeouts' },
+};
+
+function installFigureGauges(registry: Registry, ctx: Pick<ServiceContext, 'db' | 'clock'>): () => Promise<void> {
+  const gauges = Object.entries(FIGURE_GAUGES).map(([key, spec]) => [key as keyof OperationalFigures, new Gauge({ ...spec, registers: [registry] })] as const);
+  const storeUp = new Gauge({ name: 'portcullis_store_up', help: '1 when the store answered the last scrape\'s figures, 0 when it did not', registers: [registry] });
+  return async () => {
+    try {
+      const figures = await currentFigures(ctx);
+      for (const [key, gauge] of gauges) gauge.set(figures[key]);
+      storeUp.set(1);
+    } catch {
+      storeUp.set(0); // the figures keep their last values; the HTTP metrics still answer
+    }
+  };
+}
+
+export function installMetrics(app: FastifyInstance, ctx?: Pick<ServiceContext, 'db' | 'clock'>): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'portcullis_' });
   const requests = new Counter({
@@ -26,7 +54,9 @@ export function installMetrics(app: FastifyInstance): Registry {
     requests.inc({ method: req.method, route, status: String(reply.statusCode) });
     durations.observe({ method: req.method, route }, reply.elapsedTime / 1000);
   });
+  const refreshFigures = ctx ? installFigureGauges(registry, ctx) : undefined;
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+    await refreshFigures?.();
     reply.type(registry.contentType);
     return registry.metrics();
   });

@@ -544,7 +544,7 @@ export function updatePaymentAndTransaction(
  * A payment whose operation in flight was handed to an operator: details.needsOperator names the attempt
  * (its transaction, the payment's lastTransId), so a later operation of the same payment is not covered by it.
  */
-const NEEDS_OPERATOR = `(details->'needsOperator' IS NOT NULL AND details->'needsOperator'->>'transId' IS NOT DISTINCT FROM details->>'lastTransId')`;
+export const NEEDS_OPERATOR = `(details->'needsOperator' IS NOT NULL AND details->'needsOperator'->>'transId' IS NOT DISTINCT FROM details->>'lastTransId')`;
 
 /** Payments whose connector call has been in flight longer than the cutoff (a crash left them), unless an operator has them. */
 export async function findStalledPayments(sql: Sql, before: Date, limit: number): Promise<Payment[]> {

@@ -1,7 +1,14 @@
-/** /metrics speaks the Prometheus text format and counts requests by route pattern, never by path. */
+/**
+ * /metrics speaks the Prometheus text format, counts requests by route pattern, never by path, and reports the
+ * gateway's work from the store at each scrape.
+ */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { storeKinds } from '../support/stores.ts';
+import { followUp, sale } from '../s2s-card/support.ts';
+import { flagForOperator, getPayment } from '../../src/store/payments-repo.ts';
+import { ManualClock } from '../../src/domain/clock.ts';
 
 describe('metrics', () => {
   let t: TestGateway;
@@ -23,3 +30,56 @@ describe('metrics', () => {
     assert.doesNotMatch(text, /some-secret-session-token/);
   });
 });
+
+for (const { kind, skip } of await storeKinds()) {
+  describe(`metrics of the gateway's work (${kind})`, { skip }, () => {
+    let t: TestGateway;
+    const clock = new ManualClock('2030-06-01T10:00:00Z');
+    before(async () => {
+      // Callbacks to a port nothing listens on, and no dispatcher running: they stay pending.
+      t = await startTestGateway(kind, { clock, notificationUrl: 'http://127.0.0.1:9/callbacks' });
+    });
+    after(() => t?.close());
+
+    const scrape = async () => {
+      const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
+      const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+      return { text, value };
+    };
+
+    it('counts payments needing an operator or in flight, the callback outbox and blocked URLs at each scrape', async () => {
+      const before = await scrape();
+      assert.equal(before.value('portcullis_store_up'), 1);
+      assert.equal(before.value('portcullis_payments_needing_operator'), 0);
+      assert.equal(before.value('portcullis_callbacks_pending'), 0);
+
+      // A settled sale: its callback waits in the outbox.
+      const sold = await sale(t, { order_amount: '5.00' });
+      assert.equal(sold.body.status, 'SETTLED', sold.text);
+      // A refund whose answer is lost: in flight, then handed to an operator.
+      const card = t.gateway.ctx.connectors.get('sandbox-card')!;
+      const original = card.refund;
+      card.refund = async () => { throw new Error('connection reset'); };
+      try {
+        await followUp(t, 'CREDITVOID', sold.body.trans_id, { amount: '2.00' });
+      } finally {
+        card.refund = original;
+      }
+      const inFlight = await scrape();
+      assert.equal(inFlight.value('portcullis_payments_in_flight'), 1);
+      assert.equal(inFlight.value('portcullis_payments_needing_operator'), 0);
+      assert.equal(inFlight.value('portcullis_callbacks_pending'), 1);
+      assert.equal(inFlight.value('portcullis_callbacks_overdue'), 0, 'due now, not overdue yet');
+
+      assert.ok(await flagForOperator(t.store.db, (await getPayment(t.store.db, sold.body.trans_id))!, clock.now()));
+      await t.store.db.query('INSERT INTO callback_url_health (url, blocked_until) VALUES ($1, $2)', ['http://127.0.0.1:9/callbacks', new Date(clock.now().getTime() + 900_000)]);
+      clock.advance(120_000);
+      const later = await scrape();
+      assert.equal(later.value('portcullis_payments_in_flight'), 0);
+      assert.equal(later.value('portcullis_payments_needing_operator'), 1);
+      assert.equal(later.value('portcullis_callbacks_overdue'), 1, 'no dispatcher: the callback is two minutes late');
+      assert.equal(later.value('portcullis_callback_urls_blocked'), 1);
+      assert.match(later.text, /# HELP portcullis_callbacks_overdue /);
+    });
+  });
+}
