@@ -61,7 +61,7 @@ export async function giveBootstrapAdminPassword(db: Database, email: string, no
   const password = randomBytes(15).toString('base64url'); // 20 characters, 120 bits
   const passwordHash = await hashOperatorPassword(password);
   return db.transaction(async (tx) => {
-    const [user] = await tx.query<{ id: string }>('SELECT id FROM operator_users WHERE email = $1 AND password_hash IS NULL', [email]);
+    const [user] = await tx.query<{ id: string }>('SELECT id FROM operator_users WHERE email = $1 AND password_hash IS NULL FOR UPDATE', [email]);
     if (!user) return undefined;
     await updateOperatorUser(tx, user.id, { passwordHash }, now);
     await appendAudit(tx, { actor: SYSTEM_ACTOR, action: 'user.update', objectType: 'user', objectId: user.id, details: { password: 'generated at first start' } }, now);
