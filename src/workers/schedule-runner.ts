@@ -26,9 +26,9 @@ import {
 import type { CardConnector, ConnectorOutcome, MidAccess } from '../connectors/types.ts';
 import { inquiryRequest, midAccess } from '../services/connector-access.ts';
 import { newId } from '../domain/ids.ts';
-import { chargeInstant, claimOf, NO_MID, outboxRowOf, outcomeOf, scheduleChargeOf, type ChargeRoute, type FinalOutcome } from '../services/schedules/charges.ts';
-import { cardFacts, chainMidFirst, CHAIN_ROUTING, noteOutcome, releaseHold, routeCard, takeCandidate } from '../services/card-routing.ts';
-import { GatewayError } from '../domain/errors.ts';
+import { chargeInstant, claimOf, DAY_LIMIT, NO_MID, noRouteOutcome, outboxRowOf, outcomeOf, scheduleChargeOf, type ChargeRoute, type FinalOutcome, type RouteRefusal } from '../services/schedules/charges.ts';
+import { cardFacts, chainMidFirst, CHAIN_ROUTING, noCandidateError, noteOutcome, releaseHold, routeCard, takeCandidate } from '../services/card-routing.ts';
+import { ERRORS, GatewayError } from '../domain/errors.ts';
 import type { DueChain } from '../store/schedules-repo.ts';
 import { merchantInitiatedOutcome } from '../services/recurring/card-on-file.ts';
 import { PollingLoop } from './polling.ts';
@@ -137,8 +137,8 @@ export class ScheduleRunner {
       const chains = await lockDueChains(tx, now, this.batchSize);
       const claims: Claim[] = [];
       for (const chain of chains) {
-        const route = await this.routeCharge(tx, chain);
-        claims.push(claimOf(chain, { paymentId: newId(), transactionId: newId() }, claim, route, now, lockedUntil));
+        const { route, refused } = await this.routeCharge(tx, chain);
+        claims.push(claimOf(chain, { paymentId: newId(), transactionId: newId() }, claim, route, now, lockedUntil, refused));
       }
       const written = await insertClaims(tx, claims, now);
       // A charge another runner claimed first gives back what this one reserved (in the same transaction).
@@ -154,19 +154,19 @@ export class ScheduleRunner {
    * first, never the sandbox for a live merchant), its daily-cap share reserved within the claim's transaction.
    * No MID: undefined, and the charge is declined with the routing error.
    */
-  private async routeCharge(tx: Sql, chain: DueChain): Promise<ChargeRoute | undefined> {
+  private async routeCharge(tx: Sql, chain: DueChain): Promise<{ route?: ChargeRoute; refused?: RouteRefusal }> {
     const entry = await this.merchantOf(tx, chain.subscription.merchantId);
-    if (!entry) return undefined;
+    if (!entry) return { refused: 'noEligibleMid' };
     const { amount, currency } = chain.subscription;
     const facts = cardFacts({ intent: 'sale', amount, currency, recurring: true });
     try {
       const route = routeCard(this.ctx, entry.merchant, chainMidFirst(entry.mids, chain.origin.midId), facts, CHAIN_ROUTING);
       const taken = await takeCandidate(this.ctx, tx, route, 0, facts.money, (m) => this.ctx.connectors.has(m.connector));
-      if (!taken) return undefined;
+      if (!taken) throw noCandidateError(route);
       route.decision.midId = taken.mid.id;
-      return { mid: taken.mid, decision: route.decision, ...(taken.hold ? { hold: taken.hold } : {}) };
+      return { route: { mid: taken.mid, decision: route.decision, ...(taken.hold ? { hold: taken.hold } : {}) } };
     } catch (err) {
-      if (err instanceof GatewayError) return undefined;
+      if (err instanceof GatewayError) return { refused: err.spec === ERRORS.dayMidLimit ? 'dayMidLimit' : 'noEligibleMid' };
       throw err;
     }
   }
@@ -203,7 +203,7 @@ export class ScheduleRunner {
   /** Asks the connector to charge; a connector that throws leaves the payment in flight for the re-check. */
   private async authorize(payment: Payment, cards: Map<string, Promise<LoadedCard | undefined>>, passFailed: () => boolean): Promise<ConnectorOutcome> {
     const route = await this.connectorFor(payment);
-    if (!route) return NO_MID;
+    if (!route) return noRouteOutcome(payment);
     const vaultId = payment.vaultId ?? '';
     if (!cards.has(vaultId)) cards.set(vaultId, vaultId ? loadCard(this.ctx.db, this.ctx.keyring, vaultId) : Promise.resolve(undefined));
     const card = await cards.get(vaultId);
@@ -253,7 +253,7 @@ export class ScheduleRunner {
     for (const { payment, answer } of written) {
       if (answer.kind === 'declined') await releaseHold(this.ctx.db, payment.details.volumeHold);
       const merchant = (await this.merchantOf(this.ctx.db, payment.merchantId))?.merchant;
-      if (merchant && answer !== NO_MID) {
+      if (merchant && answer !== NO_MID && answer !== DAY_LIMIT) {
         await noteOutcome(this.ctx, merchant, { midId: payment.midId, currency: payment.currency, brand: payment.details.brand, approved: answer.kind === 'approved' });
       }
     }

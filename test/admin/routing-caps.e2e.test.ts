@@ -194,6 +194,20 @@ for (const { kind, skip } of await storeKinds()) {
       assert.deepEqual(onB.routing.considered.find((c: { midId: string }) => c.midId === a)?.reason, 'daily_cap');
       assert.deepEqual(await volume(t, a), { count: 1, amount: 199 });
     });
+
+    it('a scheduled charge only the caps keep from every MID is declined with the day-limit text', async () => {
+      const a = newId();
+      const m = await merchantWith(t, [{ id: a, priority: 30 }]);
+      const today = clock.now().toISOString().slice(0, 10);
+      const { scheduleId } = await seedChains(t, 2, today, { interval_length: '1', interval_unit: 'day', payments_count: '1' }, m);
+      clock.advance(DAY);
+      await setCaps(m, a, { USD: { max_count: 1 } });
+      const runner = new ScheduleRunner(t.gateway.ctx, { batchSize: 10 });
+      while ((await runner.runOnce()).claimed > 0);
+      const l = await ledger(t.store.db, scheduleId);
+      assert.deepEqual(l.charges.map((c) => [c.status, c.reason]).sort(), [['decline', 'Day MID limit is not set or exceeded.'], ['settled', null]]);
+      assert.ok(l.charges.every((c) => c.callbacks === 1), 'each charge its one callback');
+    });
   });
 
   describe(`card country routing with a BIN table file (${kind})`, { skip }, () => {

@@ -56,7 +56,13 @@ function chargeDetails(chain: DueChain, charge: ScheduleCharge, transactionId: s
 }
 
 /** The claim of a due chain's next payment: its charge row, its payment (held by `claim`), the chain's next position. */
-export function claimOf(chain: DueChain, ids: { paymentId: string; transactionId: string }, claim: string, route: ChargeRoute | undefined, now: Date, lockedUntil: Date): Claim {
+/** Why a charge has no route: the MIDs' daily caps alone, or no MID at all. */
+export type RouteRefusal = 'dayMidLimit' | 'noEligibleMid';
+
+export function claimOf(
+  chain: DueChain, ids: { paymentId: string; transactionId: string }, claim: string, route: ChargeRoute | undefined, now: Date, lockedUntil: Date,
+  refused?: RouteRefusal,
+): Claim {
   const { subscription: s, origin, rule } = chain;
   const dueDate = s.nextDueDate as string;
   const charge: ScheduleCharge = { subscriptionId: s.id, seq: s.nextSeq, dueDate, simulated: chain.clockOffsetMs !== 0 };
@@ -67,7 +73,7 @@ export function claimOf(chain: DueChain, ids: { paymentId: string; transactionId
     orderId: origin.orderId, amount: s.amount, currency: s.currency, description: origin.description, status: 'prepare', auth: false,
     capturedAmount: 0n, refundedAmount: 0n, midId: route?.mid.id ?? null, vaultId: origin.vaultId, cardToken: null, payer: origin.payer,
     threeDs: null, declineReason: null, customData: origin.customData, callbackUrl: origin.callbackUrl,
-    details: chargeDetails(chain, charge, ids.transactionId, route), pendingOperation: claim, version: 0, createdAt: at, updatedAt: at,
+    details: { ...chargeDetails(chain, charge, ids.transactionId, route), ...(refused ? { routeRefused: refused } : {}) }, pendingOperation: claim, version: 0, createdAt: at, updatedAt: at,
   };
   return {
     subscriptionId: s.id, seq: s.nextSeq, dueDate, transactionId: ids.transactionId, payment, lockedUntil,
@@ -77,8 +83,10 @@ export function claimOf(chain: DueChain, ids: { paymentId: string; transactionId
 
 export type FinalOutcome = Extract<ConnectorOutcome, { kind: 'approved' | 'declined' }>;
 
-/** A charge that found no MID to go to is declined with the routing error's text. */
+/** A charge that found no MID to go to is declined with the routing error's text: the day limit's when only caps stood in the way. */
 export const NO_MID: FinalOutcome = { kind: 'declined', reason: ERRORS.noEligibleMid.message };
+export const DAY_LIMIT: FinalOutcome = { kind: 'declined', reason: ERRORS.dayMidLimit.message };
+export const noRouteOutcome = (p: Pick<Payment, 'details'>): FinalOutcome => (p.details.routeRefused === 'dayMidLimit' ? DAY_LIMIT : NO_MID);
 
 function transition(event: 'sold' | 'declined'): Payment['status'] {
   const to = nextStatus('prepare', event);
