@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import {
   chooseCandidates, pickShare, ruleMatches, validateRouting, type PaymentFacts, type RoutingConditions, type RoutingConfig, type RoutingRuleDef,
 } from '../../src/domain/routing-rules.ts';
+import { prng as mulberry32 } from '../support/prng.ts';
 
 const MIDS = ['m1', 'm2', 'm3', 'm4'];
 const facts = fc.record({
@@ -101,14 +102,3 @@ describe('routing rules', () => {
   });
 });
 
-/** A small seeded generator, so a failing draw can be replayed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

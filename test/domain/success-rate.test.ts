@@ -8,21 +8,10 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { decayed, rankBySuccess, scoreOf, SUCCESS_RATE_DEFAULTS, type MidScore } from '../../src/domain/success-rate.ts';
 import { chooseCandidates, validateRouting, type PaymentFacts, type RoutingConfig } from '../../src/domain/routing-rules.ts';
+import { prng as draws } from '../support/prng.ts';
 
 const T0 = new Date('2030-01-01T00:00:00Z');
 const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);
-
-/** A deterministic stream of draws in [0, 1) (mulberry32), so the statistics are reproducible. */
-function draws(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('success-rate scores', () => {
   it('decay halves the weight every half-life, never grows it, and keeps the rate of a MID that sees nothing new', () => {

@@ -9,18 +9,7 @@ import type { RouteEntry } from '../../src/app.ts';
 import { checkoutHash } from './merchant.ts';
 import { signedSale, saleFields } from '../s2s-card/support.ts';
 import type { TestMerchant } from './gateway.ts';
-
-/** mulberry32: a small seeded PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './prng.ts';
 
 export interface FuzzRequest {
   method: string;
