@@ -74,13 +74,9 @@ export class AkuratecoApmConnector implements ApmConnector {
   // --- request transformers -------------------------------------------------------------------------
 
   private saleFields(req: ApmInitiateRequest): URLSearchParams {
-    const { clientKey, password } = credentialsOf(this.mid);
-    const amount = formatAmount(req.amount, req.currency);
+    const { password } = credentialsOf(this.mid);
+    const { f, amount } = this.orderFields('SALE', req);
     const [first, last] = splitName(req.payer.name);
-    const f = new URLSearchParams({
-      action: 'SALE', client_key: clientKey, brand: req.method, order_id: req.paymentId, order_amount: amount, order_currency: req.currency,
-      order_description: req.description || req.orderId,
-    });
     const payer: [string, string | undefined][] = [
       ['payer_first_name', first], ['payer_last_name', last], ['payer_email', req.payer.email], ['payer_phone', req.payer.phone],
       ['payer_country', req.payer.country], ['payer_ip', req.payer.ip],
@@ -91,6 +87,16 @@ export class AkuratecoApmConnector implements ApmConnector {
     flatten(req.params, 'parameters', f);
     f.set('hash', s2sHash(s2sApm.sale({ orderId: req.paymentId, amount, currency: req.currency }, password)));
     return f;
+  }
+
+  /** The order part both SALE and CREDIT2VIRTUAL start with: our payment id is the upstream's order_id. */
+  private orderFields(action: 'SALE' | 'CREDIT2VIRTUAL', req: Pick<ApmInitiateRequest, 'amount' | 'currency' | 'method' | 'paymentId' | 'description' | 'orderId'>) {
+    const amount = formatAmount(req.amount, req.currency);
+    const f = new URLSearchParams({
+      action, client_key: credentialsOf(this.mid).clientKey, brand: req.method, order_id: req.paymentId, order_amount: amount, order_currency: req.currency,
+      order_description: req.description || req.orderId,
+    });
+    return { f, amount };
   }
 
   private byTrans(action: 'GET_TRANS_STATUS' | 'CAPTURE' | 'VOID', transId: string, extra: Record<string, string> = {}): URLSearchParams {
@@ -199,13 +205,9 @@ export class AkuratecoApmConnector implements ApmConnector {
   }
 
   async payout(req: ApmPayoutRequest): Promise<ApmOutcome> {
-    const { clientKey, password } = credentialsOf(this.mid);
-    const amount = formatAmount(req.amount, req.currency);
+    const { password } = credentialsOf(this.mid);
+    const { f, amount } = this.orderFields('CREDIT2VIRTUAL', req);
     const [first, last] = splitName(req.payee.name);
-    const f = new URLSearchParams({
-      action: 'CREDIT2VIRTUAL', client_key: clientKey, brand: req.method, order_id: req.paymentId, order_amount: amount, order_currency: req.currency,
-      order_description: req.description || req.orderId,
-    });
     const payee: [string, string | undefined][] = [['payee_first_name', first], ['payee_last_name', last], ['payee_email', req.payee.email], ['payee_phone', req.payee.phone]];
     for (const [k, v] of payee) if (v) f.set(k, v);
     f.set('callback_url', this.notifyUrl);
