@@ -1,5 +1,5 @@
 /** What an operator's script does against the admin API: Bearer tokens per role and JSON requests. */
-import type { TestGateway } from '../support/gateway.ts';
+import type { TestGateway, TestMerchant } from '../support/gateway.ts';
 import type { Role } from '../../src/domain/admin-roles.ts';
 import { insertOperatorUser } from '../../src/store/operators-repo.ts';
 import { issueOperatorToken } from '../../src/services/operators.ts';
@@ -35,4 +35,18 @@ export function d3Messages(answer: AdminAnswer): string[] {
     throw new Error(`expected a D3 error body, got ${answer.status} ${answer.text}`);
   }
   return (b.errors ?? []).map((e: { error_message: string }) => e.error_message);
+}
+
+/** A sandbox MID of a routing test: its priority fixes the default order; `decline` forces that unified code. */
+export type MidSpec = { id: string; priority: number; decline?: string };
+
+/** A merchant with sandbox MIDs of fixed priorities (and a forced decline code where given). */
+export async function merchantWith(t: TestGateway, specs: MidSpec[], notificationUrl = 'http://127.0.0.1:9/callbacks'): Promise<TestMerchant> {
+  const m = await t.addMerchant({
+    notificationUrl,
+    mids: specs.map((s) => ({ id: s.id, paymentMode: 'SMS/DMS' as const, settings: s.decline ? { force_decline_code: s.decline } : {} })),
+  });
+  for (const s of specs) await t.store.db.query('UPDATE mids SET priority = $2 WHERE id = $1', [s.id, s.priority]);
+  t.gateway.ctx.merchants.invalidate();
+  return m;
 }

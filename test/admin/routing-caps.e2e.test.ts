@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
-import { adminCall, d3Messages, tokenFor } from './config-support.ts';
+import { adminCall, d3Messages, merchantWith, tokenFor } from './config-support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { checkoutHash } from '../support/merchant.ts';
 import { seedChains, ledger } from '../schedules/support.ts';
@@ -21,21 +21,7 @@ import { ManualClock } from '../../src/domain/clock.ts';
 import { ScheduleRunner } from '../../src/workers/schedule-runner.ts';
 import { loadBinTable } from '../../src/gateway.ts';
 
-const NOTIFY = 'http://127.0.0.1:9/callbacks';
 const DAY = 86_400_000;
-type MidSpec = { id: string; priority: number; decline?: string };
-
-/** A merchant whose sandbox MIDs have fixed priorities (and a forced decline code where given). */
-async function merchantWith(t: TestGateway, specs: MidSpec[]): Promise<TestMerchant> {
-  const m = await t.addMerchant({
-    notificationUrl: NOTIFY,
-    mids: specs.map((s) => ({ id: s.id, paymentMode: 'SMS/DMS' as const, settings: s.decline ? { force_decline_code: s.decline } : {} })),
-  });
-  for (const s of specs) await t.store.db.query('UPDATE mids SET priority = $2 WHERE id = $1', [s.id, s.priority]);
-  t.gateway.ctx.merchants.invalidate();
-  return m;
-}
-
 async function volume(t: TestGateway, midId: string): Promise<{ count: number; amount: number } | undefined> {
   const [row] = await t.store.db.query<{ count: number; amount: string }>('SELECT count, amount::text AS amount FROM mid_daily_volume WHERE mid_id = $1', [midId]);
   return row && { count: Number(row.count), amount: Number(row.amount) };

@@ -6,14 +6,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
-import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
-import { adminCall, d3Messages, tokenFor } from './config-support.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { adminCall, d3Messages, merchantWith as merchantOf, tokenFor, type MidSpec } from './config-support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { recurringSale } from '../recurring/support.ts';
 import { newId } from '../../src/domain/ids.ts';
 
-const NOTIFY = 'http://127.0.0.1:9/callbacks';
-type MidSpec = { id: string; priority: number; decline?: string };
 
 for (const { kind, skip } of await storeKinds()) {
   describe(`routing and cascading (${kind})`, { skip }, () => {
@@ -28,16 +26,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
     after(async () => t?.close());
 
-    /** A merchant whose sandbox MIDs decline with the given unified codes; priorities fix the default order. */
-    async function merchantWith(specs: MidSpec[]): Promise<TestMerchant> {
-      const m = await t.addMerchant({
-        notificationUrl: NOTIFY,
-        mids: specs.map((s) => ({ id: s.id, paymentMode: 'SMS/DMS' as const, settings: s.decline ? { force_decline_code: s.decline } : {} })),
-      });
-      for (const s of specs) await t.store.db.query('UPDATE mids SET priority = $2 WHERE id = $1', [s.id, s.priority]);
-      t.gateway.ctx.merchants.invalidate();
-      return m;
-    }
+    const merchantWith = (specs: MidSpec[]) => merchantOf(t, specs);
 
     /** The payment as the operator sees it, and how many callbacks were written for it. */
     async function view(transId: string) {
