@@ -8,7 +8,8 @@
  */
 import { routeCard, cardFacts } from '../src/services/card-routing.ts';
 import type { ServiceContext } from '../src/services/context.ts';
-import type { Merchant, Mid } from '../src/store/merchants-repo.ts';
+import type { Merchant } from '../src/domain/model/merchant.ts';
+import type { Mid } from '../src/domain/model/mid.ts';
 import type { RoutingConfig, RoutingRuleDef, Scorer } from '../src/domain/routing-rules.ts';
 import { scoreOf } from '../src/domain/success-rate.ts';
 import { SAMPLE_BIN_TABLE } from '../src/domain/bin-table.ts';

@@ -4,7 +4,8 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../services/context.ts';
-import type { Merchant, Mid } from '../store/merchants-repo.ts';
+import type { Merchant } from '../domain/model/merchant.ts';
+import type { Mid } from '../domain/model/mid.ts';
 import { GatewayError, HashMismatch } from '../domain/errors.ts';
 import { verifyAny, type UpperMode } from '../domain/signatures.ts';
 import { reserveIdempotencyKey } from './idempotency.ts';

@@ -16,6 +16,7 @@ import type { Secret } from '../domain/secret.ts';
 import type { UnifiedCode } from './error-codes.ts';
 import type { CardParameterSet } from '../domain/card-parameter-sets.ts';
 import type { ApmConnector } from './apm-types.ts';
+import type { ThreeDsAttributes } from '../domain/model/payment.ts';
 
 export interface CardData {
   pan: string;
@@ -23,18 +24,6 @@ export interface CardData {
   expYear: string; // "2038"
   cvv?: string;
   holder?: string;
-}
-
-export interface ThreeDsAttributes {
-  threeDSServerTransID: string;
-  dsTransID: string;
-  acsTransID: string;
-  xid?: string;
-  eci: string;
-  transStatus: string;
-  transStatusReason?: string;
-  protocolVersion: string;
-  authenticationFlow: 'Frictionless' | 'Challenge';
 }
 
 /** The MID a call goes through: the connector's own settings and the credentials opened for this call only. */

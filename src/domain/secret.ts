@@ -7,6 +7,14 @@ import { inspect } from 'node:util';
 
 export const REDACTED = '[redacted]';
 
+/** A secret as stored, sealed (AES-256-GCM, the key id inside so keys rotate): every part base64, nothing readable. */
+export interface SealedSecret {
+  readonly keyId: string;
+  readonly iv: string;
+  readonly ciphertext: string;
+  readonly authTag: string;
+}
+
 export class Secret<T> {
   // A private field: invisible to Object.keys, spread, JSON and structured logging alike.
   readonly #value: T;

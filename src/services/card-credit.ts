@@ -5,8 +5,9 @@
  * (type=credit), as for every Checkout payment.
  */
 import type { ServiceContext } from './context.ts';
-import type { Merchant, Mid } from '../store/merchants-repo.ts';
-import type { PayerInfo } from '../store/payments-repo.ts';
+import type { Merchant } from '../domain/model/merchant.ts';
+import type { Mid } from '../domain/model/mid.ts';
+import type { PayerInfo } from '../domain/model/payment.ts';
 import { findCardByToken } from '../store/card-vault.ts';
 import { createAndAuthorize, type CardSource, type PaymentStep } from './card-payments.ts';
 import type { Money } from '../domain/money.ts';

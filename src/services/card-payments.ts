@@ -4,11 +4,10 @@
  * transaction (design principle 4).
  */
 import type { ServiceContext } from './context.ts';
-import type { Merchant, Mid } from '../store/merchants-repo.ts';
-import {
-  getPayment, insertPaymentWithTransaction, insertTransaction, updatePayment, updatePaymentAndTransaction,
-  type NewPayment, type NewTransaction, type Payment, type PayerInfo, type PaymentDetails, type PaymentPatch, type TransactionType,
-} from '../store/payments-repo.ts';
+import type { Merchant } from '../domain/model/merchant.ts';
+import type { Mid } from '../domain/model/mid.ts';
+import type { PayerInfo, Payment, PaymentDetails, TransactionType } from '../domain/model/payment.ts';
+import { getPayment, insertPaymentWithTransaction, insertTransaction, updatePayment, updatePaymentAndTransaction, type NewPayment, type NewTransaction, type PaymentPatch } from '../store/payments-repo.ts';
 import type { Sql } from '../store/database.ts';
 import { markSessionPaid } from '../store/sessions-repo.ts';
 import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/card-vault.ts';

@@ -4,7 +4,8 @@
  * cascades to the next candidate, decided by the connector's error table (connectors/error-codes.ts).
  */
 import type { ServiceContext } from './context.ts';
-import type { Merchant, Mid } from '../store/merchants-repo.ts';
+import type { Merchant } from '../domain/model/merchant.ts';
+import type { Mid } from '../domain/model/mid.ts';
 import { eligibleMids, explainRouting, type Intent, type RoutingAttempt, type RoutingDecision, type RoutingRule } from '../domain/routing.ts';
 import { limitRules } from '../domain/mid-limits.ts';
 import { chooseCandidates, DEFAULT_ROUTING, usesSuccessRate, type PaymentFacts, type RoutingConfig, type Scorer } from '../domain/routing-rules.ts';

@@ -1,8 +1,9 @@
 /** Opening a hosted Checkout session: the session and its first payment (status prepare) in one write. */
 import type { ServiceContext } from './context.ts';
-import type { Merchant, Mid } from '../store/merchants-repo.ts';
+import type { Merchant } from '../domain/model/merchant.ts';
+import type { Mid } from '../domain/model/mid.ts';
+import type { PayerInfo, PaymentDetails } from '../domain/model/payment.ts';
 import { insertSessionWithPayment, type SessionRequest } from '../store/sessions-repo.ts';
-import type { PayerInfo, PaymentDetails } from '../store/payments-repo.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../domain/errors.ts';
 import { newId, newToken } from '../domain/ids.ts';
 import { formatAmount, type Money } from '../domain/money.ts';

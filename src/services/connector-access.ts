@@ -3,9 +3,10 @@
  * never logged (Secret), and the payment facts the connector's requests are built from.
  */
 import type { ServiceContext } from './context.ts';
-import type { Merchant, Mid } from '../store/merchants-repo.ts';
+import type { Merchant } from '../domain/model/merchant.ts';
+import type { Mid } from '../domain/model/mid.ts';
+import type { Payment } from '../domain/model/payment.ts';
 import { openMidCredentials } from '../store/merchants-repo.ts';
-import type { Payment } from '../store/payments-repo.ts';
 import type { CardConnector, ConnectorPayer, FollowUpRequest, InquiryRequest, MidAccess, StoredCardUse } from '../connectors/types.ts';
 import { SANDBOX_CONNECTOR } from '../connectors/registry.ts';
 import { SUCCESS_CARD, PAYOUT_CARD } from '../connectors/sandbox/test-cards.ts';

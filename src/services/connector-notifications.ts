@@ -5,7 +5,8 @@
  */
 import type { ServiceContext } from './context.ts';
 import { findMerchantById, findMidById } from '../store/merchants-repo.ts';
-import { getPayment, type Payment } from '../store/payments-repo.ts';
+import { getPayment } from '../store/payments-repo.ts';
+import type { Payment } from '../domain/model/payment.ts';
 import type { ConnectorOutcome, FollowUpOutcome, InboundRequest, NotificationEvent, NotifiedPayment } from '../connectors/types.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { midAccess } from './connector-access.ts';

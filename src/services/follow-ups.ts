@@ -6,8 +6,10 @@
  * alternative-method payments is only who is called: a FollowUpPort.
  */
 import type { ServiceContext } from './context.ts';
-import type { Merchant, Mid } from '../store/merchants-repo.ts';
-import { getPayment, insertTransaction, listTransactions, updatePayment, updateTransactionStatus, type Payment, type PaymentPatch, type TransactionType } from '../store/payments-repo.ts';
+import type { Merchant } from '../domain/model/merchant.ts';
+import type { Mid } from '../domain/model/mid.ts';
+import type { Payment, TransactionType } from '../domain/model/payment.ts';
+import { getPayment, insertTransaction, listTransactions, updatePayment, updateTransactionStatus, type PaymentPatch } from '../store/payments-repo.ts';
 import { followUpRequest, midAccess } from './connector-access.ts';
 import { nextStatus, type PaymentEvent, type PaymentStatus } from '../domain/payment-state.ts';
 import { GatewayError, MESSAGES, type ErrorName } from '../domain/errors.ts';

@@ -3,9 +3,12 @@
  * the payer goes next. Wire formats (HTML forms) stay in the pages channel.
  */
 import type { ServiceContext } from './context.ts';
-import { findMerchantById, listMids, type Merchant, type Mid, type LinkTarget } from '../store/merchants-repo.ts';
+import { findMerchantById, listMids } from '../store/merchants-repo.ts';
+import type { LinkTarget, Merchant } from '../domain/model/merchant.ts';
+import type { Mid } from '../domain/model/mid.ts';
+import type { PayerInfo, Payment, PaymentDetails } from '../domain/model/payment.ts';
 import { countDeclinedAttempts, getSession, switchSessionPayment, type Session } from '../store/sessions-repo.ts';
-import { getPayment, insertPayment, type Payment, type PayerInfo, type PaymentDetails } from '../store/payments-repo.ts';
+import { getPayment, insertPayment } from '../store/payments-repo.ts';
 import { cardOnFileOf } from './recurring/card-on-file.ts';
 import type { Consent } from '../domain/recurring-consent.ts';
 import { findCardByToken } from '../store/card-vault.ts';

@@ -12,8 +12,8 @@
  */
 import type { ServiceContext } from './context.ts';
 import type { Clock } from '../domain/clock.ts';
-import type { Merchant } from '../store/merchants-repo.ts';
-import type { PayerInfo } from '../store/payments-repo.ts';
+import type { Merchant } from '../domain/model/merchant.ts';
+import type { PayerInfo } from '../domain/model/payment.ts';
 import {
   beginSessionAttempt, recordCollectedCard, updateUnattemptedSession,
   type CollectedCard, type Session, type SessionRequest,

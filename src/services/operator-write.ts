@@ -4,7 +4,7 @@
  * on the transaction, and their own rows (the audit entry) in the same database transaction.
  */
 import type { Sql } from '../store/database.ts';
-import type { Payment } from '../store/payments-repo.ts';
+import type { Payment } from '../domain/model/payment.ts';
 
 export interface OperatorWrite {
   version: number;

@@ -3,8 +3,9 @@
  * connector of their MID, alternative-method payments through their provider. Channels call these.
  */
 import type { ServiceContext } from './context.ts';
-import type { Merchant, Mid } from '../store/merchants-repo.ts';
-import type { Payment } from '../store/payments-repo.ts';
+import type { Merchant } from '../domain/model/merchant.ts';
+import type { Mid } from '../domain/model/mid.ts';
+import type { Payment } from '../domain/model/payment.ts';
 import { capture, refund, voidPayment, type FollowUpOrigin, type FollowUpResult } from './follow-ups.ts';
 import { apmOf } from './apm/details.ts';
 import { captureApm, creditVoidApm, voidApm } from './apm/follow-ups.ts';

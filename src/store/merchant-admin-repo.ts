@@ -3,7 +3,8 @@
  * password rotation. The merchant channels read merchants through MerchantDirectory (merchants-repo.ts).
  */
 import type { Sql } from './database.ts';
-import { toMerchant, type Merchant, type MerchantRow } from './merchants-repo.ts';
+import { toMerchant, type MerchantRow } from './merchants-repo.ts';
+import type { Merchant } from '../domain/model/merchant.ts';
 import type { Digest } from '../domain/signatures.ts';
 
 export interface MerchantRecord extends Merchant {

@@ -5,10 +5,11 @@
  */
 import type { Sql } from './database.ts';
 import type { Keyring } from './card-vault.ts';
-import { findMerchantById, type Merchant, type MerchantSettings } from './merchants-repo.ts';
-import { openSecret, type SealedSecret, type SecretFields } from './sealed-secrets.ts';
+import { findMerchantById } from './merchants-repo.ts';
+import type { Merchant, MerchantSettings } from '../domain/model/merchant.ts';
+import { openSecret, type SecretFields } from './sealed-secrets.ts';
 import { optionSecretsOwner, walletSecretsOwner } from './secret-rotation.ts';
-import { Secret } from '../domain/secret.ts';
+import { Secret, type SealedSecret } from '../domain/secret.ts';
 
 export interface MerchantConfig {
   merchant: Merchant;

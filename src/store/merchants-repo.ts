@@ -1,90 +1,12 @@
 import type { Sql } from './database.ts';
 import type { Digest } from '../domain/signatures.ts';
-import { openSecret, type SealedSecret, type SecretFields } from './sealed-secrets.ts';
+import type { Merchant, MerchantSettings } from '../domain/model/merchant.ts';
+import type { Mid, PaymentMode } from '../domain/model/mid.ts';
+import { openSecret, type SecretFields } from './sealed-secrets.ts';
 import type { Keyring } from './card-vault.ts';
-import { Secret } from '../domain/secret.ts';
+import { Secret, type SealedSecret } from '../domain/secret.ts';
 import type { RoutingConfig } from '../domain/routing-rules.ts';
 import type { DailyCaps } from '../domain/volume-caps.ts';
-
-export type PaymentMode = 'SMS' | 'DMS' | 'SMS/DMS';
-export type LinkTarget = '_blank' | '_self' | '_parent' | '_top';
-
-/** Admin-panel options that change wire behaviour (interface spec: MID and Protocol Mapping settings). */
-export interface MerchantSettings {
-  /** Optional fields added to callbacks (Protocol Mapping "Add Data to Callback"). */
-  callbackFields?: string[];
-  /** Optional fields added to status lookups ("Add Data to Get status response"). */
-  statusFields?: string[];
-  /** "Return additional parameters": appended to success_url and cancel_url. */
-  returnParams?: string[];
-  /** "Checkout Payment Method" option. */
-  checkoutPaymentMethod?: boolean;
-  /** S2S CARD payer fields that Protocol Mapping marks Required. */
-  requiredPayerFields?: string[];
-  /** "Override Link Target": replaces url_target / term_url_target when set. */
-  overrideLinkTarget?: LinkTarget;
-  /** Options the spec names per connector family (not secret; their secrets are sealed in merchants.option_secrets). */
-  connectorOptions?: ConnectorOptions;
-  /**
-   * Hosted Checkout after a declined attempt: the payer stays on the page and may try another card or method,
-   * up to maxAttempts attempts per session (absent: 3); false keeps the platform's behaviour (the payer goes
-   * straight to the merchant's error_url).
-   */
-  payerRetries?: { maxAttempts: number } | false;
-}
-
-/** Per-connector options of the admin panel (interface spec, method parameter sets). */
-export interface ConnectorOptions {
-  /** Mobile money: who bears the fee. */
-  mobileMoney?: { feeBearer: 'merchant' | 'payer' };
-  /** Voucher partner with signature: PartnerId per currency, the RFC 3066 language, the web application's domain. */
-  voucherPartner?: { partnerIds: Record<string, string>; language: string; domain?: string };
-  /** Mail payout: the account and how fees are calculated. */
-  mailPayout?: { accountUuid: string; feeCalculationMethod: 'account_level' | 'transaction_level' };
-  /** Token-call family: the private key is sealed; its fingerprint shows which key is set. */
-  tokenCall?: { privateKeyFingerprint: string };
-}
-
-export interface Merchant {
-  id: string;
-  name: string;
-  key: string;
-  password: string;
-  sandbox: boolean;
-  notificationUrl: string | null;
-  digest: Digest;
-  settings: MerchantSettings;
-  /** Disabled merchants are kept (payments refer to them) and refused as unknown on every merchant channel. */
-  disabled: boolean;
-  /** Routing rules and cascading (issue 15); null: priority order, DEFAULT_ROUTING. */
-  routing: RoutingConfig | null;
-  /** After a rotation: the password before it, still accepted on requests until `previousPasswordExpiresAt`. */
-  previousPassword: string | null;
-  previousPasswordExpiresAt: Date | null;
-}
-
-export interface Mid {
-  id: string;
-  merchantId: string;
-  name: string;
-  connector: string;
-  paymentMode: PaymentMode;
-  cardOnFileSupport: boolean;
-  enabled: boolean;
-  priority: number;
-  /** ISO 4217 codes the MID takes; null: any. */
-  currencies: string[] | null;
-  /** Decimal amounts in the payment's currency (major units); null: no limit. */
-  minAmount: string | null;
-  maxAmount: string | null;
-  /** Daily volume caps per currency (issue 15), as the admin API takes them; null: none. */
-  dailyCaps: DailyCaps | null;
-  descriptor: string | null;
-  /** The connector's own settings (not secret), validated by the connector's settings schema. */
-  settings: Record<string, unknown>;
-  /** The connector's credentials, sealed (open with openMidCredentials); null: none set. */
-  sealedCredentials: SealedSecret | null;
-}
 
 export interface MerchantRow {
   id: string;

@@ -3,8 +3,9 @@
  * row lock first (SELECT ... FOR UPDATE), so two operators' changes apply one after the other, never mixed.
  */
 import type { Sql } from './database.ts';
-import { listMids, type Mid, type PaymentMode } from './merchants-repo.ts';
-import type { SealedSecret } from './sealed-secrets.ts';
+import { listMids } from './merchants-repo.ts';
+import type { Mid, PaymentMode } from '../domain/model/mid.ts';
+import type { SealedSecret } from '../domain/secret.ts';
 import type { DailyCaps } from '../domain/volume-caps.ts';
 
 /** The MID of a merchant, its row locked for the transaction's change when `forUpdate`. */

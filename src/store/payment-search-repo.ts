@@ -5,7 +5,8 @@
  * Migration 012 indexes the expressions below; change them together.
  */
 import type { Sql } from './database.ts';
-import { toPayment, type Payment } from './payments-repo.ts';
+import { toPayment } from './payments-repo.ts';
+import type { Payment } from '../domain/model/payment.ts';
 import type { PaymentStatus } from '../domain/payment-state.ts';
 
 /** The indexed expressions of migration 012, with the predicates of its partial indexes. */

@@ -6,80 +6,7 @@ import type { Database, Sql } from './database.ts';
 import { enqueueCallbacks, type EnqueueCallbackInput } from './callbacks-repo.ts';
 import { columnArrays, groupCommitted, unnestRows, type BatchColumn } from './group-commit.ts';
 import type { PaymentStatus } from '../domain/payment-state.ts';
-import type { ThreeDsAttributes } from '../connectors/types.ts';
-
-export type Channel = 'checkout' | 's2s_card' | 's2s_apm';
-
-export interface PayerInfo {
-  email?: string;
-  name?: string;
-  firstName?: string;
-  lastName?: string;
-  ip?: string;
-  phone?: string;
-  phoneCountryCode?: string;
-  birthDate?: string;
-  country?: string;
-  state?: string;
-  city?: string;
-  address?: string;
-  address2?: string;
-  zip?: string;
-  district?: string;
-  houseNumber?: string;
-}
-
-/** Facts about the payment that vary by channel and connector; kept as one document. */
-export interface PaymentDetails {
-  /** A wallet payment (issue 16): which wallet, its flow, and the token's kind (never its content). */
-  wallet?: { name: 'applepay' | 'googlepay'; flow: 'decrypted' | 'card_stored' | 'virtual'; authMethod?: 'PAN_ONLY' | 'CRYPTOGRAM_3DS' };
-  cardMask?: string;
-  cardExpiry?: string; // MM/YYYY
-  first6Last4?: string;
-  brand?: string;
-  connectorRef?: string;
-  connectorState?: Record<string, string>;
-  rrn?: string;
-  /** Acquirer reference number, from the connector outcome of the sale or the capture. */
-  arn?: string;
-  approvalCode?: string;
-  lastTransId?: string;
-  reqToken?: boolean;
-  recurringInit?: boolean;
-  linkTarget?: string;
-  termUrl3ds?: string;
-  browser?: Record<string, string>;
-  [key: string]: unknown;
-}
-
-export interface Payment {
-  id: string;
-  merchantId: string;
-  sessionId: string | null;
-  channel: Channel;
-  operation: string;
-  orderId: string;
-  amount: bigint;
-  currency: string;
-  description: string;
-  status: PaymentStatus;
-  auth: boolean;
-  capturedAmount: bigint;
-  refundedAmount: bigint;
-  midId: string | null;
-  vaultId: string | null;
-  cardToken: string | null;
-  payer: PayerInfo;
-  threeDs: ThreeDsAttributes | null;
-  declineReason: string | null;
-  customData: Record<string, unknown> | null;
-  callbackUrl: string | null;
-  details: PaymentDetails;
-  pendingOperation: string | null;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
+import type { Channel, PayerInfo, Payment, PaymentDetails, ThreeDsAttributes, Transaction, TransactionStatus, TransactionType } from '../domain/model/payment.ts';
 
 interface PaymentRow {
   id: string;
@@ -613,19 +540,6 @@ export function needsOperatorOf(p: Payment): NeedsOperator | undefined {
 }
 
 // --- transactions -----------------------------------------------------------------------------------
-
-export type TransactionType = 'sale' | 'auth' | '3ds' | 'redirect' | 'capture' | 'refund' | 'reversal' | 'void' | 'credit' | 'debit' | 'chargeback' | 'recurring' | 'retry';
-export type TransactionStatus = 'success' | 'fail' | 'waiting' | 'undefined';
-
-export interface Transaction {
-  id: string;
-  paymentId: string;
-  type: TransactionType;
-  status: TransactionStatus;
-  amount: bigint;
-  details: Record<string, unknown>;
-  createdAt: Date;
-}
 
 export type NewTransaction = Omit<Transaction, 'createdAt' | 'details'> & { details?: Record<string, unknown>; now: Date };
 

@@ -4,7 +4,8 @@
  * due payments costs a handful of round trips, and every claim is a compare-and-set.
  */
 import type { Sql } from './database.ts';
-import { toPayment, type Payment } from './payments-repo.ts';
+import { toPayment } from './payments-repo.ts';
+import type { Payment } from '../domain/model/payment.ts';
 import type { FirstPaymentDelay, IntervalUnit, ScheduleRule } from '../domain/schedule-calendar.ts';
 
 // --- schedules ---------------------------------------------------------------------------------------

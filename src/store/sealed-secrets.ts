@@ -4,11 +4,8 @@
  * envelope to its owner (copied to another row, it no longer opens). Opened values come back as Secret, so
  * they cannot be logged or serialised by accident.
  */
-import { decryptPan, encryptPan, type EncryptedPan, type Keyring } from './card-vault.ts';
-import { Secret } from '../domain/secret.ts';
-
-/** What is stored: every part base64, nothing readable. */
-export type SealedSecret = EncryptedPan;
+import { decryptPan, encryptPan, type Keyring } from './card-vault.ts';
+import { Secret, type SealedSecret } from '../domain/secret.ts';
 
 export type SecretFields = Record<string, string>;
 

@@ -8,7 +8,8 @@
 import type { Sql } from './database.ts';
 import type { Keyring } from './card-vault.ts';
 import { VaultError } from './card-vault.ts';
-import { openSecret, sealSecret, type SealedSecret } from './sealed-secrets.ts';
+import { openSecret, sealSecret } from './sealed-secrets.ts';
+import type { SealedSecret } from '../domain/secret.ts';
 import { midCredentialsOwner } from './merchants-repo.ts';
 import { signingSecretOwner } from './signing-secrets-repo.ts';
 

@@ -1,8 +1,8 @@
 /** Merchants' webhook signing secrets, sealed (sealed-secrets.ts); the plain secret never reaches the table. */
 import type { Sql } from './database.ts';
 import type { Keyring } from './card-vault.ts';
-import { openSecret, sealSecret, type SealedSecret } from './sealed-secrets.ts';
-import type { Secret } from '../domain/secret.ts';
+import { openSecret, sealSecret } from './sealed-secrets.ts';
+import type { SealedSecret, Secret } from '../domain/secret.ts';
 
 export const signingSecretOwner = (merchantId: string): readonly string[] => ['merchant', merchantId, 'signing_secret'];
 const owner = signingSecretOwner;

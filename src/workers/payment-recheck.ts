@@ -6,7 +6,8 @@
  * payment by bumping its updated_at with a compare-and-set before touching it.
  */
 import type { ServiceContext } from '../services/context.ts';
-import { findStalledPayments, flagForOperator, type Payment } from '../store/payments-repo.ts';
+import { findStalledPayments, flagForOperator } from '../store/payments-repo.ts';
+import type { Payment } from '../domain/model/payment.ts';
 import { findMerchantById, listMids } from '../store/merchants-repo.ts';
 import { applyOutcome, intentOf } from '../services/card-payments.ts';
 import { recheckInitiation } from '../services/apm/payments.ts';

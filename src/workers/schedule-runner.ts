@@ -17,8 +17,10 @@
  */
 import type { ServiceContext } from '../services/context.ts';
 import type { Sql } from '../store/database.ts';
-import { findMerchantById, listMids, type Merchant, type Mid } from '../store/merchants-repo.ts';
-import type { Payment } from '../store/payments-repo.ts';
+import { findMerchantById, listMids } from '../store/merchants-repo.ts';
+import type { Merchant } from '../domain/model/merchant.ts';
+import type { Mid } from '../domain/model/mid.ts';
+import type { Payment } from '../domain/model/payment.ts';
 import { loadCard, type LoadedCard } from '../store/card-vault.ts';
 import {
   findExpiredCharges, insertClaims, lockDueChains, markAuthorizing, recordOutcomes, takeOverCharge, type Claim, type OutboxRow,

@@ -7,7 +7,8 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '../support/gateway.ts';
 import type { StoreKind } from '../support/stores.ts';
-import { findPaymentsByOrder, getPayment, type Payment } from '../../src/store/payments-repo.ts';
+import { findPaymentsByOrder, getPayment } from '../../src/store/payments-repo.ts';
+import type { Payment } from '../../src/domain/model/payment.ts';
 
 export interface Chain {
   upstream: TestGateway;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { patchedSettings, settingsView, type SettingsPatch } from '../../src/services/admin/merchant-settings.ts';
 import { LINK_TARGETS, OPTIONAL_FIELD_NAMES, REQUIRABLE_PAYER_FIELDS, RETURN_PARAMETERS } from '../../src/domain/protocol-mapping.ts';
-import type { MerchantSettings } from '../../src/store/merchants-repo.ts';
+import type { MerchantSettings } from '../../src/domain/model/merchant.ts';
 
 const subset = <T>(values: readonly T[]) => fc.uniqueArray(fc.constantFrom(...values), { maxLength: values.length });
 

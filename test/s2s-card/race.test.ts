@@ -7,7 +7,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { getPayment, listTransactions, type Transaction } from '../../src/store/payments-repo.ts';
+import { getPayment, listTransactions } from '../../src/store/payments-repo.ts';
+import type { Transaction } from '../../src/domain/model/payment.ts';
 import { nextStatus, type PaymentStatus } from '../../src/domain/payment-state.ts';
 import { followUp, sale } from './support.ts';
 

@@ -3,9 +3,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { groupCommit } from '../../src/store/group-commit.ts';
 import { insertMerchant, insertMid } from '../../src/store/merchants-repo.ts';
-import {
-  getPayment, insertPaymentWithTransaction, listTransactions, updatePaymentAndTransaction, type NewPayment, type OutboxOf, type Payment,
-} from '../../src/store/payments-repo.ts';
+import { getPayment, insertPaymentWithTransaction, listTransactions, updatePaymentAndTransaction, type NewPayment, type OutboxOf } from '../../src/store/payments-repo.ts';
+import type { Payment } from '../../src/domain/model/payment.ts';
 import { getSession, insertSessionWithPayment, type SessionRequest } from '../../src/store/sessions-repo.ts';
 import { openTestStore, storeKinds, type TestStore } from '../support/stores.ts';
 

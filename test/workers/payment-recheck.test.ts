@@ -7,7 +7,8 @@
 import { describe, it, before, after, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/domain/clock.ts';
-import { getPayment, listTransactions, needsOperatorOf, type Payment } from '../../src/store/payments-repo.ts';
+import { getPayment, listTransactions, needsOperatorOf } from '../../src/store/payments-repo.ts';
+import type { Payment } from '../../src/domain/model/payment.ts';
 import { listCallbacks } from '../../src/store/callbacks-repo.ts';
 import { sandboxApm } from '../../src/services/apm/connector.ts';
 import { PaymentRecheck } from '../../src/workers/payment-recheck.ts';

@@ -1,6 +1,6 @@
 /** What the payer pages show of a payment: the receipt before returning to the merchant, the method's name. */
-import type { Merchant } from '../../store/merchants-repo.ts';
-import type { Payment } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Payment } from '../../domain/model/payment.ts';
 import type { Translator } from '../../web/i18n.ts';
 import { findMethod } from '../../domain/methods/catalog.ts';
 import type { ReceiptView } from '../../web/views.ts';

@@ -2,8 +2,8 @@
  * The S2S APM answer bodies (wire-reference 3.3 and the platform's S2S APM document): which fields each
  * action returns, in the platform's order, amounts as canonical decimal strings, dates `YYYY-MM-DD hh:mm:ss`.
  */
-import type { Merchant } from '../../store/merchants-repo.ts';
-import type { Payment } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Payment } from '../../domain/model/payment.ts';
 import type { ApmStep } from '../../services/apm/payments.ts';
 import type { ApmFollowUpResult } from '../../services/apm/follow-ups.ts';
 import { apmS2sStatus } from '../../services/apm/details.ts';

@@ -2,8 +2,8 @@
  * The S2S CARD answer bodies (wire-reference 3.2): which fields each action returns, in the platform's
  * order, with amounts as canonical decimal strings and dates as `YYYY-MM-DD hh:mm:ss`.
  */
-import type { Merchant } from '../../store/merchants-repo.ts';
-import type { Payment, Transaction } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Payment, Transaction } from '../../domain/model/payment.ts';
 import type { PaymentStep } from '../../services/card-payments.ts';
 import type { FollowUpResult } from '../../services/follow-ups.ts';
 import { payerRedirect, type PayerRedirect } from '../../services/s2s-card/payer-redirect.ts';

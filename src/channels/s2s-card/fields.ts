@@ -2,8 +2,8 @@
  * Field rules the schemas cannot say (conditional card data, amounts in their currency, zero amounts, the
  * merchant's required payer fields) and the mapping of validated form fields to service inputs.
  */
-import type { Merchant } from '../../store/merchants-repo.ts';
-import type { PayerInfo } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { PayerInfo } from '../../domain/model/payment.ts';
 import type { CardInput } from '../../services/s2s-card/card-payments.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
 import { parseAmount, type Money, type ParseResult } from '../../domain/money.ts';

@@ -3,7 +3,8 @@
  * real pages served by the gateway (the ACS and provider pages); this connector only decides outcomes.
  */
 import { randomUUID } from 'node:crypto';
-import type { AuthorizeRequest, CardConnector, ConnectorOutcome, ConnectorState, FollowUpOutcome, ThreeDsAttributes } from '../types.ts';
+import type { AuthorizeRequest, CardConnector, ConnectorOutcome, ConnectorState, FollowUpOutcome } from '../types.ts';
+import type { ThreeDsAttributes } from '../../domain/model/payment.ts';
 import { DECLINE_REASON, scenarioFor, type Scenario } from './test-cards.ts';
 import { UNIFIED_CODES, type UnifiedCode } from '../error-codes.ts';
 import type { MidAccess } from '../types.ts';

@@ -10,7 +10,7 @@ import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { isKnownCurrency } from '../../domain/money.ts';
 import { REQUIRABLE_PAYER_FIELDS } from '../../domain/protocol-mapping.ts';
 import { parsePrivateKey } from '../../domain/pem-keys.ts';
-import type { ConnectorOptions, LinkTarget, MerchantSettings } from '../../store/merchants-repo.ts';
+import type { ConnectorOptions, LinkTarget, MerchantSettings } from '../../domain/model/merchant.ts';
 import { loadMerchantConfig, openOptionSecrets, writeMerchantSettings } from '../../store/merchant-config-repo.ts';
 import { optionSecretsOwner } from '../../store/secret-rotation.ts';
 import { sealSecret, type SecretFields } from '../../store/sealed-secrets.ts';

@@ -7,10 +7,11 @@
  */
 import type { ServiceContext } from '../context.ts';
 import type { Sql } from '../../store/database.ts';
-import { findMerchantById, listMids, type Merchant, type Mid } from '../../store/merchants-repo.ts';
-import {
-  getPayment, listTransactions, needsOperatorOf, updatePayment, updateTransactionStatus, type NeedsOperator, type Payment, type PaymentPatch, type TransactionType,
-} from '../../store/payments-repo.ts';
+import { findMerchantById, listMids } from '../../store/merchants-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Mid } from '../../domain/model/mid.ts';
+import type { Payment, TransactionType } from '../../domain/model/payment.ts';
+import { getPayment, listTransactions, needsOperatorOf, updatePayment, updateTransactionStatus, type NeedsOperator, type PaymentPatch } from '../../store/payments-repo.ts';
 import { resolveHeldAuthorization } from '../card-payments.ts';
 import { resolveHeldInitiation } from '../apm/payments.ts';
 import type { OperatorDecision, OperatorWrite } from '../operator-write.ts';

@@ -3,9 +3,11 @@
  * with their delivery attempts, the routing decision, and what operators did to it (the audit log).
  */
 import type { ServiceContext } from '../context.ts';
-import { getPayment, listTransactions, type Payment, type Transaction } from '../../store/payments-repo.ts';
+import { getPayment, listTransactions } from '../../store/payments-repo.ts';
+import type { Payment, Transaction } from '../../domain/model/payment.ts';
+import type { Mid } from '../../domain/model/mid.ts';
 import { listCallbacks, type CallbackWithAttempts } from '../../store/callbacks-repo.ts';
-import { listMids, type Mid } from '../../store/merchants-repo.ts';
+import { listMids } from '../../store/merchants-repo.ts';
 import { auditEntriesOfPayment, type AuditRecord } from '../../store/payment-audit-repo.ts';
 import type { RoutingDecision } from '../../domain/routing.ts';
 import { GatewayError } from '../../domain/errors.ts';

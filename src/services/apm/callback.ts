@@ -5,8 +5,8 @@
  * password); CREDIT2VIRTUAL callbacks with their own formula over trans_id, order_id and status.
  * Empty values are not sent (the form encoder drops them), and an empty value adds nothing to the hash either.
  */
-import type { Merchant } from '../../store/merchants-repo.ts';
-import type { Payment, TransactionStatus, TransactionType } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Payment, TransactionStatus, TransactionType } from '../../domain/model/payment.ts';
 import { apmCallbackHash, apmCredit2VirtualCallback, type CallbackValue } from '../../domain/signatures.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';

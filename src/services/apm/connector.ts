@@ -6,8 +6,9 @@
  * POST to the bank callback endpoint, handled in process when the gateway cannot reach its own public address.
  */
 import type { ServiceContext } from '../context.ts';
-import { listMids, type Merchant } from '../../store/merchants-repo.ts';
-import type { Payment } from '../../store/payments-repo.ts';
+import { listMids } from '../../store/merchants-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Payment } from '../../domain/model/payment.ts';
 import { connectorNotifyUrl, midAccess } from '../connector-access.ts';
 import { limitRules } from '../../domain/mid-limits.ts';
 import { GatewayError } from '../../domain/errors.ts';

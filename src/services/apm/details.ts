@@ -2,7 +2,7 @@
  * What an APM payment keeps in details.apm, and the questions about it that callbacks, answers and pages ask.
  * Pure: no I/O.
  */
-import type { Payment } from '../../store/payments-repo.ts';
+import type { Payment } from '../../domain/model/payment.ts';
 import { s2sStatus } from '../../domain/payment-state.ts';
 import type { ApmExperience, PayerAction } from '../../connectors/apm-types.ts';
 import { contactPhone } from './methods.ts';

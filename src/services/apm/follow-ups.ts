@@ -3,8 +3,8 @@
  * follow-up (services/follow-ups.ts); only the port differs: the merchant's APM provider.
  */
 import type { ServiceContext } from '../context.ts';
-import type { Merchant } from '../../store/merchants-repo.ts';
-import type { Payment } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Payment } from '../../domain/model/payment.ts';
 import { captureWith, refundWith, voidWith, type FollowUpOrigin, type FollowUpPort, type FollowUpResult } from '../follow-ups.ts';
 import { connectorOfPayment } from './provider-route.ts';
 

@@ -4,7 +4,8 @@
  * card outcomes are (card-payments.ts). The re-check leaves a held payment alone.
  */
 import type { ServiceContext } from '../context.ts';
-import { holdForOperator, type Payment } from '../../store/payments-repo.ts';
+import { holdForOperator } from '../../store/payments-repo.ts';
+import type { Payment } from '../../domain/model/payment.ts';
 import { integrityMismatches } from '../../domain/integrity.ts';
 import type { ApmOutcome } from '../../connectors/apm-types.ts';
 

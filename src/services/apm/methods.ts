@@ -8,7 +8,7 @@ import { findMethod, type MethodEntry, type Operation, type ParamSpec } from '..
 import { pageFields as catalogPageFields, validateMethodParameters } from '../../domain/methods/validate.ts';
 import type { ApmExperience } from '../../connectors/apm-types.ts';
 import type { FieldError } from '../../domain/errors.ts';
-import type { PayerInfo } from '../../store/payments-repo.ts';
+import type { PayerInfo } from '../../domain/model/payment.ts';
 
 export type ApmMethod = MethodEntry & { experience: ApmExperience };
 

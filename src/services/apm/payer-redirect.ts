@@ -4,7 +4,7 @@
  * fields to fill. The QR method also hands over the QR content as Base64 in `qr_code`, so the merchant can
  * render the code itself (interface spec, QR method).
  */
-import type { Payment } from '../../store/payments-repo.ts';
+import type { Payment } from '../../domain/model/payment.ts';
 import { apmOf } from './details.ts';
 
 export interface ApmRedirect {

@@ -8,11 +8,10 @@
  * notification or a page reload can only make the gateway look, never decide.
  */
 import type { ServiceContext } from '../context.ts';
-import { findMerchantById, type Merchant } from '../../store/merchants-repo.ts';
-import {
-  getPayment, insertPayment, insertTransaction, needsOperatorOf, updatePayment, updatePaymentAndTransaction,
-  type Expectation, type Payment, type PayerInfo, type PaymentPatch, type TransactionType,
-} from '../../store/payments-repo.ts';
+import { findMerchantById } from '../../store/merchants-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { PayerInfo, Payment, TransactionType } from '../../domain/model/payment.ts';
+import { getPayment, insertPayment, insertTransaction, needsOperatorOf, updatePayment, updatePaymentAndTransaction, type Expectation, type PaymentPatch } from '../../store/payments-repo.ts';
 import type { Sql } from '../../store/database.ts';
 import { markSessionPaid } from '../../store/sessions-repo.ts';
 import { nextStatus, type PaymentEvent, type PaymentStatus } from '../../domain/payment-state.ts';

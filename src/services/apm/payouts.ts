@@ -8,8 +8,10 @@
  * MID that may carry a payout.
  */
 import type { ServiceContext } from '../context.ts';
-import { listMids, type Merchant } from '../../store/merchants-repo.ts';
-import { insertPaymentWithTransaction, updatePayment, updatePaymentAndTransaction, type Payment, type PayerInfo } from '../../store/payments-repo.ts';
+import { listMids } from '../../store/merchants-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { PayerInfo, Payment } from '../../domain/model/payment.ts';
+import { insertPaymentWithTransaction, updatePayment, updatePaymentAndTransaction } from '../../store/payments-repo.ts';
 import { nextStatus } from '../../domain/payment-state.ts';
 import type { MethodEntry } from '../../domain/methods/catalog.ts';
 import { midSupplied } from '../../domain/methods/supplied.ts';

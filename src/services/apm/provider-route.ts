@@ -6,9 +6,11 @@
  * MID's, services/apm/connector.ts, or the sandbox).
  */
 import type { ServiceContext } from '../context.ts';
-import type { Merchant, Mid } from '../../store/merchants-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Mid } from '../../domain/model/mid.ts';
+import type { Payment } from '../../domain/model/payment.ts';
 import { findMidById, listMids } from '../../store/merchants-repo.ts';
-import { getPayment, isUuid, type Payment } from '../../store/payments-repo.ts';
+import { getPayment, isUuid } from '../../store/payments-repo.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import type { ApmConnector } from '../../connectors/apm-types.ts';
 import { NodeHttpPort, type HttpPort } from '../../connectors/http.ts';

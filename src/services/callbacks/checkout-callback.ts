@@ -2,8 +2,8 @@
  * Checkout callbacks and return-URL parameters (wire-reference 4.3, interface spec "Callback and
  * status-response fields"). The hash is the callback formula over the same strings the body carries.
  */
-import type { Merchant } from '../../store/merchants-repo.ts';
-import type { Payment } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Payment } from '../../domain/model/payment.ts';
 import { checkout, checkoutHash, type CallbackValue } from '../../domain/signatures.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';

@@ -3,8 +3,8 @@
  * signed field map of its protocol; the outbox row is written in the caller's transaction.
  */
 import type { Sql } from '../../store/database.ts';
-import type { Merchant } from '../../store/merchants-repo.ts';
-import type { Channel, Payment, TransactionType, TransactionStatus } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Channel, Payment, TransactionStatus, TransactionType } from '../../domain/model/payment.ts';
 import { enqueueCallback, type EnqueueCallbackInput } from '../../store/callbacks-repo.ts';
 import type { CallbackValue } from '../../domain/signatures.ts';
 import { checkoutCallback } from './checkout-callback.ts';

@@ -3,8 +3,8 @@
  * CREDIT2CARD) over the same trans_id the merchant got in the synchronous answer, which is the payment id.
  * Empty values are not sent (the form encoder drops them), as the platform does.
  */
-import type { Merchant } from '../../store/merchants-repo.ts';
-import type { Payment, TransactionStatus, TransactionType } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Payment, TransactionStatus, TransactionType } from '../../domain/model/payment.ts';
 import { s2sCard, s2sHash, type CallbackValue, type Term } from '../../domain/signatures.ts';
 import { s2sStatus } from '../../domain/payment-state.ts';
 import { formatAmount } from '../../domain/money.ts';

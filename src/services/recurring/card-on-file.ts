@@ -4,8 +4,8 @@
  * A MID with card_on_file_support asks its connector for a card-on-file token, stored as recurring_token.
  */
 import type { ServiceContext } from '../context.ts';
-import type { Mid } from '../../store/merchants-repo.ts';
-import type { Payment } from '../../store/payments-repo.ts';
+import type { Mid } from '../../domain/model/mid.ts';
+import type { Payment } from '../../domain/model/payment.ts';
 import type { CardConnector, ConnectorOutcome } from '../../connectors/types.ts';
 import { newId } from '../../domain/ids.ts';
 

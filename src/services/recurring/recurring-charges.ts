@@ -4,8 +4,10 @@
  * reuses the chain's card, payer and MID, without card data and without the payer (merchant-initiated).
  */
 import type { ServiceContext } from '../context.ts';
-import type { Merchant, Mid } from '../../store/merchants-repo.ts';
-import { getMerchantPayment, type Channel, type Payment, type PaymentDetails } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Mid } from '../../domain/model/mid.ts';
+import type { Channel, Payment, PaymentDetails } from '../../domain/model/payment.ts';
+import { getMerchantPayment } from '../../store/payments-repo.ts';
 import { createAndAuthorize, type PaymentStep } from '../card-payments.ts';
 import { chainMidFirst } from '../card-routing.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';

@@ -6,8 +6,8 @@
  */
 import type { ServiceContext } from '../context.ts';
 import type { Sql } from '../../store/database.ts';
-import type { Merchant } from '../../store/merchants-repo.ts';
-import type { Payment, PaymentDetails } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Payment, PaymentDetails } from '../../domain/model/payment.ts';
 import { findActiveSubscription } from '../../store/schedules-repo.ts';
 import { parseAmount } from '../../domain/money.ts';
 import { scheduledAmount } from '../../domain/schedule-calendar.ts';

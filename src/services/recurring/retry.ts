@@ -5,8 +5,10 @@
  * machine, which knows no retries.
  */
 import type { ServiceContext } from '../context.ts';
-import type { Merchant, Mid } from '../../store/merchants-repo.ts';
-import { insertTransaction, updatePayment, updatePaymentAndTransaction, type Payment, type PaymentPatch } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Mid } from '../../domain/model/mid.ts';
+import type { Payment } from '../../domain/model/payment.ts';
+import { insertTransaction, updatePayment, updatePaymentAndTransaction, type PaymentPatch } from '../../store/payments-repo.ts';
 import { loadCard } from '../../store/card-vault.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { connectorPayer, midAccess } from '../connector-access.ts';

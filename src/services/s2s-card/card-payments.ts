@@ -5,8 +5,10 @@
  */
 import type { ServiceContext } from '../context.ts';
 import type { Sql } from '../../store/database.ts';
-import type { Merchant, Mid } from '../../store/merchants-repo.ts';
-import { getMerchantPayment, findPaymentsByOrder, type Payment, type PayerInfo, type PaymentDetails } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Mid } from '../../domain/model/mid.ts';
+import type { PayerInfo, Payment, PaymentDetails } from '../../domain/model/payment.ts';
+import { getMerchantPayment, findPaymentsByOrder } from '../../store/payments-repo.ts';
 import { findCardByToken } from '../../store/card-vault.ts';
 import { createAndAuthorize, type CardSource, type PaymentStep } from '../card-payments.ts';
 import type { CardData } from '../../connectors/types.ts';

@@ -2,7 +2,7 @@
  * Where a payer goes when a card payment needs them: the gateway's own ACS page for a 3-D Secure challenge,
  * the provider page for a redirect (decisions D8), or the page a real acquirer asked for.
  */
-import type { Payment } from '../../store/payments-repo.ts';
+import type { Payment } from '../../domain/model/payment.ts';
 
 export interface PayerRedirect {
   url: string;

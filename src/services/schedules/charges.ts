@@ -2,8 +2,9 @@
  * What the schedule runner writes, decided without I/O: the payment a due chain's next charge creates and
  * the chain's position after it (claim), the result of the connector's answer (outcome), and its callback.
  */
-import type { Merchant, Mid } from '../../store/merchants-repo.ts';
-import type { Channel, Payment, PaymentDetails } from '../../store/payments-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Mid } from '../../domain/model/mid.ts';
+import type { Channel, Payment, PaymentDetails } from '../../domain/model/payment.ts';
 import type { Claim, ChargeOutcome, DueChain, OutboxRow } from '../../store/schedules-repo.ts';
 import { callbackBody } from '../../store/callbacks-repo.ts';
 import type { ConnectorOutcome } from '../../connectors/types.ts';

@@ -5,7 +5,7 @@
  * on a date that is about to change.
  */
 import type { ServiceContext } from '../context.ts';
-import type { Merchant } from '../../store/merchants-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Sql } from '../../store/database.ts';
 import {
   deleteUnusedSchedule, deschedule, getSchedule, insertSchedule, insertSkippedCharges, lockActiveSubscriptions, saveSchedule,

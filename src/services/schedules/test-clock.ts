@@ -5,7 +5,7 @@
  * Everything else (HTTP requests, leases, callback retries) keeps the real clock.
  */
 import type { ServiceContext } from '../context.ts';
-import type { Merchant } from '../../store/merchants-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
 import { advanceClock, clockOffset } from '../../store/schedules-repo.ts';
 import { shiftedClock, type Clock } from '../../domain/clock.ts';
 import { GatewayError } from '../../domain/errors.ts';

@@ -6,7 +6,7 @@
  */
 import https from 'node:https';
 import type { ServiceContext } from '../context.ts';
-import type { Merchant } from '../../store/merchants-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { loadMerchantConfig, openWalletSecrets } from '../../store/merchant-config-repo.ts';
 import { walletSetup } from './wallet-tokens.ts';

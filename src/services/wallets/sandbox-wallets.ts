@@ -10,7 +10,7 @@
  */
 import { createECDH, createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
-import type { Merchant } from '../../store/merchants-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
 import { merchantIdHashOf } from '../../domain/wallets/apple-pay-token.ts';
 import type { WalletName } from '../../domain/wallets/wallet-flow.ts';
 import { ApplePayTestIssuer, GooglePayTestIssuer, type TestCard } from './test-token-issuer.ts';

@@ -7,7 +7,7 @@
  */
 import { createPublicKey } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
-import type { Merchant } from '../../store/merchants-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Session } from '../../store/sessions-repo.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { WALLET_PAGE_FIELDS, walletMethod, type WalletName, type WalletPageField } from '../../domain/wallets/wallet-flow.ts';

@@ -5,7 +5,8 @@
  * is a refusal reason: the card service records it as a declined payment, as an acquirer's decline would be.
  */
 import type { ServiceContext } from '../context.ts';
-import type { Merchant, Mid } from '../../store/merchants-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Mid } from '../../domain/model/mid.ts';
 import type { WalletDecline } from '../../domain/wallets/token-result.ts';
 import { chooseWalletFlow, flowLimit, type WalletAsk, type WalletCapabilities, type WalletFlow, type WalletName } from '../../domain/wallets/wallet-flow.ts';
 import { eligibleMids, type Intent } from '../../domain/routing.ts';

@@ -5,7 +5,7 @@
  */
 import { createPrivateKey, createHash, type KeyObject, type X509Certificate } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
-import type { Merchant } from '../../store/merchants-repo.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
 import type { CardData } from '../../connectors/types.ts';
 import { loadMerchantConfig, openWalletSecrets } from '../../store/merchant-config-repo.ts';
 import { claimWalletToken } from '../../store/wallet-token-uses.ts';
