@@ -131,7 +131,7 @@ async function startStack(): Promise<Stack> {
       scope: 'portcullis-drill', name,
       restapi_address: `127.0.0.1:${PORTS.rest[i]}`, restapi_user: 'drill', restapi_password: 'drill',
       etcd_hosts: `127.0.0.1:${PORTS.etcdClient}`,
-      // A short ttl makes the drill's failover quick; production keeps Patroni's defaults (docs/operations.md).
+      // A short ttl makes the drill's failover quick; production keeps Patroni's defaults (docs/operators/operations.md).
       ttl: 10, loop_wait: 2, retry_timeout: 4, max_connections: 100,
       archive_dir: path.join(DIR, 'wal-archive'),
       replication_user: 'replicator', client_network: '127.0.0.1/32', auth_method: 'trust',

@@ -41,7 +41,7 @@ const recipeText = (names: readonly HashRecipeName[]) => names.map((n) => {
 }).join(', or ');
 
 const hashLine = (names: readonly HashRecipeName[]) =>
-  `**hash**: ${recipeText(names)}. PHP notation: \`.\` concatenates, \`strrev\` reverses bytes, \`UPPER\` is ASCII-only; hex digests; sha256 replaces md5 in SHA-256 mode. The examples are signed for merchant_key \`${DEMO.key}\` and password \`${DEMO.password}\`; worked examples in docs/hashes.md.`;
+  `**hash**: ${recipeText(names)}. PHP notation: \`.\` concatenates, \`strrev\` reverses bytes, \`UPPER\` is ASCII-only; hex digests; sha256 replaces md5 in SHA-256 mode. The examples are signed for merchant_key \`${DEMO.key}\` and password \`${DEMO.password}\`; worked examples in docs/merchants/hashes.md.`;
 
 const pw = DEMO.password;
 const checkoutHash = (fields: string[]) => sig.checkoutHash(fields, pw);
@@ -335,7 +335,7 @@ const PAGES: Readonly<Record<string, PageDoc>> = {
   'post /sandbox/provider/{id}/complete': { summary: 'Sandbox provider page: the payer pays or cancels', param: 'id', form: HTML_FORM({ outcome: 'success or fail' }) },
   'get /pay/{id}': { summary: 'The payer page of an alternative-method payment (fields, QR code, details, app wait, code form)', param: 'id' },
   'get /pay/{id}/status': { summary: 'Polled by the payer page: whether the payment still waits', param: 'id', json: Type.Object({ state: Type.Union([Type.Literal('waiting'), Type.Literal('done')]) }) },
-  'post /pay/{id}/fields': { summary: 'The payer page\'s form of the fields the request lacked', param: 'id', form: HTML_FORM({ '(method fields)': 'the method\'s parameters, as named in docs/methods.md' }) },
+  'post /pay/{id}/fields': { summary: 'The payer page\'s form of the fields the request lacked', param: 'id', form: HTML_FORM({ '(method fields)': 'the method\'s parameters, as named in docs/merchants/methods.md' }) },
   'post /pay/{id}/code': { summary: 'The payer page\'s one-time code form', param: 'id', form: HTML_FORM({ code: 'the code sent by e-mail or SMS' }) },
   'post /pay/{id}/cancel': { summary: 'The payer cancels an alternative-method payment', param: 'id' },
   'get /pay/{id}/leave': { summary: 'Leaves the payer page for the merchant\'s return URL', param: 'id' },
@@ -511,7 +511,7 @@ const OPENAPI_INFO = {
   description: [
     'Hosted Checkout (JSON), hosted payment fields, S2S CARD and S2S APM (form bodies), payer pages and the sandbox, wire-compatible with the Akurateco platform family.',
     '',
-    `Every merchant request is signed with a **hash** over some of its fields and the merchant password (never sent); each operation's description gives its recipe, and docs/hashes.md has worked examples. The examples here are signed for merchant_key \`${DEMO.key}\` and password \`${DEMO.password}\` (\`DEMO_MERCHANT_KEY=${DEMO.key} DEMO_MERCHANT_PASSWORD=${DEMO.password} npm start\`).`,
+    `Every merchant request is signed with a **hash** over some of its fields and the merchant password (never sent); each operation's description gives its recipe, and docs/merchants/hashes.md has worked examples. The examples here are signed for merchant_key \`${DEMO.key}\` and password \`${DEMO.password}\` (\`DEMO_MERCHANT_KEY=${DEMO.key} DEMO_MERCHANT_PASSWORD=${DEMO.password} npm start\`).`,
     '',
     'Errors are JSON `{http_code, error_code, error_message, errors?}` (S2S adds `"result": "ERROR"`). Every merchant POST accepts an `Idempotency-Key` header. Callbacks are described in the `webhooks` section. A typed Node.js SDK is in sdk/node.',
   ].join('\n'),

@@ -2,7 +2,7 @@
  * The BIN table (issue 15): ranges of a card's first 6 to 8 digits -> issuing country (and, optionally, brand), so
  * routing rules can match `card_countries`. The gateway fetches nothing from the internet: the table is the small
  * sample below unless the operator gives a file of their own (BIN_TABLE_FILE, loaded and validated at start-up;
- * see docs/admin-api.md). Where ranges overlap, the longest (then the narrowest) range wins, so a file can carve an
+ * see docs/operators/admin-api.md). Where ranges overlap, the longest (then the narrowest) range wins, so a file can carve an
  * 8-digit exception out of a 6-digit range.
  */
 import { isCountryCode } from './countries.ts';

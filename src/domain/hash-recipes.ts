@@ -1,6 +1,6 @@
 /**
  * Every request hash recipe as text (wire-reference section 1, decisions D2): what a sandbox merchant's bad
- * hash answer names in its `hint`, and what docs/hashes.md documents. The formulas themselves are computed
+ * hash answer names in its `hint`, and what docs/merchants/hashes.md documents. The formulas themselves are computed
  * in signatures.ts; this table only describes them, so it never holds or reveals an expected value.
  */
 import type { Digest } from './signatures.ts';
@@ -65,5 +65,5 @@ export function hashHint(names: readonly HashRecipeName[], digest: Digest): stri
     const covers = r.fields.length > 0 ? `; covers ${r.fields.join(', ')} and your password` : '; covers your password only';
     return `${r.request}: ${formulaText(r, digest)}${covers}`;
   });
-  return `Expected ${alternatives.join(' -- or -- ')}. Values are concatenated exactly as sent; see docs/hashes.md.`;
+  return `Expected ${alternatives.join(' -- or -- ')}. Values are concatenated exactly as sent; see docs/merchants/hashes.md.`;
 }

@@ -12,7 +12,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const SECRET_PREFIX = 'whsec_';
-/** Receivers should refuse a timestamp further than this from their clock (docs/webhook-signatures.md). */
+/** Receivers should refuse a timestamp further than this from their clock (docs/merchants/webhook-signatures.md). */
 export const REPLAY_WINDOW_SECONDS = 300;
 
 export function newSigningSecret(): string {

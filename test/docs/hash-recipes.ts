@@ -1,6 +1,6 @@
 /**
  * The docs' worked hash examples, recomputed with the gateway's own signature functions: for each recipe
- * named in a docs/hashes.md example block, the pre-image, the inner digest (Checkout) and the hash.
+ * named in a docs/merchants/hashes.md example block, the pre-image, the inner digest (Checkout) and the hash.
  */
 import * as sig from '../../src/domain/signatures.ts';
 import { parseForm } from '../../src/channels/form.ts';

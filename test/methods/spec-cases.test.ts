@@ -14,7 +14,7 @@ import { fitsMidSetting, midSupplied, midSettingRules, withPayeeValues } from '.
 const M = MESSAGES;
 const x = (n: number, c = 'x') => c.repeat(n);
 
-/** Every method of the spec, by the key chosen for it (docs/methods.md maps the spec's names). */
+/** Every method of the spec, by the key chosen for it (docs/merchants/methods.md maps the spec's names). */
 const SPEC_KEYS = [
   'card',
   // Other method kinds, one entry per key, then the country-dependent fields kind

@@ -47,7 +47,7 @@ export interface SessionRequest {
   cancel_url: string;
   expiry_url?: string;
   error_url?: string;
-  /** Payment method keys offered on the page (default ["card"]); see docs/methods.md. */
+  /** Payment method keys offered on the page (default ["card"]); see docs/merchants/methods.md. */
   methods?: string[];
   parameters?: Record<string, unknown>;
   url_target?: '_blank' | '_self' | '_parent' | '_top';

@@ -1,5 +1,5 @@
 /**
- * The platform's signature formulas, written from the published recipes (docs/hashes.md). Every request
+ * The platform's signature formulas, written from the published recipes (docs/merchants/hashes.md). Every request
  * hash is a hex digest of an upper-cased pre-image; the building blocks follow PHP, where the formulas
  * come from: `strtoupper` changes ASCII a-z only, `strrev` reverses bytes, digests are lower-case hex.
  */

@@ -1,6 +1,6 @@
 /**
  * S2S APM: form POSTs to `{s2s_apm_host}/post` (the gateway serves it at `/apm/post`), the action in
- * `action`, each with its own recipe (docs/hashes.md, "S2S APM").
+ * `action`, each with its own recipe (docs/merchants/hashes.md, "S2S APM").
  */
 import { s2sApmHash } from './hash.ts';
 import { encodeForm, type FormValue, type RequestOptions, type Transport } from './http.ts';
@@ -8,7 +8,7 @@ import type { Amount, Credentials, Currency } from './checkout.ts';
 import type { S2sStatus } from './s2s-card.ts';
 
 export interface ApmSaleRequest {
-  /** A method key of the catalog (docs/methods.md). */
+  /** A method key of the catalog (docs/merchants/methods.md). */
   brand: string;
   order_id: string;
   order_amount: Amount;

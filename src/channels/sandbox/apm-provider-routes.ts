@@ -22,7 +22,7 @@ interface ApiRoute {
   call: Call;
 }
 
-/** The provider API, one row per call: what the connector of each kind sends (docs/methods.md, Provider kinds). */
+/** The provider API, one row per call: what the connector of each kind sends (docs/merchants/methods.md, Provider kinds). */
 const API: readonly ApiRoute[] = [
   { method: 'POST', path: '/accounts', summary: 'Issues a provider account: API key, API secret and the private key for the MID (shown once)', call: (p) => p.createAccount() },
   { method: 'POST', path: '/payments', summary: 'Header-key kinds: creates a payment (generic, identity transfer, card by bank, after a challenge)', call: (p, r) => p.createPayment(r.headers, r.body) },

@@ -10,7 +10,7 @@ import { MESSAGES, type FieldError } from '../../domain/errors.ts';
 import { APM_PROVIDER } from './provider-apm.ts';
 
 export const ApmProviderSettings = Type.Object({
-  kind: Type.Union(PROVIDER_KIND_NAMES.map((k) => Type.Literal(k)), { description: 'The provider kind (docs/methods.md, Provider kinds).' }),
+  kind: Type.Union(PROVIDER_KIND_NAMES.map((k) => Type.Literal(k)), { description: 'The provider kind (docs/merchants/methods.md, Provider kinds).' }),
   base_url: Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 500, description: "The provider's API address." }),
   methods: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100, description: 'Catalog method keys served (default: the kind\'s own).' })),
   partner_id: Type.Optional(Type.String({ maxLength: 100 })),

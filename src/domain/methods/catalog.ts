@@ -1,7 +1,7 @@
 /**
  * The method catalog: one declarative entry per payment method. Each entry holds its key (or kind), its
  * parameters with their rules, and its payer experience. `parameters.<key>` of a session is validated
- * against it (validate.ts), the hosted page shows and collects what it says, docs/methods.md is generated
+ * against it (validate.ts), the hosted page shows and collects what it says, docs/merchants/methods.md is generated
  * from it, and adding a method is adding an entry to one of the family files beside this one.
  */
 import { CARD } from './card-sets.ts';

@@ -1,5 +1,5 @@
 /**
- * docs/methods.md, rendered from the catalog so that the coverage list cannot drift from the code
+ * docs/merchants/methods.md, rendered from the catalog so that the coverage list cannot drift from the code
  * (scripts/methods-doc.ts writes it; a test compares).
  */
 import { METHOD_LIST } from './catalog.ts';
@@ -8,7 +8,7 @@ import { PROVIDER_KINDS, type ProviderKindName } from './provider-kinds.ts';
 
 const PREAMBLE = `# Payment method catalog
 
-<!-- Generated from src/domain/methods by \`node --import tsx scripts/methods-doc.ts > docs/methods.md\`.
+<!-- Generated from src/domain/methods by \`node --import tsx scripts/methods-doc.ts > docs/merchants/methods.md\`.
      Do not edit by hand: test/methods/methods-doc.test.ts fails when this file is out of date. -->
 
 Every method of the interface spec's "Method parameter sets" is one entry of the catalog in

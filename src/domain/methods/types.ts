@@ -119,7 +119,7 @@ export interface MethodEntry {
   label: string;
   /** The spec's family or kind, e.g. 'card', 'bank code', 'vouchers via partner'. */
   kind: string;
-  /** How the spec names the method, so docs/methods.md can map it to the key. */
+  /** How the spec names the method, so docs/merchants/methods.md can map it to the key. */
   specName: string;
   experience: PayerExperience;
   operations: readonly Operation[];

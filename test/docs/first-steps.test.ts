@@ -1,5 +1,5 @@
 /**
- * docs/walkthrough.md followed literally, on both stores: the gateway started with the page's `npm start`
+ * docs/merchants/first-steps.md followed literally, on both stores: the gateway started with the page's `npm start`
  * line (its environment taken from the page; port, data directory and database chosen by the test), the SDK
  * packed and installed into an empty shop with the page's commands, and the page's shop.mjs run with plain
  * Node: a settled payment and a verified callback, in fewer than 30 lines of merchant code.
@@ -16,7 +16,7 @@ import pg from 'pg';
 import { storeKinds, TEST_DATABASE_URL } from '../support/stores.ts';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-const page = readFileSync(path.join(root, 'docs/walkthrough.md'), 'utf8');
+const page = readFileSync(path.join(root, 'docs/merchants/first-steps.md'), 'utf8');
 const blocks = [...page.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, body: m[2]! }));
 const startLine = blocks.flatMap((b) => b.body.split('\n')).find((l) => l.endsWith('npm start'));
 const installBlock = blocks.find((b) => b.lang === 'sh' && b.body.includes('npm pack'));
@@ -59,14 +59,14 @@ let shop: string | undefined;
  */
 function prepareShop(): string {
   if (shop) return shop;
-  const tmp = mkdtempSync(path.join(tmpdir(), 'walkthrough-'));
+  const tmp = mkdtempSync(path.join(tmpdir(), 'first-steps-'));
   execFileSync('bash', ['-euo', 'pipefail', '-c', installBlock!.body.replaceAll('/tmp', tmp)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
   shop = path.join(tmp, 'shop');
   writeFileSync(path.join(shop, 'shop.mjs'), shopCode!);
   return shop;
 }
 
-describe('docs/walkthrough.md', () => {
+describe('docs/merchants/first-steps.md', () => {
   it('has the start line, the install commands and a merchant program under 30 lines', () => {
     assert.ok(startLine, 'a line ending in npm start');
     assert.ok(installBlock, 'the SDK install commands');
@@ -78,7 +78,7 @@ describe('docs/walkthrough.md', () => {
 });
 
 for (const { kind, skip } of await storeKinds()) {
-  describe(`walkthrough followed literally (${kind})`, { skip }, () => {
+  describe(`first steps followed literally (${kind})`, { skip }, () => {
     let gateway: ChildProcess | undefined;
     let dataDir: string;
     let database: string | undefined;
@@ -100,14 +100,14 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('npm start, then shop.mjs: a settled payment and its verified callback', async () => {
-      dataDir = mkdtempSync(path.join(tmpdir(), 'walkthrough-data-'));
+      dataDir = mkdtempSync(path.join(tmpdir(), 'first-steps-data-'));
       const [port, callbackPort] = [await freePort(), await freePort()];
       // The page's environment, with the callback port the test picked.
       const env: Record<string, string> = Object.fromEntries([...startLine!.matchAll(/([A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
       env.DEMO_NOTIFICATION_URL = env.DEMO_NOTIFICATION_URL!.replace(':4000/', `:${callbackPort}/`);
       const storeEnv: Record<string, string> = { DATA_DIR: dataDir };
       if (kind === 'postgres') {
-        database = `walkthrough_${randomBytes(5).toString('hex')}`;
+        database = `first_steps_${randomBytes(5).toString('hex')}`;
         const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
         await admin.connect();
         await admin.query(`CREATE DATABASE "${database}"`);
