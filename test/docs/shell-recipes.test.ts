@@ -2,7 +2,7 @@
  * The docs' shell recipes run as written (bash, curl, md5sum, sha1sum, rev) against a real gateway with the demo
  * merchant of docs/merchants/first-steps.md, on both stores: the helpers of its step 4, then each channel page's
  * recipe. The shell-computed hashes are accepted, the Checkout session opens, the S2S CARD SALE settles, the S2S APM
- * SALE sends the payer on, and the sandbox test clock moves.
+ * SALE sends the payer on, a chain starts on a schedule and is charged, and the sandbox test clock moves.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -63,6 +63,14 @@ for (const { kind, skip } of await storeKinds()) {
     it('sends an S2S APM SALE signed with the shell recipe to the provider page', async () => {
       const out = JSON.parse(await run(block('s2s-apm.md', '/apm/post')!));
       assert.equal(out.result, 'REDIRECT', JSON.stringify(out));
+    });
+
+    it('creates a schedule, starts a chain on it and charges the chain with the shell-computed hashes', async () => {
+      const recipe = `${block('recurring.md', 'CREATE_SCHEDULE')}\n${block('recurring.md', 'RECURRING_SALE')}`;
+      const [first, charge] = (await run(recipe)).trim().split(/(?<=})\s*(?={)/).map((a) => JSON.parse(a));
+      assert.deepEqual([first.action, first.result, first.status], ['SALE', 'SUCCESS', 'SETTLED'], JSON.stringify(first));
+      assert.ok(first.recurring_token && first.schedule_id, JSON.stringify(first));
+      assert.deepEqual([charge.action, charge.result, charge.status], ['RECURRING_SALE', 'SUCCESS', 'SETTLED'], JSON.stringify(charge));
     });
 
     it('reads and advances the sandbox test clock with the shell-computed hashes', async () => {
