@@ -5,7 +5,7 @@ import compress from '@fastify/compress';
 import zlib from 'node:zlib';
 import { installSecurityHeaders } from './channels/security-headers.ts';
 import { installRateLimits } from './channels/rate-limits.ts';
-import { installProductionGuard } from './channels/sandbox/production-guard.ts';
+import { installProductionGuard } from './sandbox/production-guard.ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
@@ -38,13 +38,14 @@ import { registerCardCreditRoutes } from './channels/checkout/credit-routes.ts';
 import { registerPageRoutes } from './channels/pages/routes.ts';
 import { registerS2sCardRoutes } from './channels/s2s-card/routes.ts';
 import { registerRecurringRoutes } from './channels/checkout/recurring-routes.ts';
-import { registerTestClockRoutes } from './channels/sandbox/test-clock-routes.ts';
-import { registerShopRoutes } from './channels/sandbox/shop-routes.ts';
+import { registerTestClockRoutes } from './sandbox/test-clock-routes.ts';
+import { registerShopRoutes } from './sandbox/shop/routes.ts';
 import { OWN_LISTENER_PATHS, registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
 import { registerApmPageRoutes } from './channels/pages/apm-routes.ts';
 import { SWAGGER_OPTIONS, SWAGGER_UI_OPTIONS } from './channels/openapi.ts';
 import { registerConnectorRoutes } from './channels/connectors/routes.ts';
-import { registerApmProviderRoutes } from './channels/sandbox/apm-provider-routes.ts';
+import { registerApmProviderRoutes } from './sandbox/apm/provider-routes.ts';
+import { registerSandboxApmPages } from './sandbox/apm/pages.ts';
 import { registerProviderNotifyRoutes } from './channels/s2s-apm/provider-notify-routes.ts';
 
 export interface RouteEntry {
@@ -140,6 +141,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerProviderNotifyRoutes(app, ctx);
   registerApmProviderRoutes(app, ctx);
   registerApmPageRoutes(app, ctx);
+  registerSandboxApmPages(app, ctx);
   registerConnectorRoutes(app, ctx);
   registerAdminCallbackRoutes(app, ctx);
   registerAdminPaymentRoutes(app, ctx);

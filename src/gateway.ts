@@ -18,6 +18,7 @@ import { DirectoryWatch } from './store/directory-watch.ts';
 import { rewrapAllConfigSecrets } from './store/secret-rotation.ts';
 import { keyringFromEnv, type Keyring } from './store/card-vault.ts';
 import { defaultConnectors } from './connectors/registry.ts';
+import { sandboxConnectors } from './sandbox/index.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { ServiceContext } from './services/context.ts';
@@ -102,10 +103,12 @@ export interface GatewayParts {
 export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const logger = parts.logger ?? createLogger(parts.config.logLevel);
   await migrate(parts.db);
+  const sandbox = sandboxConnectors();
   const ctx: ServiceContext = {
     db: parts.db,
     clock: parts.clock ?? systemClock,
-    connectors: defaultConnectors(),
+    connectors: defaultConnectors(undefined, sandbox.cards),
+    sandbox: sandbox.port,
     keyring: parts.keyring,
     merchants: new MerchantDirectory(parts.db),
     baseUrl: parts.config.baseUrl,

@@ -1,5 +1,4 @@
 import type { CardConnector } from './types.ts';
-import { SandboxCardConnector } from './sandbox/sandbox-card.ts';
 import { AkuratecoConnector } from './akurateco/akurateco.ts';
 import { AdyenConnector } from './adyen/adyen.ts';
 import { NodeHttpPort, type HttpPort } from './http.ts';
@@ -8,8 +7,11 @@ import { exponentOf } from '../domain/money.ts';
 /** The sandbox's name: merchants in live mode are never charged through it. */
 export const SANDBOX_CONNECTOR = 'sandbox-card';
 
-/** Connectors by the name a MID carries. Adding an acquirer is adding an entry. */
-export function defaultConnectors(http: HttpPort = new NodeHttpPort()): Map<string, CardConnector> {
-  const connectors: CardConnector[] = [new SandboxCardConnector(), new AkuratecoConnector(http), new AdyenConnector(http, exponentOf)];
+/**
+ * Connectors by the name a MID carries: the given ones (the sandbox's, which src/sandbox/ supplies: it is not a
+ * connector of this folder) then the real acquirers. Adding an acquirer is adding an entry.
+ */
+export function defaultConnectors(http: HttpPort = new NodeHttpPort(), before: readonly CardConnector[] = []): Map<string, CardConnector> {
+  const connectors: CardConnector[] = [...before, new AkuratecoConnector(http), new AdyenConnector(http, exponentOf)];
   return new Map(connectors.map((c) => [c.name, c]));
 }

@@ -9,7 +9,7 @@ import type { Payment } from '../domain/model/payment.ts';
 import { openMidCredentials } from '../store/merchants-repo.ts';
 import type { CardConnector, ConnectorPayer, FollowUpRequest, InquiryRequest, MidAccess, StoredCardUse } from '../connectors/types.ts';
 import { SANDBOX_CONNECTOR } from '../connectors/registry.ts';
-import { SUCCESS_CARD, PAYOUT_CARD } from '../connectors/sandbox/test-cards.ts';
+import { SUCCESS_CARD, PAYOUT_CARD } from '../domain/test-cards.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { Secret } from '../domain/secret.ts';
 

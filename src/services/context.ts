@@ -10,6 +10,18 @@ import type { RateLimiter } from './rate-limiter.ts';
 import type { WalletTrust } from './wallets/wallet-tokens.ts';
 import type { AppleSessionPort } from './wallets/apple-merchant-validation.ts';
 import type { BinTable } from '../domain/bin-table.ts';
+import type { ApmConnector } from '../connectors/apm-types.ts';
+
+/**
+ * What the services ask of the sandbox, which src/sandbox/ plugs in when the gateway is assembled (the sandbox
+ * sits above the services: they reach it only through this port).
+ */
+export interface SandboxPort {
+  /** The sandbox APM provider that serves this context's sandbox merchants (one per context). */
+  apm(ctx: ServiceContext): ApmConnector;
+  /** The sandbox's own wallet roots, which sandbox merchants trust beside the configured ones. */
+  walletTrust(): Promise<WalletTrust>;
+}
 
 /** What every service needs: the store, the clock, the connectors and the vault keys. */
 export interface ServiceContext {
@@ -32,6 +44,8 @@ export interface ServiceContext {
   appleSessionPort?: AppleSessionPort;
   /** BIN ranges -> issuing country for routing rules (BIN_TABLE_FILE); absent: the built-in sandbox sample. */
   binTable?: BinTable;
+  /** The sandbox (its APM provider, its wallet roots); absent: sandbox merchants have neither. */
+  sandbox?: SandboxPort;
   /** Where status lookups read: a replica kept read-your-writes (store/replica.ts) when one is configured. */
   reads?: Sql;
 }

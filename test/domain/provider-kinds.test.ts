@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { bech32 } from 'bech32';
 import cashaddr from 'cashaddrjs';
 import { convertToCrypto, decimalText, providerKind, providerState, servesMethod, signingString } from '../../src/domain/methods/provider-kinds.ts';
-import { depositAddress, pixCopyAndPaste } from '../../src/connectors/sandbox/sandbox-apm-provider.ts';
+import { depositAddress, pixCopyAndPaste } from '../../src/sandbox/apm/provider.ts';
 
 describe('fiat-to-crypto conversion', () => {
   it('converts exactly, rounding down to the coin exponent', () => {

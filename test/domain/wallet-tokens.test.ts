@@ -10,7 +10,7 @@ import { decryptGooglePayToken, type GooglePayDecryptionConfig } from '../../src
 import { decryptApplePayToken, merchantIdHashOf, type ApplePayDecryptionConfig } from '../../src/domain/wallets/apple-pay-token.ts';
 import { WALLET_DECLINES, WALLET_DECLINE_CODES } from '../../src/domain/wallets/token-result.ts';
 import { UNIFIED_CODES } from '../../src/connectors/error-codes.ts';
-import { ApplePayTestIssuer, GooglePayTestIssuer, createAppleMerchantIdentity } from '../../src/services/wallets/test-token-issuer.ts';
+import { ApplePayTestIssuer, GooglePayTestIssuer, createAppleMerchantIdentity } from '../../src/sandbox/wallets/token-issuer.ts';
 
 const CARD = { pan: '4111111111111111', expMonth: 12, expYear: 2030, cryptogram: 'AgAAAAAABk4DWZ4C28yUQAAAAAA=', eci: '05' };
 const RECIPIENT = 'gateway:portcullis';

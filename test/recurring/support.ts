@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { TestGateway, TestMerchant } from '../support/gateway.ts';
 import { checkoutHash } from '../support/merchant.ts';
 import { CARD, EMAIL, f1, orderId, saleFields } from '../s2s-card/support.ts';
-import { SandboxCardConnector } from '../../src/connectors/sandbox/sandbox-card.ts';
+import { SandboxCardConnector } from '../../src/sandbox/acquirer/card.ts';
 import type { CardConnector, ConnectorOutcome } from '../../src/connectors/types.ts';
 
 const md5 = (s: string) => createHash('md5').update(s, 'utf8').digest('hex');

@@ -15,7 +15,7 @@ import { adminCall, tokenFor } from '../admin/config-support.ts';
 import { CARD, EMAIL, errorOf, f1, followUp, orderId, reversedIdHash, saleFields } from './support.ts';
 import { findPaymentsByOrder, getPayment } from '../../src/store/payments-repo.ts';
 import { WALLET_DECLINES } from '../../src/domain/wallets/token-result.ts';
-import { ApplePayTestIssuer, GooglePayTestIssuer, createAppleMerchantIdentity } from '../../src/services/wallets/test-token-issuer.ts';
+import { ApplePayTestIssuer, GooglePayTestIssuer, createAppleMerchantIdentity } from '../../src/sandbox/wallets/token-issuer.ts';
 
 /** Formula 8, from the docs: md5(strtoupper(strrev(email) . PASSWORD)). */
 const f8 = (email: string, password: string) =>

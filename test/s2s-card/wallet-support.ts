@@ -7,7 +7,7 @@ import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { TestGateway, TestMerchant } from '../support/gateway.ts';
 import { adminCall } from '../admin/config-support.ts';
 import { CARD, EMAIL, orderId, saleFields } from './support.ts';
-import { ApplePayTestIssuer, GooglePayTestIssuer, createAppleMerchantIdentity, type TestCard } from '../../src/services/wallets/test-token-issuer.ts';
+import { ApplePayTestIssuer, GooglePayTestIssuer, createAppleMerchantIdentity, type TestCard } from '../../src/sandbox/wallets/token-issuer.ts';
 
 /** Formula 8, from the docs: md5(strtoupper(strrev(email) . PASSWORD)). */
 export const f8 = (email: string, password: string) =>

@@ -10,7 +10,7 @@ import { ManualClock } from '../../src/domain/clock.ts';
 import { getPayment, listTransactions, needsOperatorOf } from '../../src/store/payments-repo.ts';
 import type { Payment } from '../../src/domain/model/payment.ts';
 import { listCallbacks } from '../../src/store/callbacks-repo.ts';
-import { sandboxApm } from '../../src/services/apm/connector.ts';
+import { sandboxApm } from '../../src/sandbox/apm/instance.ts';
 import { PaymentRecheck } from '../../src/workers/payment-recheck.ts';
 import type { ApmInitiateRequest } from '../../src/connectors/apm-types.ts';
 import { storeKinds } from '../support/stores.ts';

@@ -2,8 +2,8 @@
  * The payer's pages of the alternative methods, for Checkout and S2S APM payments alike, at /pay/{payment}:
  * the fields the request lacked, then what the provider asks (a QR code, payment details, an app, a link, a
  * one-time code, or its own page), and back to the merchant. The pages poll /pay/{payment}/status and move
- * on by themselves. Beside them, the sandbox provider's pages: its payment page, the payer's app or bank, and
- * the outbox of what it sent. Plain HTML forms in, HTML out (PRG: every POST answers 303 to the page).
+ * on by themselves (the sandbox provider's own pages are the sandbox's: src/sandbox/apm/pages.ts). Plain HTML forms
+ * in, HTML out (PRG: every POST answers 303 to the page).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
@@ -12,7 +12,7 @@ import { afterDecline, assertMayTryAgain, attemptFor, seenIp, checkoutDestinatio
 import { abandon, chooseMethod, proceed, refresh, resendCode, stepOf, submitCode, submitFields, QR_EXPIRED, type ApmStep } from '../../services/apm/payments.ts';
 import { apmOf, awaitingProvider, payerPhone, unfinishedApm, type ApmDetails } from '../../services/apm/details.ts';
 import { apmMethod, carriedOn, contactEmail, pageFields, type ApmMethod } from '../../services/apm/methods.ts';
-import { apmConnector as apmConnectorOf, sandboxApm } from '../../services/apm/connector.ts';
+import { apmConnector as apmConnectorOf } from '../../services/apm/connector.ts';
 import { getPayment } from '../../store/payments-repo.ts';
 import type { Payment } from '../../domain/model/payment.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
@@ -20,7 +20,6 @@ import { findMerchantById } from '../../store/merchants-repo.ts';
 import { getSession } from '../../store/sessions-repo.ts';
 import { findMethod, type Operation } from '../../domain/methods/catalog.ts';
 import { GatewayError } from '../../domain/errors.ts';
-import type { SandboxApmPayment } from '../../connectors/sandbox/sandbox-apm.ts';
 import { PAGE_HEADERS, renderMessagePage, renderProviderPage, renderRedirectPage } from '../../web/pages.ts';
 import {
   renderApmCodePage, renderApmExpiredPage, renderApmFieldsPage, renderApmWaitPage, renderSandboxClaimPage, renderSandboxDevicePage, renderSandboxOutboxPage,
@@ -220,29 +219,6 @@ async function finalPage(reply: FastifyReply, ctx: ServiceContext, t: Translator
   return sendHtml(reply, renderMessagePage({ title, message: t.t('msg.closePage'), kind: outcome === 'success' ? 'success' : 'error' }, t));
 }
 
-// --- sandbox provider pages -------------------------------------------------------------------------
-
-/** Letters and digits only: transfer forms refuse `_`, `-` and the like in a reference. */
-export const transferReference = (ref: string, length: number) => ref.replace(/[^A-Za-z0-9]/g, '').slice(-length).toUpperCase();
-
-/** What the payer's app or bank shows, by the experience that sent the payer there. */
-function devicePage(t: Translator, rec: SandboxApmPayment): { appName: string; heading: string; approveLabel: string; lines?: { label: string; value: string }[] } {
-  if (rec.experience === 'qr') return { appName: t.t('device.bank'), heading: t.t('device.qrHeading'), approveLabel: t.t('device.pay'), lines: [{ label: t.t('details.reference'), value: transferReference(rec.reference, 20) }] };
-  if (rec.experience === 'details') return { appName: t.t('device.bank'), heading: t.t('device.transferHeading'), approveLabel: t.t('device.send'), lines: [{ label: t.t('detail.payment-reference'), value: transferReference(rec.reference, 12) }] };
-  return { appName: t.t('device.app', { method: methodLabel(rec.method) }), heading: t.t('device.confirmHeading'), approveLabel: t.t('device.confirm') };
-}
-
-const DECIDED: Readonly<Record<string, { key: string; kind: 'success' | 'error' }>> = {
-  executed: { key: 'device.executed', kind: 'success' },
-  rejected: { key: 'device.rejected', kind: 'error' },
-};
-
-function decided(reply: FastifyReply, t: Translator, rec: SandboxApmPayment) {
-  const d = DECIDED[rec.state] ?? DECIDED.rejected!;
-  const why = rec.state === 'rejected' && rec.reason ? `${t.t(declineMessageKey(rec.reason, 'apm'))} ` : '';
-  return sendHtml(reply, renderMessagePage({ title: t.t(`${d.key}.title`), message: `${why}${t.t(`${d.key}.text`)}`, kind: d.kind }, t));
-}
-
 /** The one-time code's "wrong code, N attempts left" in the page's language (the sandbox's English otherwise). */
 function codeError(t: Translator, error: string): string {
   const left = /(\d+) attempts? left/.exec(error)?.[1];
@@ -325,66 +301,5 @@ export function registerApmPageRoutes(app: FastifyInstance, ctx: ServiceContext)
     const step = await advance(ctx, f);
     if (step.kind !== 'final') return reply.redirect(payPage(f.payment.id), 303);
     return finalPage(reply, ctx, t, { ...f, payment: step.payment }, true);
-  });
-
-  // --- sandbox provider ---------------------------------------------------------------------------
-  const sandbox = () => sandboxApm(ctx);
-  const pending = async (req: FastifyRequest, ref: string, reply: FastifyReply, render: (rec: SandboxApmPayment, t: Translator) => FastifyReply) => {
-    const rec = await sandbox().find(ref);
-    const t = pageTranslator(req, reply);
-    if (!rec) return message(reply, t, 'msg.nothingToPay', 'error', 404);
-    return rec.state === 'pending' ? render(rec, t) : decided(reply, t, rec);
-  };
-  const decide = async (req: FastifyRequest, ref: string, body: unknown, reply: FastifyReply, backToMerchant: boolean) => {
-    const rec = await sandbox().payerDecision(ref, first(body, 'decision') === 'decline' ? 'reject' : 'approve');
-    const t = pageTranslator(req, reply);
-    if (!rec) return message(reply, t, 'msg.nothingToPay', 'error', 404);
-    // A provider page the payer was redirected to sends them back; an app or a mailed link was opened elsewhere.
-    if (backToMerchant && rec.experience === 'redirect' && rec.returnUrl) return reply.redirect(rec.returnUrl, 303);
-    return decided(reply, t, rec);
-  };
-
-  /** A mail payout's link: the security question (with why the last answer failed). */
-  const claimPage = (reply: FastifyReply, t: Translator, rec: SandboxApmPayment, error?: string, status = 200) => sendHtml(reply, renderSandboxClaimPage({
-    merchantName: rec.merchantName, amount: t.money(rec.amount, rec.currency), description: rec.description, question: rec.securityQuestion ?? '',
-    actionUrl: `/sandbox/apm/${encodeURIComponent(rec.reference)}`, ...(rec.payeeName ? { payeeName: rec.payeeName } : {}), ...(error ? { error } : {}),
-    ...(rec.accountUuid ? { account: rec.accountUuid } : {}), ...(rec.feeCalculationMethod ? { fees: rec.feeCalculationMethod } : {}),
-  }, t), status);
-
-  app.get<{ Params: { ref: string } }>('/sandbox/apm/:ref', PAGE, async (req, reply) => pending(req, req.params.ref, reply, (rec, t) => rec.securityQuestion ? claimPage(reply, t, rec) : sendHtml(reply, renderProviderPage({
-    title: t.t('device.app', { method: methodLabel(rec.method) }), merchantName: rec.merchantName, amount: t.money(rec.amount, rec.currency), currency: rec.currency,
-    description: rec.description, actionUrl: `/sandbox/apm/${encodeURIComponent(rec.reference)}`, fields: {}, approveLabel: t.t('device.pay'), declineLabel: t.t('provider.cancel'),
-  }, t))));
-  app.post<{ Params: { ref: string }; Body: Record<string, unknown> }>('/sandbox/apm/:ref', PAGE, async (req, reply) => {
-    const rec = await sandbox().find(req.params.ref);
-    // A mail payout is released by the answer to its security question; refusing it needs none.
-    if (!rec?.securityQuestion || first(req.body, 'decision') === 'decline') return decide(req, req.params.ref, req.body, reply, true);
-    const t = pageTranslator(req, reply);
-    const result = await sandbox().answerQuestion(rec.reference, first(req.body, 'answer').slice(0, 40));
-    if (result.kind === 'retry') return claimPage(reply, t, result.payment, t.t('claim.wrong', { count: result.attemptsLeft }), 422);
-    return result.kind === 'decided' ? decided(reply, t, result.payment) : message(reply, t, 'msg.nothingToPay', 'error', 404);
-  });
-
-  app.get<{ Params: { ref: string } }>('/sandbox/apm/:ref/app', PAGE, async (req, reply) => pending(req, req.params.ref, reply, (rec, t) => sendHtml(reply, renderSandboxDevicePage({
-    ...devicePage(t, rec), merchantName: rec.merchantName, amount: t.money(rec.amount, rec.currency), currency: rec.currency,
-    description: rec.description, actionUrl: `/sandbox/apm/${encodeURIComponent(rec.reference)}/app`, declineLabel: t.t('device.reject'),
-  }, t))));
-  app.post<{ Params: { ref: string }; Body: Record<string, unknown> }>('/sandbox/apm/:ref/app', PAGE, async (req, reply) => decide(req, req.params.ref, req.body, reply, false));
-
-  app.get<{ Querystring: Record<string, unknown> }>('/sandbox/outbox', PAGE, async (req, reply) => {
-    const t = pageTranslator(req, reply);
-    const to = first(req.query, 'to').trim();
-    const messages = to ? await sandbox().outbox(to) : [];
-    return sendHtml(reply, renderSandboxOutboxPage({
-      ...(to ? { recipient: to } : {}),
-      messages: messages.map((m) => ({ channel: m.channel, recipient: m.recipient, subject: m.subject, body: m.body, link: m.link, date: m.createdAt.toISOString() })),
-    }, t));
-  });
-
-  app.get<{ Querystring: Record<string, unknown> }>('/sandbox/outbox/messages', JSON_ROUTE, async (req, reply) => {
-    const to = first(req.query, 'to').trim();
-    if (!to) throw GatewayError.field('to', 'This value should not be blank.');
-    const messages = await sandbox().outbox(to);
-    return reply.header('cache-control', 'no-store').send({ messages: messages.map((m) => ({ ...m, createdAt: m.createdAt.toISOString() })) });
   });
 }

@@ -30,7 +30,7 @@ import { apmChoiceOf, payWithApm, withoutUnfinishedApm } from './apm-routes.ts';
 import { apmOf } from '../../services/apm/details.ts';
 import { WALLET_NAMES, walletMethod } from '../../domain/wallets/wallet-flow.ts';
 import { missingPageFields, walletButtons } from '../../services/wallets/wallet-buttons.ts';
-import { SIMULATOR_CARDS, simulateWalletToken } from '../../services/wallets/sandbox-wallets.ts';
+import { SIMULATOR_CARDS, simulateWalletToken } from '../../sandbox/wallets/simulator.ts';
 import { validateAppleMerchant } from '../../services/wallets/apple-merchant-validation.ts';
 
 const PAGE = { schema: { hide: true }, config: { dialect: 'html' as const } };

@@ -1,7 +1,7 @@
 /**
  * The hosted page's wallet buttons: which wallets the session offers and the merchant has enabled, and what the
  * page's script needs to run each one's payment sheet. A sandbox merchant's page runs the gateway's wallet simulator
- * (the sandbox sheet, tokens from sandbox-wallets.ts); a live merchant's page runs the real thing: Google Pay's
+ * (the sandbox sheet, tokens from src/sandbox/wallets/simulator.ts); a live merchant's page runs the real thing: Google Pay's
  * PaymentsClient with the PaymentDataRequest built here, Apple Pay's ApplePaySession with the payment request built
  * here and merchant validation through the gateway (apple-merchant-validation.ts).
  */

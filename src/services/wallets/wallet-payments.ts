@@ -13,7 +13,6 @@ import { eligibleMids, type Intent } from '../../domain/routing.ts';
 import type { CardConnector } from '../../connectors/types.ts';
 import { usableConnectors } from '../connector-access.ts';
 import { claimVirtualToken, openWalletToken, trustFor, walletSetup, type WalletCard } from './wallet-tokens.ts';
-import { sandboxWallets } from './sandbox-wallets.ts';
 
 /** A wallet payment as the card service runs it. */
 export interface WalletUse {
@@ -68,7 +67,7 @@ export async function resolveWalletPayment(ctx: ServiceContext, merchant: Mercha
     return claimed.ok ? { ...base, token: claimed.value } : { ...base, refusal: claimed.reason };
   }
   // A sandbox merchant also trusts the sandbox's roots (its hosted page's wallet simulator signs with them).
-  const trust = trustFor(ctx, merchant.sandbox ? (await sandboxWallets()).trust : undefined);
+  const trust = trustFor(ctx, merchant.sandbox ? await ctx.sandbox?.walletTrust() : undefined);
   const opened = await openWalletToken(ctx, merchant, setup, req.paymentToken, trust);
   if (!opened.ok) return { ...base, refusal: opened.reason };
   const card = req.holder ? { ...opened.value, card: { ...opened.value.card, holder: req.holder } } : opened.value;

@@ -3,11 +3,12 @@
  * real pages served by the gateway (the ACS and provider pages); this connector only decides outcomes.
  */
 import { randomUUID } from 'node:crypto';
-import type { AuthorizeRequest, CardConnector, ConnectorOutcome, ConnectorState, FollowUpOutcome } from '../types.ts';
+import type { AuthorizeRequest, CardConnector, ConnectorOutcome, ConnectorState, FollowUpOutcome } from '../../connectors/types.ts';
 import type { ThreeDsAttributes } from '../../domain/model/payment.ts';
 import { DECLINE_REASON, scenarioFor, type Scenario } from './test-cards.ts';
-import { UNIFIED_CODES, type UnifiedCode } from '../error-codes.ts';
-import type { MidAccess } from '../types.ts';
+import { UNIFIED_CODES, type UnifiedCode } from '../../connectors/error-codes.ts';
+import type { MidAccess } from '../../connectors/types.ts';
+import { SANDBOX_CONNECTOR } from '../../connectors/registry.ts';
 
 /**
  * A sandbox MID's setting `force_decline_code` (a unified code: do_not_honor, lost_or_stolen, ...) declines every
@@ -90,7 +91,7 @@ function walletOutcome(req: AuthorizeRequest): ConnectorOutcome | undefined {
 }
 
 export class SandboxCardConnector implements CardConnector {
-  readonly name = 'sandbox-card';
+  readonly name = SANDBOX_CONNECTOR;
   readonly walletTokens = true;
   readonly decryptedWalletCards = true;
 

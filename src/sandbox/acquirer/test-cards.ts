@@ -2,6 +2,7 @@
  * The platform's test engine as data (decisions D8, wire-reference section 6): card 4111111111111111 with
  * the outcome chosen by the expiry month; 12/2039 redirects and then declines; 4601541833776519 pays out.
  */
+import { PAYOUT_CARD, SUCCESS_CARD } from '../../domain/test-cards.ts';
 
 export type Scenario =
   | 'success'
@@ -11,9 +12,6 @@ export type Scenario =
   | '3ds_decline'
   | 'redirect_success'
   | 'redirect_decline';
-
-export const SUCCESS_CARD = '4111111111111111';
-export const PAYOUT_CARD = '4601541833776519';
 
 /** Expiry month -> scenario for the success card. */
 const BY_MONTH: Readonly<Record<string, Scenario>> = {

@@ -17,8 +17,8 @@ import { GatewayError, type FieldError } from '../../domain/errors.ts';
 import { newToken } from '../../domain/ids.ts';
 import { parseAmount, formatAmount } from '../../domain/money.ts';
 import { CHALLENGE_FIELDS, REFERENCE_PUBLIC_ID_MAX, currencyAlpha, signingString, type SignedValue } from '../../domain/methods/provider-kinds.ts';
-import type { ApmExperience, ApmInitiateRequest, ProviderState } from '../apm-types.ts';
-import { maskContact, type SandboxApmConnector } from './sandbox-apm.ts';
+import type { ApmExperience, ApmInitiateRequest, ProviderState } from '../../connectors/apm-types.ts';
+import { maskContact, type SandboxApmConnector } from './engine.ts';
 
 export const PROVIDER_PREFIX = '/sandbox/apm-provider';
 const TOKEN_LIFETIME_MS = 10 * 60_000;

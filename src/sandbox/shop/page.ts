@@ -3,9 +3,9 @@
  * hosted payment page inside the shop's iframe (with the url_target the developer picks, so the Continue button
  * of a target that must leave the frame shows), and the hosted payment fields. Pure render, no I/O.
  */
-import { attrs, html } from './html.ts';
-import { ICONS, layout, safeUrl } from './pages.ts';
-import { EN, type Translator } from './i18n.ts';
+import { attrs, html } from '../../web/html.ts';
+import { ICONS, layout, safeUrl } from '../../web/pages.ts';
+import { EN, type Translator } from '../../web/i18n.ts';
 
 export interface ShopPageView {
   merchantName: string;

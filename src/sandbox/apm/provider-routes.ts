@@ -7,8 +7,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
-import { sandboxApm } from '../../services/apm/connector.ts';
-import { PROVIDER_PREFIX, SandboxApmProvider, type Headers, type ProviderAnswer } from '../../connectors/sandbox/sandbox-apm-provider.ts';
+import { sandboxApm } from './instance.ts';
+import { PROVIDER_PREFIX, SandboxApmProvider, type Headers, type ProviderAnswer } from './provider.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { html, raw } from '../../web/html.ts';
 

@@ -12,8 +12,8 @@ import { formatAmount } from '../../domain/money.ts';
 import { newToken } from '../../domain/ids.ts';
 import type {
   ApmConnector, ApmExperience, ApmInitiateRequest, ApmOutcome, ApmPayoutRequest, CodeAnswer, PayerAction, ProviderState, ProviderStatus,
-} from '../apm-types.ts';
-import type { FollowUpOutcome } from '../types.ts';
+} from '../../connectors/apm-types.ts';
+import type { FollowUpOutcome } from '../../connectors/types.ts';
 
 export const DECLINE_REASON = 'Declined by processing';
 export const CANCELLED_REASON = 'Cancelled by payer';

@@ -9,12 +9,12 @@
  * the open, as Google's own test keys are: a live merchant never trusts them.
  */
 import { createECDH, createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import type { ServiceContext } from '../context.ts';
+import type { ServiceContext } from '../../services/context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import { merchantIdHashOf } from '../../domain/wallets/apple-pay-token.ts';
 import type { WalletName } from '../../domain/wallets/wallet-flow.ts';
-import { ApplePayTestIssuer, GooglePayTestIssuer, type TestCard } from './test-token-issuer.ts';
-import { walletSetup, type WalletTrust } from './wallet-tokens.ts';
+import { ApplePayTestIssuer, GooglePayTestIssuer, type TestCard } from './token-issuer.ts';
+import { walletSetup, type WalletTrust } from '../../services/wallets/wallet-tokens.ts';
 
 /** A P-256 key whose private scalar is the SHA-256 of a label. */
 function labelledKey(label: string): KeyObject {

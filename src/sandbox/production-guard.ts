@@ -5,8 +5,8 @@
  * live merchants itself (testClockLiveMerchant).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ServiceContext } from '../../services/context.ts';
-import { GatewayError } from '../../domain/errors.ts';
+import type { ServiceContext } from '../services/context.ts';
+import { GatewayError } from '../domain/errors.ts';
 
 /** The payment a sandbox page URL names, or undefined when the page names none. */
 async function paymentOfPage(ctx: ServiceContext, segments: string[]): Promise<string | undefined> {

@@ -11,8 +11,8 @@ import { findMerchantByKey, listMids } from '../../store/merchants-repo.ts';
 import type { SessionRequest } from '../../store/sessions-repo.ts';
 import { parseAmount } from '../../domain/money.ts';
 import { PAGE_HEADERS, renderMessagePage } from '../../web/pages.ts';
-import { renderShopPage } from '../../web/shop-page.ts';
-import { pageTranslator } from '../pages/locale.ts';
+import { renderShopPage } from './page.ts';
+import { pageTranslator } from '../../channels/pages/locale.ts';
 import { EN } from '../../web/i18n.ts';
 
 const PAGE = { schema: { hide: true }, config: { dialect: 'html' as const } };

@@ -7,12 +7,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import type { ServiceContext } from '../../services/context.ts';
-import { authenticate } from '../merchant-auth.ts';
-import { checkoutHash } from '../../domain/signatures.ts';
-import { wireDate } from '../../domain/clock.ts';
-import { GatewayError, MESSAGES } from '../../domain/errors.ts';
-import { advanceTestClock, readTestClock, type TestClockState } from '../../services/schedules/test-clock.ts';
+import type { ServiceContext } from '../services/context.ts';
+import { authenticate } from '../channels/merchant-auth.ts';
+import { checkoutHash } from '../domain/signatures.ts';
+import { wireDate } from '../domain/clock.ts';
+import { GatewayError, MESSAGES } from '../domain/errors.ts';
+import { advanceTestClock, readTestClock, type TestClockState } from '../services/schedules/test-clock.ts';
 
 const TAG = { tags: ['Sandbox'] };
 const MerchantKey = Type.String({ minLength: 1, maxLength: 255 });
