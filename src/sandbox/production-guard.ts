@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../services/context.ts';
 import { GatewayError } from '../domain/errors.ts';
+import { sqlSandboxStore } from './apm/store.ts';
 
 /** The payment a sandbox page URL names, or undefined when the page names none. */
 async function paymentOfPage(ctx: ServiceContext, segments: string[]): Promise<string | undefined> {
@@ -19,8 +20,7 @@ async function paymentOfPage(ctx: ServiceContext, segments: string[]): Promise<s
     return row?.payment_id ?? undefined;
   }
   if (kind === 'apm') {
-    const [row] = await ctx.db.query<{ end_to_end_id: string }>('SELECT end_to_end_id FROM sandbox_apm_payments WHERE reference = $1', [id]);
-    return row?.end_to_end_id;
+    return (await sqlSandboxStore(ctx.db).find(id))?.end_to_end_id;
   }
   return undefined;
 }

@@ -6,7 +6,6 @@
  * bank does (ACSC paid, RJCT refused). Time comes from the injected clock, so QR lifetimes can be tested.
  */
 import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { Sql } from '../../store/database.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { newToken } from '../../domain/ids.ts';
@@ -14,6 +13,7 @@ import type {
   ApmConnector, ApmExperience, ApmInitiateRequest, ApmOutcome, ApmPayoutRequest, CodeAnswer, PayerAction, ProviderState, ProviderStatus,
 } from '../../connectors/apm-types.ts';
 import type { FollowUpOutcome } from '../../connectors/types.ts';
+import type { SandboxApmRow as Row, SandboxApmStore } from './store.ts';
 
 export const DECLINE_REASON = 'Declined by processing';
 export const CANCELLED_REASON = 'Cancelled by payer';
@@ -80,37 +80,11 @@ export interface ProviderNotification {
 }
 
 export interface SandboxApmOptions {
-  db: Sql;
+  store: SandboxApmStore;
   clock: Clock;
   /** The gateway's public address, read when needed (tests learn it only once listening). */
   baseUrl: () => string;
   notify: (n: ProviderNotification) => Promise<void>;
-}
-
-interface Row {
-  reference: string;
-  end_to_end_id: string;
-  method: string;
-  experience: ApmExperience;
-  intent: string;
-  merchant_name: string;
-  amount: bigint;
-  currency: string;
-  description: string;
-  payer_email: string | null;
-  payer_phone: string | null;
-  state: ProviderState;
-  reason: string | null;
-  otp_code: string | null;
-  otp_failures: number;
-  expires_at: Date | null;
-  return_url: string | null;
-  security_question: string | null;
-  security_answer_digest: string | null;
-  answer_failures: number;
-  payee_name: string | null;
-  account_uuid: string | null;
-  fee_calculation_method: string | null;
 }
 
 const toPayment = (r: Row): SandboxApmPayment => ({
@@ -251,14 +225,12 @@ export class SandboxApmConnector implements ApmConnector {
     const lifetime = Number(req.options.qrLifetimeSeconds ?? DEFAULT_QR_LIFETIME_SECONDS);
     const expiresAt = req.experience === 'qr' ? new Date(now.getTime() + (Number.isFinite(lifetime) && lifetime > 0 ? lifetime : DEFAULT_QR_LIFETIME_SECONDS) * 1000) : null;
     const decided = req.experience === 'extra_fields' ? sandboxDecision(req.payer.email) : { state: 'pending' as const };
-    const [row] = await this.o.db.query<Row>(
-      `INSERT INTO sandbox_apm_payments (reference, end_to_end_id, method, experience, intent, merchant_name, amount, currency, description,
-         payer_email, payer_phone, state, reason, expires_at, return_url, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16) RETURNING *`,
-      [reference, req.paymentId, req.method, req.experience, req.intent, req.merchantName, req.amount, req.currency, req.description,
-        req.payer.email ?? null, req.payer.phone ?? null, decided.state, decided.reason ?? null, expiresAt, req.returnUrl, now],
-    );
-    const payment = toPayment(row as Row);
+    const row = await this.o.store.insertPayment({
+      reference, end_to_end_id: req.paymentId, method: req.method, experience: req.experience, intent: req.intent, merchant_name: req.merchantName,
+      amount: req.amount, currency: req.currency, description: req.description, payer_email: req.payer.email ?? null, payer_phone: req.payer.phone ?? null,
+      state: decided.state, reason: decided.reason ?? null, expires_at: expiresAt, return_url: req.returnUrl,
+    }, now);
+    const payment = toPayment(row);
     await this.messages[req.experience]?.(payment, req);
     const action = this.actions[req.experience](payment, req);
     if (action) return { kind: 'action', reference, action };
@@ -267,10 +239,7 @@ export class SandboxApmConnector implements ApmConnector {
 
   async inquire(req: ApmInitiateRequest): Promise<ApmOutcome | undefined> {
     // A payment the payer chose again has older, withdrawn records: the newest is the one asked about.
-    const [row] = await this.o.db.query<Row>(
-      "SELECT * FROM sandbox_apm_payments WHERE end_to_end_id = $1 ORDER BY created_at DESC, (state = 'rejected') LIMIT 1",
-      [req.paymentId],
-    );
+    const row = await this.o.store.newestFor(req.paymentId);
     if (!row) return undefined;
     const { reference } = row;
     const status = await this.status(reference); // an expired QR code turns rejected
@@ -282,19 +251,19 @@ export class SandboxApmConnector implements ApmConnector {
 
   private async sendCode(p: SandboxApmPayment): Promise<void> {
     const code = sixDigits();
-    await this.o.db.query('UPDATE sandbox_apm_payments SET otp_code = $2 WHERE reference = $1', [p.reference, code]);
+    await this.o.store.setCode(p.reference, code);
     await this.send(p.payerPhone ? 'sms' : 'email', contactOf(p), 'Your payment code', `Your code to pay ${formatAmount(p.amount, p.currency)} ${p.currency} to ${p.merchantName} is ${code}.`, null);
   }
 
   async resendCode(reference: string): Promise<boolean> {
-    const [row] = await this.o.db.query<Row>('SELECT * FROM sandbox_apm_payments WHERE reference = $1', [reference]);
+    const row = await this.o.store.find(reference);
     if (!row || row.state !== 'pending' || row.experience !== 'otp') return false;
     await this.sendCode(toPayment(row));
     return true;
   }
 
   async verifyCode(reference: string, code: string): Promise<CodeAnswer> {
-    const [row] = await this.o.db.query<Row>('SELECT * FROM sandbox_apm_payments WHERE reference = $1', [reference]);
+    const row = await this.o.store.find(reference);
     if (!row) return { state: 'rejected', reason: 'Unknown payment' };
     if (row.state !== 'pending') return statusOf(row);
     if (row.otp_code !== null && code.trim() === row.otp_code) {
@@ -302,10 +271,7 @@ export class SandboxApmConnector implements ApmConnector {
       return this.decide(reference, decided.state, decided.reason);
     }
     // Counted in the database, so guesses from two tabs cannot exceed the limit between them.
-    const [counted] = await this.o.db.query<Row>(
-      'UPDATE sandbox_apm_payments SET otp_failures = otp_failures + 1, updated_at = $2 WHERE reference = $1 AND state = $3 RETURNING *',
-      [reference, this.o.clock.now(), 'pending'],
-    );
+    const counted = await this.o.store.countFailure(reference, 'otp_failures', this.o.clock.now());
     if (!counted) return this.status(reference);
     const left = MAX_CODE_FAILURES - counted.otp_failures;
     if (left <= 0) return this.decide(reference, 'rejected', 'Too many wrong codes');
@@ -313,7 +279,7 @@ export class SandboxApmConnector implements ApmConnector {
   }
 
   async status(reference: string): Promise<ProviderStatus> {
-    const [row] = await this.o.db.query<Row>('SELECT * FROM sandbox_apm_payments WHERE reference = $1', [reference]);
+    const row = await this.o.store.find(reference);
     if (!row) return { state: 'rejected', reason: 'Unknown payment' };
     if (row.state === 'pending' && row.expires_at !== null && new Date(row.expires_at).getTime() <= this.o.clock.now().getTime()) {
       return this.decide(reference, 'rejected', QR_EXPIRED_REASON);
@@ -327,12 +293,9 @@ export class SandboxApmConnector implements ApmConnector {
 
   /** Moves a pending payment to its final state once; answers whatever state it ends in. */
   private async decide(reference: string, state: ProviderState, reason?: string): Promise<ProviderStatus> {
-    const [row] = await this.o.db.query<Row>(
-      'UPDATE sandbox_apm_payments SET state = $2, reason = $3, updated_at = $4 WHERE reference = $1 AND state = $5 RETURNING *',
-      [reference, state, reason ?? null, this.o.clock.now(), 'pending'],
-    );
+    const row = await this.o.store.decide(reference, state, reason ?? null, this.o.clock.now());
     if (row) return statusOf(row);
-    const [current] = await this.o.db.query<Row>('SELECT * FROM sandbox_apm_payments WHERE reference = $1', [reference]);
+    const current = await this.o.store.find(reference);
     return current ? statusOf(current) : { state: 'rejected', reason: 'Unknown payment' };
   }
 
@@ -367,17 +330,15 @@ export class SandboxApmConnector implements ApmConnector {
     const payeeName = mail ? [text(req.params.payer_first_name), text(req.params.payee_last_name)].filter(Boolean).join(' ') : req.payee.name;
     const question = mail ? text(req.params.SecurityQuestion) ?? null : null;
     const answer = mail ? text(req.params.SecurityQuestionAnswer) : undefined;
-    const [row] = await this.o.db.query<Row>(
-      `INSERT INTO sandbox_apm_payments (reference, end_to_end_id, method, experience, intent, merchant_name, amount, currency, description,
-         payer_email, payer_phone, state, reason, security_question, security_answer_digest, payee_name, account_uuid, fee_calculation_method, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, 'payout', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18) RETURNING *`,
-      [reference, req.paymentId, req.method, req.experience ?? 'details', req.merchantName ?? '', req.amount, req.currency, req.description,
-        email ?? null, req.payee.phone ?? text(req.params.mobile_number) ?? null, decided.state, decided.reason ?? null, question,
-        answer === undefined ? null : answerDigest(reference, answer), payeeName || null, text(req.params.account_uuid) ?? null,
-        text(req.params.fee_calculation_method) ?? null, this.o.clock.now()],
-    );
+    const row = await this.o.store.insertPayout({
+      reference, end_to_end_id: req.paymentId, method: req.method, experience: req.experience ?? 'details', merchant_name: req.merchantName ?? '',
+      amount: req.amount, currency: req.currency, description: req.description, payer_email: email ?? null,
+      payer_phone: req.payee.phone ?? text(req.params.mobile_number) ?? null, state: decided.state, reason: decided.reason ?? null,
+      security_question: question, security_answer_digest: answer === undefined ? null : answerDigest(reference, answer), payee_name: payeeName || null,
+      account_uuid: text(req.params.account_uuid) ?? null, fee_calculation_method: text(req.params.fee_calculation_method) ?? null,
+    }, this.o.clock.now());
     if (decided.state === 'pending') {
-      const p = toPayment(row as Row);
+      const p = toPayment(row);
       await this.send('email', p.payerEmail ?? 'payee', `${p.merchantName} sent you ${formatAmount(p.amount, p.currency)} ${p.currency}`,
         `Hello ${p.payeeName ?? ''}, ${p.merchantName} sent you ${formatAmount(p.amount, p.currency)} ${p.currency} ("${p.description}"). Open the link below and answer the security question to receive it.`,
         this.url(`/sandbox/apm/${reference}`));
@@ -392,17 +353,14 @@ export class SandboxApmConnector implements ApmConnector {
    * answers are counted in the row. The gateway is told once the payout is decided.
    */
   async answerQuestion(reference: string, answer: string): Promise<AnswerResult> {
-    const [row] = await this.o.db.query<Row>('SELECT * FROM sandbox_apm_payments WHERE reference = $1', [reference.slice(0, 64)]);
+    const row = await this.o.store.find(reference.slice(0, 64));
     if (!row || row.security_answer_digest === null) return { kind: 'unknown' };
     if (row.state !== 'pending') return { kind: 'decided', payment: toPayment(row) };
     if (timingSafeEqual(Buffer.from(answerDigest(reference, answer)), Buffer.from(row.security_answer_digest.padEnd(64).slice(0, 64)))) {
       const decided = sandboxDecision(row.payer_email ?? undefined);
       return this.decideAndNotify(reference, decided.state, decided.reason);
     }
-    const [counted] = await this.o.db.query<Row>(
-      'UPDATE sandbox_apm_payments SET answer_failures = answer_failures + 1, updated_at = $2 WHERE reference = $1 AND state = $3 RETURNING *',
-      [reference, this.o.clock.now(), 'pending'],
-    );
+    const counted = await this.o.store.countFailure(reference, 'answer_failures', this.o.clock.now());
     if (!counted) return this.decideAndNotify(reference, 'rejected', WRONG_ANSWERS_REASON);
     const left = MAX_ANSWER_FAILURES - counted.answer_failures;
     if (left <= 0) return this.decideAndNotify(reference, 'rejected', WRONG_ANSWERS_REASON);
@@ -421,10 +379,10 @@ export class SandboxApmConnector implements ApmConnector {
 
   async find(reference: string): Promise<SandboxApmPayment | undefined> {
     if (reference.length > 64) return undefined;
-    const [row] = await this.o.db.query<Row>('SELECT * FROM sandbox_apm_payments WHERE reference = $1', [reference]);
+    const row = await this.o.store.find(reference);
     if (!row) return undefined;
     await this.status(reference); // an expired QR code turns rejected before anyone sees it
-    const [fresh] = await this.o.db.query<Row>('SELECT * FROM sandbox_apm_payments WHERE reference = $1', [reference]);
+    const fresh = await this.o.store.find(reference);
     return fresh && toPayment(fresh);
   }
 
@@ -445,18 +403,12 @@ export class SandboxApmConnector implements ApmConnector {
   }
 
   private async send(channel: OutboxMessage['channel'], recipient: string, subject: string, body: string, link: string | null): Promise<void> {
-    await this.o.db.query(
-      'INSERT INTO sandbox_outbox (id, channel, recipient, subject, body, link, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [randomUUID(), channel, recipient, subject, body, link, this.o.clock.now()],
-    );
+    await this.o.store.send({ id: randomUUID(), channel, recipient, subject, body, link }, this.o.clock.now());
   }
 
   /** The newest messages sent to one address (e-mail or phone), at most 50. */
   async outbox(recipient: string): Promise<OutboxMessage[]> {
-    const rows = await this.o.db.query<{ id: string; channel: OutboxMessage['channel']; recipient: string; subject: string; body: string; link: string | null; created_at: Date }>(
-      'SELECT * FROM sandbox_outbox WHERE lower(recipient) = lower($1) ORDER BY seq DESC LIMIT 50',
-      [recipient.trim().slice(0, 255)],
-    );
+    const rows = await this.o.store.outbox(recipient.trim().slice(0, 255));
     return rows.map((r) => ({ id: r.id, channel: r.channel, recipient: r.recipient, subject: r.subject, body: r.body, link: r.link, createdAt: new Date(r.created_at) }));
   }
 }

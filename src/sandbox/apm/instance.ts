@@ -8,12 +8,13 @@ import { BANK_CALLBACK_PATH } from '../../services/apm/connector.ts';
 import { handleBankCallback } from '../../services/apm/payments.ts';
 import { SandboxApmConnector, type ProviderNotification } from './engine.ts';
 import { providerNotification } from './provider.ts';
+import { sqlSandboxStore } from './store.ts';
 
 const sandboxes = new WeakMap<ServiceContext, SandboxApmConnector>();
 
 /** A payment of the sandbox provider's HTTP side is notified at the callback address its create call gave. */
 async function deliverToCallback(ctx: ServiceContext, n: ProviderNotification): Promise<boolean> {
-  const note = await providerNotification(ctx.db, n.reference, n.status === 'ACSC' ? 'executed' : 'rejected');
+  const note = await providerNotification(sqlSandboxStore(ctx.db), n.reference, n.status === 'ACSC' ? 'executed' : 'rejected');
   if (!note) return false;
   try {
     const res = await fetch(note.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(note.body), signal: AbortSignal.timeout(5_000) });
@@ -51,7 +52,7 @@ async function deliver(ctx: ServiceContext, n: ProviderNotification): Promise<vo
 export function sandboxApm(ctx: ServiceContext): SandboxApmConnector {
   let sandbox = sandboxes.get(ctx);
   if (!sandbox) {
-    sandbox = new SandboxApmConnector({ db: ctx.db, clock: ctx.clock, baseUrl: () => ctx.baseUrl, notify: (n) => deliver(ctx, n) });
+    sandbox = new SandboxApmConnector({ store: sqlSandboxStore(ctx.db), clock: ctx.clock, baseUrl: () => ctx.baseUrl, notify: (n) => deliver(ctx, n) });
     sandboxes.set(ctx, sandbox);
   }
   return sandbox;

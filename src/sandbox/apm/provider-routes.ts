@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { sandboxApm } from './instance.ts';
+import { sqlSandboxStore } from './store.ts';
 import { PROVIDER_PREFIX, SandboxApmProvider, type Headers, type ProviderAnswer } from './provider.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { html, raw } from '../../web/html.ts';
@@ -55,7 +56,7 @@ const providers = new WeakMap<ServiceContext, SandboxApmProvider>();
 function provider(ctx: ServiceContext): SandboxApmProvider {
   let p = providers.get(ctx);
   if (!p) {
-    p = new SandboxApmProvider({ db: ctx.db, clock: ctx.clock, baseUrl: () => ctx.baseUrl, engine: sandboxApm(ctx) });
+    p = new SandboxApmProvider({ store: sqlSandboxStore(ctx.db), clock: ctx.clock, baseUrl: () => ctx.baseUrl, engine: sandboxApm(ctx) });
     providers.set(ctx, p);
   }
   return p;

@@ -11,7 +11,6 @@ import { createHash, createVerify, generateKeyPairSync, timingSafeEqual } from '
 import QRCode from 'qrcode';
 import { bech32 } from 'bech32';
 import cashaddr from 'cashaddrjs';
-import type { Sql } from '../../store/database.ts';
 import type { Clock } from '../../domain/clock.ts';
 import { GatewayError, type FieldError } from '../../domain/errors.ts';
 import { newToken } from '../../domain/ids.ts';
@@ -19,6 +18,7 @@ import { parseAmount, formatAmount } from '../../domain/money.ts';
 import { CHALLENGE_FIELDS, REFERENCE_PUBLIC_ID_MAX, currencyAlpha, signingString, type SignedValue } from '../../domain/methods/provider-kinds.ts';
 import type { ApmExperience, ApmInitiateRequest, ProviderState } from '../../connectors/apm-types.ts';
 import { maskContact, type SandboxApmConnector } from './engine.ts';
+import type { ProviderAccountRow as Account, SandboxProviderStore } from './store.ts';
 
 export const PROVIDER_PREFIX = '/sandbox/apm-provider';
 const TOKEN_LIFETIME_MS = 10 * 60_000;
@@ -37,7 +37,7 @@ export interface ProviderAnswer {
 export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
 export interface SandboxProviderOptions {
-  db: Sql;
+  store: SandboxProviderStore;
   clock: Clock;
   baseUrl: () => string;
   engine: SandboxApmConnector;
@@ -132,12 +132,6 @@ export function pixCopyAndPaste(p: { key: string; merchantName: string; amount: 
 
 // --- the provider ----------------------------------------------------------------------------------------
 
-interface Account {
-  api_key: string;
-  secret_digest: string;
-  public_key: string;
-}
-
 interface PaymentRecord {
   kind: string;
   public_id: string;
@@ -169,15 +163,13 @@ export class SandboxApmProvider {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const apiKey = `sbxk_${newToken(12)}`;
     const apiSecret = `sbxs_${newToken(24)}`;
-    await this.o.db.query('INSERT INTO sandbox_provider_accounts (api_key, secret_digest, public_key, created_at) VALUES ($1, $2, $3, $4)',
-      [apiKey, sha256(apiSecret), publicKey.export({ type: 'spki', format: 'pem' }).toString(), this.o.clock.now()]);
+    await this.o.store.insertAccount({ api_key: apiKey, secret_digest: sha256(apiSecret), public_key: publicKey.export({ type: 'spki', format: 'pem' }).toString() }, this.o.clock.now());
     return { status: 201, body: { api_key: apiKey, api_secret: apiSecret, private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() } };
   }
 
   private async account(apiKey: string | undefined): Promise<Account | undefined> {
     if (!apiKey || apiKey.length > 200) return undefined;
-    const [row] = await this.o.db.query<Account>('SELECT * FROM sandbox_provider_accounts WHERE api_key = $1', [apiKey]);
-    return row;
+    return this.o.store.account(apiKey);
   }
 
   /** X-API-Key and X-API-Secret, on every call of a header-key kind. */
@@ -220,17 +212,12 @@ export class SandboxApmProvider {
   // --- records ---------------------------------------------------------------------------------------------
 
   private async record(kind: string, id: string, apiKey: string, data: Json): Promise<void> {
-    await this.o.db.query(
-      `INSERT INTO sandbox_provider_records (kind, id, api_key, data, created_at) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (kind, id) DO UPDATE SET data = EXCLUDED.data`,
-      [kind, id, apiKey, JSON.stringify(data), this.o.clock.now()],
-    );
+    await this.o.store.record(kind, id, apiKey, data, this.o.clock.now());
   }
 
   private async find<T>(kind: string, id: string): Promise<{ apiKey: string; data: T } | undefined> {
     if (id.length > 200) return undefined;
-    const [row] = await this.o.db.query<{ api_key: string; data: T }>('SELECT api_key, data FROM sandbox_provider_records WHERE kind = $1 AND id = $2', [kind, id]);
-    return row && { apiKey: row.api_key, data: row.data };
+    return this.o.store.findRecord<T>(kind, id);
   }
 
   /**
@@ -239,12 +226,7 @@ export class SandboxApmProvider {
    */
   private async claim<T>(kind: string, id: string, apiKey: string, flag: string): Promise<T | undefined> {
     if (id.length > 200) return undefined;
-    const [row] = await this.o.db.query<{ data: T }>(
-      `UPDATE sandbox_provider_records SET data = data || jsonb_build_object($4::text, true)
-       WHERE kind = $1 AND id = $2 AND api_key = $3 AND data->>$4 IS NULL RETURNING data`,
-      [kind, id, apiKey, flag],
-    );
-    return row?.data;
+    return this.o.store.claimRecord<T>(kind, id, apiKey, flag);
   }
 
   /** A payment of this account, by the provider's id; someone else's is as unknown as none. */
@@ -285,9 +267,7 @@ export class SandboxApmProvider {
    */
   async lookup(headers: Headers, publicId: string): Promise<ProviderAnswer> {
     const account = await this.byHeaderKey(headers);
-    const [row] = publicId.length > 200 ? [] : await this.o.db.query<{ id: string; data: PaymentRecord }>(
-      `SELECT id, data FROM sandbox_provider_records WHERE kind = 'payment' AND api_key = $1 AND data->>'public_id' = $2 AND data->'answer' IS NOT NULL
-       ORDER BY created_at DESC LIMIT 1`, [account.api_key, publicId]);
+    const row = publicId.length > 200 ? undefined : await this.o.store.answeredPayment<PaymentRecord>(account.api_key, publicId);
     if (!row) throw new GatewayError('transactionDoesNotExist');
     const status = await this.o.engine.status(row.id);
     return { status: 200, body: { ...row.data.answer, status: stateWord[status.state], ...(status.reason ? { reason: status.reason } : {}) } };
@@ -513,9 +493,9 @@ export class SandboxApmProvider {
  * What the provider sends when the engine decided one of its payments: a JSON notification to the callback
  * address of the create call (the voucher partner in its own words). Undefined for payments of the plain engine.
  */
-export async function providerNotification(db: Sql, reference: string, state: ProviderState): Promise<{ url: string; body: Json } | undefined> {
+export async function providerNotification(store: SandboxProviderStore, reference: string, state: ProviderState): Promise<{ url: string; body: Json } | undefined> {
   if (reference.length > 200) return undefined;
-  const [row] = await db.query<{ data: PaymentRecord }>("SELECT data FROM sandbox_provider_records WHERE kind = 'payment' AND id = $1", [reference]);
+  const row = await store.findRecord<PaymentRecord>('payment', reference);
   const url = row?.data.callback_url;
   if (!row || !url) return undefined;
   const body = row.data.kind === 'voucher-partner'
