@@ -3,9 +3,10 @@
  * an authorization to a DMS-capable one. SMS/DMS serves both.
  */
 import type { MidScore } from './success-rate.ts';
+import type { Intent } from './operations.ts';
 
+export type { Intent };
 export type PaymentMode = 'SMS' | 'DMS' | 'SMS/DMS';
-export type Intent = 'sale' | 'auth' | 'payout';
 
 const MODES_FOR: Readonly<Record<Intent, readonly PaymentMode[]>> = {
   sale: ['SMS', 'SMS/DMS'],

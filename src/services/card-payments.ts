@@ -12,6 +12,9 @@ import type { Sql } from '../store/database.ts';
 import { markSessionPaid } from '../store/sessions-repo.ts';
 import { storeCard, loadCard, issueCardToken, type VaultedCard } from '../store/card-vault.ts';
 import { eligibleMids, explainRouting, type Intent, type RoutingAttempt } from '../domain/routing.ts';
+import {
+  authTxType, awaitsAuthorization, finalTxType, hasStepCallback, intentOf, intentTxType, isRecurring, type Operation,
+} from '../domain/operations.ts';
 import { DEFAULT_ROUTING } from '../domain/routing-rules.ts';
 import {
   attemptRecord, cardFacts, cascadeStop, CHAIN_ROUTING, noCandidateError, noteOutcome, releaseHold, routeCard, scorerFor, takeCandidate, type CardRoute, type TakenCandidate,
@@ -121,16 +124,10 @@ function connectorFor(ctx: ServiceContext, payment: Payment, mids: readonly Mid[
   return { mid, connector };
 }
 
-const AUTH_TX_TYPE: Readonly<Record<Intent, TransactionType>> = { sale: 'sale', auth: 'auth', payout: 'credit' };
-
-/** Charges of a recurring chain are recorded as recurring transactions, whatever their intent. */
-const RECURRING_OPERATIONS: ReadonlySet<string> = new Set(['recurring', 'recurring_debit']);
-const txTypeOf = (operation: string, intent: Intent): TransactionType => (RECURRING_OPERATIONS.has(operation) ? 'recurring' : AUTH_TX_TYPE[intent]);
-
 /** How the first write of an authorization lands: claiming a stored payment, or creating it already claimed. */
 interface AuthorizationWrite {
   /** What the step needs of the payment before it is written. */
-  subject: { id: string; operation: string; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null; details?: PaymentDetails; customData?: Record<string, unknown> | null };
+  subject: { id: string; operation: Operation; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null; details?: PaymentDetails; customData?: Record<string, unknown> | null };
   /** The write is one statement, atomic without a transaction of its own when nothing is vaulted with it. */
   single: boolean;
   write(sql: Sql, patch: PaymentPatch, transaction: NewTransaction): Promise<Payment | undefined>;
@@ -187,7 +184,7 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
     : config.rules.length > 0 ? (await loadCard(ctx.db, ctx.keyring, source.vaultId))?.pan() : undefined;
   const facts = cardFacts({
     intent, amount: payment.amount, currency: payment.currency, pan: knownPan, country: payment.payer.country,
-    recurring: RECURRING_OPERATIONS.has(payment.operation) || payment.details?.recurringInit === true, customData: target.subject.customData,
+    recurring: isRecurring(payment.operation) || payment.details?.recurringInit === true, customData: target.subject.customData,
   }, ctx.binTable);
   const route = routeCard(ctx, merchant, mids, facts, config, Math.random, await scorerFor(ctx, config, mids, facts));
   // The first candidate whose daily cap still has room carries the payment (its share reserved now).
@@ -275,7 +272,7 @@ async function recordAuthorization(
       }, unsent.length > 0 ? { unsentParameters: unsent } : {}, taken.hold ? { volumeHold: taken.hold } : {}),
     };
     if (input.payer) patch.payer = Object.assign({}, payment.payer, input.payer);
-    const claimed = await target.write(sql, patch, { id: transId, paymentId: payment.id, type: txTypeOf(payment.operation, intent), status: 'waiting', amount: payment.amount, now });
+    const claimed = await target.write(sql, patch, { id: transId, paymentId: payment.id, type: authTxType(payment.operation, intent), status: 'waiting', amount: payment.amount, now });
     if (!claimed) throw new GatewayError('sessionNotPayable');
     return { claimed, card: vaulted };
   };
@@ -328,7 +325,7 @@ async function cascade(ctx: ServiceContext, merchant: Merchant, route: CardRoute
         { midId: next.mid.id, details: { lastTransId: transId, volumeHold: next.hold ?? null, routing: { ...route.decision, midId: next.mid.id, attempts } } }, ctx.clock.now(),
         { id: current.transId, status: 'fail', details: { reason: declined.reason, ...(declined.error ? { code: declined.error.code, rawCode: declined.error.rawCode, rawMessage: declined.error.rawMessage } : {}), cascaded: true } });
       if (updated) {
-        await insertTransaction(tx, { id: transId, paymentId: updated.id, type: txTypeOf(updated.operation, intentOf(updated)), status: 'waiting', amount: updated.amount, now: ctx.clock.now() });
+        await insertTransaction(tx, { id: transId, paymentId: updated.id, type: authTxType(updated.operation, intentOf(updated)), status: 'waiting', amount: updated.amount, now: ctx.clock.now() });
         await releaseHold(tx, current.hold);
       }
       return updated;
@@ -421,7 +418,7 @@ export async function completeChallenge(ctx: ServiceContext, merchant: Merchant,
   const claimed = await ctx.db.transaction(async (tx) => {
     const claimed = await updatePayment(tx, payment.id, { status: ['3ds', 'redirect'], pendingOperation: null }, { pendingOperation: 'complete', details: { lastTransId: transId } }, now);
     if (claimed) {
-      await insertTransaction(tx, { id: transId, paymentId: payment.id, type: payment.auth ? 'auth' : AUTH_TX_TYPE[intentOf(payment)], status: 'waiting', amount: payment.amount, now });
+      await insertTransaction(tx, { id: transId, paymentId: payment.id, type: intentTxType(intentOf(payment)), status: 'waiting', amount: payment.amount, now });
     }
     return claimed;
   });
@@ -439,22 +436,17 @@ export async function applyNotifiedOutcome(ctx: ServiceContext, merchant: Mercha
   const op = payment.pendingOperation;
   // Held for an operator (an integrity mismatch): no automated word settles it.
   if (needsOperatorOf(payment)) return undefined;
-  if (op === 'authorize' || op === 'complete') return applyOutcome(ctx, merchant, payment, payment.details.lastTransId ?? payment.id, op, intentOf(payment), outcome);
+  if (awaitsAuthorization(op)) return applyOutcome(ctx, merchant, payment, payment.details.lastTransId ?? payment.id, op, intentOf(payment), outcome);
   if (op !== null || (payment.status !== '3ds' && payment.status !== 'redirect')) return undefined;
   if (outcome.kind !== 'approved' && outcome.kind !== 'declined') return undefined;
   const transId = newId();
   const now = ctx.clock.now();
   const claimed = await ctx.db.transaction(async (tx) => {
     const claimed = await updatePayment(tx, payment.id, { status: payment.status, pendingOperation: null }, { pendingOperation: 'complete', details: { lastTransId: transId } }, now);
-    if (claimed) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: payment.auth ? 'auth' : AUTH_TX_TYPE[intentOf(payment)], status: 'waiting', amount: payment.amount, now });
+    if (claimed) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: intentTxType(intentOf(payment)), status: 'waiting', amount: payment.amount, now });
     return claimed;
   });
   return claimed ? applyOutcome(ctx, merchant, claimed, transId, 'complete', intentOf(claimed), outcome) : undefined;
-}
-
-export function intentOf(payment: Payment): Intent {
-  if (payment.operation === 'credit' || payment.operation === 'CREDIT2CARD') return 'payout';
-  return payment.auth ? 'auth' : 'sale';
 }
 
 const APPROVED_EVENT: Readonly<Record<Intent, StateEvent>> = { sale: 'sold', auth: 'authorized', payout: 'sold' };
@@ -532,7 +524,7 @@ export async function resolveHeldAuthorization(
   ctx: ServiceContext, merchant: Merchant, payment: Payment, decision: OperatorDecision, write: OperatorWrite,
 ): Promise<Payment | undefined> {
   const operation = payment.pendingOperation;
-  if (operation !== 'authorize' && operation !== 'complete') return undefined;
+  if (!awaitsAuthorization(operation)) return undefined;
   let applied: Payment | undefined;
   const outcome: ConnectorOutcome = decision.settled ? { kind: 'approved', reference: decision.reference ?? String(payment.details.connectorRef ?? '') } : { kind: 'declined', reason: decision.reason };
   await applyOutcome(ctx, merchant, payment, payment.details.lastTransId ?? payment.id, operation, intentOf(payment), outcome, {
@@ -555,7 +547,7 @@ interface OutcomePlan {
 
 /** Which transition, callback and transaction status an outcome means: decided without I/O. */
 function planOutcome(payment: Payment, intent: Intent, outcome: Exclude<ConnectorOutcome, { kind: 'pending' }>): OutcomePlan {
-  const finalType: TransactionType = RECURRING_OPERATIONS.has(payment.operation) ? 'recurring' : payment.operation === 'debit' ? 'debit' : intent === 'payout' ? 'credit' : 'sale';
+  const finalType = finalTxType(payment.operation);
   const transition = (event: StateEvent) => {
     const to = nextStatus(payment.status, event);
     if (!to) throw new Error(`transition ${payment.status} -${event}-> is not in the state table`);
@@ -594,14 +586,14 @@ function planOutcome(payment: Payment, intent: Intent, outcome: Exclude<Connecto
         },
         txStatus: 'waiting',
         // A debit reports its 3DS step (order_status 3ds, with card_token); other payments report only the end.
-        ...(payment.operation === 'debit' ? { notify: { type: '3ds' as const } } : {}),
+        ...(hasStepCallback(payment.operation) ? { notify: { type: '3ds' as const } } : {}),
       };
     case 'redirect':
       return {
         step: 'redirect',
         patch: { status: transition('redirect_required'), details: { connectorState: outcome.state, payerPage: outcome.page } },
         txStatus: 'waiting',
-        ...(payment.operation === 'debit' ? { notify: { type: 'redirect' as const } } : {}),
+        ...(hasStepCallback(payment.operation) ? { notify: { type: 'redirect' as const } } : {}),
       };
   }
 }

@@ -6,6 +6,7 @@ import type { PayerInfo, PaymentDetails } from '../domain/model/payment.ts';
 import { insertSessionWithPayment, type SessionRequest } from '../store/sessions-repo.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../domain/errors.ts';
 import { newId, newToken } from '../domain/ids.ts';
+import { intentOf, isHoldable, isPayout } from '../domain/operations.ts';
 import { formatAmount, type Money } from '../domain/money.ts';
 import { findMethod } from '../domain/methods/catalog.ts';
 import { stateRequired } from '../domain/countries.ts';
@@ -79,9 +80,9 @@ function withServedMethods(input: OpenSessionInput): { input: OpenSessionInput; 
 function checkRules(input: OpenSessionInput): FieldError[] {
   const errors: FieldError[] = [];
   const { request, order, operation } = input;
-  const zeroAllowed = request.recurringInit || (operation === 'purchase' && request.auth);
+  const zeroAllowed = request.recurringInit || (isHoldable(operation) && request.auth);
   if (order.amount.minor < 0n || (order.amount.minor === 0n && !zeroAllowed)) errors.push({ field: 'order.amount', message: MESSAGES.notPositive });
-  if (request.auth && operation !== 'purchase') errors.push({ field: 'auth', message: MESSAGES.notCorrect });
+  if (request.auth && !isHoldable(operation)) errors.push({ field: 'auth', message: MESSAGES.notCorrect });
   request.methods.forEach((key, i) => {
     if (!servesMethod(key, operation)) errors.push({ field: `methods[${i}]`, message: MESSAGES.notChoice });
   });
@@ -191,10 +192,10 @@ export function sessionPaymentDetails(request: SessionRequest, currency: string)
 export async function openSession(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], requested: OpenSessionInput): Promise<OpenedSession> {
   const served = withServedMethods(requested);
   const warnings = served.warnings;
-  const input = served.input.operation === 'credit' ? { ...served.input, payer: payeeOf(served.input.request, served.input.payer) } : served.input;
+  const input = isPayout(served.input.operation) ? { ...served.input, payer: payeeOf(served.input.request, served.input.payer) } : served.input;
   const errors = checkRules(input);
   if (errors.length > 0) throw GatewayError.invalid(errors);
-  const intent = input.operation === 'credit' ? 'payout' : input.request.auth ? 'auth' : 'sale';
+  const intent = intentOf({ operation: input.operation, auth: input.request.auth });
   const { mid } = routeMid(ctx, mids, intent, merchant, input.order.amount);
   if (input.request.scheduleId) await scheduleForRequest(ctx, merchant.id, input.request.scheduleId, input.request.scheduleStartDate);
   const now = ctx.clock.now();
@@ -230,7 +231,7 @@ export async function openSession(ctx: ServiceContext, merchant: Merchant, mids:
       midId: mid.id,
       payer: input.payer,
       customData: input.request.customData,
-      details: { ...sessionPaymentDetails(input.request, input.order.amount.currency), ...(input.operation === 'credit' ? { payee: payeeDetails(input.payer) } : {}) },
+      details: { ...sessionPaymentDetails(input.request, input.order.amount.currency), ...(isPayout(input.operation) ? { payee: payeeDetails(input.payer) } : {}) },
       now,
     },
   );

@@ -9,19 +9,12 @@ import { getPayment } from '../store/payments-repo.ts';
 import type { Payment } from '../domain/model/payment.ts';
 import type { ConnectorOutcome, FollowUpOutcome, InboundRequest, NotificationEvent, NotifiedPayment } from '../connectors/types.ts';
 import { GatewayError } from '../domain/errors.ts';
+import { isAuthorizationEvent, settlesInFlight } from '../domain/operations.ts';
 import { midAccess } from './connector-access.ts';
 import { applyNotifiedOutcome } from './card-payments.ts';
 import { applyLateFollowUp } from './follow-ups.ts';
 import { applyProviderNotice } from './apm/payments.ts';
 import type { ApmOutcome } from '../connectors/apm-types.ts';
-
-/** Which of our operations in flight a notified operation settles. */
-const SETTLES: Readonly<Record<Exclude<NotificationEvent['operation'], 'authorize'>, ReadonlySet<string>>> = {
-  capture: new Set(['capture']),
-  refund: new Set(['refund', 'reversal']),
-  reversal: new Set(['reversal', 'void']),
-  void: new Set(['void', 'reversal']),
-};
 
 /** An S2S APM payment (a sale or a payout): its notifications go to the APM service. */
 const isApm = (p: Payment): boolean => p.channel === 's2s_apm' || (p.details.apm !== null && typeof p.details.apm === 'object');
@@ -60,11 +53,11 @@ export async function handleConnectorNotification(ctx: ServiceContext, connector
     const merchant = await findMerchantById(ctx.db, payment.merchantId);
     if (!merchant) continue;
     const current = (await getPayment(ctx.db, payment.id)) ?? payment;
-    if (event.operation === 'authorize' && isApm(current)) {
+    if (isAuthorizationEvent(event.operation) && isApm(current)) {
       await applyProviderNotice(ctx, merchant, current, apmOutcome(event.outcome));
-    } else if (event.operation === 'authorize') {
+    } else if (isAuthorizationEvent(event.operation)) {
       await applyNotifiedOutcome(ctx, merchant, current, event.outcome);
-    } else if (current.pendingOperation && SETTLES[event.operation].has(current.pendingOperation)) {
+    } else if (settlesInFlight(event.operation, current.pendingOperation)) {
       await applyLateFollowUp(ctx, merchant, current, followUpOutcome(event.outcome));
     }
   }

@@ -14,6 +14,7 @@ import { followUpRequest, midAccess } from './connector-access.ts';
 import { nextStatus, type PaymentEvent, type PaymentStatus } from '../domain/payment-state.ts';
 import { GatewayError, MESSAGES, type ErrorName } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
+import { reversedWhenSettled } from '../domain/operations.ts';
 import type { FollowUpOutcome } from '../connectors/types.ts';
 import type { Sql } from '../store/database.ts';
 import { notify } from './callbacks/index.ts';
@@ -154,7 +155,7 @@ export async function refundWith(ctx: ServiceContext, merchant: Merchant, port: 
  */
 export async function reverseWith(ctx: ServiceContext, merchant: Merchant, port: FollowUpPort, payment: Payment, amount?: bigint, origin?: FollowUpOrigin): Promise<FollowUpResult> {
   const from = payment.status;
-  const settledDebit = from === 'settled' && payment.operation === 'debit';
+  const settledDebit = from === 'settled' && reversedWhenSettled(payment.operation);
   if (from !== 'pending' && !settledDebit) throw new GatewayError('refundNotAllowed');
   if (amount !== undefined && amount !== payment.amount) throw new GatewayError('reversalPartial');
   return run(ctx, merchant, payment, {

@@ -14,6 +14,7 @@ import type { Consent } from '../domain/recurring-consent.ts';
 import { findCardByToken } from '../store/card-vault.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
+import { intentOf, isPayout, payinIntent, takesWallets, tokenizesCard } from '../domain/operations.ts';
 import { authorizeCard, completeChallenge, type PaymentStep, type CardSource } from './card-payments.ts';
 import { returnQuery, withQuery } from './callbacks/checkout-callback.ts';
 import { sessionPaymentDetails } from './checkout-sessions.ts';
@@ -81,7 +82,7 @@ export async function payByCard(ctx: ServiceContext, state: Extract<SessionState
   const { session, merchant } = state;
   await assertMayTryAgain(ctx, state);
   const payment = await attemptFor(ctx, state);
-  const intent = session.operation === 'credit' ? 'payout' : session.request.auth ? 'auth' : 'sale';
+  const intent = intentOf({ operation: session.operation, auth: session.request.auth });
   const consent = consentTerms(session, form.recurringConsent);
   const details: PaymentDetails = { ...consent?.details, ...(browser && Object.keys(browser).length > 0 ? { browser } : {}) };
   const { source, holder } = await cardSource(ctx, merchant, session, form);
@@ -92,8 +93,8 @@ export async function payByCard(ctx: ServiceContext, state: Extract<SessionState
     payment,
     source,
     intent,
-    tokenize: session.operation === 'debit' || session.request.reqToken || (session.request.recurringInit && consent?.recurring !== false),
-    payer: { ...(session.operation === 'credit' ? payeeNames(payment.payer, typed.name ?? holder) : typed), ...withoutName(typed, session.operation), ...seenIp(payment.payer, payerIp) },
+    tokenize: tokenizesCard(session.operation) || session.request.reqToken || (session.request.recurringInit && consent?.recurring !== false),
+    payer: { ...(isPayout(session.operation) ? payeeNames(payment.payer, typed.name ?? holder) : typed), ...withoutName(typed, session.operation), ...seenIp(payment.payer, payerIp) },
     // The page's browser details go to the connector (3-D Secure) and back in browser_* where enabled.
     ...(Object.keys(details).length > 0 ? { details } : {}),
   });
@@ -109,10 +110,10 @@ export async function payByWallet(
   const resumed = resumeStep(state.payment);
   if (resumed) return resumed;
   const { session, merchant } = state;
-  if (session.operation !== 'purchase') throw new GatewayError('actionNotSupported');
+  if (!takesWallets(session.operation)) throw new GatewayError('actionNotSupported');
   await assertMayTryAgain(ctx, state);
   const payment = await attemptFor(ctx, state);
-  const intent = session.request.auth ? 'auth' : 'sale';
+  const intent = payinIntent({ operation: session.operation, auth: session.request.auth });
   // A wallet's sheet asks no recurring consent: where the merchant requires one, the payment is made once.
   const consent = consentTerms(session, undefined);
   const recurring = session.request.recurringInit && consent?.recurring !== false;
@@ -154,7 +155,7 @@ function payeeNames(payer: PayerInfo, holder: string | null | undefined): PayerI
 
 /** A payout's form data, its holder left to payeeNames. */
 function withoutName(typed: PayerInfo, operation: Session['operation']): PayerInfo {
-  if (operation !== 'credit') return {};
+  if (!isPayout(operation)) return {};
   const { name: _name, ...rest } = typed;
   return rest;
 }
@@ -175,7 +176,7 @@ async function cardSource(ctx: ServiceContext, merchant: Merchant, session: Sess
   const token = session.request.cardTokens?.[0];
   const stored = token ? await findCardByToken(ctx.db, merchant.id, token) : undefined;
   if (!stored) throw new GatewayError('cardTokenInvalid');
-  const typed = session.operation === 'credit' && card.expMonth && card.expYear ? { expiry: { expMonth: card.expMonth, expYear: card.expYear } } : {};
+  const typed = isPayout(session.operation) && card.expMonth && card.expYear ? { expiry: { expMonth: card.expMonth, expYear: card.expYear } } : {};
   return { source: { kind: 'vault', vaultId: stored.id, ...typed }, holder: stored.holder };
 }
 

@@ -25,6 +25,7 @@ import { cardBrand, cardNumberAccepted, cvvValid, isExpired, normalizePan, parse
 import { formatAmount, parseAmount } from '../domain/money.ts';
 import { GatewayError, MESSAGES, type ErrorName, type FieldError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
+import { intentOf, isHoldable, tokenizesCard } from '../domain/operations.ts';
 import { Secret } from '../domain/secret.ts';
 
 /** How long a collected CVV waits for the processing call. */
@@ -123,7 +124,7 @@ export async function updateHostedSession(ctx: ServiceContext, token: unknown, c
   const parsed = parseAmount(amountText, currency);
   if (!parsed.ok) throw GatewayError.field(parsed.reason === 'currency' ? 'order.currency' : 'order.amount', MESSAGES.notValid);
   if (parsed.money.minor > MAX_MINOR) throw GatewayError.field('order.amount', MESSAGES.notValid);
-  const zeroAllowed = session.request.recurringInit || (session.operation === 'purchase' && session.request.auth);
+  const zeroAllowed = session.request.recurringInit || (isHoldable(session.operation) && session.request.auth);
   if (parsed.money.minor === 0n && !zeroAllowed) throw GatewayError.field('order.amount', MESSAGES.notPositive);
 
   const request: Partial<SessionRequest> = {};
@@ -258,8 +259,8 @@ export async function processHostedFields(ctx: ServiceContext, cvvs: CollectedCv
     mids: state.mids,
     payment,
     source,
-    intent: session.request.auth ? 'auth' : 'sale',
-    tokenize: session.operation === 'debit' || session.request.reqToken || session.request.recurringInit,
+    intent: intentOf({ operation: session.operation, auth: session.request.auth }),
+    tokenize: tokenizesCard(session.operation) || session.request.reqToken || session.request.recurringInit,
     payer: payerOf(input),
     details: definedOnly({
       hostedFields: true,

@@ -6,6 +6,7 @@ import type { Database, Sql } from './database.ts';
 import { enqueueCallbacks, type EnqueueCallbackInput } from './callbacks-repo.ts';
 import { columnArrays, groupCommitted, unnestRows, type BatchColumn } from './group-commit.ts';
 import type { PaymentStatus } from '../domain/payment-state.ts';
+import type { Operation } from '../domain/operations.ts';
 import type { Channel, PayerInfo, Payment, PaymentDetails, ThreeDsAttributes, Transaction, TransactionStatus, TransactionType } from '../domain/model/payment.ts';
 
 interface PaymentRow {
@@ -43,7 +44,7 @@ export function toPayment(r: PaymentRow): Payment {
     merchantId: r.merchant_id,
     sessionId: r.session_id,
     channel: r.channel,
-    operation: r.operation,
+    operation: r.operation as Operation,
     orderId: r.order_id,
     amount: BigInt(r.amount),
     currency: r.currency,

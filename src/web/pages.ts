@@ -6,6 +6,7 @@
  * Every flow works with JavaScript off: plain form POSTs and links.
  */
 import { STATE_REQUIRED_COUNTRIES } from '../domain/countries.ts';
+import { isPayout } from '../domain/operations.ts';
 import { attrs, html, jsonForScript, raw, type Raw } from './html.ts';
 import { EN, LOCALES, clientMessages, type Locale, type Translator } from './i18n.ts';
 import { escapeHtml } from './html.ts';
@@ -356,7 +357,7 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
   const selected = vm.methods.some((m) => m.key === vm.selectedMethod) ? vm.selectedMethod : (vm.methods[0]?.key ?? 'card');
   const expiryOnly = vm.cardOnly?.expiryOnly === true;
   const amountText = vm.order.amount;
-  const isPayout = vm.operation === 'credit';
+  const payout = isPayout(vm.operation);
 
   const track = (name: string, label: string) => {
     present.add(name);
@@ -517,12 +518,12 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
     })}>${body}</div>`;
   });
 
-  const payLabel = t.t(isPayout ? 'button.receive' : 'button.pay', { amount: amountText });
+  const payLabel = t.t(payout ? 'button.receive' : 'button.pay', { amount: amountText });
   const main = html`<main class="panel" id="main">
   ${vm.sandbox ? sandboxBanner(t) : ''}
   <section class="summary" aria-label="${t.t('summary.order')}">
     <div class="merchant"><span class="merchant-badge" aria-hidden="true">${initials(vm.merchantName)}</span><h1 class="merchant-name">${vm.merchantName}</h1></div>
-    <p class="amount-label">${t.t(isPayout ? 'amount.payoutFrom' : 'amount.pay')}</p>
+    <p class="amount-label">${t.t(payout ? 'amount.payoutFrom' : 'amount.pay')}</p>
     <p class="amount"><span class="amount-value">${amountText}</span></p>
     ${vm.order.description ? html`<p class="description">${vm.order.description}</p>` : ''}
     <dl class="order-meta"><div><dt>${t.t('order.number')}</dt><dd>${vm.order.number}</dd></div></dl>

@@ -9,16 +9,11 @@ import type { ServiceContext } from '../services/context.ts';
 import { findStalledPayments, flagForOperator } from '../store/payments-repo.ts';
 import type { Payment } from '../domain/model/payment.ts';
 import { findMerchantById, listMids } from '../store/merchants-repo.ts';
-import { applyOutcome, intentOf } from '../services/card-payments.ts';
+import { applyOutcome } from '../services/card-payments.ts';
+import { intentOf, recheckBy } from '../domain/operations.ts';
 import { recheckInitiation } from '../services/apm/payments.ts';
 import { PollingLoop } from './polling.ts';
 import { inquiryRequest, midAccess } from '../services/connector-access.ts';
-
-/**
- * The operations whose outcome the connector can be asked for: card authorizations and APM initiations (the
- * provider's payment, before any payer action). Follow-ups and payouts go to an operator.
- */
-const RESOLVABLE: ReadonlySet<string> = new Set(['authorize', 'complete', 'apm_initiate']);
 
 export interface RecheckOptions {
   /** How long an operation may stay in flight before it is re-checked. */
@@ -72,10 +67,13 @@ export class PaymentRecheck {
 
   private async resolve(payment: Payment, now: Date): Promise<boolean> {
     const operation = payment.pendingOperation ?? '';
-    if (!RESOLVABLE.has(operation)) return this.handToOperator(payment, operation, now);
+    // Card authorizations and APM initiations (the provider's payment, before any payer action) can be asked
+    // about; follow-ups and payouts go to an operator (domain/operations.ts IN_FLIGHT).
+    const askable = recheckBy(operation);
+    if (!askable) return this.handToOperator(payment, operation, now);
     if (!(await this.claim(payment, now))) return false;
     const claimed = { ...payment, updatedAt: now };
-    const resolved = operation === 'apm_initiate'
+    const resolved = askable === 'apm'
       ? (await recheckInitiation(this.ctx, claimed)).kind !== 'processing'
       : await this.resolveCard(claimed, operation);
     if (!resolved && (await this.inFlightSince(claimed)) <= now.getTime() - this.operatorAfterMs) await this.handToOperator(claimed, operation, now);

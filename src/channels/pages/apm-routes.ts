@@ -20,6 +20,7 @@ import { findMerchantById } from '../../store/merchants-repo.ts';
 import { getSession } from '../../store/sessions-repo.ts';
 import { findMethod, type Operation } from '../../domain/methods/catalog.ts';
 import { GatewayError } from '../../domain/errors.ts';
+import { isPayout } from '../../domain/operations.ts';
 import { PAGE_HEADERS, renderMessagePage, renderProviderPage, renderRedirectPage } from '../../web/pages.ts';
 import {
   renderApmCodePage, renderApmExpiredPage, renderApmFieldsPage, renderApmWaitPage, renderSandboxClaimPage, renderSandboxDevicePage, renderSandboxOutboxPage,
@@ -110,7 +111,7 @@ async function advance(ctx: ServiceContext, f: Found): Promise<ApmStep> {
 }
 
 function orderOf(t: Translator, p: Payment, merchant: Merchant): OrderView {
-  return { merchantName: merchant.name, number: p.orderId, amount: t.money(p.amount, p.currency), currency: p.currency, description: p.description, ...(p.operation === 'credit' ? { payout: true } : {}) };
+  return { merchantName: merchant.name, number: p.orderId, amount: t.money(p.amount, p.currency), currency: p.currency, description: p.description, ...(isPayout(p.operation) ? { payout: true } : {}) };
 }
 
 const methodLabel = (key: string, t?: Translator) => (t ? methodName(t, key) : (findMethod(key)?.label ?? key));
@@ -125,7 +126,7 @@ function sandboxLinks(t: Translator, f: Found, kind: string): { href: string; la
   if (!f.merchant.sandbox || typeof f.payment.details.connectorRef !== 'string') return [];
   const ref = encodeURIComponent(f.payment.details.connectorRef);
   const outbox = (to: string | undefined) => (to ? [{ href: `/sandbox/outbox?to=${encodeURIComponent(to)}`, label: t.t('sandbox.readOutbox') }] : []);
-  const email = (f.payment.operation === 'credit' ? contactEmail(f.apm.params) : undefined) ?? f.payment.payer.email;
+  const email = (isPayout(f.payment.operation) ? contactEmail(f.apm.params) : undefined) ?? f.payment.payer.email;
   const phone = payerPhone(f.payment);
   const action = apmOf(f.payment)?.action;
   const links: Record<string, { href: string; label: string }[]> = {

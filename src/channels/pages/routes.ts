@@ -15,6 +15,7 @@ import { getSession } from '../../store/sessions-repo.ts';
 import { ERRORS, GatewayError } from '../../domain/errors.ts';
 import { declineMessageKey } from '../../domain/decline-messages.ts';
 import { stateRequired } from '../../domain/countries.ts';
+import { isPayout } from '../../domain/operations.ts';
 import { renderThreeDs2Page, threeDs2Csp } from '../../web/threeds2-page.ts';
 import type { NativeThreeDs2Step } from '../../connectors/types.ts';
 import { methodGroup } from '../../web/method-groups.ts';
@@ -71,7 +72,7 @@ function billingAsked(state: Extract<SessionState, { kind: 'open' }>): { require
 function checkoutView(ctx: ServiceContext, t: Translator, state: Extract<SessionState, { kind: 'open' }>, extra: Partial<CheckoutPageView> = {}): CheckoutPageView {
   const { session, merchant } = state;
   const base = `/checkout/${session.id}`;
-  const expiryOnly = session.operation === 'credit' && (session.request.cardTokens?.length ?? 0) > 0;
+  const expiryOnly = isPayout(session.operation) && (session.request.cardTokens?.length ?? 0) > 0;
   const hasCard = session.request.methods.includes('card');
   const asked = billingAsked(state);
   return {

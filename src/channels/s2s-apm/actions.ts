@@ -13,6 +13,7 @@ import { captureApm, creditVoidApm, voidApm } from '../../services/apm/follow-up
 import { startPayout } from '../../services/apm/payouts.ts';
 import { apmMethod, carriedOn, s2sParameterErrors } from '../../services/apm/methods.ts';
 import { findMethod } from '../../domain/methods/catalog.ts';
+import { isPayout } from '../../domain/operations.ts';
 import { apmByTransId, apmCredit2Virtual, s2sApm, s2sHash, type UpperMode } from '../../domain/signatures.ts';
 import { GatewayError, MESSAGES, type ErrorName, type FieldError } from '../../domain/errors.ts';
 import { followUpAmount, money, orderAmountRules } from '../s2s-card/fields.ts';
@@ -58,7 +59,7 @@ function brandRules(b: Loose, operation: 'purchase' | 'credit'): FieldError[] {
   const method = apmMethod(str(b, 'brand') ?? '', operation);
   if (!method || !carriedOn(method, 's2s_apm')) return [{ field: 'brand', message: MESSAGES.notChoice }];
   // A SALE's payer page can still ask for the collect-on-page members; a payout has no payer page.
-  return s2sParameterErrors(method, params(b), b, { operation, currency: str(b, 'order_currency') ?? '', country: str(b, 'payer_country')?.toUpperCase(), canCollect: operation === 'purchase' });
+  return s2sParameterErrors(method, params(b), b, { operation, currency: str(b, 'order_currency') ?? '', country: str(b, 'payer_country')?.toUpperCase(), canCollect: !isPayout(operation) });
 }
 
 function payerOf(b: SaleRequest): PayerInfo {

@@ -23,7 +23,7 @@ import {
 } from './schemas.ts';
 import { resolveWalletPayment } from '../../services/wallets/wallet-payments.ts';
 import type { WalletAsk, WalletName } from '../../domain/wallets/wallet-flow.ts';
-import type { Intent } from '../../domain/routing.ts';
+import { intentOf, reversedWhenSettled, tokenizesCard, type Intent } from '../../domain/operations.ts';
 import type { CardInput } from '../../services/s2s-card/card-payments.ts';
 import { browserOf, cardInput, cardRules, followUpAmount, merchantRules, money, orderAmountRules, payeeOf, payerOf, scheduleRules, type Loose } from './fields.ts';
 import {
@@ -126,23 +126,24 @@ async function requestCard(call: Call, b: SaleRequest | DebitRequest, ask: Walle
 async function cardPayment(call: Call, action: 'SALE' | 'DEBIT', b: SaleRequest | DebitRequest): Promise<Answer> {
   const { ctx, merchant, mids } = call;
   merchantRules(merchant, b, ctx.clock.now());
-  const auth = 'auth' in b && b.auth === 'Y';
+  const operation = action === 'SALE' ? 'purchase' : 'debit';
+  const intent = intentOf({ operation, auth: 'auth' in b && b.auth === 'Y' });
   const isWallet = 'digital_wallet' in b && b.digital_wallet !== undefined;
   const sentCard = b.card_number !== undefined || isWallet;
   // req_token is ignored when the card is named by card_token; a debit's card always gets a token (6.7.0).
   const reqToken = b.req_token === 'Y' && sentCard;
-  const tokenize = reqToken || (action === 'DEBIT' && sentCard);
+  const tokenize = reqToken || (tokenizesCard(operation) && sentCard);
   if (b.schedule_id !== undefined) await scheduleForRequest(ctx, merchant.id, b.schedule_id, b.schedule_start_date);
   const { card, wallet } = await requestCard(call, b, {
-    keep: tokenize || b.recurring_init === 'Y', intent: auth ? 'auth' : 'sale', hold: auth, recurring: b.recurring_init === 'Y', cardToken: reqToken,
+    keep: tokenize || b.recurring_init === 'Y', intent, hold: intent === 'auth', recurring: b.recurring_init === 'Y', cardToken: reqToken,
   });
   const details = cardPaymentDetails(call, b, reqToken);
   if (wallet) details.wallet = wallet;
   const step = await startCardPayment(ctx, {
     merchant,
     mids,
-    operation: action === 'SALE' ? 'purchase' : 'debit',
-    intent: auth ? 'auth' : 'sale',
+    operation,
+    intent,
     order: { id: b.order_id, amount: money(b.order_amount, b.order_currency), description: b.order_description },
     // A sent card is vaulted only when it must outlive the request: for its token or a recurring chain.
     card,
@@ -244,7 +245,7 @@ const CREDITVOID = define<AmountTransRequest, Payment>({
   async handle({ ctx, merchant, mids }, b, p) {
     const amount = followUpAmount(b.amount, p.currency);
     // A completed debit is reversed, not refunded (wire-reference 5.2); refund() itself reverses held authorizations.
-    const reversal = p.operation === 'debit' && p.status === 'settled';
+    const reversal = reversedWhenSettled(p.operation) && p.status === 'settled';
     await (reversal ? reverse : refund)(ctx, merchant, mids, p, amount);
     return acceptedAnswer('CREDITVOID', p);
   },

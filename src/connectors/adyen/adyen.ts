@@ -20,6 +20,7 @@ import type { HttpPort, HttpResponse } from '../http.ts';
 import { classify, declinedOutcome } from '../error-codes.ts';
 import { ADYEN_ERRORS } from './errors.ts';
 import type { CardParameterSet } from '../../domain/card-parameter-sets.ts';
+import { isAuthorizationEvent } from '../../domain/operations.ts';
 
 export const AdyenSettings = Type.Object({
   /** https://checkout-test.adyen.com/v71, or the live prefix URL Adyen gives the account. */
@@ -485,9 +486,9 @@ function webhookEvent(item: Json): NotificationEvent | undefined {
   const operation = EVENT_OPERATIONS[eventCode];
   const paymentId = str(item.merchantReference);
   if (!operation || !paymentId) return undefined;
-  const psp = operation === 'authorize' ? str(item.pspReference) ?? '' : str(item.originalReference) ?? str(item.pspReference) ?? '';
+  const psp = isAuthorizationEvent(operation) ? str(item.pspReference) ?? '' : str(item.originalReference) ?? str(item.pspReference) ?? '';
   const success = item.success === 'true' && eventCode !== 'CAPTURE_FAILED' && eventCode !== 'REFUND_FAILED';
-  const reported = operation === 'authorize' ? reportedOf(item) : {};
+  const reported = isAuthorizationEvent(operation) ? reportedOf(item) : {};
   const outcome: ConnectorOutcome = success
     ? { kind: 'approved', reference: psp, reported }
     : declinedOutcome(classify(ADYEN_ERRORS, undefined, str(item.reason) ?? 'Refused'), { reference: psp, reported });

@@ -21,6 +21,7 @@ import { AKURATECO_ERRORS } from './errors.ts';
 import { apmCallbackHash, apmCredit2VirtualCallback, card6_4, s2sCard, s2sHash, sameDigest, type CallbackValue, type Term } from '../../domain/signatures.ts';
 import { formatAmount, parseAmount } from '../../domain/money.ts';
 import type { CardParameterSet } from '../../domain/card-parameter-sets.ts';
+import { isAuthorizationEvent } from '../../domain/operations.ts';
 import type { ApmConnector } from '../apm-types.ts';
 import { postForm } from './wire.ts';
 // A cycle (apm.ts reads the settings and helpers below), safe because both sides are only called later.
@@ -367,7 +368,7 @@ export class AkuratecoConnector implements CardConnector {
     const FOLLOW_UPS: Readonly<Record<string, NotificationEvent['operation']>> = { CAPTURE: 'capture', CREDITVOID: 'refund', VOID: 'void' };
     const operation = FOLLOW_UPS[action] ?? 'authorize';
     // A follow-up's callback reports the payment's trans_id; the follow-up's own amount is not the payment's.
-    if (operation !== 'authorize') return [{ paymentId, operation, outcome: approved ? { kind: 'approved', reference: transId } : decline() }];
+    if (!isAuthorizationEvent(operation)) return [{ paymentId, operation, outcome: approved ? { kind: 'approved', reference: transId } : decline() }];
     return [{ paymentId, operation, outcome }];
   }
 }

@@ -3,6 +3,7 @@
  * onto these types; every layer above reads them from here.
  */
 import type { PaymentStatus } from '../payment-state.ts';
+import type { Operation } from '../operations.ts';
 
 export type Channel = 'checkout' | 's2s_card' | 's2s_apm';
 
@@ -66,7 +67,7 @@ export interface Payment {
   merchantId: string;
   sessionId: string | null;
   channel: Channel;
-  operation: string;
+  operation: Operation;
   orderId: string;
   amount: bigint;
   currency: string;

@@ -9,6 +9,7 @@ import { pageFields as catalogPageFields, validateMethodParameters } from '../..
 import type { ApmExperience } from '../../connectors/apm-types.ts';
 import type { FieldError } from '../../domain/errors.ts';
 import type { PayerInfo } from '../../domain/model/payment.ts';
+import { isPayout } from '../../domain/operations.ts';
 
 export type ApmMethod = MethodEntry & { experience: ApmExperience };
 
@@ -82,7 +83,7 @@ function asField(path: string, spec: ParamSpec, source: PageField['source'], req
 /** The contact an experience sends its message to, unless the method's own fields already collect it. */
 function contactField(method: MethodEntry, payer: PayerInfo, params: Readonly<Record<string, unknown>>, asked: readonly PageField[], operation: Operation): PageField | undefined {
   // A payout's own parameters name where its link or money goes (the mail payout's payer_email).
-  if (operation === 'credit') return undefined;
+  if (isPayout(operation)) return undefined;
   const sendBy = method.experience === 'link' ? (method.experienceOptions?.sendBy === 'sms' ? 'phone' : 'email') : method.experience === 'otp' ? 'phone' : undefined;
   if (sendBy === 'email' && !payer.email && !asked.some((f) => f.name === 'customer.email')) {
     return { name: 'customer.email', label: 'Email', source: 'payer', required: true, spec: { name: 'customer.email', type: 'email', requirement: 'required', maxLength: 255 } };

@@ -17,6 +17,7 @@ import { markSessionPaid } from '../../store/sessions-repo.ts';
 import { nextStatus, type PaymentEvent, type PaymentStatus } from '../../domain/payment-state.ts';
 import { findMethod, QR_PROVIDER_STATES } from '../../domain/methods/catalog.ts';
 import { GatewayError } from '../../domain/errors.ts';
+import { authTxType, finalTxType, intentOf, isPayout, payinIntent } from '../../domain/operations.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Money } from '../../domain/money.ts';
 import type { ApmInitiateRequest, ApmOutcome, ApmPayoutRequest, PayerAction, ProviderStatus } from '../../connectors/apm-types.ts';
@@ -112,9 +113,9 @@ export async function startApmSale(ctx: ServiceContext, input: NewApmSale): Prom
 
 /** Hosted Checkout: the payer chose a method for the session's payment (in prepare). */
 export async function chooseMethod(ctx: ServiceContext, merchant: Merchant, payment: Payment, method: ApmMethod, params: Record<string, unknown>, payer: PayerInfo): Promise<ApmStep> {
-  const route = await routeApm(ctx, merchant, method.key, { minor: payment.amount, currency: payment.currency }, payment.operation !== 'credit');
+  const route = await routeApm(ctx, merchant, method.key, { minor: payment.amount, currency: payment.currency }, !isPayout(payment.operation));
   // A payout's parameters take the request's payee values where the merchant sent none (they win over the page).
-  const filled = payment.operation === 'credit' ? withPayeeValues(method, params, { ...payment.payer, ...payer }) : params;
+  const filled = isPayout(payment.operation) ? withPayeeValues(method, params, { ...payment.payer, ...payer }) : params;
   const apm: ApmDetails = { method: method.key, experience: method.experience, stage: 'new', params: filled, ...route.apm };
   const chosen = await updatePayment(ctx.db, payment.id, { status: 'prepare', pendingOperation: null, version: payment.version },
     { payer: { ...payment.payer, ...payer }, details: { brand: method.key, apm } }, ctx.clock.now());
@@ -190,12 +191,12 @@ async function initiate(ctx: ServiceContext, merchant: Merchant, payment: Paymen
   const claimed = await ctx.db.transaction(async (tx) => {
     const claim = await updatePayment(tx, payment.id, { status: payment.status, pendingOperation: null, version: payment.version },
       { pendingOperation: 'apm_initiate', ...(midId ? { midId } : {}), details: { lastTransId: transId, connectorName: connector.name, apm: { ...apm, stage: 'started' } } }, now);
-    if (claim) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: payment.operation === 'credit' ? 'credit' : payment.auth ? 'auth' : 'sale', status: 'waiting', amount: payment.amount, now });
+    if (claim) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: authTxType(payment.operation, intentOf(payment)), status: 'waiting', amount: payment.amount, now });
     return claim;
   });
   if (!claimed) return stepOf(await reload(ctx, payment));
   const unavailable: ApmOutcome = { kind: 'pending', reason: 'Connector unavailable' };
-  if (claimed.operation === 'credit') {
+  if (isPayout(claimed.operation)) {
     const payout = await payoutRequest(ctx, merchant, claimed, apm);
     const outcome = 'missing' in payout ? { kind: 'declined' as const, reason: `MID setting missing: ${payout.missing.join(', ')}` } : await call<ApmOutcome>(ctx, payment.id, () => connector.payout(payout), unavailable);
     return applyInitiation(ctx, merchant, claimed, outcome);
@@ -227,7 +228,7 @@ function initiateRequest(ctx: ServiceContext, merchant: Merchant, payment: Payme
   const method = findMethod(apm.method);
   const p = payment.payer;
   return {
-    paymentId: payment.id, method: apm.method, methodKind: method?.kind ?? '', experience: apm.experience, intent: payment.auth ? 'auth' : 'sale', amount: payment.amount,
+    paymentId: payment.id, method: apm.method, methodKind: method?.kind ?? '', experience: apm.experience, intent: payinIntent(payment), amount: payment.amount,
     currency: payment.currency, orderId: payment.orderId, description: payment.description, merchantName: merchant.name,
     payer: { email: p.email, phone: payerPhone(payment), name: p.name, country: p.country, ip: p.ip, address: p.address, city: p.city, zip: p.zip }, params: apm.params,
     options: method?.experienceOptions ?? {}, returnUrl: `${ctx.baseUrl}/pay/${payment.id}`,
@@ -305,8 +306,7 @@ interface Decision {
   reference?: string;
 }
 
-const FINAL_TYPES: Readonly<Record<string, TransactionType>> = { credit: 'credit', debit: 'debit' };
-const finalType = (p: Payment): TransactionType => FINAL_TYPES[p.operation] ?? 'sale';
+const finalType = (p: Payment): TransactionType => finalTxType(p.operation);
 
 /**
  * The payment's final state, its transaction, the session and the callback, in one transaction (with an

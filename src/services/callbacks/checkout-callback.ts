@@ -7,6 +7,7 @@ import type { Payment } from '../../domain/model/payment.ts';
 import { checkout, checkoutHash, type CallbackValue } from '../../domain/signatures.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
+import { tokenizesCard } from '../../domain/operations.ts';
 import { DOCUMENT_BRANDS, paymentDocumentOf, paymentMethodOf } from '../apm/details.ts';
 import type { CallbackBuilder, PaymentEvent } from './index.ts';
 import { consentExtendedData, consentFields, consentOf } from '../../domain/recurring-consent.ts';
@@ -125,7 +126,7 @@ export const checkoutCallback: CallbackBuilder = {
   protocol: 'checkout',
   url: (merchant) => merchant.notificationUrl,
   fields(merchant: Merchant, payment: Payment, event: PaymentEvent, now: Date): Record<string, CallbackValue> {
-    const isDebit = payment.operation === 'debit';
+    const tokenized = tokenizesCard(payment.operation);
     const body: Record<string, CallbackValue> = {
       ...signedOrderFields(merchant, payment),
       payment_id: payment.id,
@@ -142,7 +143,7 @@ export const checkoutCallback: CallbackBuilder = {
     if (payment.details.cardMask) body.card = payment.details.cardMask;
     if (payment.details.cardExpiry) body.card_expiration_date = payment.details.cardExpiry;
     // A debit carries card_token in every callback, including the 3ds step (6.7.0 fix).
-    if (payment.cardToken && (isDebit || payment.details.reqToken)) body.card_token = payment.cardToken;
+    if (payment.cardToken && (tokenized || payment.details.reqToken)) body.card_token = payment.cardToken;
     if (payment.payer.name) body.customer_name = payment.payer.name;
     if (payment.payer.email) body.customer_email = payment.payer.email;
     if (payment.payer.country) body.customer_country = payment.payer.country;

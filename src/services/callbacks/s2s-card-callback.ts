@@ -9,6 +9,7 @@ import { s2sCard, s2sHash, type CallbackValue, type Term } from '../../domain/si
 import { s2sStatus } from '../../domain/payment-state.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
+import { isPayout as isPayoutOperation, tokenizesCard } from '../../domain/operations.ts';
 import { payerRedirect } from '../s2s-card/payer-redirect.ts';
 import { optionalFields } from './checkout-callback.ts';
 import type { CallbackBuilder, PaymentEvent } from './index.ts';
@@ -62,7 +63,7 @@ const EXTENDED: Readonly<Record<string, Readonly<Record<string, Read>>>> = {
   merchant_name: { merchant_name: (m) => m.name },
 };
 
-export const isPayout = (p: Payment): boolean => p.operation === 'credit';
+export const isPayout = (p: Payment): boolean => isPayoutOperation(p.operation);
 
 /** The descriptor the cardholder sees: the MID's, kept with the payment when it was routed, else the merchant's name. */
 export const descriptorOf = (merchant: Merchant, payment?: Pick<Payment, 'details'>): string =>
@@ -88,7 +89,7 @@ function cardFields(payment: Payment): Record<string, CallbackValue> {
   const out: Record<string, CallbackValue> = {};
   if (payment.details.cardMask) out.card = payment.details.cardMask;
   if (payment.details.cardExpiry) out.card_expiration_date = payment.details.cardExpiry;
-  if (payment.cardToken && (payment.operation === 'debit' || payment.details.reqToken)) out.card_token = payment.cardToken;
+  if (payment.cardToken && (tokenizesCard(payment.operation) || payment.details.reqToken)) out.card_token = payment.cardToken;
   for (const key of ['recurring_token', 'schedule_id', 'first_recurring_date'] as const) {
     const value = payment.details[key];
     if (typeof value === 'string') out[key] = value;

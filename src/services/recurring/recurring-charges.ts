@@ -16,7 +16,7 @@ import { sameDigest } from '../../domain/signatures.ts';
 import { newId } from '../../domain/ids.ts';
 import { scheduleForRequest } from '../schedules/subscriptions.ts';
 import { CARD_ON_FILE } from './card-on-file.ts';
-import { chainOperation } from './recurring-init.ts';
+import { chargedAs, intentOf } from '../../domain/operations.ts';
 
 /** Which chains an action may charge: RECURRING_SALE a sale chain, RECURRING_DEBIT a debit chain, Checkout either. */
 export type ChainKind = 'sale' | 'debit' | 'any';
@@ -31,7 +31,7 @@ export async function chainOf(ctx: ServiceContext, merchantId: string, initTrans
   const init = await getMerchantPayment(ctx.db, merchantId, initTransId);
   const stored = init?.details.recurring_token;
   const known = init !== undefined && init.details.recurringInit === true && typeof stored === 'string' && sameDigest(stored, token) && init.vaultId !== null;
-  if (!known || (kind !== 'any' && KIND_OF[chainOperation(init.operation)] !== kind)) throw new GatewayError('incorrectTransaction');
+  if (!known || (kind !== 'any' && KIND_OF[chargedAs(init.operation)] !== kind)) throw new GatewayError('incorrectTransaction');
   return init;
 }
 
@@ -88,13 +88,13 @@ export async function chargeChain(ctx: ServiceContext, input: RecurringChargeInp
     merchant,
     mids: chainMidFirst(input.mids, init.midId),
     source: { kind: 'vault', vaultId: init.vaultId as string },
-    intent: input.auth ? 'auth' : 'sale',
+    intent: intentOf({ operation: chargedAs(init.operation), auth: input.auth }),
     tokenize: false,
     payment: {
       id: newId(),
       merchantId: merchant.id,
       channel: input.channel,
-      operation: chainOperation(init.operation),
+      operation: chargedAs(init.operation),
       orderId: input.order.id,
       amount,
       currency: init.currency,

@@ -11,6 +11,7 @@ import type { Payment, PaymentDetails } from '../../domain/model/payment.ts';
 import { findActiveSubscription } from '../../store/schedules-repo.ts';
 import { parseAmount } from '../../domain/money.ts';
 import { scheduledAmount } from '../../domain/schedule-calendar.ts';
+import { chargedAs } from '../../domain/operations.ts';
 import { chainTerms, subscribe, type ChainTerms } from '../schedules/subscriptions.ts';
 import { recurringToken } from './card-on-file.ts';
 
@@ -22,12 +23,6 @@ export interface RecurringWrite {
 }
 
 const NOTHING_TO_RECORD = async (): Promise<void> => undefined;
-
-/** Recurring charges run as the chain's operation: a debit chain's charges are recurring debits. */
-export const chainOperation = (operation: string): 'recurring' | 'recurring_debit' =>
-  operation === 'debit' || operation === 'recurring_debit' ? 'recurring_debit' : 'recurring';
-
-export const isRecurringCharge = (p: Payment): boolean => p.operation === 'recurring' || p.operation === 'recurring_debit';
 
 /** The schedule a payment puts its chain on: named with recurring_init, or by a recurring charge asking for it. */
 function scheduleNamed(details: PaymentDetails): string | undefined {
@@ -80,7 +75,7 @@ export async function prepareRecurring(ctx: ServiceContext, merchant: Merchant, 
         initPaymentId: String(ids.recurring_init_trans_id),
         originPaymentId: approved.id,
         recurringToken: token,
-        operation: chainOperation(approved.operation),
+        operation: chargedAs(approved.operation),
         currency: approved.currency,
       }, now);
     },

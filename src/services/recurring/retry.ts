@@ -18,7 +18,7 @@ import type { ConnectorOutcome } from '../../connectors/types.ts';
 import { notify } from '../callbacks/index.ts';
 import { nextStatus } from '../../domain/payment-state.ts';
 import { merchantInitiatedOutcome } from './card-on-file.ts';
-import { isRecurringCharge } from './recurring-init.ts';
+import { intentOf, isRecurring } from '../../domain/operations.ts';
 
 /** The status an approved retry gives a declined charge, by what the charge asked for (the state table). */
 function retryApproved(payment: Payment): PaymentStatus {
@@ -48,7 +48,7 @@ async function ask(ctx: ServiceContext, mids: readonly Mid[], payment: Payment):
   if (!mid || !connector || !card) return { kind: 'declined', reason: 'Card or connector no longer available' };
   try {
     const answer = await connector.authorize({
-      paymentId: payment.id, intent: payment.auth ? 'auth' : 'sale', amount: payment.amount, currency: payment.currency,
+      paymentId: payment.id, intent: intentOf(payment), amount: payment.amount, currency: payment.currency,
       card: { pan: card.pan(), expMonth: card.expMonth, expYear: card.expYear, holder: card.holder ?? undefined },
       orderId: payment.orderId, description: payment.description, payer: connectorPayer(payment.payer),
       storedCard: { initiator: 'merchant', source: 'unscheduled', sequence: 'subsequent' },
@@ -64,7 +64,7 @@ async function ask(ctx: ServiceContext, mids: readonly Mid[], payment: Payment):
 
 /** Retries a declined recurring charge; the merchant hears the outcome by callback. */
 export async function retryRecurringCharge(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment): Promise<Payment> {
-  if (!isRecurringCharge(payment) || payment.status !== 'decline') throw new GatewayError('incorrectTransaction');
+  if (!isRecurring(payment.operation) || payment.status !== 'decline') throw new GatewayError('incorrectTransaction');
   const transId = newId();
   const claimed = await ctx.db.transaction(async (tx) => {
     const now = ctx.clock.now();

@@ -13,6 +13,7 @@ import type { VolumeHold } from '../../domain/volume-caps.ts';
 import { nextStatus } from '../../domain/payment-state.ts';
 import { nextDueDate, startOfDay } from '../../domain/schedule-calendar.ts';
 import { ERRORS } from '../../domain/errors.ts';
+import { finalTxType } from '../../domain/operations.ts';
 import { checkoutCallback } from '../callbacks/checkout-callback.ts';
 import { s2sCardCallback } from '../callbacks/s2s-card-callback.ts';
 import type { CallbackBuilder, PaymentEvent } from '../callbacks/index.ts';
@@ -116,7 +117,7 @@ export function outcomeOf(payment: Payment, outcome: FinalOutcome, at: Date): { 
     ...payment, status: write.status as Payment['status'], capturedAmount: write.capturedAmount, declineReason: write.declineReason,
     threeDs: outcome.threeDs ?? payment.threeDs, details: { ...payment.details, ...details }, pendingOperation: null, updatedAt: at,
   };
-  const event: PaymentEvent = { transId: transactionId, type: 'recurring', status: write.transactionStatus as PaymentEvent['status'], ...(approved ? {} : { reason: outcome.reason }) };
+  const event: PaymentEvent = { transId: transactionId, type: finalTxType(payment.operation), status: write.transactionStatus as PaymentEvent['status'], ...(approved ? {} : { reason: outcome.reason }) };
   return { write, after, event };
 }
 

@@ -10,6 +10,7 @@ import type { ServiceContext } from '../context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Session } from '../../store/sessions-repo.ts';
 import { formatAmount } from '../../domain/money.ts';
+import { takesWallets } from '../../domain/operations.ts';
 import { WALLET_PAGE_FIELDS, walletMethod, type WalletName, type WalletPageField } from '../../domain/wallets/wallet-flow.ts';
 import { walletSetup, type WalletSetup } from './wallet-tokens.ts';
 
@@ -81,7 +82,7 @@ function appleRequest(session: Session, setup: Extract<WalletSetup, { enabled: t
 
 /** The wallet buttons of a session's page: each offered wallet the merchant enabled. */
 export async function walletButtons(ctx: ServiceContext, merchant: Merchant, session: Session): Promise<WalletButton[]> {
-  if (session.operation !== 'purchase') return [];
+  if (!takesWallets(session.operation)) return [];
   const buttons: WalletButton[] = [];
   for (const method of session.request.methods) {
     const offered = walletMethod(method);
