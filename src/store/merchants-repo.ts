@@ -1,12 +1,13 @@
 import type { Sql } from './database.ts';
 import type { Digest } from '../domain/signatures.ts';
 import type { Merchant, MerchantSettings } from '../domain/model/merchant.ts';
-import type { Mid, PaymentMode } from '../domain/model/mid.ts';
+import { MID_FIELDS, MidFields, midDefaults, type Mid, type MidField } from '../domain/model/mid.ts';
+import { snakeName, type Snake } from '../domain/model/snake-case.ts';
+import type { TSchema } from '@sinclair/typebox';
 import { openSecret, type SecretFields } from './sealed-secrets.ts';
 import type { Keyring } from './card-vault.ts';
 import { Secret, type SealedSecret } from '../domain/secret.ts';
 import type { RoutingConfig } from '../domain/routing-rules.ts';
-import type { DailyCaps } from '../domain/volume-caps.ts';
 
 export interface MerchantRow {
   id: string;
@@ -25,22 +26,27 @@ export interface MerchantRow {
   updated_at: Date | string;
 }
 
-interface MidRow {
-  id: string;
-  merchant_id: string;
-  name: string;
-  connector: string;
-  payment_mode: PaymentMode;
-  card_on_file_support: boolean;
-  enabled: boolean;
-  priority: number;
-  currencies: string[] | null;
-  min_amount: string | null;
-  max_amount: string | null;
-  daily_caps?: DailyCaps | null;
-  descriptor: string | null;
-  settings: Record<string, unknown> | null;
-  credentials: SealedSecret | null;
+/** A row of mids: the MID's fields in their snake_case columns, and its sealed credentials. */
+type MidRow = { id: string; merchant_id: string; credentials: SealedSecret | null } & { [K in MidField as Snake<K>]?: unknown };
+
+/** The MID field's column: its name in snake_case. */
+export const midColumn = (field: MidField): string => snakeName(field);
+
+const accepts = (schema: TSchema, type: string): boolean => schema.type === type || ((schema.anyOf ?? []) as TSchema[]).some((s) => accepts(s, type));
+/** Structured fields (objects, records) are jsonb columns; the rest map to SQL types as the driver sends them. */
+const isJson = (field: MidField): boolean => accepts(MidFields.properties[field], 'object');
+
+/** The placeholder's cast for the field's column. */
+export const midCast = (field: MidField): string => (isJson(field) ? '::jsonb' : '');
+
+/** The parameter a field's value is written with (jsonb as text; SQL NULL for null). */
+export const midParam = (field: MidField, value: unknown): unknown => (isJson(field) && value !== null && value !== undefined ? JSON.stringify(value) : value ?? null);
+
+/** A column's value as the field's type: NULL is {} for a record that cannot be null, numeric comes back as its decimal text. */
+function fromColumn(field: MidField, value: unknown): unknown {
+  const schema = MidFields.properties[field];
+  if (value === null || value === undefined) return isJson(field) && !accepts(schema, 'null') ? {} : null;
+  return accepts(schema, 'string') && typeof value !== 'string' ? String(value) : value;
 }
 
 export const toMerchant = (r: MerchantRow): Merchant => ({
@@ -61,18 +67,7 @@ export const toMerchant = (r: MerchantRow): Merchant => ({
 const toMid = (r: MidRow): Mid => ({
   id: r.id,
   merchantId: r.merchant_id,
-  name: r.name,
-  connector: r.connector,
-  paymentMode: r.payment_mode,
-  cardOnFileSupport: r.card_on_file_support,
-  enabled: r.enabled,
-  priority: r.priority,
-  currencies: r.currencies ?? null,
-  minAmount: r.min_amount === null || r.min_amount === undefined ? null : String(r.min_amount),
-  maxAmount: r.max_amount === null || r.max_amount === undefined ? null : String(r.max_amount),
-  dailyCaps: r.daily_caps ?? null,
-  descriptor: r.descriptor ?? null,
-  settings: r.settings ?? {},
+  ...(Object.fromEntries(MID_FIELDS.map((k) => [k, fromColumn(k, r[snakeName(k)])])) as MidFields),
   sealedCredentials: r.credentials ?? null,
 });
 
@@ -129,14 +124,13 @@ export type NewMid = Pick<Mid, 'id' | 'merchantId' | 'name' | 'connector' | 'pay
   Partial<Omit<Mid, 'id' | 'merchantId' | 'name' | 'connector' | 'paymentMode'>>;
 
 export async function insertMid(sql: Sql, mid: NewMid): Promise<void> {
+  const given = Object.fromEntries(Object.entries(mid).filter(([, v]) => v !== undefined)) as NewMid;
+  const m: Mid = { ...midDefaults(mid.connector), sealedCredentials: null, ...given };
+  const columns = ['id', 'merchant_id', ...MID_FIELDS.map(midColumn), 'credentials'];
+  const values = [...MID_FIELDS.map((k, i) => `$${i + 3}${midCast(k)}`), `$${MID_FIELDS.length + 3}::jsonb`];
   await sql.query(
-    `INSERT INTO mids (id, merchant_id, name, connector, payment_mode, card_on_file_support, enabled, priority,
-       currencies, min_amount, max_amount, descriptor, settings, credentials, daily_caps)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb)`,
-    [mid.id, mid.merchantId, mid.name, mid.connector, mid.paymentMode, mid.cardOnFileSupport ?? false, mid.enabled ?? true,
-      mid.priority ?? 0, mid.currencies ?? null, mid.minAmount ?? null, mid.maxAmount ?? null, mid.descriptor ?? null,
-      JSON.stringify(mid.settings ?? {}), mid.sealedCredentials ? JSON.stringify(mid.sealedCredentials) : null,
-      mid.dailyCaps ? JSON.stringify(mid.dailyCaps) : null],
+    `INSERT INTO mids (${columns.join(', ')}) VALUES ($1, $2, ${values.join(', ')})`,
+    [m.id, m.merchantId, ...MID_FIELDS.map((k) => midParam(k, m[k])), m.sealedCredentials ? JSON.stringify(m.sealedCredentials) : null],
   );
 }
 

@@ -3,10 +3,9 @@
  * row lock first (SELECT ... FOR UPDATE), so two operators' changes apply one after the other, never mixed.
  */
 import type { Sql } from './database.ts';
-import { listMids } from './merchants-repo.ts';
-import type { Mid, PaymentMode } from '../domain/model/mid.ts';
+import { listMids, midCast, midColumn, midParam } from './merchants-repo.ts';
+import { MID_CHANGEABLE, type Mid, type MidChangeable } from '../domain/model/mid.ts';
 import type { SealedSecret } from '../domain/secret.ts';
-import type { DailyCaps } from '../domain/volume-caps.ts';
 
 /** The MID of a merchant, its row locked for the transaction's change when `forUpdate`. */
 export async function findMerchantMid(sql: Sql, merchantId: string, midId: string, forUpdate = false): Promise<Mid | undefined> {
@@ -15,30 +14,14 @@ export async function findMerchantMid(sql: Sql, merchantId: string, midId: strin
 }
 
 /** Every stored property of a MID that the admin API may change. */
-export interface MidChanges {
-  name: string;
-  paymentMode: PaymentMode;
-  priority: number;
-  enabled: boolean;
-  currencies: string[] | null;
-  minAmount: string | null;
-  maxAmount: string | null;
-  dailyCaps: DailyCaps | null;
-  descriptor: string | null;
-  cardOnFileSupport: boolean;
-  settings: Record<string, unknown>;
-  sealedCredentials: SealedSecret | null;
-}
+export type MidChanges = MidChangeable & { sealedCredentials: SealedSecret | null };
 
 export async function updateMid(sql: Sql, id: string, m: MidChanges, now: Date): Promise<void> {
+  const sets = MID_CHANGEABLE.map((k, i) => `${midColumn(k)} = $${i + 2}${midCast(k)}`);
+  const next = MID_CHANGEABLE.length + 2;
   await sql.query(
-    `UPDATE mids SET name = $2, payment_mode = $3, priority = $4, enabled = $5, currencies = $6, min_amount = $7,
-       max_amount = $8, descriptor = $9, card_on_file_support = $10, settings = $11::jsonb, credentials = $12::jsonb, updated_at = $13,
-       daily_caps = $14::jsonb
-     WHERE id = $1`,
-    [id, m.name, m.paymentMode, m.priority, m.enabled, m.currencies, m.minAmount, m.maxAmount, m.descriptor, m.cardOnFileSupport,
-      JSON.stringify(m.settings), m.sealedCredentials ? JSON.stringify(m.sealedCredentials) : null, now.toISOString(),
-      m.dailyCaps ? JSON.stringify(m.dailyCaps) : null],
+    `UPDATE mids SET ${sets.join(', ')}, credentials = $${next}::jsonb, updated_at = $${next + 1} WHERE id = $1`,
+    [id, ...MID_CHANGEABLE.map((k) => midParam(k, m[k])), m.sealedCredentials ? JSON.stringify(m.sealedCredentials) : null, now.toISOString()],
   );
 }
 

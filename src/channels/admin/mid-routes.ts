@@ -4,42 +4,48 @@
  * answers carry them masked.
  */
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TOptional, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { changeMid, createMid, getMerchantMid, listMerchantMids, reorderMids } from '../../services/admin/mids.ts';
+import { MidFields, type MidField } from '../../domain/model/mid.ts';
+import { snakeKeys } from '../../domain/model/snake-case.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { MerchantParams, MidParams, withErrors } from './config-schemas.ts';
 
-const PaymentMode = Type.Union([Type.Literal('SMS'), Type.Literal('DMS'), Type.Literal('SMS/DMS')], {
-  description: 'SMS takes sales, DMS authorizations (captured later), SMS/DMS both (interface spec, Endpoints rule 7).',
-});
-const Decimal = Type.String({ pattern: '^(0|[1-9][0-9]{0,14})(\\.[0-9]{1,8})?$', description: 'A decimal amount in major units, as a string (never a float).' });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-const DailyCaps = Type.Record(Type.String({ pattern: '^[A-Z]{3}$' }), Type.Object({
-  max_count: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Payments per UTC day in this currency.' })),
-  max_amount: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]{0,14})(\\.[0-9]{1,8})?$', description: 'Amount per UTC day in this currency (major units, exact at its exponent).' })),
-}, { additionalProperties: false, minProperties: 1 }), {
-  maxProperties: 200,
-  description: 'Daily volume caps by currency (issue 15): a payment counts from when it is sent to the MID; a declined or failed attempt gives its share back. A MID whose cap is reached is passed over (reason daily_cap). A currency not listed: no cap; null: none.',
-});
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const optional = <T extends TProperties>(props: T) =>
+  Object.fromEntries(Object.entries(props).map(([k, v]) => [k, Type.Optional(v)])) as { [K in keyof T]: TOptional<T[K]> };
 
+/** The MID's fields on the wire (snake_case), as a write must give them; credentials are write-only, sealed at rest. */
+const { connector, ...changeable } = snakeKeys(MidFields.properties);
 const writable = {
-  name: Type.String({ minLength: 1, maxLength: 100, description: 'Defaults to the connector name.' }),
-  payment_mode: PaymentMode,
-  priority: Type.Integer({ minimum: -1_000_000, maximum: 1_000_000, description: 'Higher first; among equals, the older MID first.' }),
-  enabled: Type.Boolean(),
-  currencies: Nullable(Type.Array(Type.String({ pattern: '^[A-Z]{3}$' }), { maxItems: 200, uniqueItems: true, description: 'ISO 4217 codes the MID takes; null: any.' })),
-  min_amount: Nullable(Decimal),
-  max_amount: Nullable(Decimal),
-  daily_caps: Nullable(DailyCaps),
-  descriptor: Nullable(Type.String({ minLength: 1, maxLength: 100, description: 'What the cardholder\'s statement shows.' })),
-  card_on_file_support: Type.Boolean({ description: 'Ask the connector for a card-on-file token, stored as recurring_token.' }),
-  settings: Type.Record(Type.String(), Type.Unknown(), { maxProperties: 100, description: 'The connector\'s own settings, validated by its settings schema.' }),
+  ...changeable,
   credentials: Nullable(Type.Record(Type.String(), Nullable(Type.String({ minLength: 1, maxLength: 16_384 })), {
     maxProperties: 50,
     description: 'Sealed at rest, never returned in full. On PATCH the fields given replace the stored ones, a field set to null is removed, and null as a whole removes every credential.',
   })),
 };
+
+/** Keywords that bind what a write may give; a view shows the stored value and drops them. */
+const INPUT_ONLY = new Set(['minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'maxItems', 'uniqueItems', 'maxProperties', 'description']);
+/** Fields a view shows as written: their description says what a value means. */
+const SHOWN_AS_WRITTEN: ReadonlySet<MidField> = new Set(['paymentMode', 'dailyCaps']);
+
+/** The schema without its input constraints, recursively (sub-schemas in properties, items, unions, records). */
+function bare<T extends TSchema>(schema: T): T {
+  const out: Record<string | symbol, unknown> = {};
+  for (const key of Reflect.ownKeys(schema)) {
+    if (typeof key === 'string' && INPUT_ONLY.has(key)) continue;
+    const value = (schema as Record<string | symbol, unknown>)[key];
+    if (key === 'properties' || key === 'patternProperties') out[key] = Object.fromEntries(Object.entries(value as TProperties).map(([k, v]) => [k, bare(v)]));
+    else if (key === 'anyOf' || key === 'allOf' || key === 'oneOf') out[key] = (value as TSchema[]).map(bare);
+    else if (key === 'items' && value && typeof value === 'object') out[key] = bare(value as TSchema);
+    else out[key] = value;
+  }
+  return out as T;
+}
+
+const shown = Object.fromEntries(Object.entries(MidFields.properties).map(([k, v]) => [k, SHOWN_AS_WRITTEN.has(k as MidField) ? v : bare(v)])) as typeof MidFields.properties;
 
 const example = {
   connector: 'sandbox-card', name: 'EUR acquiring', payment_mode: 'DMS', priority: 10, currencies: ['EUR'],
@@ -47,16 +53,12 @@ const example = {
   settings: { terminal_id: 'T-1001' }, credentials: { api_key: 'sk_live_0123456789abcdef' },
 };
 
-const CreateBody = Type.Object({
-  connector: Type.String({ minLength: 1, maxLength: 64, description: 'A connector of the registry (src/connectors/registry.ts).' }),
-  ...Object.fromEntries(Object.entries(writable).map(([k, v]) => [k, Type.Optional(v)])),
-}, { additionalProperties: false, examples: [example] });
+const CreateBody = Type.Object({ connector, ...optional(writable) }, { additionalProperties: false, examples: [example] });
 type CreateBody = Static<typeof CreateBody>;
 
-const PatchBody = Type.Object(
-  Object.fromEntries(Object.entries(writable).map(([k, v]) => [k, Type.Optional(v)])),
-  { additionalProperties: false, minProperties: 1, examples: [{ payment_mode: 'SMS', credentials: { api_key: 'sk_live_rotated_abcdef123456' } }] },
-);
+const PatchBody = Type.Object(optional(writable), {
+  additionalProperties: false, minProperties: 1, examples: [{ payment_mode: 'SMS', credentials: { api_key: 'sk_live_rotated_abcdef123456' } }],
+});
 
 const OrderBody = Type.Object({
   mid_ids: Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: 500, description: 'Every MID of the merchant, best first.' }),
@@ -66,18 +68,7 @@ type OrderBody = Static<typeof OrderBody>;
 const MidView = Type.Object({
   id: Type.String(),
   merchant_id: Type.String(),
-  name: Type.String(),
-  connector: Type.String(),
-  payment_mode: PaymentMode,
-  priority: Type.Integer(),
-  enabled: Type.Boolean(),
-  currencies: Nullable(Type.Array(Type.String())),
-  min_amount: Nullable(Type.String()),
-  max_amount: Nullable(Type.String()),
-  daily_caps: Nullable(DailyCaps),
-  descriptor: Nullable(Type.String()),
-  card_on_file_support: Type.Boolean(),
-  settings: Type.Record(Type.String(), Type.Unknown()),
+  ...snakeKeys(shown),
   credentials: Nullable(Type.Record(Type.String(), Type.String(), { description: 'Masked: the last four characters of values of 12 or more, else ****. null: none set, or sealed under a key no longer in VAULT_KEYS.' })),
   credentials_key_id: Nullable(Type.String({ description: 'The VAULT_KEYS key that sealed the credentials.' })),
   today: Type.Optional(Type.Object({
@@ -105,7 +96,7 @@ export function registerAdminMidRoutes(app: FastifyInstance, ctx: ServiceContext
 
   app.post<{ Params: MerchantParams; Body: CreateBody }>('/admin/v1/merchants/:id/mids', {
     onRequest: write, schema: { ...tag('Add a MID to a merchant'), params: MerchantParams, body: CreateBody, response: withErrors({ 201: MidView }) },
-  }, async (req, reply) => reply.code(201).send(await createMid(ctx, actorOf(req), req.params.id, req.body as CreateBody & { connector: string })));
+  }, async (req, reply) => reply.code(201).send(await createMid(ctx, actorOf(req), req.params.id, req.body)));
 
   app.put<{ Params: MerchantParams; Body: OrderBody }>('/admin/v1/merchants/:id/mids/order', {
     onRequest: write, schema: { ...tag('Reorder a merchant\'s MIDs (sets their priorities)'), params: MerchantParams, body: OrderBody, response: withErrors({ 200: MidList }) },

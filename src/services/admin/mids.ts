@@ -10,11 +10,12 @@ import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts'
 import { formatAmount, isKnownCurrency } from '../../domain/money.ts';
 import { newId } from '../../domain/ids.ts';
 import { scaledDecimal } from '../../domain/mid-limits.ts';
-import { utcDay, validateCaps, type DailyCaps } from '../../domain/volume-caps.ts';
+import { utcDay, validateCaps } from '../../domain/volume-caps.ts';
 import { dailyVolumeOf } from '../../store/volume-caps-repo.ts';
 import { compile, collectErrors } from '../../channels/validation.ts';
 import { findMerchantById, insertMid, listMids, midCredentialsOwner, openMidCredentials } from '../../store/merchants-repo.ts';
-import type { Mid, PaymentMode } from '../../domain/model/mid.ts';
+import { MID_CHANGEABLE, MID_FIELDS, midDefaults, midFieldsOf, type Mid, type MidChangeable, type MidField, type MidFields } from '../../domain/model/mid.ts';
+import { snakeKeys, snakeName, type SnakeKeys } from '../../domain/model/snake-case.ts';
 import { findMerchantMid, lockMerchantMids, setMidPriority, updateMid, type MidChanges } from '../../store/mid-admin-repo.ts';
 import { maskSecretFields, sealSecret, type SecretFields } from '../../store/sealed-secrets.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
@@ -39,30 +40,15 @@ function methodSettingErrors(settings: Record<string, unknown>): FieldError[] {
   });
 }
 
-/** A MID as the admin API shows it: credentials masked, amounts as decimal strings. */
-export interface MidView {
-  id: string;
-  merchant_id: string;
-  name: string;
-  connector: string;
-  payment_mode: PaymentMode;
-  priority: number;
-  enabled: boolean;
-  currencies: string[] | null;
-  min_amount: string | null;
-  max_amount: string | null;
-  /** Daily volume caps per currency (count and amount, UTC days); null: none. */
-  daily_caps: DailyCaps | null;
-  descriptor: string | null;
-  card_on_file_support: boolean;
-  settings: Record<string, unknown>;
+/** A MID as the admin API shows it: its fields in snake_case, credentials masked, amounts as decimal strings. */
+export type MidView = { id: string; merchant_id: string } & SnakeKeys<MidFields> & {
   /** Each credential field masked (last four characters of long values); null: none set, or not readable. */
   credentials: SecretFields | null;
   /** The vault key that sealed them (rotation is done when none names an old key); null: none set. */
   credentials_key_id: string | null;
   /** What the MID has carried today (UTC), as its daily caps count it; on reads only, never in the audit log. */
   today?: DailyUsage;
-}
+};
 
 /** A MID's running counts of the UTC day, per currency it carried any payment in. */
 export interface DailyUsage {
@@ -70,43 +56,26 @@ export interface DailyUsage {
   volume: Record<string, { count: number; amount: string }>;
 }
 
-/** The writable fields of a MID on the wire; on PATCH every one is optional. */
-export interface MidInput {
-  connector?: string;
-  name?: string;
-  payment_mode?: PaymentMode;
-  priority?: number;
-  enabled?: boolean;
-  currencies?: string[] | null;
-  min_amount?: string | null;
-  max_amount?: string | null;
-  daily_caps?: DailyCaps | null;
-  descriptor?: string | null;
-  card_on_file_support?: boolean;
-  settings?: Record<string, unknown>;
+/** The writable fields of a MID on the wire; on PATCH every one is optional (the connector is set at creation only). */
+export type MidInput = Partial<SnakeKeys<MidChangeable>> & {
   /** Fields given replace the stored ones, a null field is removed; null as a whole removes every credential. */
   credentials?: Record<string, string | null> | null;
-}
+};
 
 export function midView(ctx: Pick<ServiceContext, 'keyring'>, mid: Mid): MidView {
   return {
     id: mid.id,
     merchant_id: mid.merchantId,
-    name: mid.name,
-    connector: mid.connector,
-    payment_mode: mid.paymentMode,
-    priority: mid.priority,
-    enabled: mid.enabled,
-    currencies: mid.currencies,
-    min_amount: mid.minAmount,
-    max_amount: mid.maxAmount,
-    daily_caps: mid.dailyCaps,
-    descriptor: mid.descriptor,
-    card_on_file_support: mid.cardOnFileSupport,
-    settings: mid.settings,
+    ...snakeKeys(midFieldsOf(mid)),
     credentials: maskedCredentials(ctx, mid),
     credentials_key_id: mid.sealedCredentials?.keyId ?? null,
   };
+}
+
+/** The fields the input gives (absent ones left out), by their domain names. */
+function givenFields<K extends MidField>(input: Partial<SnakeKeys<MidFields>>, keys: readonly K[]): Partial<Pick<MidFields, K>> {
+  const wire = input as Record<string, unknown>;
+  return Object.fromEntries(keys.filter((k) => wire[snakeName(k)] !== undefined).map((k) => [k, wire[snakeName(k)]])) as Partial<Pick<MidFields, K>>;
 }
 
 /** Masks need the values: sealed under a key no longer in VAULT_KEYS, they show as null (the key id tells why). */
@@ -130,7 +99,7 @@ const flatScalars = (v: unknown) => typeof v === 'object' && v !== null && Objec
 const flatStrings = (v: unknown) => typeof v === 'object' && v !== null && Object.values(v).every((x) => typeof x === 'string');
 
 /** The rules no schema can say: the connector exists, settings and credentials fit it, limits are ordered. */
-function validateMid(ctx: Pick<ServiceContext, 'connectors'>, mid: MidChanges & { connector: string }, credentials: SecretFields | null, creating = false): void {
+function validateMid(ctx: Pick<ServiceContext, 'connectors'>, mid: MidFields, credentials: SecretFields | null, creating = false): void {
   const errors: FieldError[] = [];
   const apm = APM_CONNECTOR_SPECS.get(mid.connector);
   const connector = ctx.connectors.get(mid.connector) ?? apm;
@@ -193,23 +162,11 @@ export async function createMid(ctx: ServiceContext, actor: AuditActor, merchant
   await requireMerchant(ctx, merchantId);
   const id = newId();
   const credentials = mergedCredentials(ctx, undefined, input.credentials) ?? null;
-  const changes: MidChanges = {
-    name: input.name ?? input.connector,
-    paymentMode: input.payment_mode ?? 'SMS/DMS',
-    priority: input.priority ?? 0,
-    enabled: input.enabled ?? true,
-    currencies: input.currencies ?? null,
-    minAmount: input.min_amount ?? null,
-    maxAmount: input.max_amount ?? null,
-    dailyCaps: input.daily_caps ?? null,
-    descriptor: input.descriptor ?? null,
-    cardOnFileSupport: input.card_on_file_support ?? false,
-    settings: input.settings ?? {},
-    sealedCredentials: credentials ? sealSecret(ctx.keyring, credentials, midCredentialsOwner(id)) : null,
-  };
-  validateMid(ctx, { ...changes, connector: input.connector }, credentials, true);
+  const fields: MidFields = { ...midDefaults(input.connector), ...givenFields(input, MID_FIELDS) };
+  validateMid(ctx, fields, credentials, true);
+  const sealedCredentials = credentials ? sealSecret(ctx.keyring, credentials, midCredentialsOwner(id)) : null;
   const view = await ctx.db.transaction(async (tx) => {
-    await insertMid(tx, { id, merchantId, connector: input.connector, ...changes });
+    await insertMid(tx, { id, merchantId, ...fields, sealedCredentials });
     const created = await findMerchantMid(tx, merchantId, id);
     const shown = midView(ctx, created as Mid);
     await appendAudit(tx, { actor, action: 'mid.create', objectType: 'mid', objectId: id, after: shown, details: { merchant_id: merchantId } }, ctx.clock.now());
@@ -219,8 +176,6 @@ export async function createMid(ctx: ServiceContext, actor: AuditActor, merchant
   return view;
 }
 
-const pick = <T>(given: T | undefined, current: T): T => (given === undefined ? current : given);
-
 export async function changeMid(ctx: ServiceContext, actor: AuditActor, merchantId: string, midId: string, input: MidInput, action = 'mid.update'): Promise<MidView> {
   await requireMerchant(ctx, merchantId);
   if (!isUuid(midId)) throw new GatewayError('notFound');
@@ -229,17 +184,8 @@ export async function changeMid(ctx: ServiceContext, actor: AuditActor, merchant
     if (!mid) throw new GatewayError('notFound');
     const credentials = mergedCredentials(ctx, mid, input.credentials);
     const changes: MidChanges = {
-      name: pick(input.name, mid.name),
-      paymentMode: pick(input.payment_mode, mid.paymentMode),
-      priority: pick(input.priority, mid.priority),
-      enabled: pick(input.enabled, mid.enabled),
-      currencies: pick(input.currencies, mid.currencies),
-      minAmount: pick(input.min_amount, mid.minAmount),
-      maxAmount: pick(input.max_amount, mid.maxAmount),
-      dailyCaps: pick(input.daily_caps, mid.dailyCaps),
-      descriptor: pick(input.descriptor, mid.descriptor),
-      cardOnFileSupport: pick(input.card_on_file_support, mid.cardOnFileSupport),
-      settings: pick(input.settings, mid.settings),
+      ...midFieldsOf(mid),
+      ...givenFields(input, MID_CHANGEABLE),
       sealedCredentials: credentials === undefined ? mid.sealedCredentials : credentials && sealSecret(ctx.keyring, credentials, midCredentialsOwner(mid.id)),
     };
     validateMid(ctx, { ...changes, connector: mid.connector }, credentials ?? null);
