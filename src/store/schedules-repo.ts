@@ -5,7 +5,7 @@
  */
 import type { Sql } from './database.ts';
 import { toPayment } from './payments-repo.ts';
-import type { Payment } from '../domain/model/payment.ts';
+import type { Payment, PaymentDetails } from '../domain/model/payment.ts';
 import type { FirstPaymentDelay, IntervalUnit, ScheduleRule } from '../domain/schedule-calendar.ts';
 
 // --- schedules ---------------------------------------------------------------------------------------
@@ -448,7 +448,7 @@ export interface ChargeOutcome {
   capturedAmount: bigint;
   declineReason: string | null;
   threeDs: unknown;
-  details: Record<string, unknown>;
+  details: PaymentDetails;
   transactionId: string;
   transactionStatus: string;
   transactionDetails: Record<string, unknown>;

@@ -4,6 +4,8 @@
  */
 import type { PaymentStatus } from '../payment-state.ts';
 import type { Operation } from '../operations.ts';
+import type { RoutingDecision } from '../routing.ts';
+import type { VolumeHold } from '../volume-caps.ts';
 
 export type Channel = 'checkout' | 's2s_card' | 's2s_apm';
 
@@ -39,28 +41,118 @@ export interface ThreeDsAttributes {
   authenticationFlow: 'Frictionless' | 'Challenge';
 }
 
-/** Facts about the payment that vary by channel and connector; kept as one document. */
-export interface PaymentDetails {
-  /** A wallet payment (issue 16): which wallet, its flow, and the token's kind (never its content). */
-  wallet?: { name: 'applepay' | 'googlepay'; flow: 'decrypted' | 'card_stored' | 'virtual'; authMethod?: 'PAN_ONLY' | 'CRYPTOGRAM_3DS' };
+/**
+ * The parts of a payment's details document (the `details` jsonb column). Keys keep their stored spelling, the
+ * camelCase ones and the snake_case chain terms alike: the JSON in the database and on the wire does not change.
+ * Values whose type belongs to a layer above the domain (connectors, services) are `unknown` here and read
+ * through the owner's accessor.
+ */
+
+/** The card as it may be shown: masked, never the PAN; for a wallet payment, which wallet and how. */
+export type CardFacts = {
   cardMask?: string;
   cardExpiry?: string; // MM/YYYY
   first6Last4?: string;
+  /** The card brand, or for APM payments and payouts the method's key. */
   brand?: string;
+  /** A wallet payment (issue 16): which wallet, its flow, and the token's kind (never its content). */
+  wallet?: { name: 'applepay' | 'googlepay'; flow: 'decrypted' | 'card_stored' | 'virtual'; authMethod?: 'PAN_ONLY' | 'CRYPTOGRAM_3DS' };
+};
+
+/** What the acquirer knows the payment by, and its state between calls. */
+export type ConnectorRefs = {
   connectorRef?: string;
-  connectorState?: Record<string, string>;
+  /** The connector an APM payment went through. */
+  connectorName?: string;
   rrn?: string;
   /** Acquirer reference number, from the connector outcome of the sale or the capture. */
   arn?: string;
   approvalCode?: string;
-  lastTransId?: string;
+  /** The network's reference of a stored card (sent again with merchant-initiated charges). */
+  storedCardReference?: string;
+  connectorState?: Record<string, string>;
+  /** The unified decline code of the last declined attempt. */
+  declineCode?: string;
+  /** The connector's native 3-D Secure 2 step (connectors/types.ts NativeThreeDs2Step); null: none. */
+  threeDs2Step?: unknown;
+  /** An APM payment's own state (services/apm/details.ts ApmDetails). */
+  apm?: unknown;
+};
+
+/** Where the payer goes and comes back: the links, the page a connector asks for, the browser. */
+export type PayerReturn = {
+  termUrl3ds?: string;
+  linkTarget?: string;
+  /** The page the payer is sent to (connectors/types.ts PayerPage). */
+  payerPage?: unknown;
+  browser?: Record<string, string>;
+  /** The gateway's base URL the payment's payer links are built on. */
+  gatewayUrl?: string;
+  /** The payer is present (S2S payer_present), so the card-on-file classification is customer-initiated. */
+  payerPresent?: boolean;
+};
+
+/** Recurring chains and schedules: the terms a payment starts or carries (wire spellings, snake_case). */
+export type ChainTerms = {
   reqToken?: boolean;
   recurringInit?: boolean;
-  linkTarget?: string;
-  termUrl3ds?: string;
-  browser?: Record<string, string>;
-  [key: string]: unknown;
-}
+  recurring_token?: string;
+  /** Who issued the recurring token: the connector (card on file) or the gateway. */
+  recurringTokenIssuer?: string;
+  recurring_init_trans_id?: string;
+  first_recurring_date?: string;
+  schedule_id?: string | null;
+  schedule_start_date?: string;
+  payment_schedule_amount?: string;
+  /** A recurring charge that starts its schedule once approved. */
+  startSchedule?: boolean;
+  /** A charge the merchant (or the schedule) made without the payer. */
+  merchantInitiated?: boolean;
+  /** The card-on-file classification (services/recurring/card-on-file.ts CardOnFile); null: none. */
+  cof?: unknown;
+  /** The payer's recurring consent (domain/recurring-consent.ts Consent). */
+  consent?: { id?: string; state: 'active' | 'ignored' };
+  /** The schedule charge a payment makes (services/schedules/charges.ts ScheduleCharge). */
+  scheduleCharge?: unknown;
+};
+
+/** How the payment was routed: the decision with every attempt, the daily-cap reservation, a refusal. */
+export type RoutingFacts = {
+  routing?: RoutingDecision;
+  /** The daily-cap reservation of the current attempt, given back if it is declined; null: none. */
+  volumeHold?: VolumeHold | null;
+  /** Why a scheduled charge found no MID (an error name). */
+  routeRefused?: string;
+  /** Payment-method parameters the MID's connector does not send. */
+  unsentParameters?: string[];
+  /** The MID's statement descriptor when it was routed: what the statement shows does not change with later settings. */
+  descriptor?: string;
+};
+
+/** The request's own extras: parameters, the payee of a payout, the merchant's account id. */
+export type RequestExtras = {
+  /** The payment method's parameters, as given. */
+  parameters?: Record<string, unknown>;
+  /** A payout's payee. */
+  payee?: Record<string, unknown>;
+  accountId?: string;
+  /** A payer's identifier for the APM (a phone number, an account). */
+  identifier?: string;
+  /** A CREDIT2CARD payout (card credit). */
+  cardCredit?: boolean;
+};
+
+/** The gateway's own bookkeeping: the last transaction, callbacks off, an operator's hold. */
+export type Bookkeeping = {
+  lastTransId?: string;
+  /** No callback URL on the payment and none on the merchant: no callback is sent. */
+  noCallbacks?: boolean;
+  /** Held for an operator (store/payments-repo.ts NeedsOperator). */
+  needsOperator?: unknown;
+};
+
+/** Facts about the payment that vary by channel and connector, stored as one JSON document. */
+export type PaymentDetails = CardFacts & ConnectorRefs & PayerReturn & ChainTerms & RoutingFacts & RequestExtras & Bookkeeping;
 
 export interface Payment {
   id: string;
