@@ -13,7 +13,7 @@
  * - declines carry the acquirer's raw code and message and the unified code of the connector's error table.
  */
 import type { Secret } from '../domain/secret.ts';
-import type { UnifiedCode } from './error-codes.ts';
+import type { UnifiedCode } from '../domain/declines.ts';
 import type { CardParameterSet } from '../domain/card-parameter-sets.ts';
 import type { ApmConnector } from './apm-types.ts';
 import type { ThreeDsAttributes } from '../domain/model/payment.ts';

@@ -38,7 +38,7 @@ import { prepareRecurring } from './recurring/recurring-init.ts';
 import { merchantInitiatedOutcome } from './recurring/card-on-file.ts';
 import { midTakes, type WalletUse } from './wallets/wallet-payments.ts';
 import { WALLET_DECLINES, WALLET_DECLINE_CODES } from '../domain/wallets/token-result.ts';
-import { UNIFIED_CODES } from '../connectors/error-codes.ts';
+import { DECLINES } from '../domain/declines.ts';
 
 export type CardSource =
   | { kind: 'card'; card: CardData }
@@ -82,7 +82,7 @@ function refusalOutcome(source: CardSource): ConnectorOutcome | undefined {
   const reason = source.kind === 'wallet' ? source.use.refusal : undefined;
   if (!reason) return undefined;
   const code = WALLET_DECLINE_CODES[reason];
-  return { kind: 'declined', reason: WALLET_DECLINES[reason], error: { code, rawCode: reason, rawMessage: UNIFIED_CODES[code].message } };
+  return { kind: 'declined', reason: WALLET_DECLINES[reason], error: { code, rawCode: reason, rawMessage: DECLINES[code].message } };
 }
 
 export interface AuthorizeInput {

@@ -18,7 +18,7 @@ import { releaseVolume, reserveVolume } from '../store/volume-caps-repo.ts';
 import { readOutcomeCounts, recordOutcome } from '../store/outcome-stats-repo.ts';
 import { cardBrandByPrefix } from '../domain/card.ts';
 import { GatewayError } from '../domain/errors.ts';
-import { UNIFIED_CODES } from '../connectors/error-codes.ts';
+import { DECLINES } from '../domain/declines.ts';
 import type { ConnectorOutcome } from '../connectors/types.ts';
 import { usableConnectors } from './connector-access.ts';
 
@@ -179,7 +179,7 @@ export async function noteOutcome(ctx: ServiceContext, merchant: Merchant, o: { 
  */
 export function cascadeStop(outcome: ConnectorOutcome, attemptsMade: number, maxExtra: number, nextExists: boolean): RoutingAttempt['stop'] | undefined {
   if (outcome.kind !== 'declined') return undefined;
-  const retry = outcome.error ? UNIFIED_CODES[outcome.error.code].retry : 'no';
+  const retry = outcome.error ? DECLINES[outcome.error.code].retry : 'no';
   if (retry === 'no') return 'hard_decline';
   // A 3-D Secure result belongs to the MID's 3DS server: it cannot be carried to another acquirer.
   if (outcome.threeDs) return 'authenticated';
@@ -193,7 +193,7 @@ export function attemptRecord(midId: string, transId: string, why: RoutingAttemp
   const a: RoutingAttempt = { midId, transId, why, outcome: outcome.kind };
   if (outcome.kind === 'declined' && outcome.error) {
     a.code = outcome.error.code;
-    a.retry = UNIFIED_CODES[outcome.error.code].retry;
+    a.retry = DECLINES[outcome.error.code].retry;
   }
   if (stop) a.stop = stop;
   return a;

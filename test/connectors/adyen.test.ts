@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AdyenConnector, hmacSignature } from '../../src/connectors/adyen/adyen.ts';
 import { ADYEN_ERRORS } from '../../src/connectors/adyen/errors.ts';
-import { classify, UNIFIED_CODES } from '../../src/connectors/error-codes.ts';
+import { classify } from '../../src/connectors/error-codes.ts';
+import { DECLINES } from '../../src/domain/declines.ts';
 import { ConnectorRejection, NO_CARD, type AuthorizeRequest, type MidAccess } from '../../src/connectors/types.ts';
 import { unsentParameterSets } from '../../src/domain/card-parameter-sets.ts';
 import { Secret } from '../../src/domain/secret.ts';
@@ -252,7 +253,7 @@ describe('adyen connector against Adyen\'s API description', { skip: adyenUnavai
   it("Adyen's refusals and API errors map through the error table (test cards, holder-name triggers)", async () => {
     // Adyen's test engine refuses by holder name: the name is the refusal ("CVC_DECLINED" -> "CVC Declined", code 24).
     const refusal = (code: string, reason: string) => new ReplayPort(() => ({ status: 200, body: { pspReference: 'PSP1', resultCode: 'Refused', refusalReason: reason, refusalReasonCode: code, merchantReference: request().paymentId } }));
-    const cases: [string, string, keyof typeof UNIFIED_CODES][] = [
+    const cases: [string, string, keyof typeof DECLINES][] = [
       ['24', 'CVC Declined', 'invalid_cvv'], ['12', 'Not enough balance', 'insufficient_funds'], ['6', 'Expired Card', 'expired_card'],
       ['5', 'Blocked Card', 'restricted_card'], ['11', '3D Not Authenticated', 'authentication_failed'], ['20', 'FRAUD', 'fraud_suspected'],
       ['2', 'Refused', 'declined'], ['99', 'Something new', 'declined'],
@@ -264,7 +265,7 @@ describe('adyen connector against Adyen\'s API description', { skip: adyenUnavai
       assert.equal(outcome.error?.code, unified, reason);
       assert.equal(outcome.error?.rawCode, code);
       assert.equal(outcome.error?.rawMessage, reason);
-      assert.equal(outcome.reason, UNIFIED_CODES[unified].message);
+      assert.equal(outcome.reason, DECLINES[unified].message);
     }
     assert.equal(classify(ADYEN_ERRORS, undefined, 'cvc declined').code, 'invalid_cvv', 'texts match whatever their case');
     for (const [status, unified] of [[422, 'invalid_request'], [401, 'configuration_error'], [403, 'configuration_error']] as const) {

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { cascadeStop } from '../../src/services/card-routing.ts';
-import { UNIFIED_CODES, type UnifiedCode } from '../../src/connectors/error-codes.ts';
+import { DECLINES, type UnifiedCode } from '../../src/domain/declines.ts';
 import type { ConnectorOutcome } from '../../src/connectors/types.ts';
 
 const declined = (code?: UnifiedCode, threeDs = false): ConnectorOutcome => ({
@@ -12,7 +12,7 @@ const declined = (code?: UnifiedCode, threeDs = false): ConnectorOutcome => ({
 
 describe('cascade decision', () => {
   it('follows the error table: other_mid cascades, later is not retried now, no is a hard decline', () => {
-    for (const [code, entry] of Object.entries(UNIFIED_CODES) as [UnifiedCode, { retry: string }][]) {
+    for (const [code, entry] of Object.entries(DECLINES) as [UnifiedCode, { retry: string }][]) {
       const expected = entry.retry === 'other_mid' ? undefined : entry.retry === 'no' ? 'hard_decline' : 'not_retryable';
       assert.equal(cascadeStop(declined(code), 1, 1, true), expected, code);
     }

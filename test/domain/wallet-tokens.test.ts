@@ -9,7 +9,7 @@ import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:cryp
 import { decryptGooglePayToken, type GooglePayDecryptionConfig } from '../../src/domain/wallets/google-pay-token.ts';
 import { decryptApplePayToken, merchantIdHashOf, type ApplePayDecryptionConfig } from '../../src/domain/wallets/apple-pay-token.ts';
 import { WALLET_DECLINES, WALLET_DECLINE_CODES } from '../../src/domain/wallets/token-result.ts';
-import { UNIFIED_CODES } from '../../src/connectors/error-codes.ts';
+import { DECLINES } from '../../src/domain/declines.ts';
 import { ApplePayTestIssuer, GooglePayTestIssuer, createAppleMerchantIdentity } from '../../src/sandbox/wallets/token-issuer.ts';
 
 const CARD = { pan: '4111111111111111', expMonth: 12, expYear: 2030, cryptogram: 'AgAAAAAABk4DWZ4C28yUQAAAAAA=', eci: '05' };
@@ -182,7 +182,7 @@ describe('wallet decline reasons', () => {
     for (const [reason, text] of Object.entries(WALLET_DECLINES)) {
       assert.match(text, /^[A-Z].*\.$/, reason);
       assert.doesNotMatch(text, /[0-9]{6,}|\{|\$/, `${reason}: nothing of a token or card`);
-      assert.ok(Object.hasOwn(UNIFIED_CODES, WALLET_DECLINE_CODES[reason as keyof typeof WALLET_DECLINES]), reason);
+      assert.ok(Object.hasOwn(DECLINES, WALLET_DECLINE_CODES[reason as keyof typeof WALLET_DECLINES]), reason);
     }
     assert.deepEqual(Object.keys(WALLET_DECLINE_CODES).sort(), Object.keys(WALLET_DECLINES).sort());
   });

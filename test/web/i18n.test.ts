@@ -7,8 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { CATALOGS, LOCALES, acceptedLanguages, negotiateLocale, placeholdersOf, supportedLocale, translator } from '../../src/web/i18n.ts';
-import { BY_UNIFIED_CODE, declineAdvice, declineMessageKey } from '../../src/domain/decline-messages.ts';
-import { UNIFIED_CODES } from '../../src/connectors/error-codes.ts';
+import { DECLINES, declineAdvice, declineMessageKey, type UnifiedCode } from '../../src/domain/declines.ts';
 import { FORM_MESSAGE_KEYS } from '../../src/web/checkout-form.ts';
 import { CHECKOUT_CLIENT_KEYS } from '../../src/web/pages.ts';
 import { APM_CLIENT_KEYS } from '../../src/web/apm-pages.ts';
@@ -99,8 +98,8 @@ describe('decline reasons in the payer words', () => {
   });
 
   it('a real connector\'s unified code decides over its message, for every unified code', () => {
-    for (const code of Object.keys(UNIFIED_CODES)) {
-      assert.ok(Object.hasOwn(BY_UNIFIED_CODE, code), `no payer advice for the unified code ${code}`);
+    for (const code of Object.keys(DECLINES) as UnifiedCode[]) {
+      assert.equal(declineAdvice(null, code), DECLINES[code].payerAdvice, `the payer advice of the unified code ${code}`);
       assert.ok(Object.hasOwn(CATALOGS.en, `decline.${declineAdvice(null, code)}`), code);
     }
     // The unified message "Declined by the issuer" reads alike for do-not-honour and a stolen card: the code tells.

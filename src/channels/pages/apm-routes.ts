@@ -27,7 +27,7 @@ import {
   type ApmWaitPageView, type OrderView,
 } from '../../web/apm-pages.ts';
 import { fieldViews, parseFieldsForm } from '../../web/apm-form.ts';
-import { declineMessageKey } from '../../domain/decline-messages.ts';
+import { declineMessageKey } from '../../domain/declines.ts';
 import type { Translator } from '../../web/i18n.ts';
 import { pageTranslator } from './locale.ts';
 import { methodName, receiptOf } from './receipt.ts';

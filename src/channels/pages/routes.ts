@@ -13,7 +13,7 @@ import type { Merchant } from '../../domain/model/merchant.ts';
 import { findMerchantById } from '../../store/merchants-repo.ts';
 import { getSession } from '../../store/sessions-repo.ts';
 import { ERRORS, GatewayError } from '../../domain/errors.ts';
-import { declineMessageKey } from '../../domain/decline-messages.ts';
+import { declineMessageKey } from '../../domain/declines.ts';
 import { stateRequired } from '../../domain/countries.ts';
 import { isPayout } from '../../domain/operations.ts';
 import { renderThreeDs2Page, threeDs2Csp } from '../../web/threeds2-page.ts';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { AuthorizeRequest, CardConnector, ConnectorOutcome, ConnectorState, FollowUpOutcome } from '../../connectors/types.ts';
 import type { ThreeDsAttributes } from '../../domain/model/payment.ts';
 import { DECLINE_REASON, scenarioFor, type Scenario } from './test-cards.ts';
-import { UNIFIED_CODES, type UnifiedCode } from '../../connectors/error-codes.ts';
+import { DECLINES, isUnifiedCode } from '../../domain/declines.ts';
 import type { MidAccess } from '../../connectors/types.ts';
 import { SANDBOX_CONNECTOR } from '../../connectors/registry.ts';
 
@@ -19,11 +19,10 @@ import { SANDBOX_CONNECTOR } from '../../connectors/registry.ts';
  */
 function forcedDecline(mid: MidAccess | undefined): ConnectorOutcome | undefined {
   const code = mid?.settings.force_decline_code ?? (mid?.settings.force_decline_percent !== undefined ? 'do_not_honor' : undefined);
-  if (typeof code !== 'string' || !Object.hasOwn(UNIFIED_CODES, code)) return undefined;
+  if (!isUnifiedCode(code)) return undefined;
   const percent = Number(mid?.settings.force_decline_percent ?? 100);
   if (!(Math.random() * 100 < percent)) return undefined;
-  const unified = code as UnifiedCode;
-  return { kind: 'declined', reason: UNIFIED_CODES[unified].message, reference: reference(), error: { code: unified, rawCode: `SBX_${code.toUpperCase()}` } };
+  return { kind: 'declined', reason: DECLINES[code].message, reference: reference(), error: { code, rawCode: `SBX_${code.toUpperCase()}` } };
 }
 
 const reference = () => `sbx_${randomUUID()}`;

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import { findMethod } from '../../domain/methods/catalog.ts';
 import { GatewayError } from '../../domain/errors.ts';
-import { declineMessageKey } from '../../domain/decline-messages.ts';
+import { declineMessageKey } from '../../domain/declines.ts';
 import { PAGE_HEADERS, renderMessagePage, renderProviderPage } from '../../web/pages.ts';
 import { renderSandboxClaimPage, renderSandboxDevicePage, renderSandboxOutboxPage } from '../../web/apm-pages.ts';
 import type { Translator } from '../../web/i18n.ts';
