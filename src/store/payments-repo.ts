@@ -7,7 +7,7 @@ import { enqueueCallbacks, type EnqueueCallbackInput } from './callbacks-repo.ts
 import { columnArrays, groupCommitted, unnestRows, type BatchColumn } from './group-commit.ts';
 import type { PaymentStatus } from '../domain/payment-state.ts';
 import type { Operation } from '../domain/operations.ts';
-import type { Channel, PayerInfo, Payment, PaymentDetails, ThreeDsAttributes, Transaction, TransactionStatus, TransactionType } from '../domain/model/payment.ts';
+import type { Channel, NeedsOperator, PayerInfo, Payment, PaymentDetails, ThreeDsAttributes, Transaction, TransactionStatus, TransactionType } from '../domain/model/payment.ts';
 
 interface PaymentRow {
   id: string;
@@ -483,13 +483,6 @@ export async function findStalledPayments(sql: Sql, before: Date, limit: number)
   return rows.map(toPayment);
 }
 
-export interface NeedsOperator {
-  operation: string;
-  /** When the attempt started (its transaction's creation), as an ISO instant. */
-  since: string;
-  transId: string | null;
-}
-
 /**
  * Flags a stalled payment for an operator, once: a compare-and-set on the updated_at the caller read, so of
  * several workers exactly one flags it. Returns the flagged payment, or undefined when another writer came first.
@@ -536,7 +529,7 @@ export async function findPaymentsNeedingOperator(sql: Sql, filter: { merchantId
 
 /** The operator flag of a payment's current operation, if it has one. */
 export function needsOperatorOf(p: Payment): NeedsOperator | undefined {
-  const flag = p.details.needsOperator as NeedsOperator | undefined;
+  const flag = p.details.needsOperator;
   return p.pendingOperation && flag && (flag.transId ?? undefined) === p.details.lastTransId ? flag : undefined;
 }
 

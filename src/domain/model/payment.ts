@@ -6,6 +6,7 @@ import type { PaymentStatus } from '../payment-state.ts';
 import type { Operation } from '../operations.ts';
 import type { RoutingDecision } from '../routing.ts';
 import type { VolumeHold } from '../volume-caps.ts';
+import type { Consent } from '../recurring-consent.ts';
 
 export type Channel = 'checkout' | 's2s_card' | 's2s_apm';
 
@@ -110,8 +111,8 @@ export type ChainTerms = {
   merchantInitiated?: boolean;
   /** The card-on-file classification (services/recurring/card-on-file.ts CardOnFile); null: none. */
   cof?: unknown;
-  /** The payer's recurring consent (domain/recurring-consent.ts Consent). */
-  consent?: { id?: string; state: 'active' | 'ignored' };
+  /** The payer's recurring consent. */
+  consent?: Consent;
   /** The schedule charge a payment makes (services/schedules/charges.ts ScheduleCharge). */
   scheduleCharge?: unknown;
 };
@@ -147,9 +148,19 @@ export type Bookkeeping = {
   lastTransId?: string;
   /** No callback URL on the payment and none on the merchant: no callback is sent. */
   noCallbacks?: boolean;
-  /** Held for an operator (store/payments-repo.ts NeedsOperator). */
-  needsOperator?: unknown;
+  /** Held for an operator (current only while its transId is the payment's lastTransId). */
+  needsOperator?: NeedsOperator;
 };
+
+/** A payment held for an operator: the operation in flight, since when, on which transaction, and why. */
+export interface NeedsOperator {
+  operation: string;
+  /** When the attempt started (its transaction's creation), as an ISO instant. */
+  since: string;
+  transId: string | null;
+  /** Why it was held when not for stalling (e.g. reason 'integrity' with the mismatches). */
+  [why: string]: unknown;
+}
 
 /** Facts about the payment that vary by channel and connector, stored as one JSON document. */
 export type PaymentDetails = CardFacts & ConnectorRefs & PayerReturn & ChainTerms & RoutingFacts & RequestExtras & Bookkeeping;
