@@ -1,12 +1,10 @@
 /**
  * The OpenAPI 3.1 description served at /docs: the route schemas (@fastify/swagger), completed here with what
- * a merchant developer needs and Fastify must not see. Answers are documented in the document only: a
- * Fastify response schema also serializes (it drops unknown fields and reorders members), which would change
- * the platform-compatible bytes on the wire. So this module patches the generated document:
+ * a merchant developer needs and Fastify must not see. Each merchant route carries its doc in `config.doc`
+ * (route-docs.ts; the S2S actions' docs are the rows of their action tables); this module renders them:
  *
- * - every merchant operation gets its answers (success and every error status, with D3 bodies), realistic
- *   examples whose hashes are computed for the demo merchant (`demo-key` / `demo-password`), and its hash
- *   recipe in the description;
+ * - every merchant operation gets its answers (success and every error status, with D3 bodies), its examples
+ *   (signed for the demo merchant) and its hash recipe in the description;
  * - S2S CARD and S2S APM get their form bodies, one schema per action;
  * - the payer-facing pages (hidden routes, HTML) are listed with their parameters;
  * - the callbacks of each channel are the `webhooks` section.
@@ -15,25 +13,17 @@
  * admin API) keep them.
  */
 import { VERSION } from '../version.ts';
-import type { RouteOptions } from 'fastify';
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySwaggerUiOptions } from '@fastify/swagger-ui';
 import { Type, type TSchema } from '@sinclair/typebox';
 import * as sig from '../domain/signatures.ts';
 import { HASH_RECIPES, formulaText, type HashRecipeName } from '../domain/hash-recipes.ts';
 import { ERRORS, type ErrorName } from '../domain/errors.ts';
-import * as co from './checkout/schemas.ts';
-import * as card from './s2s-card/schemas.ts';
-import * as apm from './s2s-apm/schemas.ts';
+import {
+  DATE, DEMO, ORDER, PAYER, PAYMENT_ID, demoCallbackHash, demoHash, type FormDoc, type Json, type OperationDoc, type QueryDoc, type RouteDoc,
+} from './route-docs.ts';
 
-export const DEMO = { key: 'demo-key', password: 'demo-password' } as const;
-const BASE = 'https://pay.example.com';
-const PAYMENT_ID = '5b1f2a9e-7c3d-4e8f-9a1b-2c3d4e5f6a7b';
-const DATE = '2026-11-24 10:00:00';
-
-type Json = Record<string, unknown>;
-
-// --- recipes and examples --------------------------------------------------------------------------------
+// --- recipes ---------------------------------------------------------------------------------------------
 
 const recipeText = (names: readonly HashRecipeName[]) => names.map((n) => {
   const r = HASH_RECIPES[n];
@@ -42,26 +32,6 @@ const recipeText = (names: readonly HashRecipeName[]) => names.map((n) => {
 
 const hashLine = (names: readonly HashRecipeName[]) =>
   `**hash**: ${recipeText(names)}. PHP notation: \`.\` concatenates, \`strrev\` reverses bytes, \`UPPER\` is ASCII-only; hex digests; sha256 replaces md5 in SHA-256 mode. The examples are signed for merchant_key \`${DEMO.key}\` and password \`${DEMO.password}\`; worked examples in docs/merchants/hashes.md.`;
-
-const pw = DEMO.password;
-const checkoutHash = (fields: string[]) => sig.checkoutHash(fields, pw);
-const s2s = (terms: sig.Term[]) => sig.s2sHash(terms);
-const reversedId = (id: string) => sig.s2sHashWithRawSuffix([{ rev: id }], pw);
-
-const ORDER = { number: 'order-1001', amount: '10.00', currency: 'USD', description: 'Gold plan' };
-const PAYER = {
-  payer_first_name: 'John', payer_last_name: 'Doe', payer_email: 'doe@example.com', payer_phone: '+441234567890', payer_ip: '203.0.113.9',
-  payer_address: '1 Main Street', payer_country: 'GB', payer_city: 'London', payer_zip: 'SW1A1AA',
-};
-const CARD = { card_number: '4111111111111111', card_exp_month: '01', card_exp_year: '2038', card_cvv2: '123' };
-
-const sessionExample = {
-  merchant_key: DEMO.key, operation: 'purchase', methods: ['card'], order: ORDER,
-  success_url: 'https://shop.example/success', cancel_url: 'https://shop.example/cancel',
-  customer: { name: 'John Doe', email: 'doe@example.com' },
-  billing_address: { country: 'GB', city: 'London', address: '1 Main Street', zip: 'SW1A1AA', phone: '+441234567890' },
-  hash: checkoutHash(sig.checkout.session(ORDER)),
-};
 
 // --- D3 error bodies -------------------------------------------------------------------------------------
 
@@ -103,202 +73,84 @@ function errorResponses(names: readonly ErrorName[], dialect: Dialect): Json {
 }
 
 const COMMON_ERRORS: ErrorName[] = ['invalidRequest', 'payloadTooLarge', 'unsupportedMediaType', 'internal'];
+/** What every signed request can also answer. */
 const AUTH_ERRORS: ErrorName[] = ['hashInvalid', 'merchantNotFound'];
 
-// --- operations ------------------------------------------------------------------------------------------
+const asJson = (schema: unknown): Json => JSON.parse(JSON.stringify(schema)) as Json;
 
-interface OperationDoc {
-  description?: string;
-  /** JSON request example. */
-  example?: Json;
-  /** Form request (S2S): the body schema and named examples. */
-  form?: { schema: Json; examples: Json };
-  ok: { schema: TSchema | Json; example?: unknown; examples?: Json; contentType?: string; description?: string };
-  errors: ErrorName[];
-  dialect?: Dialect;
-  parameters?: Json[];
+// --- JSON operations (Checkout, the test clock, the bank callback) -----------------------------------------
+
+function jsonOperationPatch(op: Json, doc: OperationDoc): void {
+  const description = [doc.description, doc.recipe && hashLine(doc.recipe)].filter(Boolean).join(' ');
+  op.description = [op.description, description].filter(Boolean).join('\n\n');
+  if (doc.parameters) op.parameters = [...((op.parameters as Json[] | undefined) ?? []), ...doc.parameters];
+  if (doc.requestBody) op.requestBody = asJson(doc.requestBody);
+  const body = op.requestBody as { content?: Record<string, Json> } | undefined;
+  const media = body?.content?.['application/json'];
+  if (media && doc.example) media.example = JSON.parse(JSON.stringify(doc.example));
+  const responses = (op.responses ?? {}) as Record<string, Json>;
+  const success = responses['200'];
+  const successMedia = (success?.content as Record<string, Json> | undefined)?.['application/json'];
+  if (!successMedia?.schema) responses['200'] = { description: doc.answerDescription ?? 'Success', content: { 'application/json': { schema: asJson(doc.answer) } } };
+  const target = (responses['200']!.content as Record<string, Json>)['application/json']!;
+  if (doc.answerExample !== undefined) target.example = doc.answerExample;
+  if (!responses['200']!.description || responses['200']!.description === 'Default Response') responses['200']!.description = 'Success';
+  const errors = [...COMMON_ERRORS, ...(doc.recipe ? AUTH_ERRORS : []), ...doc.errors];
+  op.responses = { ...responses, ...errorResponses(errors, 'json') };
 }
 
-const ok = (schema: TSchema | Json, example?: unknown) => ({ schema, example });
-
-const checkoutOp = (recipe: HashRecipeName[], example: Json, answer: TSchema, answerExample: unknown, errors: ErrorName[]): OperationDoc => ({
-  description: hashLine(recipe),
-  example,
-  ok: ok(answer, answerExample),
-  errors: [...COMMON_ERRORS, ...AUTH_ERRORS, ...errors],
-});
-
-const TestClockAnswer = Type.Object({ merchant_key: Type.String(), now: Type.String(), offset_seconds: Type.Integer() });
-
-const statusExample = { payment_id: PAYMENT_ID, date: DATE, status: 'settled', order: ORDER, customer: { name: 'John Doe', email: 'doe@example.com' } };
-const TOKEN_PARAM = { name: 'Token', in: 'header', required: true, description: 'The token answered by POST /api/v1/session/token', schema: { type: 'string' } };
-
-const CHECKOUT_OPERATIONS: Readonly<Record<string, OperationDoc>> = {
-  'post /api/v1/session': checkoutOp(['checkoutSession'], sessionExample, co.SessionResponse, { redirect_url: `${BASE}/checkout/9c1e4b2a7d3f4e5a8b6c0d1e2f3a4b5c6d7e8f9a0b1c2d3e` }, ['noEligibleMid', 'dayMidLimit', 'cardTokenInvalid']),
-  'post /api/v1/payment/status': checkoutOp(['checkoutStatusByPayment', 'checkoutStatusByOrder'],
-    { merchant_key: DEMO.key, payment_id: PAYMENT_ID, hash: checkoutHash([PAYMENT_ID]) }, co.StatusAnswer, statusExample,
-    ['paymentDoesNotExist', 'orderDoesNotExist', 'sizeOutOfRange']),
-  'post /api/v1/payment/capture': checkoutOp(['checkoutCaptureRefund'], { merchant_key: DEMO.key, payment_id: PAYMENT_ID, amount: '10.00', hash: checkoutHash([PAYMENT_ID, '10.00']) },
-    co.CaptureAnswer, { payment_id: PAYMENT_ID, status: 'settled', trans_status: 'SUCCESS', date: DATE }, ['paymentDoesNotExist', 'captureNotPending', 'captureTooLarge', 'operationInProgress']),
-  'post /api/v1/payment/refund': checkoutOp(['checkoutCaptureRefund'], { merchant_key: DEMO.key, payment_id: PAYMENT_ID, amount: '4.00', hash: checkoutHash([PAYMENT_ID, '4.00']) },
-    co.AcceptedAnswer, { payment_id: PAYMENT_ID, result: 'accepted' }, ['paymentDoesNotExist', 'refundNotAllowed', 'refundTooLarge', 'reversalPartial', 'operationInProgress']),
-  'post /api/v1/payment/void': checkoutOp(['checkoutVoidRetry'], { merchant_key: DEMO.key, payment_id: PAYMENT_ID, hash: checkoutHash([PAYMENT_ID]) },
-    co.VoidAnswer, { status: 'SUCCESS', payment_status: 'void', payment_id: PAYMENT_ID, date: DATE, order: ORDER }, ['paymentDoesNotExist', 'voidNotAllowed', 'operationInProgress']),
-  'post /api/v1/payment/recurring': checkoutOp(['checkoutRecurring'], (() => {
-    const order = { number: 'order-1002', amount: '10.00', description: 'Gold plan, month 2' };
-    const token = '8d2c1e0f-3b4a-4c5d-9e6f-7a8b9c0d1e2f';
-    return { merchant_key: DEMO.key, recurring_init_trans_id: PAYMENT_ID, recurring_token: token, order, hash: checkoutHash(sig.checkout.recurring({ initTransId: PAYMENT_ID, token, number: order.number, amount: order.amount, description: order.description })) };
-  })(), co.RecurringAnswer, { payment_id: '7e3d1c2b-4a5f-4b6c-8d7e-9f0a1b2c3d4e', status: 'settled', date: DATE, recurring_token: '8d2c1e0f-3b4a-4c5d-9e6f-7a8b9c0d1e2f', order: { ...ORDER, number: 'order-1002', description: 'Gold plan, month 2' } },
-  ['incorrectTransaction', 'noEligibleMid', 'dayMidLimit']),
-  'post /api/v1/payment/retry': checkoutOp(['checkoutVoidRetry'], { merchant_key: DEMO.key, payment_id: PAYMENT_ID, hash: checkoutHash([PAYMENT_ID]) },
-    co.AcceptedAnswer, { payment_id: PAYMENT_ID, result: 'accepted' }, ['paymentDoesNotExist', 'incorrectTransaction', 'operationInProgress']),
-  'post /api/v1/payment/card/credit': checkoutOp(['checkoutCardCredit'], (() => {
-    const o = { order_id: 'payout-77', order_amount: '25.00', order_currency: 'EUR', order_description: 'Prize payout' };
-    return { merchant_key: DEMO.key, ...o, card_number: '4601541833776519', payee_first_name: 'Jane', payee_last_name: 'Roe', hash: checkoutHash(sig.checkout.cardCredit({ orderId: o.order_id, amount: o.order_amount, currency: o.order_currency, description: o.order_description })) };
-  })(), co.CardCreditResponse, { payment_id: PAYMENT_ID, result: 'accepted' }, ['noEligibleMid', 'dayMidLimit', 'cardTokenInvalid']),
-  'post /api/v1/session/token': checkoutOp(['checkoutSession'], { ...sessionExample, methods: undefined, success_url: undefined, cancel_url: undefined, return_url: 'https://shop.example/return' },
-    co.SessionTokenResponse, { token: '9c1e4b2a7d3f4e5a8b6c0d1e2f3a4b5c6d7e8f9a0b1c2d3e' }, ['noEligibleMid', 'dayMidLimit']),
-  'put /api/v1/session/update': {
-    description: 'Changes a hosted-fields session before any payment attempt: only what changes. No hash: the `Token` header (from POST /api/v1/session/token) authenticates.',
-    example: { order: { amount: '12.00' } },
-    parameters: [TOKEN_PARAM],
-    ok: ok(co.SessionUpdateAnswer, { result: 'success' }),
-    errors: [...COMMON_ERRORS, 'sessionTokenForbidden', 'sessionNotUpdatable'],
-  },
-  'post /api/v1/processing/purchase/card': processingOp('purchase'),
-  'post /api/v1/processing/debit/card': processingOp('debit'),
-  'post /sandbox/test-clock': testClockOp(['testClock'], { merchant_key: DEMO.key, hash: checkoutHash([DEMO.key]) }, 0),
-  'post /sandbox/test-clock/advance': testClockOp(['testClockAdvance'], { merchant_key: DEMO.key, days: 30, hash: checkoutHash([DEMO.key, '30']) }, 30 * 86_400),
-};
-
-function processingOp(operation: 'purchase' | 'debit'): OperationDoc {
-  return {
-    description: `Charges the card the hosted fields collected for a ${operation} session. No hash: the \`Token\` header authenticates. A \`redirect\` result sends the payer to \`redirect_url\` (3-D Secure); \`return_url_query_params\` are signed as return URLs are.`,
-    example: { name: 'Jane Roe', with_hosted_fields: true, email: 'jane@example.com', billing_address: { country: 'GB', city: 'London', address: '1 Main Street', zip: 'SW1A1AA', phone: '+441234567890' } },
-    parameters: [TOKEN_PARAM],
-    ok: ok(co.ProcessingResponse, { result: 'success', public_id: PAYMENT_ID, return_url_query_params: { payment_id: PAYMENT_ID, trans_id: PAYMENT_ID, order_id: ORDER.number, hash: checkoutHash(sig.checkout.callback({ id: PAYMENT_ID, orderNumber: ORDER.number, amount: ORDER.amount, currency: ORDER.currency, description: ORDER.description })) } }),
-    errors: [...COMMON_ERRORS, 'sessionTokenInvalid', 'sessionNotPayable', 'sessionOperationMismatch', 'noEligibleMid', 'dayMidLimit'],
-  };
-}
-
-function testClockOp(recipe: HashRecipeName[], example: Json, offset: number): OperationDoc {
-  return {
-    description: `JSON or form. ${hashLine(recipe)}`,
-    example,
-    ok: ok(TestClockAnswer, { merchant_key: DEMO.key, now: DATE, offset_seconds: offset }),
-    errors: [...COMMON_ERRORS, ...AUTH_ERRORS, 'testClockLiveMerchant'],
-  };
-}
-
-// --- S2S CARD and S2S APM forms, one schema per action ------------------------------------------------------
-
-interface ActionDoc {
-  schema: TSchema;
-  recipe: HashRecipeName[];
-  example: Json;
-  answer: string;
-  answerExample: Json;
-}
-
-const s2sAnswer = { action: 'SALE', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID, trans_date: DATE, descriptor: 'Demo Shop', amount: '10.00', currency: 'USD' };
-const scheduleId = 'c4d5e6f7-a8b9-4c0d-8e1f-2a3b4c5d6e7f';
-const f4 = s2s(sig.s2sCard.f4(scheduleId, pw));
-const byTrans = reversedId(PAYMENT_ID);
-const recurringFields = { order_id: 'order-1004', order_amount: '10.00', order_description: 'Month 2', recurring_first_trans_id: PAYMENT_ID, recurring_token: '8d2c1e0f-3b4a-4c5d-9e6f-7a8b9c0d1e2f' };
-const f1OfPayment = s2s(sig.s2sCard.f1(PAYER.payer_email, pw, '4111111111'));
-const MONTHLY = { name: 'Gold monthly', interval_length: '1', interval_unit: 'month', payments_count: '12' };
-
-const S2S_CARD_ACTIONS: Readonly<Record<string, ActionDoc>> = {
-  SALE: { schema: card.SaleRequest, recipe: ['f1', 'f1Token'], example: { order_id: 'order-1003', order_amount: '10.00', order_currency: 'USD', order_description: 'Gold plan', ...CARD, ...PAYER, term_url_3ds: 'https://shop.example/3ds', hash: s2s(sig.s2sCard.f1(PAYER.payer_email, pw, '4111111111')) }, answer: 'S2sCardPaymentAnswer', answerExample: s2sAnswer },
-  DEBIT: { schema: card.DebitRequest, recipe: ['f1', 'f1Token'], example: { order_id: 'order-1005', order_amount: '7.00', order_currency: 'USD', order_description: 'Debit', ...CARD, payer_ip: PAYER.payer_ip, term_url_3ds: 'https://shop.example/3ds', hash: s2s(sig.s2sCard.f1('', pw, '4111111111')) }, answer: 'S2sCardPaymentAnswer', answerExample: { ...s2sAnswer, action: 'DEBIT', order_id: 'order-1005', amount: '7.00' } },
-  CREDIT2CARD: { schema: card.Credit2CardRequest, recipe: ['f5'], example: { order_id: 'payout-78', order_amount: '5.00', order_currency: 'USD', order_description: 'Payout', card_number: '4601541833776519', hash: s2s(sig.s2sCard.f5(pw, '4601546519')) }, answer: 'S2sCardPaymentAnswer', answerExample: { action: 'CREDIT2CARD', result: 'SUCCESS', status: 'SETTLED', order_id: 'payout-78', trans_id: PAYMENT_ID, trans_date: DATE, descriptor: 'Demo Shop' } },
-  CAPTURE: { schema: card.AmountTransRequest, recipe: ['f2', 'transIdRecipe'], example: { trans_id: PAYMENT_ID, amount: '10.00', hash: byTrans }, answer: 'S2sCardFollowUpAnswer', answerExample: { action: 'CAPTURE', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID, trans_date: DATE, descriptor: 'Demo Shop', amount: '10.00', currency: 'USD' } },
-  VOID: { schema: card.TransRequest, recipe: ['f2', 'transIdRecipe'], example: { trans_id: PAYMENT_ID, hash: byTrans }, answer: 'S2sCardFollowUpAnswer', answerExample: { action: 'VOID', result: 'SUCCESS', status: 'VOID', order_id: 'order-1003', trans_id: PAYMENT_ID, trans_date: DATE } },
-  CREDITVOID: { schema: card.AmountTransRequest, recipe: ['f2', 'transIdRecipe'], example: { trans_id: PAYMENT_ID, amount: '4.00', hash: byTrans }, answer: 'S2sCardAcceptedAnswer', answerExample: { action: 'CREDITVOID', result: 'ACCEPTED', order_id: 'order-1003', trans_id: PAYMENT_ID } },
-  GET_TRANS_STATUS: { schema: card.TransRequest, recipe: ['f2', 'transIdRecipe'], example: { trans_id: PAYMENT_ID, hash: byTrans }, answer: 'S2sCardStatusAnswer', answerExample: { action: 'GET_TRANS_STATUS', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID } },
-  GET_TRANS_STATUS_BY_ORDER: { schema: card.OrderRequest, recipe: ['f7', 'orderIdRecipe'], example: { order_id: 'order-1003', hash: reversedId('order-1003') }, answer: 'S2sCardStatusAnswer', answerExample: { action: 'GET_TRANS_STATUS_BY_ORDER', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID } },
-  GET_TRANS_DETAILS: { schema: card.TransRequest, recipe: ['f2'], example: { trans_id: PAYMENT_ID, hash: s2s(sig.s2sCard.f2(PAYER.payer_email, pw, PAYMENT_ID, '4111111111')) }, answer: 'S2sCardDetailsAnswer', answerExample: { action: 'GET_TRANS_DETAILS', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID, name: 'John Doe', mail: 'doe@example.com', ip: '203.0.113.9', amount: '10.00', currency: 'USD', card: '411111****1111', transactions: [{ date: DATE, type: 'sale', status: 'success', amount: '10.00' }] } },
-  RETRY: { schema: card.TransRequest, recipe: ['f1OfPayment'], example: { trans_id: PAYMENT_ID, hash: f1OfPayment }, answer: 'S2sCardAcceptedAnswer', answerExample: { action: 'RETRY', result: 'ACCEPTED', order_id: 'order-1004', trans_id: PAYMENT_ID } },
-  RECURRING_SALE: { schema: card.RecurringSaleRequest, recipe: ['f1OfPayment'], example: { ...recurringFields, hash: f1OfPayment }, answer: 'S2sCardPaymentAnswer', answerExample: { ...s2sAnswer, action: 'RECURRING_SALE', order_id: 'order-1004' } },
-  RECURRING_DEBIT: { schema: card.RecurringDebitRequest, recipe: ['f1OfPayment'], example: { ...recurringFields, hash: f1OfPayment }, answer: 'S2sCardPaymentAnswer', answerExample: { ...s2sAnswer, action: 'RECURRING_DEBIT', order_id: 'order-1004' } },
-  CREATE_SCHEDULE: { schema: card.CreateScheduleRequest, recipe: ['f3'], example: { ...MONTHLY, hash: s2s(sig.s2sCard.f3(pw)) }, answer: 'S2sCardScheduleAnswer', answerExample: { action: 'CREATE_SCHEDULE', result: 'SUCCESS', schedule_id: scheduleId } },
-  UPDATE_SCHEDULE: { schema: card.UpdateScheduleRequest, recipe: ['f4'], example: { schedule_id: scheduleId, name: 'Gold', hash: f4 }, answer: 'S2sCardScheduleAnswer', answerExample: { action: 'UPDATE_SCHEDULE', result: 'SUCCESS' } },
-  DELETE_SCHEDULE: { schema: card.ScheduleIdRequest, recipe: ['f4'], example: { schedule_id: scheduleId, hash: f4 }, answer: 'S2sCardScheduleAnswer', answerExample: { action: 'DELETE_SCHEDULE', result: 'SUCCESS' } },
-  PAUSE_SCHEDULE: { schema: card.ScheduleIdRequest, recipe: ['f4'], example: { schedule_id: scheduleId, hash: f4 }, answer: 'S2sCardScheduleAnswer', answerExample: { action: 'PAUSE', result: 'SUCCESS' } },
-  RUN_SCHEDULE: { schema: card.ScheduleIdRequest, recipe: ['f4'], example: { schedule_id: scheduleId, hash: f4 }, answer: 'S2sCardScheduleAnswer', answerExample: { action: 'RUN', result: 'SUCCESS' } },
-  SCHEDULE_INFO: { schema: card.ScheduleIdRequest, recipe: ['f4'], example: { schedule_id: scheduleId, hash: f4 }, answer: 'S2sCardScheduleInfoAnswer', answerExample: { action: 'SCHEDULE_INFO', result: 'SUCCESS', schedule_id: scheduleId, name: 'Gold monthly', interval_length: 1, interval_unit: 'month', day_of_month: null, payments_count: 12, delays: null, paused: 'N', delayed_first_payment: 'none' } },
-  DESCHEDULE: { schema: card.DescheduleRequest, recipe: ['f4'], example: { schedule_id: scheduleId, recurring_token: '8d2c1e0f-3b4a-4c5d-9e6f-7a8b9c0d1e2f', hash: f4 }, answer: 'S2sCardScheduleAnswer', answerExample: { action: 'DESCHEDULE', result: 'SUCCESS' } },
-};
-
-const apmSaleFields = { brand: 'installment-product', order_id: 'apm-2001', order_amount: '12.50', order_currency: 'EUR', order_description: 'APM order', payer_first_name: 'Jane', payer_last_name: 'Roe', payer_email: 'success@gmail.com', payer_phone: '+38160123456', payer_country: 'RS', payer_ip: '203.0.113.7', return_url: 'https://shop.example/return' };
-const apmTrans = sig.apmByTransId(PAYMENT_ID, pw);
-const apmAnswer = { order_id: 'apm-2001', trans_id: PAYMENT_ID, trans_date: DATE };
-
-const S2S_APM_ACTIONS: Readonly<Record<string, ActionDoc>> = {
-  SALE: { schema: apm.SaleRequest, recipe: ['apmSale'], example: { ...apmSaleFields, hash: s2s(sig.s2sApm.sale({ orderId: apmSaleFields.order_id, amount: apmSaleFields.order_amount, currency: apmSaleFields.order_currency }, pw)) }, answer: 'S2sApmAnswer', answerExample: { action: 'SALE', result: 'REDIRECT', status: 'REDIRECT', ...apmAnswer, redirect_url: `${BASE}/sandbox/apm/7f3a9c1e`, redirect_params: [], redirect_method: 'GET', amount: '12.50', currency: 'EUR' } },
-  CAPTURE: { schema: apm.AmountTransRequest, recipe: ['apmByTransId'], example: { trans_id: PAYMENT_ID, hash: apmTrans }, answer: 'S2sApmAnswer', answerExample: { action: 'CAPTURE', result: 'SUCCESS', status: 'SETTLED', ...apmAnswer, descriptor: 'Demo Shop', amount: '12.50', currency: 'EUR' } },
-  VOID: { schema: apm.TransRequest, recipe: ['apmByTransId'], example: { trans_id: PAYMENT_ID, hash: apmTrans }, answer: 'S2sApmAnswer', answerExample: { action: 'VOID', result: 'SUCCESS', status: 'VOID', ...apmAnswer } },
-  CREDITVOID: { schema: apm.AmountTransRequest, recipe: ['apmCreditvoid'], example: { trans_id: PAYMENT_ID, amount: '2.50', hash: s2s(sig.s2sApm.creditvoid(PAYMENT_ID, pw)) }, answer: 'S2sApmAnswer', answerExample: { action: 'CREDITVOID', result: 'ACCEPTED', order_id: 'apm-2001', trans_id: PAYMENT_ID } },
-  CREDIT2VIRTUAL: (() => {
-    const o = { brand: 'mobile-money-payout', order_id: 'payout-88', order_amount: '1500', order_currency: 'XOF', order_description: 'Payout' };
-    return { schema: apm.Credit2VirtualRequest, recipe: ['apmCredit2Virtual'] as HashRecipeName[], example: { ...o, payee_first_name: 'Kofi', payee_last_name: 'Mensah', payee_email: 'success@gmail.com', parameters: { mobile_money_operator: 'mtn-ci', mobile_number: '+2250701020304', customer_email: 'success@gmail.com' }, hash: sig.apmCredit2Virtual({ orderId: o.order_id, amount: o.order_amount, currency: o.order_currency }, pw) }, answer: 'S2sApmAnswer', answerExample: { action: 'CREDIT2VIRTUAL', result: 'SUCCESS', status: 'SETTLED', order_id: 'payout-88', trans_id: PAYMENT_ID, trans_date: DATE, amount: '1500', currency: 'XOF' } };
-  })(),
-  GET_TRANS_STATUS: { schema: apm.TransRequest, recipe: ['apmByTransId'], example: { trans_id: PAYMENT_ID, hash: apmTrans }, answer: 'S2sApmAnswer', answerExample: { action: 'GET_TRANS_STATUS', result: 'SUCCESS', status: 'SETTLED', order_id: 'apm-2001', trans_id: PAYMENT_ID } },
-};
+// --- form APIs (S2S CARD, S2S APM), one schema per action ----------------------------------------------------
 
 const componentName = (prefix: string, action: string) => prefix + action.toLowerCase().split('_').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 
 /** One component schema per action (`action` fixed to the action's name, the hash recipe in its description). */
-function actionSchemas(prefix: string, actions: Readonly<Record<string, ActionDoc>>): Json {
-  return Object.fromEntries(Object.entries(actions).map(([name, a]) => {
+function actionSchemas(form: FormDoc): Json {
+  return Object.fromEntries(Object.entries(form.actions).map(([name, a]) => {
     const properties = (a.schema as unknown as { properties: Record<string, TSchema> }).properties;
-    return [componentName(prefix, name), Type.Object({ ...properties, action: Type.Literal(name) }, { title: name, description: hashLine(a.recipe) })];
+    return [componentName(form.prefix, name), Type.Object({ ...properties, action: Type.Literal(name) }, { title: name, description: hashLine(a.doc.recipe) })];
   }));
 }
 
-function formBody(prefix: string, actions: Readonly<Record<string, ActionDoc>>, clientKey = DEMO.key): Json {
-  const oneOf = Object.keys(actions).map((name) => ({ $ref: `#/components/schemas/${componentName(prefix, name)}` }));
-  const examples = Object.fromEntries(Object.entries(actions).map(([name, a]) => [name, { summary: name, value: { action: name, client_key: clientKey, ...a.example } }]));
+function formBody(form: FormDoc): Json {
+  const oneOf = Object.keys(form.actions).map((name) => ({ $ref: `#/components/schemas/${componentName(form.prefix, name)}` }));
+  const examples = Object.fromEntries(Object.entries(form.actions).map(([name, a]) => [name, { summary: name, value: { action: name, client_key: DEMO.key, ...a.doc.example } }]));
   const media = { schema: { oneOf }, examples };
   return { required: true, content: { 'application/x-www-form-urlencoded': media, 'multipart/form-data': { schema: { oneOf } } } };
 }
 
-function formAnswers(actions: Readonly<Record<string, ActionDoc>>): Json {
-  const refs = [...new Set(Object.values(actions).map((a) => a.answer))].map((n) => ({ $ref: `#/components/schemas/${n}` }));
-  const examples = Object.fromEntries(Object.entries(actions).map(([name, a]) => [name, { summary: name, value: a.answerExample }]));
+function formAnswers(actions: FormDoc['actions']): Json {
+  const refs = [...new Set(Object.values(actions).map((a) => a.doc.answer))].map((n) => ({ $ref: `#/components/schemas/${n}` }));
+  const examples = Object.fromEntries(Object.entries(actions).map(([name, a]) => [name, { summary: name, value: a.doc.answerExample }]));
   return { description: 'The action\'s answer', content: { 'application/json': { schema: { oneOf: refs }, examples } } };
 }
 
-const S2S_ERRORS: ErrorName[] = [...COMMON_ERRORS, ...AUTH_ERRORS, 'paymentNotFound', 'transactionDoesNotExist', 'orderDoesNotExist', 'scheduleNotFound', 'incorrectTransaction', 'actionNotSupported', 'noEligibleMid', 'dayMidLimit', 'captureNotPending', 'captureTooLarge', 'refundNotAllowed', 'refundTooLarge', 'reversalPartial', 'cardTokenInvalid', 'scheduleInUse', 'parameterDeprecated', 'operationInProgress'];
-const APM_ERRORS: ErrorName[] = [...COMMON_ERRORS, ...AUTH_ERRORS, 'paymentNotFound', 'transactionDoesNotExist', 'actionNotSupported', 'noEligibleMid', 'dayMidLimit', 'captureNotPending', 'captureTooLarge', 'refundNotAllowed', 'refundTooLarge', 'reversalPartial', 'voidNotAllowed', 'operationInProgress'];
+const signedErrors = (errors: ErrorName[]) => errorResponses([...COMMON_ERRORS, ...AUTH_ERRORS, ...errors], 's2s');
 
-const S2S_CARD_DESCRIPTION = 'Form fields (`application/x-www-form-urlencoded` or `multipart/form-data`; nested values as bracket keys, `custom_data[key]=value`), the action in `action`, `client_key` = the merchant key. One schema per action below, each with its hash recipe. `/v2/post` answers `redirect_params` as a `[{name, value}]` list. Every answer is JSON; errors add `"result": "ERROR"`.';
-
-function formOperation(description: string, body: Json, answers: Json, errors: ErrorName[]): Json {
-  return { description, requestBody: body, responses: { 200: answers, ...errorResponses(errors, 's2s') } };
+function formOperation(form: FormDoc): Json {
+  return { description: form.description, requestBody: formBody(form), responses: { 200: formAnswers(form.actions), ...signedErrors(form.errors) } };
 }
 
-const scheduleInfoQuery = ['action', 'client_key', 'schedule_id', 'hash'].map((name) => ({
-  name, in: 'query', required: true, schema: name === 'action' ? { type: 'string', enum: ['SCHEDULE_INFO'] } : { type: 'string' },
-  ...(name === 'hash' ? { description: hashLine(['f4']), example: f4 } : name === 'client_key' ? { example: DEMO.key } : name === 'schedule_id' ? { example: scheduleId } : {}),
-}));
-
-function s2sOperations(): Readonly<Record<string, Json>> {
-  const cardBody = formBody('S2sCard', S2S_CARD_ACTIONS);
-  const cardAnswers = formAnswers(S2S_CARD_ACTIONS);
-  const cardPost = formOperation(S2S_CARD_DESCRIPTION, cardBody, cardAnswers, S2S_ERRORS);
-  const infoGet = { description: 'SCHEDULE_INFO by GET, the fields in the query string. ' + hashLine(['f4']), parameters: scheduleInfoQuery, responses: { 200: formAnswers({ SCHEDULE_INFO: S2S_CARD_ACTIONS.SCHEDULE_INFO! }), ...errorResponses([...COMMON_ERRORS, ...AUTH_ERRORS, 'scheduleNotFound'], 's2s') } };
+/** An action by GET: `action`, `client_key` and the fields of its example in the query string. */
+function queryOperation(doc: QueryDoc): Json {
+  const action = doc.byGet.actions[doc.action]!;
+  const example = action.doc.example;
+  const parameters = ['action', 'client_key', ...Object.keys(example)].map((name) => ({
+    name, in: 'query', required: true, schema: name === 'action' ? { type: 'string', enum: [doc.action] } : { type: 'string' },
+    ...(name === 'hash' ? { description: hashLine(action.doc.recipe), example: example.hash } : name === 'client_key' ? { example: DEMO.key } : name === 'action' ? {} : { example: example[name] }),
+  }));
   return {
-    'post /post': cardPost,
-    'post /v2/post': cardPost,
-    'get /post': infoGet,
-    'get /v2/post': infoGet,
-    'post /apm/post': formOperation('Form fields, the action in `action`, `client_key` = the merchant key; `{s2s_apm_host}` is `{base_url}/apm`. One schema per action below, each with its own hash recipe. Every answer is JSON; errors add `"result": "ERROR"`.',
-      formBody('S2sApm', S2S_APM_ACTIONS), formAnswers(S2S_APM_ACTIONS), APM_ERRORS),
-    'post /apm/bank/callback': {
-      requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: apm.BankCallback, example: { EndToEndId: PAYMENT_ID, TxSts: 'ACSC', TxId: 'BANK-5b1f2a9e' } }, 'application/json': { schema: apm.BankCallback } } },
-      responses: { 200: { description: 'The payment\'s status after the callback', content: { 'application/json': { schema: apm.BankCallbackAnswer, example: { result: 'OK', trans_id: PAYMENT_ID, status: 'SETTLED' } } } }, ...errorResponses([...COMMON_ERRORS, 'paymentNotFound'], 'json') },
-    },
+    description: `${doc.description} ${hashLine(action.doc.recipe)}`,
+    parameters,
+    responses: { 200: formAnswers({ [doc.action]: action }), ...signedErrors(doc.errors) },
+  };
+}
+
+/** The request and answer schemas of the form APIs, in the order of their routes. */
+function formComponents(forms: Iterable<FormDoc>): Json {
+  const list = [...forms];
+  return {
+    ...Object.assign({}, ...list.map(actionSchemas)) as Json,
+    ...Object.assign({}, ...list.map((f) => f.answers)) as Json,
   };
 }
 
@@ -410,9 +262,9 @@ function webhooks(): Json {
   const cbOrder = { id: PAYMENT_ID, order_number: ORDER.number, order_amount: ORDER.amount, order_currency: ORDER.currency, order_description: ORDER.description };
   const checkoutCb = {
     ...cbOrder, payment_id: PAYMENT_ID, trans_id: PAYMENT_ID, order_id: ORDER.number, order_status: 'settled', type: 'sale', status: 'success', date: DATE,
-    customer_ip: '203.0.113.9', card: '411111****1111', card_expiration_date: '01/2038', hash: checkoutHash(sig.checkout.callback({ id: PAYMENT_ID, orderNumber: ORDER.number, amount: ORDER.amount, currency: ORDER.currency, description: ORDER.description })),
+    customer_ip: '203.0.113.9', card: '411111****1111', card_expiration_date: '01/2038', hash: demoCallbackHash(),
   };
-  const cardCb = { action: 'SALE', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID, hash: s2s(sig.s2sCard.f2(PAYER.payer_email, pw, PAYMENT_ID, '4111111111')), trans_date: DATE, descriptor: 'Demo Shop', amount: '10.00', currency: 'USD', card: '411111****1111' };
+  const cardCb = { action: 'SALE', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID, hash: demoHash.s2s(sig.s2sCard.f2(PAYER.payer_email, DEMO.password, PAYMENT_ID, '4111111111')), trans_date: DATE, descriptor: 'Demo Shop', amount: '10.00', currency: 'USD', card: '411111****1111' };
   const apmCbFields = { action: 'SALE', result: 'SUCCESS', status: 'SETTLED', order_id: 'apm-2001', trans_id: PAYMENT_ID, trans_date: DATE, amount: '12.50', currency: 'EUR' };
   return {
     checkoutCallback: webhook('Checkout callback', `Sent to the merchant's notification URL when a Checkout payment changes. **hash**: \`sha1(md5(UPPER(id . order_number . order_amount . order_currency . order_description . PASSWORD)))\`, recomputed from the callback's own fields.`,
@@ -428,43 +280,28 @@ function webhooks(): Json {
       cardCb, 'Delivered: 2xx with the body `OK`.'),
     s2sApmCallback: webhook('S2S APM callback', '**hash**: every field but hash, each value byte-reversed, each level sorted by key (PHP ksort), joined, then `md5(UPPER(joined . PASSWORD))`; CREDIT2VIRTUAL: `md5(UPPER(strrev(trans_id . order_id . status)) . PASSWORD)`.',
       fields(['action', 'result', 'status', 'order_id', 'trans_id', 'hash'], { trans_date: '', descriptor: '', amount: '', currency: '', decline_reason: '' }),
-      { ...apmCbFields, hash: sig.apmCallbackHash(apmCbFields, pw) }, 'Delivered: 2xx with the body `OK`.'),
+      { ...apmCbFields, hash: sig.apmCallbackHash(apmCbFields, DEMO.password) }, 'Delivered: 2xx with the body `OK`.'),
   };
 }
 
+
 // --- assembling -----------------------------------------------------------------------------------------------
 
-const COMPONENTS: Json = {
-  Error: ErrorBody,
-  S2sError: S2sErrorBody,
-  ...actionSchemas('S2sCard', S2S_CARD_ACTIONS),
-  ...actionSchemas('S2sApm', S2S_APM_ACTIONS),
-  S2sCardPaymentAnswer: card.PaymentAnswer,
-  S2sCardFollowUpAnswer: card.FollowUpAnswer,
-  S2sCardAcceptedAnswer: card.AcceptedAnswer,
-  S2sCardStatusAnswer: card.StatusAnswer,
-  S2sCardDetailsAnswer: card.DetailsAnswer,
-  S2sCardScheduleAnswer: card.ScheduleAnswer,
-  S2sCardScheduleInfoAnswer: card.ScheduleInfoAnswer,
-  S2sApmAnswer: apm.ApmAnswer,
-};
+/** Where a route's doc rides from `transform` (which sees the route) to `transformObject` (which sees the document). */
+const DOC_KEY = 'x-portcullis-doc';
 
-const asJson = (schema: unknown): Json => JSON.parse(JSON.stringify(schema)) as Json;
-
-function jsonOperationPatch(op: Json, doc: OperationDoc): void {
-  op.description = [op.description, doc.description].filter(Boolean).join('\n\n');
-  if (doc.parameters) op.parameters = [...((op.parameters as Json[] | undefined) ?? []), ...doc.parameters];
-  const body = op.requestBody as { content?: Record<string, Json> } | undefined;
-  const media = body?.content?.['application/json'];
-  if (media && doc.example) media.example = JSON.parse(JSON.stringify(doc.example));
-  const responses = (op.responses ?? {}) as Record<string, Json>;
-  const success = responses['200'];
-  const successMedia = (success?.content as Record<string, Json> | undefined)?.['application/json'];
-  if (!successMedia?.schema) responses['200'] = { description: doc.ok.description ?? 'Success', content: { 'application/json': { schema: asJson(doc.ok.schema) } } };
-  const target = (responses['200']!.content as Record<string, Json>)['application/json']!;
-  if (doc.ok.example !== undefined) target.example = doc.ok.example;
-  if (!responses['200']!.description || responses['200']!.description === 'Default Response') responses['200']!.description = 'Success';
-  op.responses = { ...responses, ...errorResponses(doc.errors, doc.dialect ?? 'json') };
+/** The operation a route's doc makes, or undefined when the doc patches the generated one in place. */
+function documented(op: Json, doc: RouteDoc, forms: Set<FormDoc>): Json | undefined {
+  if ('form' in doc) {
+    forms.add(doc.form);
+    return formOperation(doc.form);
+  }
+  if ('byGet' in doc) {
+    forms.add(doc.byGet);
+    return queryOperation(doc);
+  }
+  jsonOperationPatch(op, doc);
+  return undefined;
 }
 
 // Answers of admin routes that do not declare their own (the admin API brings its schemas as it grows).
@@ -517,6 +354,7 @@ const OPENAPI_INFO = {
   ].join('\n'),
 };
 
+
 export const SWAGGER_OPTIONS: FastifyDynamicSwaggerOptions = {
   openapi: {
     openapi: '3.1.0',
@@ -532,8 +370,10 @@ export const SWAGGER_OPTIONS: FastifyDynamicSwaggerOptions = {
       { name: 'Operations', description: 'Health and metrics' },
     ],
   },
-  /** Un-hides the payer pages so they are listed; Fastify itself never sees this. */
+  /** Hands each route's doc on to transformObject, and un-hides the payer pages so they are listed; Fastify itself never sees this. */
   transform({ schema, url, route }) {
+    const doc = route.config?.doc;
+    if (doc) return { schema: { ...(schema as Json), [DOC_KEY]: doc } as typeof schema, url };
     const method = (Array.isArray(route.method) ? route.method[0] : route.method)?.toString().toLowerCase();
     const page = PAGES[`${method} ${openapiPath(url)}`];
     if (!page) return { schema, url };
@@ -541,23 +381,23 @@ export const SWAGGER_OPTIONS: FastifyDynamicSwaggerOptions = {
   },
   transformObject(documentObject) {
     const doc = (documentObject as { openapiObject: unknown }).openapiObject as { paths: Record<string, Record<string, Json>>; components: { schemas?: Json }; webhooks?: Json };
-    doc.components.schemas = { ...(doc.components.schemas ?? {}), ...asJson(COMPONENTS) };
-    const forms = s2sOperations();
+    const forms = new Set<FormDoc>();
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
-        const key = `${method} ${path}`;
-        const form = forms[key];
-        const json = CHECKOUT_OPERATIONS[key];
-        const page = PAGES[key];
-        if (form) ops[method] = { ...op, ...asJson(form), description: [op.description, form.description].filter(Boolean).join('\n\n') };
-        else if (json) jsonOperationPatch(op, json);
+        const routeDoc = op[DOC_KEY] as RouteDoc | undefined;
+        delete op[DOC_KEY];
+        const page = PAGES[`${method} ${path}`];
+        const whole = routeDoc && documented(op, routeDoc, forms);
+        if (whole) ops[method] = { ...op, ...asJson(whole), description: [op.description, whole.description].filter(Boolean).join('\n\n') };
+        else if (routeDoc) continue;
         else if (page) ops[method] = { ...op, ...asJson(pageOperation(page)) };
         else {
-          fillMissingAnswer(op, key);
+          fillMissingAnswer(op, `${method} ${path}`);
           fillMissingErrors(op, (op.tags as string[] | undefined)?.[0]);
         }
       }
     }
+    doc.components.schemas = { ...(doc.components.schemas ?? {}), ...asJson({ Error: ErrorBody, S2sError: S2sErrorBody, ...formComponents(forms) }) };
     doc.webhooks = asJson(webhooks());
     return doc as never;
   },

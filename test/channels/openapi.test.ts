@@ -11,7 +11,7 @@ import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { insertMerchant, insertMid } from '../../src/store/merchants-repo.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { DEMO } from '../../src/channels/openapi.ts';
+import { DEMO } from '../../src/channels/route-docs.ts';
 
 /** Routes that are not part of the API, each with why. */
 const INTERNAL: Readonly<Record<string, string>> = {

@@ -12,10 +12,25 @@ import { cardNumberAccepted } from '../../domain/card.ts';
 import { creditCard } from '../../services/card-credit.ts';
 import { CardCreditRequest, CardCreditResponse } from './schemas.ts';
 import { amountText, isFieldError, wireMoney } from './wire.ts';
+import { DEMO, PAYMENT_ID, demoHash, type OperationDoc } from '../route-docs.ts';
+
+/** A prize payout, signed for the demo merchant. */
+const CREDIT_DOC: OperationDoc = (() => {
+  const o = { order_id: 'payout-77', order_amount: '25.00', order_currency: 'EUR', order_description: 'Prize payout' };
+  const hash = demoHash.checkout(checkout.cardCredit({ orderId: o.order_id, amount: o.order_amount, currency: o.order_currency, description: o.order_description }));
+  return {
+    recipe: ['checkoutCardCredit'],
+    example: { merchant_key: DEMO.key, ...o, card_number: '4601541833776519', payee_first_name: 'Jane', payee_last_name: 'Roe', hash },
+    answer: CardCreditResponse,
+    answerExample: { payment_id: PAYMENT_ID, result: 'accepted' },
+    errors: ['noEligibleMid', 'dayMidLimit', 'cardTokenInvalid'],
+  };
+})();
 
 export function registerCardCreditRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.post<{ Body: CardCreditRequest }>('/api/v1/payment/card/credit', {
     schema: { tags: ['Checkout'], summary: 'Pay out to a card (card_number or card_token); the outcome comes by callback', body: CardCreditRequest, response: { 200: CardCreditResponse } },
+    config: { doc: CREDIT_DOC },
   }, async (req) => {
     const b = req.body;
     const amount = amountText(b.order_amount);

@@ -21,13 +21,15 @@ import { payerRedirect } from '../../services/s2s-card/payer-redirect.ts';
 import { returnQuery } from '../../services/callbacks/checkout-callback.ts';
 import type { SessionRequest as StoredSessionRequest } from '../../store/sessions-repo.ts';
 import {
-  CollectRequest, ProcessingRequest, ProcessingResponse, SessionTokenRequest, SessionTokenResponse, SessionUpdateRequest,
+  CollectRequest, ProcessingRequest, ProcessingResponse, SessionTokenRequest, SessionTokenResponse, SessionUpdateAnswer, SessionUpdateRequest,
 } from './schemas.ts';
 import {
   COLLECT_PATH, FRAME_CSP, FRAME_PATH, FRAME_SCRIPT, FRAME_SCRIPT_PATH, FRAME_STYLE, FRAME_STYLE_PATH, SDK_FILE, SDK_PATH,
   isFieldKind, renderFieldFrame, type StaticFile,
 } from '../../web/hosted-fields/frame.ts';
 import { amountText, flag, isFieldError, storedRequest, wireMoney } from './wire.ts';
+import { SESSION_EXAMPLE } from './routes.ts';
+import { ORDER, PAYMENT_ID, demoCallbackHash, type Json, type OperationDoc } from '../route-docs.ts';
 
 const TAG = { tags: ['Checkout'] };
 
@@ -109,11 +111,31 @@ function ownOrigins(ctx: ServiceContext, req: FastifyRequest): Set<string> {
 
 const REJECTED_ON_UPDATE = ['merchant_key', 'hash'] as const;
 
+// --- the documents' examples ----------------------------------------------------------------------------
+
+const TOKEN_PARAM: Json = { name: 'Token', in: 'header', required: true, description: 'The token answered by POST /api/v1/session/token', schema: { type: 'string' } };
+
+const processingDoc = (operation: 'purchase' | 'debit'): OperationDoc => ({
+  description: `Charges the card the hosted fields collected for a ${operation} session. No hash: the \`Token\` header authenticates. A \`redirect\` result sends the payer to \`redirect_url\` (3-D Secure); \`return_url_query_params\` are signed as return URLs are.`,
+  example: { name: 'Jane Roe', with_hosted_fields: true, email: 'jane@example.com', billing_address: { country: 'GB', city: 'London', address: '1 Main Street', zip: 'SW1A1AA', phone: '+441234567890' } },
+  parameters: [TOKEN_PARAM],
+  answer: ProcessingResponse,
+  answerExample: { result: 'success', public_id: PAYMENT_ID, return_url_query_params: { payment_id: PAYMENT_ID, trans_id: PAYMENT_ID, order_id: ORDER.number, hash: demoCallbackHash() } },
+  errors: ['sessionTokenInvalid', 'sessionNotPayable', 'sessionOperationMismatch', 'noEligibleMid', 'dayMidLimit'],
+});
+
 export function registerHostedFieldsRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const cvvs = new CollectedCvvs(ctx.clock);
 
   app.post<{ Body: SessionTokenRequest }>('/api/v1/session/token', {
     schema: { ...TAG, summary: 'Open a session for hosted payment fields', body: SessionTokenRequest, response: { 200: SessionTokenResponse } },
+    config: {
+      doc: {
+        recipe: ['checkoutSession'],
+        example: { ...SESSION_EXAMPLE, methods: undefined, success_url: undefined, cancel_url: undefined, return_url: 'https://shop.example/return' },
+        answer: SessionTokenResponse, answerExample: { token: '9c1e4b2a7d3f4e5a8b6c0d1e2f3a4b5c6d7e8f9a0b1c2d3e' }, errors: ['noEligibleMid', 'dayMidLimit'],
+      },
+    },
   }, async (req) => {
     const body = req.body;
     const amount = amountText(body.order.amount);
@@ -147,6 +169,12 @@ export function registerHostedFieldsRoutes(app: FastifyInstance, ctx: ServiceCon
 
   app.put<{ Body: SessionUpdateRequest }>('/api/v1/session/update', {
     schema: { ...TAG, summary: 'Change a hosted-fields session before any payment attempt (header Token)', body: SessionUpdateRequest },
+    config: {
+      doc: {
+        description: 'Changes a hosted-fields session before any payment attempt: only what changes. No hash: the `Token` header (from POST /api/v1/session/token) authenticates.',
+        example: { order: { amount: '12.00' } }, parameters: [TOKEN_PARAM], answer: SessionUpdateAnswer, answerExample: { result: 'success' }, errors: ['sessionTokenForbidden', 'sessionNotUpdatable'],
+      },
+    },
   }, async (req) => {
     const body = req.body;
     const rejected = REJECTED_ON_UPDATE.filter((key) => Object.hasOwn(body, key));
@@ -168,6 +196,7 @@ export function registerHostedFieldsRoutes(app: FastifyInstance, ctx: ServiceCon
   for (const operation of ['purchase', 'debit'] as const) {
     app.post<{ Body: ProcessingRequest }>(`/api/v1/processing/${operation}/card`, {
       schema: { ...TAG, summary: `Charge the card collected by the hosted fields (${operation} session, header Token)`, body: ProcessingRequest, response: { 200: ProcessingResponse } },
+      config: { doc: processingDoc(operation) },
     }, async (req) => {
       const b = req.body;
       const outcome = await processHostedFields(ctx, cvvs, req.headers.token, operation, {

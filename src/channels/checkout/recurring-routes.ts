@@ -15,7 +15,8 @@ import { getMerchantPayment } from '../../store/payments-repo.ts';
 import type { Payment } from '../../domain/model/payment.ts';
 import { chainOf, chargeChain } from '../../services/recurring/recurring-charges.ts';
 import { retryRecurringCharge } from '../../services/recurring/retry.ts';
-import { OrderNumber } from './schemas.ts';
+import { AcceptedAnswer, OrderNumber, RecurringAnswer } from './schemas.ts';
+import { DATE, DEMO, ORDER, PAYMENT_ID, RECURRING_TOKEN, demoHash, type OperationDoc } from '../route-docs.ts';
 import { amountText } from './wire.ts';
 
 const TAG = { tags: ['Checkout'] };
@@ -45,6 +46,18 @@ export type RecurringRequest = Static<typeof RecurringRequest>;
 const RetryRequest = Type.Object({ merchant_key: MerchantKey, payment_id: Type.String({ minLength: 1, maxLength: 64 }), hash: Hash });
 type RetryRequest = Static<typeof RetryRequest>;
 
+/** A second charge of the demo chain, signed for the demo merchant. */
+const RECURRING_DOC: OperationDoc = (() => {
+  const order = { number: 'order-1002', amount: '10.00', description: 'Gold plan, month 2' };
+  const hash = demoHash.checkout(checkout.recurring({ initTransId: PAYMENT_ID, token: RECURRING_TOKEN, number: order.number, amount: order.amount, description: order.description }));
+  return {
+    recipe: ['checkoutRecurring'],
+    example: { merchant_key: DEMO.key, recurring_init_trans_id: PAYMENT_ID, recurring_token: RECURRING_TOKEN, order, hash },
+    answer: RecurringAnswer,
+    answerExample: { payment_id: '7e3d1c2b-4a5f-4b6c-8d7e-9f0a1b2c3d4e', status: 'settled', date: DATE, recurring_token: RECURRING_TOKEN, order: { ...ORDER, number: 'order-1002', description: 'Gold plan, month 2' } },
+    errors: ['incorrectTransaction', 'noEligibleMid', 'dayMidLimit'],
+  };
+})();
 
 /** The Recurring answer (wire-reference 3.1): status in the status lookup's lower case, the order in the chain's currency. */
 function recurringAnswer(p: Payment): Record<string, unknown> {
@@ -60,7 +73,10 @@ function recurringAnswer(p: Payment): Record<string, unknown> {
 }
 
 export function registerRecurringRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.post<{ Body: RecurringRequest }>('/api/v1/payment/recurring', { schema: { ...TAG, summary: 'Charge a recurring chain (no card data)', body: RecurringRequest } }, async (req) => {
+  app.post<{ Body: RecurringRequest }>('/api/v1/payment/recurring', {
+    schema: { ...TAG, summary: 'Charge a recurring chain (no card data)', body: RecurringRequest },
+    config: { doc: RECURRING_DOC },
+  }, async (req) => {
     const b = req.body;
     const amount = amountText(b.order.amount);
     const { merchant, mids } = await authenticate(ctx, req, b.merchant_key, b.hash, (m) => [
@@ -79,7 +95,15 @@ export function registerRecurringRoutes(app: FastifyInstance, ctx: ServiceContex
     return recurringAnswer(step.payment);
   });
 
-  app.post<{ Body: RetryRequest }>('/api/v1/payment/retry', { schema: { ...TAG, summary: 'Retry a declined recurring charge', body: RetryRequest } }, async (req) => {
+  app.post<{ Body: RetryRequest }>('/api/v1/payment/retry', {
+    schema: { ...TAG, summary: 'Retry a declined recurring charge', body: RetryRequest },
+    config: {
+      doc: {
+        recipe: ['checkoutVoidRetry'], example: { merchant_key: DEMO.key, payment_id: PAYMENT_ID, hash: demoHash.checkout([PAYMENT_ID]) }, answer: AcceptedAnswer,
+        answerExample: { payment_id: PAYMENT_ID, result: 'accepted' }, errors: ['paymentDoesNotExist', 'incorrectTransaction', 'operationInProgress'],
+      },
+    },
+  }, async (req) => {
     const b = req.body;
     const { merchant, mids } = await authenticate(ctx, req, b.merchant_key, b.hash, (m) => [
       (upper) => checkoutHash(checkout.voidOrRetry(b.payment_id), m.password, m.digest, upper),

@@ -17,11 +17,26 @@ import type { Payment } from '../../domain/model/payment.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { SessionRequest as StoredSessionRequest } from '../../store/sessions-repo.ts';
 import { optionalFields, withConsent } from '../../services/callbacks/checkout-callback.ts';
-import { AmountRequest, PaymentIdRequest, SessionRequest, SessionResponse, StatusRequestShape, type StatusRequest } from './schemas.ts';
+import {
+  AcceptedAnswer, AmountRequest, CaptureAnswer, PaymentIdRequest, SessionRequest, SessionResponse, StatusAnswer, StatusRequestShape, VoidAnswer, type StatusRequest,
+} from './schemas.ts';
 import { amountText, moneyOrThrow, storedRequest } from './wire.ts';
 import { billingPayer } from '../../services/hosted-fields.ts';
+import { BASE, DATE, DEMO, ORDER, PAYMENT_ID, demoHash } from '../route-docs.ts';
 
 const TAG = { tags: ['Checkout'] };
+
+// --- the documents' examples, signed for the demo merchant --------------------------------------------
+
+export const SESSION_EXAMPLE = {
+  merchant_key: DEMO.key, operation: 'purchase', methods: ['card'], order: ORDER,
+  success_url: 'https://shop.example/success', cancel_url: 'https://shop.example/cancel',
+  customer: { name: 'John Doe', email: 'doe@example.com' },
+  billing_address: { country: 'GB', city: 'London', address: '1 Main Street', zip: 'SW1A1AA', phone: '+441234567890' },
+  hash: demoHash.checkout(checkout.session(ORDER)),
+};
+const byPaymentId = { merchant_key: DEMO.key, payment_id: PAYMENT_ID, hash: demoHash.checkout([PAYMENT_ID]) };
+const withAmount = (amount: string) => ({ merchant_key: DEMO.key, payment_id: PAYMENT_ID, amount, hash: demoHash.checkout([PAYMENT_ID, amount]) });
 
 function storedSessionRequest(body: SessionRequest): StoredSessionRequest {
   return storedRequest(body, {
@@ -78,7 +93,15 @@ function parseSize(size: StatusRequest['size']): number | undefined {
 }
 
 export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.post<{ Body: SessionRequest }>('/api/v1/session', { schema: { ...TAG, summary: 'Open a hosted Checkout session', body: SessionRequest, response: { 200: SessionResponse } } }, async (req) => {
+  app.post<{ Body: SessionRequest }>('/api/v1/session', {
+    schema: { ...TAG, summary: 'Open a hosted Checkout session', body: SessionRequest, response: { 200: SessionResponse } },
+    config: {
+      doc: {
+        recipe: ['checkoutSession'], example: SESSION_EXAMPLE, answer: SessionResponse,
+        answerExample: { redirect_url: `${BASE}/checkout/9c1e4b2a7d3f4e5a8b6c0d1e2f3a4b5c6d7e8f9a0b1c2d3e` }, errors: ['noEligibleMid', 'dayMidLimit', 'cardTokenInvalid'],
+      },
+    },
+  }, async (req) => {
     const body = req.body;
     const amount = amountText(body.order.amount);
     const { merchant, mids } = await authenticate(ctx, req, body.merchant_key, body.hash, (m) => [
@@ -101,7 +124,16 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
     return opened.warnings.length > 0 ? { redirect_url: opened.redirectUrl, warnings: opened.warnings } : { redirect_url: opened.redirectUrl };
   });
 
-  app.post<{ Body: StatusRequest }>('/api/v1/payment/status', { schema: { ...TAG, summary: 'Payment status by payment_id or order_id', body: StatusRequestShape } }, async (req) => {
+  app.post<{ Body: StatusRequest }>('/api/v1/payment/status', {
+    schema: { ...TAG, summary: 'Payment status by payment_id or order_id', body: StatusRequestShape },
+    config: {
+      doc: {
+        recipe: ['checkoutStatusByPayment', 'checkoutStatusByOrder'], example: byPaymentId, answer: StatusAnswer,
+        answerExample: { payment_id: PAYMENT_ID, date: DATE, status: 'settled', order: ORDER, customer: { name: 'John Doe', email: 'doe@example.com' } },
+        errors: ['paymentDoesNotExist', 'orderDoesNotExist', 'sizeOutOfRange'],
+      },
+    },
+  }, async (req) => {
     const body = req.body;
     if (body.payment_id === undefined && body.order_id === undefined) throw GatewayError.field('payment_id', MESSAGES.blank);
     const byPayment = body.payment_id !== undefined;
@@ -132,7 +164,15 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
     return { merchant, mids, payment, value };
   }
 
-  app.post<{ Body: AmountRequest }>('/api/v1/payment/capture', { schema: { ...TAG, summary: 'Capture a held authorization (DMS)', body: AmountRequest } }, async (req) => {
+  app.post<{ Body: AmountRequest }>('/api/v1/payment/capture', {
+    schema: { ...TAG, summary: 'Capture a held authorization (DMS)', body: AmountRequest },
+    config: {
+      doc: {
+        recipe: ['checkoutCaptureRefund'], example: withAmount('10.00'), answer: CaptureAnswer,
+        answerExample: { payment_id: PAYMENT_ID, status: 'settled', trans_status: 'SUCCESS', date: DATE }, errors: ['paymentDoesNotExist', 'captureNotPending', 'captureTooLarge', 'operationInProgress'],
+      },
+    },
+  }, async (req) => {
     const { merchant, mids, payment, value } = await followUpTarget(req, req.body, true);
     const result = await capturePayment(ctx, merchant, mids, payment, value);
     const outcome = result.outcome.kind;
@@ -145,13 +185,29 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
     };
   });
 
-  app.post<{ Body: AmountRequest }>('/api/v1/payment/refund', { schema: { ...TAG, summary: 'Refund a settled payment (or release a held authorization)', body: AmountRequest } }, async (req) => {
+  app.post<{ Body: AmountRequest }>('/api/v1/payment/refund', {
+    schema: { ...TAG, summary: 'Refund a settled payment (or release a held authorization)', body: AmountRequest },
+    config: {
+      doc: {
+        recipe: ['checkoutCaptureRefund'], example: withAmount('4.00'), answer: AcceptedAnswer,
+        answerExample: { payment_id: PAYMENT_ID, result: 'accepted' }, errors: ['paymentDoesNotExist', 'refundNotAllowed', 'refundTooLarge', 'reversalPartial', 'operationInProgress'],
+      },
+    },
+  }, async (req) => {
     const { merchant, mids, payment, value } = await followUpTarget(req, req.body, true);
     await refundPayment(ctx, merchant, mids, payment, value);
     return { payment_id: payment.id, result: 'accepted' };
   });
 
-  app.post<{ Body: PaymentIdRequest }>('/api/v1/payment/void', { schema: { ...TAG, summary: 'Void a settled payment', body: PaymentIdRequest } }, async (req) => {
+  app.post<{ Body: PaymentIdRequest }>('/api/v1/payment/void', {
+    schema: { ...TAG, summary: 'Void a settled payment', body: PaymentIdRequest },
+    config: {
+      doc: {
+        recipe: ['checkoutVoidRetry'], example: byPaymentId, answer: VoidAnswer,
+        answerExample: { status: 'SUCCESS', payment_status: 'void', payment_id: PAYMENT_ID, date: DATE, order: ORDER }, errors: ['paymentDoesNotExist', 'voidNotAllowed', 'operationInProgress'],
+      },
+    },
+  }, async (req) => {
     const { merchant, mids, payment } = await followUpTarget(req, req.body, false);
     const result = await voidAnyPayment(ctx, merchant, mids, payment);
     const ok = result.outcome.kind === 'approved';

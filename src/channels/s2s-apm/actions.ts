@@ -17,9 +17,10 @@ import { isPayout } from '../../domain/operations.ts';
 import { apmByTransId, apmCredit2Virtual, s2sApm, s2sHash, type UpperMode } from '../../domain/signatures.ts';
 import { GatewayError, MESSAGES, type ErrorName, type FieldError } from '../../domain/errors.ts';
 import { followUpAmount, money, orderAmountRules } from '../s2s-card/fields.ts';
-import { AmountTransRequest, Credit2VirtualRequest, SaleRequest, TransRequest } from './schemas.ts';
+import { AmountTransRequest, ApmAnswer, Credit2VirtualRequest, SaleRequest, TransRequest } from './schemas.ts';
 import { acceptedAnswer, captureAnswer, payoutAnswer, saleAnswer, statusAnswer, voidAnswer, type Answer } from './answers.ts';
 import type { Loose } from '../s2s-form.ts';
+import { BASE, DATE, DEMO, PAYMENT_ID, demoHash, documentedActions, type ActionDoc, type FormDoc } from '../route-docs.ts';
 
 export interface Call {
   ctx: ServiceContext;
@@ -33,6 +34,8 @@ interface Spec<B> {
   rules?: (fields: Loose) => FieldError[];
   hashes: (merchant: Merchant, body: B) => HashRecipe[];
   handle: (call: Call, body: B) => Promise<Answer>;
+  /** What the OpenAPI document shows of the action: its hash recipe, a signed example and its answer. */
+  doc: ActionDoc;
 }
 
 export type ActionSpec = { kind: 'supported'; spec: Spec<Loose> } | { kind: 'not-supported' };
@@ -71,6 +74,13 @@ function payerOf(b: SaleRequest): PayerInfo {
   };
 }
 
+// --- the documents' examples, signed for the demo merchant --------------------------------------------
+
+const SALE_EXAMPLE = { brand: 'installment-product', order_id: 'apm-2001', order_amount: '12.50', order_currency: 'EUR', order_description: 'APM order', payer_first_name: 'Jane', payer_last_name: 'Roe', payer_email: 'success@gmail.com', payer_phone: '+38160123456', payer_country: 'RS', payer_ip: '203.0.113.7', return_url: 'https://shop.example/return' };
+const byTransHash = apmByTransId(PAYMENT_ID, DEMO.password);
+const answered = { order_id: 'apm-2001', trans_id: PAYMENT_ID, trans_date: DATE };
+const byTransDoc = (answerExample: Record<string, unknown>): ActionDoc => ({ recipe: ['apmByTransId'], example: { trans_id: PAYMENT_ID, hash: byTransHash }, answer: 'S2sApmAnswer', answerExample });
+
 // --- the table ---------------------------------------------------------------------------------------
 
 const SALE = define<SaleRequest>({
@@ -94,6 +104,12 @@ const SALE = define<SaleRequest>({
     });
     return saleAnswer(step, merchant, ctx.baseUrl);
   },
+  doc: {
+    recipe: ['apmSale'],
+    example: { ...SALE_EXAMPLE, hash: demoHash.s2s(s2sApm.sale({ orderId: SALE_EXAMPLE.order_id, amount: SALE_EXAMPLE.order_amount, currency: SALE_EXAMPLE.order_currency }, DEMO.password)) },
+    answer: 'S2sApmAnswer',
+    answerExample: { action: 'SALE', result: 'REDIRECT', status: 'REDIRECT', ...answered, redirect_url: `${BASE}/sandbox/apm/7f3a9c1e`, redirect_params: [], redirect_method: 'GET', amount: '12.50', currency: 'EUR' },
+  },
 });
 
 const CAPTURE = define<AmountTransRequest>({
@@ -104,12 +120,14 @@ const CAPTURE = define<AmountTransRequest>({
     const amount = followUpAmount(b.amount, p.currency);
     return captureAnswer(await captureApm(ctx, merchant, p, amount), merchant, amount ?? p.amount);
   },
+  doc: byTransDoc({ action: 'CAPTURE', result: 'SUCCESS', status: 'SETTLED', ...answered, descriptor: 'Demo Shop', amount: '12.50', currency: 'EUR' }),
 });
 
 const VOID = define<TransRequest>({
   schema: TransRequest,
   hashes: (m, b) => [byTransId(m, b)],
   handle: async ({ ctx, merchant }, b) => voidAnswer(await voidApm(ctx, merchant, await target(ctx, merchant, b.trans_id, 'paymentNotFound'))),
+  doc: byTransDoc({ action: 'VOID', result: 'SUCCESS', status: 'VOID', ...answered }),
 });
 
 const CREDITVOID = define<AmountTransRequest>({
@@ -121,6 +139,12 @@ const CREDITVOID = define<AmountTransRequest>({
     await creditVoidApm(ctx, merchant, p, followUpAmount(b.amount, p.currency));
     return acceptedAnswer('CREDITVOID', p);
   },
+  doc: {
+    recipe: ['apmCreditvoid'],
+    example: { trans_id: PAYMENT_ID, amount: '2.50', hash: demoHash.s2s(s2sApm.creditvoid(PAYMENT_ID, DEMO.password)) },
+    answer: 'S2sApmAnswer',
+    answerExample: { action: 'CREDITVOID', result: 'ACCEPTED', order_id: 'apm-2001', trans_id: PAYMENT_ID },
+  },
 });
 
 const GET_TRANS_STATUS = define<TransRequest>({
@@ -131,6 +155,7 @@ const GET_TRANS_STATUS = define<TransRequest>({
     const step = await refresh(ctx, await target(ctx, merchant, b.trans_id, 'transactionDoesNotExist'));
     return statusAnswer(step.payment, merchant);
   },
+  doc: byTransDoc({ action: 'GET_TRANS_STATUS', result: 'SUCCESS', status: 'SETTLED', order_id: 'apm-2001', trans_id: PAYMENT_ID }),
 });
 
 const CREDIT2VIRTUAL = define<Credit2VirtualRequest>({
@@ -149,6 +174,16 @@ const CREDIT2VIRTUAL = define<Credit2VirtualRequest>({
     });
     return payoutAnswer(payment, settled);
   },
+  doc: {
+    recipe: ['apmCredit2Virtual'],
+    example: {
+      brand: 'mobile-money-payout', order_id: 'payout-88', order_amount: '1500', order_currency: 'XOF', order_description: 'Payout', payee_first_name: 'Kofi', payee_last_name: 'Mensah', payee_email: 'success@gmail.com',
+      parameters: { mobile_money_operator: 'mtn-ci', mobile_number: '+2250701020304', customer_email: 'success@gmail.com' },
+      hash: apmCredit2Virtual({ orderId: 'payout-88', amount: '1500', currency: 'XOF' }, DEMO.password),
+    },
+    answer: 'S2sApmAnswer',
+    answerExample: { action: 'CREDIT2VIRTUAL', result: 'SUCCESS', status: 'SETTLED', order_id: 'payout-88', trans_id: PAYMENT_ID, trans_date: DATE, amount: '1500', currency: 'XOF' },
+  },
 });
 
 /** Every action name of the platform's S2S APM; the ones this gateway does not serve answer "not supported". */
@@ -163,4 +198,13 @@ export const ACTIONS: Readonly<Record<string, ActionSpec>> = {
   DEBIT2VIRTUAL: NOT_SUPPORTED,
   DEBIT2VIRTUAL_CALC: NOT_SUPPORTED,
   DEBIT2VIRTUAL_COMPLETE: NOT_SUPPORTED,
+};
+
+/** The form API as the OpenAPI document shows it, assembled from the rows. */
+export const FORM_DOC: FormDoc = {
+  prefix: 'S2sApm',
+  description: 'Form fields, the action in `action`, `client_key` = the merchant key; `{s2s_apm_host}` is `{base_url}/apm`. One schema per action below, each with its own hash recipe. Every answer is JSON; errors add `"result": "ERROR"`.',
+  actions: documentedActions(ACTIONS),
+  answers: { S2sApmAnswer: ApmAnswer },
+  errors: ['paymentNotFound', 'transactionDoesNotExist', 'actionNotSupported', 'noEligibleMid', 'dayMidLimit', 'captureNotPending', 'captureTooLarge', 'refundNotAllowed', 'refundTooLarge', 'reversalPartial', 'voidNotAllowed', 'operationInProgress'],
 };

@@ -14,13 +14,14 @@ import { verifyMerchantHash } from '../merchant-auth.ts';
 import { reserveIdempotencyKey } from '../idempotency.ts';
 import { checkCallbackUrl } from '../../services/callback-targets.ts';
 import { validate } from '../validation.ts';
-import { ACTIONS, type ActionSpec } from './actions.ts';
+import { ACTIONS, FORM_DOC, type ActionSpec } from './actions.ts';
 import type { Answer } from './answers.ts';
 import { formFields, registerS2sScope, validateFields, type Loose } from '../s2s-form.ts';
-import { BankCallback } from './schemas.ts';
+import { BankCallback, BankCallbackAnswer } from './schemas.ts';
+import { PAYMENT_ID, type OperationDoc } from '../route-docs.ts';
 
 const ROUTE = {
-  config: { dialect: 's2s' as const },
+  config: { dialect: 's2s' as const, doc: { form: FORM_DOC } },
   schema: {
     tags: ['S2S APM'],
     summary: 'S2S APM action (form fields; the action in `action`)',
@@ -51,6 +52,15 @@ async function answer(ctx: ServiceContext, req: FastifyRequest): Promise<Answer>
   return spec.handle({ ctx, merchant: found.merchant }, fields);
 }
 
+/** The bank callback's body is validated by hand (form or JSON), so its doc declares it. */
+const BANK_CALLBACK_DOC: OperationDoc = {
+  requestBody: { required: true, content: { 'application/x-www-form-urlencoded': { schema: BankCallback, example: { EndToEndId: PAYMENT_ID, TxSts: 'ACSC', TxId: 'BANK-5b1f2a9e' } }, 'application/json': { schema: BankCallback } } },
+  answer: BankCallbackAnswer,
+  answerDescription: 'The payment\'s status after the callback',
+  answerExample: { result: 'OK', trans_id: PAYMENT_ID, status: 'SETTLED' },
+  errors: ['paymentNotFound'],
+};
+
 /** Where the channel's two routes live: under /apm on the main port, at the root of S2S APM's own listener (D4). */
 export interface S2sApmPaths {
   post: string;
@@ -66,7 +76,7 @@ export async function registerS2sApmRoutes(app: FastifyInstance, ctx: ServiceCon
   });
 
   app.post(paths.bankCallback, {
-    config: { dialect: 'json' as const },
+    config: { dialect: 'json' as const, doc: BANK_CALLBACK_DOC },
     schema: {
       tags: ['S2S APM'],
       summary: 'Bank callback of the QR method (ACSC paid, RJCT refused)',

@@ -20,6 +20,7 @@ import { CARD } from '../../domain/methods/card-sets.ts';
 import {
   AmountTransRequest, CreateScheduleRequest, Credit2CardRequest, DebitRequest, DescheduleRequest, OrderRequest, RecurringDebitRequest,
   RecurringSaleRequest, SaleRequest, ScheduleIdRequest, TransRequest, UpdateScheduleRequest,
+  AcceptedAnswer, DetailsAnswer, FollowUpAnswer, PaymentAnswer, ScheduleAnswer, ScheduleInfoAnswer, StatusAnswer,
 } from './schemas.ts';
 import { resolveWalletPayment } from '../../services/wallets/wallet-payments.ts';
 import type { WalletAsk, WalletName } from '../../domain/wallets/wallet-flow.ts';
@@ -37,6 +38,7 @@ import {
   createSchedule, deleteSchedule, descheduleChain, pauseSchedule, runSchedule, scheduleOf, updateSchedule,
 } from '../../services/schedules/schedules.ts';
 import { SCHEDULE_FIELD_NAMES, type ScheduleFields } from '../../services/schedules/schedule-fields.ts';
+import { CARD as DEMO_CARD, DATE, DEMO, PAYER, PAYMENT_ID, RECURRING_TOKEN, demoHash, documentedActions, type ActionDoc, type FormDoc, type QueryDoc } from '../route-docs.ts';
 
 export interface Call {
   ctx: ServiceContext;
@@ -55,6 +57,8 @@ interface Spec<B, T> {
   target?: (ctx: ServiceContext, merchant: Merchant, body: B) => Promise<T>;
   hashes: (merchant: Merchant, body: B, target: T) => HashRecipe[];
   handle: (call: Call, body: B, target: T) => Promise<Answer>;
+  /** What the OpenAPI document shows of the action: its hash recipes, a signed example and its answer. */
+  doc: ActionDoc;
 }
 
 export type ActionSpec =
@@ -156,6 +160,17 @@ async function cardPayment(call: Call, action: 'SALE' | 'DEBIT', b: SaleRequest 
   return paymentAnswer(action, step, merchant, call.dialect, { cardToken: reqToken, amounts: true });
 }
 
+// --- the documents' examples, signed for the demo merchant --------------------------------------------
+
+const pw = DEMO.password;
+const s2sAnswer = { action: 'SALE', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID, trans_date: DATE, descriptor: 'Demo Shop', amount: '10.00', currency: 'USD' };
+const SCHEDULE_ID = 'c4d5e6f7-a8b9-4c0d-8e1f-2a3b4c5d6e7f';
+const f4 = demoHash.s2s(s2sCard.f4(SCHEDULE_ID, pw));
+const byTrans = demoHash.reversedId(PAYMENT_ID);
+const f1OfPayment = demoHash.s2s(s2sCard.f1(PAYER.payer_email, pw, '4111111111'));
+const byTransDoc = (answer: string, answerExample: Record<string, unknown>, amount?: string): ActionDoc =>
+  ({ recipe: ['f2', 'transIdRecipe'], example: { trans_id: PAYMENT_ID, ...(amount ? { amount } : {}), hash: byTrans }, answer, answerExample });
+
 // --- the table ---------------------------------------------------------------------------------------
 
 /**
@@ -187,6 +202,12 @@ const SALE = define<SaleRequest>({
   // F8 for a wallet SALE: the card is inside the token, so the hash cannot name it.
   hashes: (m, b) => [b.digital_wallet !== undefined ? formula(m, s2sCard.f8(b.payer_email, m.password)) : formula(m, s2sCard.f1(b.payer_email, m.password, cardTerm(b)))],
   handle: (call, b) => cardPayment(call, 'SALE', b),
+  doc: {
+    recipe: ['f1', 'f1Token'],
+    example: { order_id: 'order-1003', order_amount: '10.00', order_currency: 'USD', order_description: 'Gold plan', ...DEMO_CARD, ...PAYER, term_url_3ds: 'https://shop.example/3ds', hash: demoHash.s2s(s2sCard.f1(PAYER.payer_email, pw, '4111111111')) },
+    answer: 'S2sCardPaymentAnswer',
+    answerExample: s2sAnswer,
+  },
 });
 
 const DEBIT = define<DebitRequest>({
@@ -195,6 +216,12 @@ const DEBIT = define<DebitRequest>({
   // payer_email is optional on DEBIT: an absent term is left out of the formula.
   hashes: (m, b) => [formula(m, s2sCard.f1(b.payer_email ?? '', m.password, cardTerm(b)))],
   handle: (call, b) => cardPayment(call, 'DEBIT', b),
+  doc: {
+    recipe: ['f1', 'f1Token'],
+    example: { order_id: 'order-1005', order_amount: '7.00', order_currency: 'USD', order_description: 'Debit', ...DEMO_CARD, payer_ip: PAYER.payer_ip, term_url_3ds: 'https://shop.example/3ds', hash: demoHash.s2s(s2sCard.f1('', pw, '4111111111')) },
+    answer: 'S2sCardPaymentAnswer',
+    answerExample: { ...s2sAnswer, action: 'DEBIT', order_id: 'order-1005', amount: '7.00' },
+  },
 });
 
 const CREDIT2CARD = define<Credit2CardRequest>({
@@ -219,6 +246,12 @@ const CREDIT2CARD = define<Credit2CardRequest>({
     });
     return paymentAnswer('CREDIT2CARD', step, merchant, call.dialect, { cardToken: false, amounts: false });
   },
+  doc: {
+    recipe: ['f5'],
+    example: { order_id: 'payout-78', order_amount: '5.00', order_currency: 'USD', order_description: 'Payout', card_number: '4601541833776519', hash: demoHash.s2s(s2sCard.f5(pw, '4601546519')) },
+    answer: 'S2sCardPaymentAnswer',
+    answerExample: { action: 'CREDIT2CARD', result: 'SUCCESS', status: 'SETTLED', order_id: 'payout-78', trans_id: PAYMENT_ID, trans_date: DATE, descriptor: 'Demo Shop' },
+  },
 });
 
 const CAPTURE = define<AmountTransRequest, Payment>({
@@ -229,6 +262,7 @@ const CAPTURE = define<AmountTransRequest, Payment>({
     const amount = followUpAmount(b.amount, p.currency);
     return followUpAnswer('CAPTURE', await capture(ctx, merchant, mids, p, amount), merchant, amount ?? p.amount);
   },
+  doc: byTransDoc('S2sCardFollowUpAnswer', { action: 'CAPTURE', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID, trans_date: DATE, descriptor: 'Demo Shop', amount: '10.00', currency: 'USD' }, '10.00'),
 });
 
 const VOID = define<TransRequest, Payment>({
@@ -236,6 +270,7 @@ const VOID = define<TransRequest, Payment>({
   target: byTransId('paymentNotFound'),
   hashes: (m, b, p) => [byPayment(m, p), reversedId(m, b.trans_id)],
   handle: async ({ ctx, merchant, mids }, _b, p) => followUpAnswer('VOID', await voidPayment(ctx, merchant, mids, p), merchant),
+  doc: byTransDoc('S2sCardFollowUpAnswer', { action: 'VOID', result: 'SUCCESS', status: 'VOID', order_id: 'order-1003', trans_id: PAYMENT_ID, trans_date: DATE }),
 });
 
 const CREDITVOID = define<AmountTransRequest, Payment>({
@@ -249,6 +284,7 @@ const CREDITVOID = define<AmountTransRequest, Payment>({
     await (reversal ? reverse : refund)(ctx, merchant, mids, p, amount);
     return acceptedAnswer('CREDITVOID', p);
   },
+  doc: byTransDoc('S2sCardAcceptedAnswer', { action: 'CREDITVOID', result: 'ACCEPTED', order_id: 'order-1003', trans_id: PAYMENT_ID }, '4.00'),
 });
 
 const GET_TRANS_STATUS = define<TransRequest, Payment>({
@@ -256,6 +292,7 @@ const GET_TRANS_STATUS = define<TransRequest, Payment>({
   target: lookupByTransId('transactionDoesNotExist'),
   hashes: (m, b, p) => [byPayment(m, p), reversedId(m, b.trans_id)],
   handle: async ({ merchant }, _b, p) => statusAnswer('GET_TRANS_STATUS', p, merchant),
+  doc: byTransDoc('S2sCardStatusAnswer', { action: 'GET_TRANS_STATUS', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID }),
 });
 
 const GET_TRANS_DETAILS = define<TransRequest, Payment>({
@@ -263,6 +300,15 @@ const GET_TRANS_DETAILS = define<TransRequest, Payment>({
   target: lookupByTransId('transactionDoesNotExist'),
   hashes: (m, _b, p) => [byPayment(m, p)],
   handle: async ({ ctx, merchant }, _b, p) => detailsAnswer(p, merchant, await listTransactions(lookups(ctx), p.id)),
+  doc: {
+    recipe: ['f2'],
+    example: { trans_id: PAYMENT_ID, hash: demoHash.s2s(s2sCard.f2(PAYER.payer_email, pw, PAYMENT_ID, '4111111111')) },
+    answer: 'S2sCardDetailsAnswer',
+    answerExample: {
+      action: 'GET_TRANS_DETAILS', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID, name: 'John Doe', mail: 'doe@example.com', ip: '203.0.113.9',
+      amount: '10.00', currency: 'USD', card: '411111****1111', transactions: [{ date: DATE, type: 'sale', status: 'success', amount: '10.00' }],
+    },
+  },
 });
 
 const GET_TRANS_STATUS_BY_ORDER = define<OrderRequest, Payment>({
@@ -275,6 +321,12 @@ const GET_TRANS_STATUS_BY_ORDER = define<OrderRequest, Payment>({
     return isPayout(p) ? [...recipes, byPayment(m, p)] : recipes;
   },
   handle: async ({ merchant }, _b, p) => statusAnswer('GET_TRANS_STATUS_BY_ORDER', p, merchant),
+  doc: {
+    recipe: ['f7', 'orderIdRecipe'],
+    example: { order_id: 'order-1003', hash: demoHash.reversedId('order-1003') },
+    answer: 'S2sCardStatusAnswer',
+    answerExample: { action: 'GET_TRANS_STATUS_BY_ORDER', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID },
+  },
 });
 
 /** RETRY re-attempts a declined recurring charge; any other payment is the recurring entity's "Incorrect transaction". */
@@ -286,6 +338,7 @@ const RETRY = define<TransRequest, Payment>({
     await retryRecurringCharge(ctx, merchant, mids, p);
     return acceptedAnswer('RETRY', p);
   },
+  doc: { recipe: ['f1OfPayment'], example: { trans_id: PAYMENT_ID, hash: f1OfPayment }, answer: 'S2sCardAcceptedAnswer', answerExample: { action: 'RETRY', result: 'ACCEPTED', order_id: 'order-1004', trans_id: PAYMENT_ID } },
 });
 
 // --- recurring charges -------------------------------------------------------------------------------
@@ -310,6 +363,12 @@ function recurringCharge(action: 'RECURRING_SALE' | 'RECURRING_DEBIT', kind: Cha
         scheduleId: b.schedule_id,
       });
       return paymentAnswer(action, step, call.merchant, call.dialect, { cardToken: false, amounts: true });
+    },
+    doc: {
+      recipe: ['f1OfPayment'],
+      example: { order_id: 'order-1004', order_amount: '10.00', order_description: 'Month 2', recurring_first_trans_id: PAYMENT_ID, recurring_token: RECURRING_TOKEN, hash: f1OfPayment },
+      answer: 'S2sCardPaymentAnswer',
+      answerExample: { ...s2sAnswer, action, order_id: 'order-1004' },
     },
   });
 }
@@ -337,6 +396,12 @@ const CREATE_SCHEDULE = define<CreateScheduleRequest>({
     const schedule = await createSchedule(ctx, merchant, scheduleFields(b));
     return scheduleActionAnswer('CREATE_SCHEDULE', schedule.id);
   },
+  doc: {
+    recipe: ['f3'],
+    example: { name: 'Gold monthly', interval_length: '1', interval_unit: 'month', payments_count: '12', hash: demoHash.s2s(s2sCard.f3(pw)) },
+    answer: 'S2sCardScheduleAnswer',
+    answerExample: { action: 'CREATE_SCHEDULE', result: 'SUCCESS', schedule_id: SCHEDULE_ID },
+  },
 });
 
 const UPDATE_SCHEDULE = define<UpdateScheduleRequest>({
@@ -347,27 +412,43 @@ const UPDATE_SCHEDULE = define<UpdateScheduleRequest>({
     await updateSchedule(ctx, merchant, b.schedule_id, scheduleFields(b));
     return scheduleActionAnswer('UPDATE_SCHEDULE');
   },
+  doc: { recipe: ['f4'], example: { schedule_id: SCHEDULE_ID, name: 'Gold', hash: f4 }, answer: 'S2sCardScheduleAnswer', answerExample: { action: 'UPDATE_SCHEDULE', result: 'SUCCESS' } },
 });
 
-/** A schedule action by schedule_id that answers only its success; `action` is the spec's spelling (D1). */
-const scheduleCommand = (action: string, run: (call: Call, id: string) => Promise<void>): ActionSpec => define<ScheduleIdRequest>({
+/** The example of a schedule action that names only its schedule. */
+const scheduleDoc = (answerExample: Record<string, unknown>, name?: string): ActionDoc =>
+  ({ ...(name ? { name } : {}), recipe: ['f4'], example: { schedule_id: SCHEDULE_ID, hash: f4 }, answer: 'S2sCardScheduleAnswer', answerExample });
+
+/**
+ * A schedule action by schedule_id that answers only its success; `action` is the spec's spelling (D1),
+ * `documentedAs` the platform documentation's.
+ */
+const scheduleCommand = (action: string, run: (call: Call, id: string) => Promise<void>, documentedAs?: string): ActionSpec => define<ScheduleIdRequest>({
   schema: ScheduleIdRequest,
   hashes: byScheduleId,
   async handle(call, b) {
     await run(call, b.schedule_id);
     return scheduleActionAnswer(action);
   },
+  doc: scheduleDoc({ action, result: 'SUCCESS' }, documentedAs),
 });
 
 const DELETE_SCHEDULE = scheduleCommand('DELETE_SCHEDULE', ({ ctx, merchant }, id) => deleteSchedule(ctx, merchant, id));
-const PAUSE = scheduleCommand('PAUSE', ({ ctx, merchant }, id) => pauseSchedule(ctx, merchant, id));
-const RUN = scheduleCommand('RUN', ({ ctx, merchant }, id) => runSchedule(ctx, merchant, id));
+const PAUSE = scheduleCommand('PAUSE', ({ ctx, merchant }, id) => pauseSchedule(ctx, merchant, id), 'PAUSE_SCHEDULE');
+const RUN = scheduleCommand('RUN', ({ ctx, merchant }, id) => runSchedule(ctx, merchant, id), 'RUN_SCHEDULE');
 
 /** SCHEDULE_INFO, by POST or by GET (the platform documents GET). */
 const SCHEDULE_INFO = define<ScheduleIdRequest>({
   schema: ScheduleIdRequest,
   hashes: byScheduleId,
   handle: async ({ ctx, merchant }, b) => scheduleInfoAnswer('SCHEDULE_INFO', await scheduleOf(ctx.db, merchant, b.schedule_id)),
+  doc: {
+    ...scheduleDoc({
+      action: 'SCHEDULE_INFO', result: 'SUCCESS', schedule_id: SCHEDULE_ID, name: 'Gold monthly', interval_length: 1, interval_unit: 'month', day_of_month: null,
+      payments_count: 12, delays: null, paused: 'N', delayed_first_payment: 'none',
+    }),
+    answer: 'S2sCardScheduleInfoAnswer',
+  },
 }, true);
 
 const DESCHEDULE = define<DescheduleRequest>({
@@ -377,6 +458,7 @@ const DESCHEDULE = define<DescheduleRequest>({
     await descheduleChain(ctx, merchant, b.schedule_id, b.recurring_token);
     return scheduleActionAnswer('DESCHEDULE');
   },
+  doc: { recipe: ['f4'], example: { schedule_id: SCHEDULE_ID, recurring_token: RECURRING_TOKEN, hash: f4 }, answer: 'S2sCardScheduleAnswer', answerExample: { action: 'DESCHEDULE', result: 'SUCCESS' } },
 });
 
 /** Every action name the platform knows, both spellings of the schedule actions (D1). */
@@ -404,3 +486,23 @@ export const ACTIONS: Readonly<Record<string, ActionSpec>> = {
   SCHEDULE_INFO,
   DESCHEDULE,
 };
+
+/** The form API as the OpenAPI document shows it, assembled from the rows. */
+export const FORM_DOC: FormDoc = {
+  prefix: 'S2sCard',
+  description: 'Form fields (`application/x-www-form-urlencoded` or `multipart/form-data`; nested values as bracket keys, `custom_data[key]=value`), the action in `action`, `client_key` = the merchant key. One schema per action below, each with its hash recipe. `/v2/post` answers `redirect_params` as a `[{name, value}]` list. Every answer is JSON; errors add `"result": "ERROR"`.',
+  actions: documentedActions(ACTIONS),
+  answers: {
+    S2sCardPaymentAnswer: PaymentAnswer,
+    S2sCardFollowUpAnswer: FollowUpAnswer,
+    S2sCardAcceptedAnswer: AcceptedAnswer,
+    S2sCardStatusAnswer: StatusAnswer,
+    S2sCardDetailsAnswer: DetailsAnswer,
+    S2sCardScheduleAnswer: ScheduleAnswer,
+    S2sCardScheduleInfoAnswer: ScheduleInfoAnswer,
+  },
+  errors: ['paymentNotFound', 'transactionDoesNotExist', 'orderDoesNotExist', 'scheduleNotFound', 'incorrectTransaction', 'actionNotSupported', 'noEligibleMid', 'dayMidLimit', 'captureNotPending', 'captureTooLarge', 'refundNotAllowed', 'refundTooLarge', 'reversalPartial', 'cardTokenInvalid', 'scheduleInUse', 'parameterDeprecated', 'operationInProgress'],
+};
+
+/** SCHEDULE_INFO by GET (the only action that comes by GET), as the document shows it. */
+export const QUERY_DOC: QueryDoc = { byGet: FORM_DOC, action: 'SCHEDULE_INFO', description: 'SCHEDULE_INFO by GET, the fields in the query string.', errors: ['scheduleNotFound'] };

@@ -10,11 +10,11 @@ import { verifyMerchantHash } from '../merchant-auth.ts';
 import { reserveIdempotencyKey } from '../idempotency.ts';
 import { checkCallbackUrl } from '../../services/callback-targets.ts';
 import { formFields, registerS2sScope, validateFields, type Loose } from '../s2s-form.ts';
-import { ACTIONS, type ActionSpec } from './actions.ts';
+import { ACTIONS, FORM_DOC, QUERY_DOC, type ActionSpec } from './actions.ts';
 import type { Answer } from './answers.ts';
 
 const ROUTE = {
-  config: { dialect: 's2s' as const },
+  config: { dialect: 's2s' as const, doc: { form: FORM_DOC } },
   schema: {
     tags: ['S2S CARD'],
     summary: 'S2S CARD action (form fields; the action in `action`)',
@@ -55,7 +55,7 @@ export async function registerS2sCardRoutes(app: FastifyInstance, ctx: ServiceCo
   await registerS2sScope(app, (scope) => {
     for (const [path, v2] of [['/post', false], ['/v2/post', true]] as const) {
       scope.post(path, ROUTE, (req) => answer(ctx, req, v2));
-      scope.get(path, { ...ROUTE, schema: { ...ROUTE.schema, summary: 'S2S CARD SCHEDULE_INFO by GET' } }, (req) => answer(ctx, req, v2));
+      scope.get(path, { config: { ...ROUTE.config, doc: QUERY_DOC }, schema: { ...ROUTE.schema, summary: 'S2S CARD SCHEDULE_INFO by GET' } }, (req) => answer(ctx, req, v2));
     }
   });
 }
