@@ -8,6 +8,8 @@
  * over the rounds, with the CPU time the host took from this machine ("steal") during the run.
  * The latency loads also print the CPU time per request of the server process, of PostgreSQL and of the load
  * generator (bench/cpu-usage.ts): steadier than a p99, and the figure that moves when the work per payment does.
+ * Each round also runs pgbench (bench/pgbench.ts) on the same PostgreSQL right after the gateway's loads, so
+ * the S2S SALE is set against the database's own rate for the same two writes, measured minutes apart at most.
  * BENCH_SECONDS (default 5 per load), BENCH_ROUNDS (default 3) and BENCH_CONNECTIONS (default 50) tune it.
  */
 import { spawn } from 'node:child_process';
@@ -18,6 +20,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { pacedLoad, type PacedLoadResult } from './paced-load.ts';
 import { cpuPerRequest, cpuSnapshot, machineCpuTimes, type CpuPerRequest } from './cpu-usage.ts';
+import { PGBENCH_ARGS, pgbenchVersion, preparePgbench, type Pgbench } from './pgbench.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -72,6 +75,8 @@ type PacedFigures = PacedLoadResult & { cpu: CpuPerRequest };
 
 interface Round {
   throughput: Figures[];
+  /** pgbench's transactions per second in this round, or why there is none. */
+  pgbench: { tps: number } | { error: string };
   halfRate: number;
   latency: { bare: PacedFigures; sale: PacedFigures };
 }
@@ -94,9 +99,10 @@ async function checkpoint(): Promise<void> {
   }
 }
 
-async function measureRound(fx: Fixtures, serverPid: number): Promise<Round> {
+async function measureRound(fx: Fixtures, serverPid: number, pgbench: Pgbench | undefined): Promise<Round> {
   const throughput: Figures[] = [];
   for (const [, measure] of THROUGHPUT) throughput.push(await measure(fx));
+  const pgbenchFigure = pgbench ? pgbench.run(seconds) : { error: pgbenchMissing };
   // Latency at half the bare endpoint's throughput (issue 3: p99 under 25 ms there), under evenly paced load.
   const halfRate = Math.round(throughput[0]!.rps / 2);
   const paced = async (url: string, body: string, contentType: string): Promise<PacedFigures> => {
@@ -107,6 +113,7 @@ async function measureRound(fx: Fixtures, serverPid: number): Promise<Round> {
   };
   return {
     throughput,
+    pgbench: pgbenchFigure,
     halfRate,
     latency: {
       bare: await paced(`${fx.bare}/bare`, '{}', 'application/json'),
@@ -147,9 +154,52 @@ function report(results: Round[], withCallback: Figures, steal: number): void {
   const saleP99 = median(results.map((r) => r.latency.sale.p99));
   const bareP99 = median(results.map((r) => r.latency.bare.p99));
   const clean = results.every((r) => r.latency.sale.errors + r.latency.sale.non2xx === 0);
+  const cpuRatios = results.flatMap((r) => (r.latency.sale.cpu.server !== undefined && r.latency.bare.cpu.server ? [r.latency.sale.cpu.server / r.latency.bare.cpu.server] : []));
+  if (cpuRatios.length > 0) console.log(`\nCPU per request of the server process, S2S SALE / bare (median; per round): ${median(cpuRatios).toFixed(2)}; ${cpuRatios.map((x) => x.toFixed(2)).join(' ')}`);
+  const pgbenchRatios = reportPgbench(results);
   console.log(`\nTarget: session creation >= 0.70 of bare: ${sessionRatio.toFixed(2)} ${verdict(sessionRatio >= 0.7)}`);
   console.log(`Target: S2S SALE >= 0.60 of bare: ${saleRatio.toFixed(2)} ${verdict(saleRatio >= 0.6)}`);
   console.log(`Target: S2S SALE p99 < 25 ms at half the bare load: median ${saleP99.toFixed(1)} ms ${verdict(saleP99 < 25 && clean)} (the bare endpoint itself: ${bareP99.toFixed(1)} ms)`);
+  const salePgbench = pgbenchRatios.length > 0 ? median(pgbenchRatios) : undefined;
+  console.log(`Target: S2S SALE >= 0.55 of pgbench: ${salePgbench === undefined ? `NOT MEASURED (${pgbenchErrors(results)})` : `${salePgbench.toFixed(2)} ${verdict(salePgbench >= 0.55)}`}`);
+  console.log(`Target: S2S SALE >= 1.0 of bare: ${saleRatio.toFixed(2)} ${verdict(saleRatio >= 1)}`);
+  const cpuRatio = cpuRatios.length > 0 ? median(cpuRatios) : undefined;
+  console.log(`Target: CPU per SALE <= 1.3x the bare endpoint's (server process, at half load): ${cpuRatio === undefined ? 'NOT MEASURED (no /proc)' : `${cpuRatio.toFixed(2)}x ${verdict(cpuRatio <= 1.3)}`}`);
+}
+
+const pgbenchTps = (r: Round): number | undefined => ('tps' in r.pgbench ? r.pgbench.tps : undefined);
+const pgbenchErrors = (results: Round[]): string =>
+  [...new Set(results.flatMap((r) => ('error' in r.pgbench ? [r.pgbench.error] : [])))].join('; ') || 'no figure';
+
+/** pgbench's rate per round and the S2S SALE and bare endpoint as fractions of it; answers the SALE's ratios. */
+function reportPgbench(results: Round[]): number[] {
+  const measured = results.filter((r) => pgbenchTps(r) !== undefined);
+  console.log(`\npgbench beside it, each round (${PGBENCH_ARGS.join(' ')} -T ${seconds}; one INSERT ... ON CONFLICT DO NOTHING and one UPDATE of the same row):`);
+  if (measured.length === 0) {
+    console.log(`  NOT MEASURED: ${pgbenchErrors(results)}`);
+    return [];
+  }
+  if (measured.length < results.length) console.log(`  (${results.length - measured.length} round(s) without a figure: ${pgbenchErrors(results)})`);
+  const ratios = (i: number) => measured.map((r) => r.throughput[i]!.rps / pgbenchTps(r)!);
+  const line = (name: string, values: number[], digits: number) =>
+    console.log(`  ${name.padEnd(28)} ${median(values).toFixed(digits).padStart(8)}; ${values.map((x) => x.toFixed(digits)).join(' ')}`);
+  line('pgbench tps (median; each)', measured.map((r) => pgbenchTps(r)!), 0);
+  line('S2S SALE / pgbench', ratios(3), 2);
+  line('bare / pgbench', ratios(0), 2);
+  return ratios(3);
+}
+
+let pgbenchMissing = 'pgbench not found on the PATH (it comes with the PostgreSQL client tools)';
+
+/** pgbench and its scratch table, or undefined (and why, in pgbenchMissing) when it cannot run here. */
+async function openPgbench(): Promise<Pgbench | undefined> {
+  if (!pgbenchVersion()) return undefined;
+  try {
+    return await preparePgbench(databaseUrl);
+  } catch (err) {
+    pgbenchMissing = `pgbench's scratch table could not be created: ${(err as Error).message}`;
+    return undefined;
+  }
 }
 
 async function main() {
@@ -159,18 +209,21 @@ async function main() {
     server.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
   });
   const fx = JSON.parse(line) as Fixtures;
+  const pgbench = await openPgbench();
+  if (!pgbench) console.error(`NOTE: ${pgbenchMissing}; the SALE/pgbench target will not be measured.`);
   try {
     // Warm up connection pools and JIT before measuring.
     await autocannon({ url: `${fx.bare}/bare`, method: 'POST', connections: 10, duration: 2 });
     await autocannon({ url: `${fx.gateway}/post`, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: fx.saleForm, connections: 10, duration: 2 });
     const before = machineCpuTimes();
     const results: Round[] = [];
-    for (let round = 0; round < rounds; round++) results.push(await measureRound(fx, server.pid ?? 0));
+    for (let round = 0; round < rounds; round++) results.push(await measureRound(fx, server.pid ?? 0, pgbench));
     // Last, so that the callbacks it leaves for the dispatcher to deliver do not load the rounds.
     const withCallback = await load(`${fx.gateway}/post`, fx.saleFormWithCallback);
     const after = machineCpuTimes();
     report(results, withCallback, (after.steal - before.steal) / Math.max(1, after.total - before.total));
   } finally {
+    await pgbench?.close();
     server.stdin!.end();
     await new Promise((r) => server.once('exit', r));
   }
