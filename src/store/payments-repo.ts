@@ -4,7 +4,7 @@
  */
 import type { Database, Sql } from './database.ts';
 import { enqueueCallbacks, type EnqueueCallbackInput } from './callbacks-repo.ts';
-import { columnArrays, groupCommitted, unnestRows, type BatchColumn } from './group-commit.ts';
+import { groupCommitted, jsonRows, jsonRowsParam, type BatchColumn } from './group-commit.ts';
 import type { PaymentStatus } from '../domain/payment-state.ts';
 import type { Operation } from '../domain/operations.ts';
 import type { Channel, NeedsOperator, PayerInfo, Payment, PaymentDetails, ThreeDsAttributes, Transaction, TransactionStatus, TransactionType } from '../domain/model/payment.ts';
@@ -136,15 +136,16 @@ const INSERT_WITH_TRANSACTION = (() => {
   SELECT id FROM p`;
 })();
 
-/** The same write for many payments: each column travels as one array, unnested into rows. */
-const INSERT_MANY_WITH_TRANSACTIONS = (() => {
-  const transaction: BatchColumn[] = [['tx_id', 'text'], ['tx_type', 'text'], ['tx_status', 'text'], ['tx_amount', 'int8'], ['tx_details', 'jsonb'], ['tx_created_at', 'timestamptz']];
-  return `WITH i AS (SELECT * FROM ${unnestRows('i', [...PAYMENT_COLUMNS, ...transaction])}),
+/** The same write for many payments: the rows travel as one JSON parameter (jsonRows). */
+const INSERT_MANY_COLUMNS: readonly BatchColumn[] = [
+  ...PAYMENT_COLUMNS,
+  ['tx_id', 'text'], ['tx_type', 'text'], ['tx_status', 'text'], ['tx_amount', 'int8'], ['tx_details', 'jsonb'], ['tx_created_at', 'timestamptz'],
+];
+const INSERT_MANY_WITH_TRANSACTIONS = `WITH i AS (SELECT * FROM ${jsonRows('i', INSERT_MANY_COLUMNS)}),
     p AS (INSERT INTO payments (${PAYMENT_COLUMN_LIST}) SELECT ${PAYMENT_COLUMN_LIST} FROM i RETURNING id),
     t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
           SELECT tx_id, id, tx_type, tx_status, tx_amount, tx_details, tx_created_at FROM i)
     SELECT id FROM p`;
-})();
 
 const parsedOrNull = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
@@ -193,7 +194,7 @@ async function insertOneWithTransaction(sql: Sql, { payment, transaction }: Paym
 async function insertManyWithTransactions(sql: Sql, items: readonly PaymentWithTransaction[]): Promise<Payment[]> {
   const json = items.map(({ payment }) => paymentJson(payment));
   const rows = items.map(({ payment, transaction }, i) => [...paymentInsertParams(payment, json[i]), ...transactionInsertParams(transaction)]);
-  const inserted = await sql.query<{ id: string }>(INSERT_MANY_WITH_TRANSACTIONS, columnArrays(rows));
+  const inserted = await sql.query<{ id: string }>(INSERT_MANY_WITH_TRANSACTIONS, [jsonRowsParam(rows)]);
   const ids = new Set(inserted.map((row) => row.id));
   return items.map(({ payment }, i) => {
     if (!ids.has(payment.id)) throw new Error(`payment ${payment.id} missing from its batch insert`);
@@ -410,7 +411,7 @@ function batchedUpdateStatement(shape: UpdateShape): string {
     where.push('p.pending_operation = v.expect_pending');
   }
   columns.push(['tx_id', 'text'], ['tx_status', 'text'], ['tx_details', 'jsonb']);
-  const text = `WITH v AS (SELECT * FROM ${unnestRows('v', columns)}),
+  const text = `WITH v AS (SELECT * FROM ${jsonRows('v', columns)}),
     u AS (UPDATE payments p SET ${sets.join(', ')} FROM v WHERE ${where.join(' AND ')}
           RETURNING v.ord AS batch_ord, v.tx_id AS batch_tx_id, v.tx_status AS batch_tx_status, v.tx_details AS batch_tx_details, p.*),
     t AS (UPDATE transactions tr SET status = u.batch_tx_status, details = tr.details || u.batch_tx_details FROM u WHERE tr.id = u.batch_tx_id)
@@ -433,7 +434,7 @@ function batchedUpdateRow(u: PaymentAndTransactionUpdate, shape: UpdateShape, or
 async function updateManyWithTransactions(db: Sql, items: readonly PaymentAndTransactionUpdate[]): Promise<(Payment | undefined)[]> {
   const shape = shapeOf(items[0]!)!;
   return withOutbox(db, items[0]!.outbox !== undefined, async (sql) => {
-    const rows = await sql.query<PaymentRow & { batch_ord: number }>(batchedUpdateStatement(shape), columnArrays(items.map((u, ord) => batchedUpdateRow(u, shape, ord))));
+    const rows = await sql.query<PaymentRow & { batch_ord: number }>(batchedUpdateStatement(shape), [jsonRowsParam(items.map((u, ord) => batchedUpdateRow(u, shape, ord)))]);
     const applied = new Map(rows.map((row) => [row.batch_ord, row]));
     const results = items.map((_, ord) => {
       const row = applied.get(ord);

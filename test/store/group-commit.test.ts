@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { groupCommit } from '../../src/store/group-commit.ts';
+import { groupCommit, jsonRows, jsonRowsParam } from '../../src/store/group-commit.ts';
 import { insertMerchant, insertMid } from '../../src/store/merchants-repo.ts';
 import { getPayment, insertPaymentWithTransaction, listTransactions, updatePaymentAndTransaction, type NewPayment, type OutboxOf } from '../../src/store/payments-repo.ts';
 import type { Payment } from '../../src/domain/model/payment.ts';
@@ -102,6 +102,23 @@ describe('groupCommit', () => {
   });
 });
 
+describe('jsonRows', () => {
+  it('reads each column from its place in the row, as its type', () => {
+    assert.equal(jsonRows('v', [['id', 'text'], ['amount', 'int8'], ['details', 'jsonb']]),
+      '(SELECT (e->>0)::text AS id, (e->>1)::int8 AS amount, (e->>2)::jsonb AS details FROM jsonb_array_elements($1::jsonb) AS e) AS v');
+  });
+
+  it('sends the rows as arrays of JSON values: bigints as decimal strings, dates as instants, undefined as null', () => {
+    const at = new Date('2030-01-15T10:00:00.123Z');
+    const later = new Date('2030-01-15T10:00:01Z');
+    const param = jsonRowsParam([['a', 12345678901234567890n, '{"k":"\\""}', at, true], ['b', undefined, null, later, at]]);
+    assert.deepEqual(JSON.parse(param), [
+      ['a', '12345678901234567890', '{"k":"\\""}', '2030-01-15T10:00:00.123Z', true],
+      ['b', null, null, '2030-01-15T10:00:01.000Z', '2030-01-15T10:00:00.123Z'],
+    ]);
+  });
+});
+
 for (const { kind, skip } of await storeKinds()) {
   describe(`group commit of payment writes on ${kind}`, { skip }, () => {
     let store: TestStore;
@@ -111,7 +128,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     /** Statements run by the store, to tell batched writes from single ones. */
     const statements: string[] = [];
-    const batchedStatements = () => statements.filter((text) => /^WITH [iv] AS \(SELECT \* FROM unnest/.test(text)).length;
+    const batchedStatements = () => statements.filter((text) => /^WITH [iv] AS \(SELECT \* FROM (unnest\(|\(SELECT [^]*? FROM jsonb_array_elements\()/.test(text)).length;
 
     before(async () => {
       store = await openTestStore(kind);
