@@ -9,9 +9,10 @@ import { getSession, insertSessionWithPayment, type SessionRequest } from '../..
 import { openTestStore, storeKinds, type TestStore } from '../support/stores.ts';
 
 /** A statement log for groupCommit's two ways of writing. */
-function recorder(failing = new Set<number>()) {
+function recorder(failing = new Set<number>(), hold?: Promise<void>) {
   const statements: { kind: 'one' | 'many'; items: number[] }[] = [];
-  const tick = () => new Promise((r) => setTimeout(r, 5));
+  // A statement takes 5 ms, or until `hold` settles (so a test can keep it in flight however slow the machine).
+  const tick = () => hold ?? new Promise((r) => setTimeout(r, 5));
   return {
     statements,
     one: async (item: number) => {
@@ -45,24 +46,35 @@ describe('groupCommit', () => {
     assert.deepEqual(r.statements, [{ kind: 'many', items: [1, 2, 3, 4] }]);
   });
 
+  /** A promise that settles when told to: keeps the statements in flight until the items are submitted. */
+  const gate = () => {
+    let open!: () => void;
+    const held = new Promise<void>((resolve) => (open = resolve));
+    return { held, open };
+  };
+
   it('queues items while maxInFlight statements run, and writes them in the next batch', async () => {
-    const r = recorder();
+    const { held, open } = gate();
+    const r = recorder(undefined, held);
     const submit = groupCommit({ one: r.one, many: r.many, maxInFlight: 1 });
     const first = submit(1);
     await new Promise((resolve) => setImmediate(resolve));
     const later = [2, 3, 4].map(submit);
+    open();
     assert.deepEqual(await Promise.all([first, ...later]), [10, 20, 30, 40]);
     assert.deepEqual(r.statements, [{ kind: 'one', items: [1] }, { kind: 'many', items: [2, 3, 4] }]);
   });
 
   it('keeps one statement of a key in flight by default: the items arriving meanwhile gather into the next', async () => {
-    const r = recorder();
+    const { held, open } = gate();
+    const r = recorder(undefined, held);
     const submit = groupCommit({ one: r.one, many: r.many });
     const answers = [submit(1)];
     for (const item of [2, 3, 4, 5]) {
       await new Promise((resolve) => setImmediate(resolve));
       answers.push(submit(item));
     }
+    open();
     assert.deepEqual(await Promise.all(answers), [10, 20, 30, 40, 50]);
     assert.deepEqual(r.statements, [{ kind: 'one', items: [1] }, { kind: 'many', items: [2, 3, 4, 5] }]);
   });
