@@ -284,24 +284,19 @@ function webhooks(): Json {
   };
 }
 
-
 // --- assembling -----------------------------------------------------------------------------------------------
 
 /** Where a route's doc rides from `transform` (which sees the route) to `transformObject` (which sees the document). */
 const DOC_KEY = 'x-portcullis-doc';
 
-/** The operation a route's doc makes, or undefined when the doc patches the generated one in place. */
-function documented(op: Json, doc: RouteDoc, forms: Set<FormDoc>): Json | undefined {
+/** A form API's operation, described whole by its route's doc; the form is noted for its component schemas. */
+function wholeOperation(doc: { form: FormDoc } | QueryDoc, forms: Set<FormDoc>): Json {
   if ('form' in doc) {
     forms.add(doc.form);
     return formOperation(doc.form);
   }
-  if ('byGet' in doc) {
-    forms.add(doc.byGet);
-    return queryOperation(doc);
-  }
-  jsonOperationPatch(op, doc);
-  return undefined;
+  forms.add(doc.byGet);
+  return queryOperation(doc);
 }
 
 // Answers of admin routes that do not declare their own (the admin API brings its schemas as it grows).
@@ -341,6 +336,24 @@ function fillMissingErrors(op: Json, tag: string | undefined): void {
   op.responses = { ...responses, ...errorResponses(names, 'json') };
 }
 
+/** One generated operation, completed from its route's doc, its page entry, or the fallbacks of the admin API. */
+function completeOperation(op: Json, key: string, forms: Set<FormDoc>): Json {
+  const doc = op[DOC_KEY] as RouteDoc | undefined;
+  delete op[DOC_KEY];
+  const page = PAGES[key];
+  if (doc && ('form' in doc || 'byGet' in doc)) {
+    const whole = wholeOperation(doc, forms);
+    return { ...op, ...asJson(whole), description: [op.description, whole.description].filter(Boolean).join('\n\n') };
+  }
+  if (doc) jsonOperationPatch(op, doc);
+  else if (page) return { ...op, ...asJson(pageOperation(page)) };
+  else {
+    fillMissingAnswer(op, key);
+    fillMissingErrors(op, (op.tags as string[] | undefined)?.[0]);
+  }
+  return op;
+}
+
 const OPENAPI_INFO = {
   title: 'Portcullis payment gateway',
   // The release (package.json, set by scripts/release.mjs); the Checkout paths keep their /api/v1/ (interface.md).
@@ -353,7 +366,6 @@ const OPENAPI_INFO = {
     'Errors are JSON `{http_code, error_code, error_message, errors?}` (S2S adds `"result": "ERROR"`). Every merchant POST accepts an `Idempotency-Key` header. Callbacks are described in the `webhooks` section. A typed Node.js SDK is in sdk/node.',
   ].join('\n'),
 };
-
 
 export const SWAGGER_OPTIONS: FastifyDynamicSwaggerOptions = {
   openapi: {
@@ -383,19 +395,7 @@ export const SWAGGER_OPTIONS: FastifyDynamicSwaggerOptions = {
     const doc = (documentObject as { openapiObject: unknown }).openapiObject as { paths: Record<string, Record<string, Json>>; components: { schemas?: Json }; webhooks?: Json };
     const forms = new Set<FormDoc>();
     for (const [path, ops] of Object.entries(doc.paths)) {
-      for (const [method, op] of Object.entries(ops)) {
-        const routeDoc = op[DOC_KEY] as RouteDoc | undefined;
-        delete op[DOC_KEY];
-        const page = PAGES[`${method} ${path}`];
-        const whole = routeDoc && documented(op, routeDoc, forms);
-        if (whole) ops[method] = { ...op, ...asJson(whole), description: [op.description, whole.description].filter(Boolean).join('\n\n') };
-        else if (routeDoc) continue;
-        else if (page) ops[method] = { ...op, ...asJson(pageOperation(page)) };
-        else {
-          fillMissingAnswer(op, `${method} ${path}`);
-          fillMissingErrors(op, (op.tags as string[] | undefined)?.[0]);
-        }
-      }
+      for (const [method, op] of Object.entries(ops)) ops[method] = completeOperation(op, `${method} ${path}`, forms);
     }
     doc.components.schemas = { ...(doc.components.schemas ?? {}), ...asJson({ Error: ErrorBody, S2sError: S2sErrorBody, ...formComponents(forms) }) };
     doc.webhooks = asJson(webhooks());
