@@ -145,7 +145,7 @@ function queryOperation(doc: QueryDoc): Json {
   };
 }
 
-/** The request and answer schemas of the form APIs, in the order of their routes. */
+/** Every form API's request schemas, then every one's answers (the document's order), the forms in their routes' order. */
 function formComponents(forms: Iterable<FormDoc>): Json {
   const list = [...forms];
   return {
