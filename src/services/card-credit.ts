@@ -8,10 +8,8 @@ import type { ServiceContext } from './context.ts';
 import type { Merchant } from '../domain/model/merchant.ts';
 import type { Mid } from '../domain/model/mid.ts';
 import type { PayerInfo } from '../domain/model/payment.ts';
-import { findCardByToken } from '../store/card-vault.ts';
-import { createAndAuthorize, type CardSource, type PaymentStep } from './card-payments.ts';
+import { createAndAuthorize, tokenSource, type CardSource, type PaymentStep } from './attempt/index.ts';
 import type { Money } from '../domain/money.ts';
-import { GatewayError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 
 export interface CardCreditInput {
@@ -40,9 +38,8 @@ export async function creditCard(ctx: ServiceContext, input: CardCreditInput): P
   let fromToken: { firstName?: string; lastName?: string } = {};
   if (input.card.kind === 'token') {
     // Resolved before anything is written: an unknown token leaves no payment behind.
-    const stored = await findCardByToken(ctx.db, merchant.id, input.card.token);
-    if (!stored) throw new GatewayError('cardTokenInvalid');
-    source = { kind: 'vault', vaultId: stored.id };
+    const stored = await tokenSource(ctx, merchant.id, input.card.token);
+    source = stored.source;
     fromToken = splitHolder(stored.holder);
   } else {
     source = { kind: 'transient', card: { pan: input.card.pan, expMonth: '', expYear: '' } };

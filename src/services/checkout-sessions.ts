@@ -11,7 +11,7 @@ import { formatAmount, type Money } from '../domain/money.ts';
 import { findMethod } from '../domain/methods/catalog.ts';
 import { stateRequired } from '../domain/countries.ts';
 import { prepareSessionParameters, validateSessionParameters } from '../domain/methods/validate.ts';
-import { routeMid } from './card-payments.ts';
+import { routeMid } from './attempt/index.ts';
 import { parseAmount, formatAmount as canonicalAmount } from '../domain/money.ts';
 import { scheduleForRequest } from './schedules/subscriptions.ts';
 import { cardOnFileOf } from './recurring/card-on-file.ts';

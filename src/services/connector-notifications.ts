@@ -11,7 +11,7 @@ import type { ConnectorOutcome, FollowUpOutcome, InboundRequest, NotificationEve
 import { GatewayError } from '../domain/errors.ts';
 import { isAuthorizationEvent, settlesInFlight } from '../domain/operations.ts';
 import { midAccess } from './connector-access.ts';
-import { applyNotifiedOutcome } from './card-payments.ts';
+import { applyNotifiedOutcome } from './attempt/index.ts';
 import { applyLateFollowUp } from './follow-ups.ts';
 import { applyProviderNotice } from './apm/payments.ts';
 import type { ApmOutcome } from '../connectors/apm-types.ts';

@@ -48,6 +48,14 @@ export interface ServiceContext {
   sandbox?: SandboxPort;
   /** Where status lookups read: a replica kept read-your-writes (store/replica.ts) when one is configured. */
   reads?: Sql;
+  /** Test probes on the attempt's empty steps (services/attempt/screen.ts, post.ts); absent in production. */
+  attemptHooks?: AttemptHooks;
+}
+
+/** Called by the attempt's screen and post steps with what they were given (declared here to keep context.ts a leaf). */
+export interface AttemptHooks {
+  screened?(facts: { paymentId: string; channel: string; kind: string }): void;
+  posted?(applied: { paymentId: string; status: string; transId: string }): void;
 }
 
 /** The store status lookups read from: the replica router when configured, else the primary. */

@@ -11,11 +11,10 @@ import { countDeclinedAttempts, getSession, switchSessionPayment, type Session }
 import { getPayment, insertPayment } from '../store/payments-repo.ts';
 import { cardOnFileOf } from './recurring/card-on-file.ts';
 import type { Consent } from '../domain/recurring-consent.ts';
-import { findCardByToken } from '../store/card-vault.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { intentOf, isPayout, payinIntent, takesWallets, tokenizesCard } from '../domain/operations.ts';
-import { authorizeCard, completeChallenge, type PaymentStep, type CardSource } from './card-payments.ts';
+import { authorizeCard, completeChallenge, tokenSource, type PaymentStep, type CardSource } from './attempt/index.ts';
 import { returnQuery, withQuery } from './callbacks/checkout-callback.ts';
 import { sessionPaymentDetails } from './checkout-sessions.ts';
 import { resolveWalletPayment } from './wallets/wallet-payments.ts';
@@ -173,11 +172,8 @@ async function cardSource(ctx: ServiceContext, merchant: Merchant, session: Sess
   const card = form.card;
   if (!card) throw GatewayError.field('card_number', 'This value should not be blank.');
   if (card.number) return { source: { kind: 'card', card: { pan: card.number, expMonth: card.expMonth, expYear: card.expYear, cvv: card.cvv, holder: card.holder } } };
-  const token = session.request.cardTokens?.[0];
-  const stored = token ? await findCardByToken(ctx.db, merchant.id, token) : undefined;
-  if (!stored) throw new GatewayError('cardTokenInvalid');
   const typed = isPayout(session.operation) && card.expMonth && card.expYear ? { expiry: { expMonth: card.expMonth, expYear: card.expYear } } : {};
-  return { source: { kind: 'vault', vaultId: stored.id, ...typed }, holder: stored.holder };
+  return tokenSource(ctx, merchant.id, session.request.cardTokens?.[0], typed);
 }
 
 function payerFrom(form: CardForm): PayerInfo {

@@ -20,7 +20,7 @@ import {
 } from '../store/sessions-repo.ts';
 import { storeCard, findCardByToken } from '../store/card-vault.ts';
 import { loadSession, attemptFor, type SessionState } from './hosted-checkout.ts';
-import { authorizeCard, type CardSource, type PaymentStep } from './card-payments.ts';
+import { authorizeCard, type CardSource, type PaymentStep } from './attempt/index.ts';
 import { cardBrand, cardNumberAccepted, cvvValid, isExpired, normalizePan, parseExpiryText, cardExpirationDate } from '../domain/card.ts';
 import { formatAmount, parseAmount } from '../domain/money.ts';
 import { GatewayError, MESSAGES, type ErrorName, type FieldError } from '../domain/errors.ts';

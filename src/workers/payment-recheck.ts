@@ -9,7 +9,7 @@ import type { ServiceContext } from '../services/context.ts';
 import { findStalledPayments, flagForOperator } from '../store/payments-repo.ts';
 import type { Payment } from '../domain/model/payment.ts';
 import { findMerchantById, listMids } from '../store/merchants-repo.ts';
-import { applyOutcome } from '../services/card-payments.ts';
+import { applyOutcome } from '../services/attempt/index.ts';
 import { intentOf, recheckBy } from '../domain/operations.ts';
 import { recheckInitiation } from '../services/apm/payments.ts';
 import { PollingLoop } from './polling.ts';
@@ -104,7 +104,7 @@ export class PaymentRecheck {
     const outcome = await connector.inquire(inquiryRequest(payment), midAccess(this.ctx, mid));
     if (!outcome) return false;
     const transId = payment.details.lastTransId ?? payment.id;
-    const step = await applyOutcome(this.ctx, merchant, payment, transId, operation, intentOf(payment), outcome);
+    const step = await applyOutcome(this.ctx, { merchant, payment, transId, operation, intent: intentOf(payment) }, outcome);
     return step.kind !== 'processing';
   }
 

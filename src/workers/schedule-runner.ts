@@ -33,6 +33,11 @@ import { cardFacts, chainMidFirst, CHAIN_ROUTING, noCandidateError, noteOutcome,
 import { ERRORS, GatewayError } from '../domain/errors.ts';
 import type { DueChain } from '../store/schedules-repo.ts';
 import { merchantInitiatedOutcome } from '../services/recurring/card-on-file.ts';
+import { authorizeRequest } from '../services/attempt/request.ts';
+import { heldForIntegrity, mismatchesOf } from '../services/attempt/integrity.ts';
+import { screen, type ScreenFacts } from '../services/attempt/screen.ts';
+import { post } from '../services/attempt/post.ts';
+import { intentOf } from '../domain/operations.ts';
 import { PollingLoop } from './polling.ts';
 
 /** Points where tests simulate a crash: a hook that throws ends the pass there, as a dead process would. */
@@ -211,48 +216,66 @@ export class ScheduleRunner {
     const card = await cards.get(vaultId);
     if (!card) return { kind: 'declined', reason: 'Card no longer available' };
     if (passFailed()) return NOT_SENT;
+    await screen(this.ctx, chargeScreenFacts(payment, card));
+    // The one request builder of every card attempt: the chain's card-on-file use and the acquirer's own reference.
+    const request = authorizeRequest(this.ctx, payment, {
+      intent: intentOf(payment), card: { pan: card.pan(), expMonth: card.expMonth, expYear: card.expYear, holder: card.holder ?? undefined },
+      connector: route.connector.name, midId: route.mid.id,
+    });
     try {
-      return merchantInitiatedOutcome(await route.connector.authorize({
-        paymentId: payment.id, intent: 'sale', amount: payment.amount, currency: payment.currency,
-        card: { pan: card.pan(), expMonth: card.expMonth, expYear: card.expYear, holder: card.holder ?? undefined },
-        orderId: payment.orderId, description: payment.description,
-        storedCard: { initiator: 'merchant', source: 'recurring', sequence: 'subsequent' },
-        idempotencyKey: payment.id,
-      }, route.mid));
+      return merchantInitiatedOutcome(await route.connector.authorize(request, route.mid));
     } catch (err) {
       this.ctx.logger.error({ paymentId: payment.id, err: (err as Error).message }, 'schedule charge: connector call failed; left for re-check');
       return { kind: 'pending', reason: 'Connector unavailable' };
     }
   }
 
-  /** Writes the final answers with their callbacks in one statement; pending ones stay in flight. */
+  /**
+   * Writes the final answers with their callbacks in one statement; pending ones stay in flight, and so do those
+   * whose acquirer reports another payment (held for an operator, as a card payment's are: integrity.ts).
+   */
   private async record(answers: readonly { payment: Payment; answer: ConnectorOutcome }[]): Promise<{ recorded: number; left: number }> {
-    const final = answers.filter((a): a is { payment: Payment; answer: FinalOutcome } => a.answer.kind === 'approved' || a.answer.kind === 'declined');
+    const decided = answers.filter((a): a is { payment: Payment; answer: FinalOutcome } => a.answer.kind === 'approved' || a.answer.kind === 'declined');
+    const final = await this.unheld(decided);
     if (final.length === 0) return { recorded: 0, left: answers.length };
     const now = this.ctx.clock.now();
     const writes = [];
     const outbox: OutboxRow[] = [];
+    const afters = new Map<string, Payment>();
     for (const { payment, answer } of final) {
       const charge = scheduleChargeOf(payment);
       const at = charge ? chargeInstant(charge, now) : now;
       const { write, after, event } = outcomeOf(payment, answer, at);
       writes.push(write);
+      afters.set(payment.id, after);
       const merchant = (await this.merchantOf(this.ctx.db, payment.merchantId))?.merchant;
       const row = merchant && outboxRowOf(merchant, after, event, at, newId());
       if (row) outbox.push(row);
     }
     const written = await recordOutcomes(this.ctx.db, writes, outbox, now);
-    await this.afterOutcomes(final.filter((a) => written.has(a.payment.id)));
+    await this.afterOutcomes(final.filter((a) => written.has(a.payment.id)), afters);
     return { recorded: written.size, left: answers.length - final.length };
+  }
+
+  /** The answers that may be applied; the others are held for an operator here (rare: one write each). */
+  private async unheld(decided: { payment: Payment; answer: FinalOutcome }[]): Promise<{ payment: Payment; answer: FinalOutcome }[]> {
+    const out: { payment: Payment; answer: FinalOutcome }[] = [];
+    for (const a of decided) {
+      if (mismatchesOf(a.payment, a.answer).length === 0) out.push(a);
+      else await heldForIntegrity(this.ctx, a.payment, 'authorize', a.answer);
+    }
+    return out;
   }
 
   /**
    * What follows a written outcome: a declined charge gives its daily-cap share back, and the outcome counts
    * towards its MID's success rate. Both after the outcome's write: a crash in between keeps a share reserved
-   * (the cap errs on the side of never being exceeded).
+   * (the cap errs on the side of never being exceeded). The post step (the ledger's place) follows the batch
+   * statement too: see services/attempt/post.ts for what it must become.
    */
-  private async afterOutcomes(written: readonly { payment: Payment; answer: FinalOutcome }[]): Promise<void> {
+  private async afterOutcomes(written: readonly { payment: Payment; answer: FinalOutcome }[], afters: ReadonlyMap<string, Payment>): Promise<void> {
     for (const { payment, answer } of written) {
+      await post(this.ctx, this.ctx.db, { payment: afters.get(payment.id) ?? payment, transId: String(payment.details.lastTransId), outcome: answer.kind });
       if (answer.kind === 'declined') await releaseHold(this.ctx.db, payment.details.volumeHold);
       const merchant = (await this.merchantOf(this.ctx.db, payment.merchantId))?.merchant;
       if (merchant && answer !== NO_MID && answer !== DAY_LIMIT) {
@@ -285,6 +308,16 @@ export class ScheduleRunner {
     });
     return this.record(answers);
   }
+}
+
+/** What the screen reads of a scheduled charge (services/attempt/screen.ts). */
+function chargeScreenFacts(p: Payment, card: LoadedCard): ScreenFacts {
+  const pan = card.pan();
+  return {
+    paymentId: p.id, merchantId: p.merchantId, midId: p.midId, channel: 'schedule', kind: 'card', operation: p.operation, intent: intentOf(p),
+    amount: p.amount, currency: p.currency, card: { bin: pan.slice(0, 8), last4: pan.slice(-4), stored: true },
+    payer: { ip: p.payer.ip, email: p.payer.email, country: p.payer.country }, merchantInitiated: true, recurring: true,
+  };
 }
 
 /**

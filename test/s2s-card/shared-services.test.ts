@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { authorizeCard, createAndAuthorize } from '../../src/services/card-payments.ts';
+import { authorizeCard, createAndAuthorize } from '../../src/services/attempt/index.ts';
 import { getPayment, insertPayment, listTransactions, type NewPayment } from '../../src/store/payments-repo.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { CARD } from './support.ts';

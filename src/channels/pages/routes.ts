@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import { loadSession, payByCard, payByWallet, finishChallenge, checkoutDestination, outcomeOf, linkTarget, afterDecline, payerAttempts, type SessionState } from '../../services/hosted-checkout.ts';
-import type { PaymentStep } from '../../services/card-payments.ts';
+import type { PaymentStep } from '../../services/attempt/index.ts';
 import type { PayerRedirect } from '../../services/s2s-card/payer-redirect.ts';
 import { getPayment } from '../../store/payments-repo.ts';
 import type { Payment } from '../../domain/model/payment.ts';

@@ -4,7 +4,7 @@
  */
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Payment, Transaction } from '../../domain/model/payment.ts';
-import type { PaymentStep } from '../../services/card-payments.ts';
+import type { PaymentStep } from '../../services/attempt/index.ts';
 import type { FollowUpResult } from '../../services/follow-ups.ts';
 import { payerRedirect, type PayerRedirect } from '../../services/s2s-card/payer-redirect.ts';
 import { descriptorOf } from '../../services/callbacks/s2s-card-callback.ts';

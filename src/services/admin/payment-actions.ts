@@ -13,7 +13,7 @@ import type { Mid } from '../../domain/model/mid.ts';
 import type { Payment, TransactionType } from '../../domain/model/payment.ts';
 import { getPayment, listTransactions, needsOperatorOf, updatePayment, updateTransactionStatus, type PaymentPatch } from '../../store/payments-repo.ts';
 import type { NeedsOperator } from '../../domain/model/payment.ts';
-import { resolveHeldAuthorization } from '../card-payments.ts';
+import { resolveHeldAuthorization } from '../attempt/index.ts';
 import { resolveHeldInitiation } from '../apm/payments.ts';
 import type { OperatorDecision, OperatorWrite } from '../operator-write.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';

@@ -26,9 +26,10 @@ import { apmOf, apmS2sStatus, awaitingProvider, payerPhone, unfinishedApm, type 
 import { apmRoute } from './connector.ts';
 import { connectorOfPayment, providerMidFor, providerNotifyUrl } from './provider-route.ts';
 import { applyPayoutOutcome } from './payouts.ts';
-import { heldForIntegrity } from './integrity.ts';
+import { heldForIntegrity, mismatchesOf } from '../attempt/integrity.ts';
+import { screen, type ScreenFacts } from '../attempt/screen.ts';
+import { post } from '../attempt/post.ts';
 import type { OperatorDecision, OperatorWrite } from '../operator-write.ts';
-import { integrityMismatches } from '../../domain/integrity.ts';
 import { pageFields, PAYER_PATHS, type ApmMethod } from './methods.ts';
 import { midSupplied, withPayeeValues } from '../../domain/methods/supplied.ts';
 import type { MethodEntry, Operation } from '../../domain/methods/catalog.ts';
@@ -195,6 +196,8 @@ async function initiate(ctx: ServiceContext, merchant: Merchant, payment: Paymen
     return claim;
   });
   if (!claimed) return stepOf(await reload(ctx, payment));
+  // Once per attempt, on the claim that makes it one, before the provider is asked (services/attempt/screen.ts).
+  await screen(ctx, apmScreenFacts(claimed, apm.method));
   const unavailable: ApmOutcome = { kind: 'pending', reason: 'Connector unavailable' };
   if (isPayout(claimed.operation)) {
     const payout = await payoutRequest(ctx, merchant, claimed, apm);
@@ -204,6 +207,15 @@ async function initiate(ctx: ServiceContext, merchant: Merchant, payment: Paymen
   const request = initiateRequest(ctx, merchant, claimed, apm);
   const outcome = await call<ApmOutcome>(ctx, payment.id, () => connector.initiate(request), unavailable);
   return applyInitiation(ctx, merchant, claimed, outcome);
+}
+
+/** What the screen reads of an APM attempt (an initiation or a payout). */
+export function apmScreenFacts(p: Payment, method: string): ScreenFacts {
+  return {
+    paymentId: p.id, merchantId: p.merchantId, midId: p.midId, channel: p.channel, kind: 'apm', operation: p.operation,
+    intent: intentOf(p), amount: p.amount, currency: p.currency, method,
+    payer: { ip: p.payer.ip, email: p.payer.email, country: p.payer.country }, merchantInitiated: false, recurring: p.details.recurringInit === true,
+  };
 }
 
 /**
@@ -294,6 +306,7 @@ async function awaitPayer(ctx: ServiceContext, merchant: Merchant, payment: Paym
   };
   const updated = await ctx.db.transaction(async (tx) => {
     const u = await updatePayment(tx, payment.id, expect, patch, now);
+    if (u) await post(ctx, tx, { payment: u, transId: u.details.lastTransId ?? u.id, outcome: 'redirect' });
     if (u && u.channel === 's2s_apm') await notify(tx, merchant, u, { transId: u.details.lastTransId ?? u.id, type: 'redirect', status: 'waiting' }, now);
     return u;
   });
@@ -325,6 +338,7 @@ async function finish(ctx: ServiceContext, merchant: Merchant, payment: Payment,
       ? await updatePaymentAndTransaction(sql, payment.id, expect, patch, now, { id: transId, status: txStatus, details: { ...(d.approved ? {} : { reason: patch.declineReason }), ...byOperator?.txDetails } })
       : await updatePayment(sql, payment.id, expect, patch, now);
     if (!updated) return undefined;
+    await post(ctx, sql, { payment: updated, transId: transId ?? updated.id, outcome: d.approved ? 'approved' : 'declined' });
     if (d.approved && updated.sessionId) await markSessionPaid(sql, updated.sessionId, updated.id);
     await notify(sql, merchant, updated, { transId: transId ?? updated.id, type: finalType(updated), status: txStatus, ...(d.approved ? {} : { reason: updated.declineReason ?? DECLINED }) }, now);
     await byOperator?.within(sql, updated);
@@ -426,7 +440,7 @@ export async function applyProviderNotice(ctx: ServiceContext, merchant: Merchan
   if (payment.pendingOperation === 'apm_initiate' && apmOf(payment)) return applyInitiation(ctx, merchant, payment, outcome);
   if (payment.pendingOperation === 'apm_payout') return stepOf((await applyPayoutOutcome(ctx, merchant, payment, outcome)).payment);
   if (!awaitingProvider(payment)) return stepOf(payment);
-  if (integrityMismatches({ amount: payment.amount, currency: payment.currency, reference: payment.id }, outcome.kind === 'approved' || outcome.kind === 'declined' ? outcome.reported : undefined).length > 0) {
+  if (mismatchesOf(payment, outcome).length > 0) {
     ctx.logger.warn({ paymentId: payment.id }, 'provider notification names another amount, currency or order; ignored');
     return stepOf(payment);
   }

@@ -21,7 +21,9 @@ import { newId } from '../../domain/ids.ts';
 import type { ApmExperience, ApmOutcome, PayerAction } from '../../connectors/apm-types.ts';
 import { notify } from '../callbacks/index.ts';
 import { apmRoute } from './connector.ts';
-import { heldForIntegrity } from './integrity.ts';
+import { heldForIntegrity } from '../attempt/integrity.ts';
+import { screen } from '../attempt/screen.ts';
+import { post } from '../attempt/post.ts';
 import { usableConnectors } from '../connector-access.ts';
 import type { ApmDetails } from './details.ts';
 
@@ -43,10 +45,15 @@ async function payoutMidSettings(ctx: ServiceContext, merchant: Merchant): Promi
 
 export async function startPayout(ctx: ServiceContext, input: NewPayout): Promise<{ payment: Payment; settled: boolean }> {
   const { merchant, method, order, payee } = input;
+  const id = newId();
+  // Before it is routed or written (services/attempt/screen.ts).
+  await screen(ctx, {
+    paymentId: id, merchantId: merchant.id, channel: 's2s_apm', kind: 'apm', operation: 'credit', intent: 'payout', amount: order.amount.minor, currency: order.amount.currency,
+    method: method.key, payer: { email: payee.email }, merchantInitiated: false, recurring: false,
+  });
   const { connector, midId } = await apmRoute(ctx, merchant, { midId: null, amount: order.amount.minor, currency: order.amount.currency });
   const supplied = midSupplied(method, input.params, await payoutMidSettings(ctx, merchant));
   const now = ctx.clock.now();
-  const id = newId();
   const transId = newId();
   const payer: PayerInfo = { firstName: payee.firstName, lastName: payee.lastName, name: `${payee.firstName} ${payee.lastName}`, email: payee.email, phone: payee.phone };
   const claimed = await insertPaymentWithTransaction(ctx.db, {
@@ -94,6 +101,7 @@ export async function applyPayoutOutcome(ctx: ServiceContext, merchant: Merchant
       ...(approved ? { capturedAmount: payment.amount } : { declineReason }),
       ...(outcome.reference ? { details: { connectorRef: outcome.reference } } : {}),
     }, done, { id: transId, status: approved ? 'success' : 'fail' });
+    if (u) await post(ctx, tx, { payment: u, transId, outcome: approved ? 'approved' : 'declined' });
     if (u) await notify(tx, merchant, u, { transId, type: 'credit', status: approved ? 'success' : 'fail', ...(approved ? {} : { reason: u.declineReason ?? undefined }) }, done);
     return u;
   });
@@ -108,5 +116,7 @@ async function awaitRecipient(ctx: ServiceContext, payment: Payment, method: Met
   const apm: ApmDetails = { method: method.key, experience: method.experience as ApmExperience, stage: 'started', params, action };
   const updated = await updatePayment(ctx.db, payment.id, { status: 'prepare', pendingOperation: 'apm_payout' },
     { status: nextStatus('prepare', 'redirect_required') ?? 'redirect', pendingOperation: null, details: { connectorRef: reference, apm } }, ctx.clock.now());
+  // A single statement, no transaction to lend the post step (services/attempt/post.ts).
+  if (updated) await post(ctx, ctx.db, { payment: updated, transId: updated.details.lastTransId ?? updated.id, outcome: 'redirect' });
   return updated ?? payment;
 }

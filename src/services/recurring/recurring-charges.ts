@@ -8,7 +8,7 @@ import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Mid } from '../../domain/model/mid.ts';
 import type { Channel, Payment, PaymentDetails } from '../../domain/model/payment.ts';
 import { getMerchantPayment } from '../../store/payments-repo.ts';
-import { createAndAuthorize, type PaymentStep } from '../card-payments.ts';
+import { createAndAuthorize, type PaymentStep } from '../attempt/index.ts';
 import { chainMidFirst } from '../card-routing.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { parseAmount } from '../../domain/money.ts';

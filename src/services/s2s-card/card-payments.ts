@@ -9,8 +9,7 @@ import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Mid } from '../../domain/model/mid.ts';
 import type { PayerInfo, Payment, PaymentDetails } from '../../domain/model/payment.ts';
 import { getMerchantPayment, findPaymentsByOrder } from '../../store/payments-repo.ts';
-import { findCardByToken } from '../../store/card-vault.ts';
-import { createAndAuthorize, type CardSource, type PaymentStep } from '../card-payments.ts';
+import { createAndAuthorize, tokenSource, type CardSource, type PaymentStep } from '../attempt/index.ts';
 import type { CardData } from '../../connectors/types.ts';
 import type { WalletUse } from '../wallets/wallet-payments.ts';
 import type { Intent } from '../../domain/routing.ts';
@@ -43,9 +42,7 @@ export interface StartPaymentInput {
 async function cardSource(ctx: ServiceContext, merchantId: string, card: CardInput): Promise<CardSource> {
   if (card.kind === 'wallet') return { kind: 'wallet', use: card.use };
   if (card.kind === 'card') return card.keep ? { kind: 'card', card: card.card } : { kind: 'transient', card: card.card };
-  const stored = await findCardByToken(ctx.db, merchantId, card.token);
-  if (!stored) throw new GatewayError('cardTokenInvalid');
-  return { kind: 'vault', vaultId: stored.id, ...(card.cvv ? { cvv: card.cvv } : {}) };
+  return (await tokenSource(ctx, merchantId, card.token, card.cvv ? { cvv: card.cvv } : {})).source;
 }
 
 /** Creates the payment and runs its first connector step. */

@@ -10,7 +10,7 @@ import { callbackBody } from '../../store/callbacks-repo.ts';
 import type { ConnectorOutcome } from '../../connectors/types.ts';
 import type { RoutingDecision } from '../../domain/routing.ts';
 import type { VolumeHold } from '../../domain/volume-caps.ts';
-import { nextStatus } from '../../domain/payment-state.ts';
+import { planOutcome } from '../attempt/outcome-plan.ts';
 import { nextDueDate, startOfDay } from '../../domain/schedule-calendar.ts';
 import { ERRORS } from '../../domain/errors.ts';
 import { finalTxType } from '../../domain/operations.ts';
@@ -54,6 +54,8 @@ function chargeDetails(chain: DueChain, charge: ScheduleCharge, transactionId: s
     gatewayUrl: d.gatewayUrl, noCallbacks: d.noCallbacks,
     recurring_init_trans_id: s.initPaymentId, recurring_token: s.recurringToken, schedule_id: s.scheduleId, first_recurring_date: s.firstDate,
     merchantInitiated: true, cof: CARD_ON_FILE.scheduled, lastTransId: transactionId, scheduleCharge: charge,
+    // The acquirer's own reference of the chain's stored card, sent with every charge (services/attempt/request.ts).
+    ...(typeof d.storedCardReference === 'string' ? { storedCardReference: d.storedCardReference } : {}),
   };
 }
 
@@ -90,27 +92,23 @@ export const NO_MID: FinalOutcome = { kind: 'declined', reason: ERRORS.noEligibl
 export const DAY_LIMIT: FinalOutcome = { kind: 'declined', reason: ERRORS.dayMidLimit.message };
 export const noRouteOutcome = (p: Pick<Payment, 'details'>): FinalOutcome => (p.details.routeRefused === 'dayMidLimit' ? DAY_LIMIT : NO_MID);
 
-function transition(event: 'sold' | 'declined'): Payment['status'] {
-  const to = nextStatus('prepare', event);
-  if (!to) throw new Error(`prepare -${event}-> is not in the state table`);
-  return to;
-}
-
 /** The write of a connector's final answer, the payment as it will read afterwards, and the event to report. */
 export function outcomeOf(payment: Payment, outcome: FinalOutcome, at: Date): { write: ChargeOutcome; after: Payment; event: PaymentEvent } {
   const approved = outcome.kind === 'approved';
   const transactionId = String(payment.details.lastTransId);
-  const details: PaymentDetails = approved ? { connectorRef: outcome.reference, rrn: outcome.rrn, arn: outcome.arn, approvalCode: outcome.approvalCode } : {};
+  // The plan every card outcome is applied by (services/attempt/outcome-plan.ts), written here in the batch statement.
+  const plan = planOutcome(payment, 'sale', outcome);
+  const details: PaymentDetails = plan.patch.details ?? {};
   const write: ChargeOutcome = {
     paymentId: payment.id,
-    status: transition(approved ? 'sold' : 'declined'),
-    capturedAmount: approved ? payment.amount : 0n,
-    declineReason: approved ? null : outcome.reason,
-    threeDs: outcome.threeDs ?? null,
+    status: plan.patch.status as Payment['status'],
+    capturedAmount: plan.patch.capturedAmount ?? 0n,
+    declineReason: plan.patch.declineReason ?? null,
+    threeDs: plan.patch.threeDs ?? null,
     details,
     transactionId,
-    transactionStatus: approved ? 'success' : 'fail',
-    transactionDetails: approved ? { reference: outcome.reference } : { reason: outcome.reason },
+    transactionStatus: plan.txStatus,
+    transactionDetails: plan.txDetails ?? {},
     at,
   };
   const after: Payment = {

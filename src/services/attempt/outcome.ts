@@ -1,0 +1,72 @@
+/**
+ * Step 9 of an attempt, the write: an acquirer's outcome applied to a payment claimed with `operation`, with a
+ * compare-and-set, after the integrity check, with its consequences (consequences.ts). Every card outcome comes
+ * here: the first answer, a cascade's last, a challenge's completion, the acquirer's notification, the re-check's
+ * inquiry, and an operator's decision on a held one.
+ */
+import type { ServiceContext } from '../context.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Payment } from '../../domain/model/payment.ts';
+import { getPayment, updatePaymentAndTransaction, type PaymentPatch } from '../../store/payments-repo.ts';
+import type { Intent } from '../../domain/routing.ts';
+import type { ConnectorOutcome } from '../../connectors/types.ts';
+import { prepareRecurring } from '../recurring/recurring-init.ts';
+import { merchantInitiatedOutcome } from '../recurring/card-on-file.ts';
+import type { OperatorWrite } from '../operator-write.ts';
+import { heldForIntegrity } from './integrity.ts';
+import { planOutcome, type OutcomePlan } from './outcome-plan.ts';
+import { consequencesOf, needsTransaction, type Consequence } from './consequences.ts';
+import type { PaymentStep } from './types.ts';
+
+/** A payment claimed for a step of its authorization, and the transaction that step opened. */
+export interface Claim {
+  merchant: Merchant;
+  payment: Payment;
+  transId: string;
+  /** The pending operation the payment is claimed with (authorize, complete). */
+  operation: string;
+  intent: Intent;
+}
+
+export async function applyOutcome(ctx: ServiceContext, claim: Claim, answer: ConnectorOutcome, byOperator?: OperatorWrite): Promise<PaymentStep> {
+  const { merchant, payment, transId, operation } = claim;
+  if (answer.kind === 'pending') return { kind: 'processing', payment };
+  // An operator's decision on a held outcome is applied as it is: the mismatch is what they were asked to judge.
+  const held = byOperator ? undefined : await heldForIntegrity(ctx, payment, operation, answer);
+  if (held) return { kind: 'processing', payment: held };
+  const outcome = payment.details.merchantInitiated === true ? merchantInitiatedOutcome(answer) : answer;
+  const plan = planOutcome(payment, claim.intent, outcome);
+  const recurring = outcome.kind === 'approved' ? await prepareRecurring(ctx, merchant, payment) : undefined;
+  if (recurring) plan.patch.details = { ...plan.patch.details, ...recurring.details };
+  const now = ctx.clock.now();
+  const consequences = consequencesOf(ctx, { merchant, payment, transId, plan, outcome, recurring, byOperator, now });
+  const updated = await write(ctx, claim, plan, consequences, now, byOperator);
+  if (!updated) return { kind: 'final', payment: (await getPayment(ctx.db, payment.id)) ?? payment, transId };
+  for (const c of consequences) await c.after?.(updated);
+  if (plan.step === 'challenge') return { kind: 'challenge', payment: updated };
+  if (plan.step === 'redirect') return { kind: 'redirect', payment: updated };
+  return { kind: 'final', payment: updated, transId };
+}
+
+/**
+ * The outcome, its transaction and its consequences in one write: a single group-committed statement (the
+ * callback's outbox row in it) unless a consequence writes rows of its own, then one transaction.
+ */
+async function write(ctx: ServiceContext, claim: Claim, plan: OutcomePlan, consequences: readonly Consequence[], now: Date, byOperator?: OperatorWrite): Promise<Payment | undefined> {
+  const { payment, transId } = claim;
+  const expect = { status: payment.status, pendingOperation: claim.operation, ...(byOperator ? { version: byOperator.version } : {}) };
+  // Object.assign rather than spreads on the path of every card payment (see index.ts).
+  const patch: PaymentPatch = Object.assign({}, plan.patch, { pendingOperation: null });
+  const transaction = { id: transId, status: plan.txStatus, details: byOperator ? { ...plan.txDetails, ...byOperator.txDetails } : plan.txDetails };
+  if (!needsTransaction(consequences)) {
+    const outbox = consequences.find((c) => c.outbox)?.outbox;
+    const updated = await updatePaymentAndTransaction(ctx.db, payment.id, expect, patch, now, transaction, outbox);
+    if (updated) for (const c of consequences) if (!c.outbox) await c.within?.(ctx.db, updated);
+    return updated;
+  }
+  return ctx.db.transaction(async (tx) => {
+    const updated = await updatePaymentAndTransaction(tx, payment.id, expect, patch, now, transaction);
+    if (updated) for (const c of consequences) await c.within?.(tx, updated);
+    return updated;
+  });
+}

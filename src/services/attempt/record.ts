@@ -1,0 +1,78 @@
+/**
+ * Step 4 of an attempt: the attempt written on its MID before the connector is called (design principle 4): the
+ * card vaulted, the payment claimed with its first transaction, the routing decision and any daily-cap
+ * reservation with it. One statement when nothing is vaulted; a transaction otherwise.
+ */
+import type { ServiceContext } from '../context.ts';
+import type { Payment } from '../../domain/model/payment.ts';
+import type { PaymentPatch } from '../../store/payments-repo.ts';
+import type { Sql } from '../../store/database.ts';
+import { issueCardToken, type VaultedCard } from '../../store/card-vault.ts';
+import { authTxType } from '../../domain/operations.ts';
+import { cardBrandByPrefix } from '../../domain/card.ts';
+import { GatewayError } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import { unsentParameterSets } from '../../domain/card-parameter-sets.ts';
+import type { CardConnector } from '../../connectors/types.ts';
+import { midAccess, refuseTestCardOnLiveMid } from '../connector-access.ts';
+import { expiryOf, panOf, sentCard, storesCard, transientCard, vaultCard } from './source.ts';
+import type { Routed } from './route.ts';
+import type { AuthorizationWrite, AuthorizeInput } from './types.ts';
+
+export interface Recorded {
+  claimed: Payment;
+  card: VaultedCard | undefined;
+  connector: CardConnector;
+  transId: string;
+}
+
+/** The card parameter sets of the request (S2S parameters, Checkout parameters.card). */
+export const parametersOf = (input: Omit<AuthorizeInput, 'payment'>, subject: AuthorizationWrite['subject']): Record<string, unknown> | undefined =>
+  (input.details?.parameters ?? subject.details?.parameters ?? undefined) as Record<string, unknown> | undefined;
+
+export async function recordAuthorization(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite, routed: Routed): Promise<Recorded> {
+  const { merchant, intent, source } = input;
+  const { route, taken } = routed;
+  const payment = target.subject;
+  const mid = taken.mid;
+  const connector = ctx.connectors.get(mid.connector)!;
+  const access = midAccess(ctx, mid);
+  // Before anything is written: a live MID refuses the sandbox test cards (a stored card is looked at only then).
+  if (connector.isLive?.(access) === true) {
+    const pan = await panOf(ctx, source);
+    if (pan) refuseTestCardOnLiveMid(connector, access, pan);
+  }
+  // The card parameter sets the connector has no place for are recorded with the payment (and reported in logs).
+  const unsent = connector.parameterSets ? unsentParameterSets(parametersOf(input, payment), connector.parameterSets) : [];
+  const now = ctx.clock.now();
+  const transId = newId();
+  const stored = storesCard(source);
+  const card = sentCard(source);
+  const record = async (sql: Sql) => {
+    const vaulted = stored ? await vaultCard(ctx, sql, merchant.id, source, now) : card ? transientCard(merchant.id, card) : undefined;
+    const token = input.tokenize && stored && vaulted ? await issueCardToken(sql, { merchantId: merchant.id, vaultId: vaulted.id, now }) : null;
+    const patch: PaymentPatch = {
+      pendingOperation: 'authorize',
+      midId: mid.id,
+      vaultId: stored && vaulted ? vaulted.id : null,
+      cardToken: token ?? payment.cardToken,
+      // The MID's descriptor goes with the payment: what the statement shows does not change with later settings.
+      details: Object.assign({}, input.details, mid.descriptor ? { descriptor: mid.descriptor } : undefined, vaulted ? {
+        cardMask: vaulted.panMask,
+        cardExpiry: expiryOf(source, vaulted),
+        first6Last4: vaulted.first6Last4,
+        brand: cardBrandByPrefix(vaulted.first6Last4.slice(0, 6)) ?? 'card',
+      } : undefined, {
+        lastTransId: transId,
+        // For the operator's view of the payment (GET /admin/v1/payments/{id}): which MID and why.
+        routing: route.decision,
+      }, unsent.length > 0 ? { unsentParameters: unsent } : {}, taken.hold ? { volumeHold: taken.hold } : {}),
+    };
+    if (input.payer) patch.payer = Object.assign({}, payment.payer, input.payer);
+    const claimed = await target.write(sql, patch, { id: transId, paymentId: payment.id, type: authTxType(payment.operation, intent), status: 'waiting', amount: payment.amount, now });
+    if (!claimed) throw new GatewayError('sessionNotPayable');
+    return { claimed, card: vaulted };
+  };
+  const written = target.single && !stored ? await record(ctx.db) : await ctx.db.transaction(record);
+  return { ...written, connector, transId };
+}
