@@ -37,14 +37,8 @@ export interface ClaimedCallback extends CallbackRecord {
   body: string;
 }
 
-export interface CallbackAttemptRecord {
+export interface CallbackAttemptRecord extends AttemptInput {
   id: bigint;
-  callbackId: string;
-  attemptedAt: Date;
-  httpStatus: number | null;
-  outcome: string;
-  error: string | null;
-  durationMs: number;
 }
 
 export interface CallbackWithAttempts extends CallbackRecord {

@@ -69,6 +69,24 @@ export function trustFor(ctx: ServiceContext, extra?: WalletTrust): WalletTrust 
 
 interface Decrypted { card: WalletCard; messageId: string; expiresAt: Date }
 
+/** What either wallet's decryption yields, before it becomes a WalletCard. */
+interface OpenedCard { messageId: string; pan: string; expMonth: number; expYear: number; cryptogram?: string; eci?: string }
+
+/** One shape for both wallets: the expiry as the connectors take it, cryptogram and ECI only when present. */
+function decrypted(wallet: WalletName, card: OpenedCard, authMethod: WalletCard['authMethod'], expiresAt: Date): Decrypted {
+  return {
+    messageId: card.messageId,
+    expiresAt,
+    card: {
+      wallet,
+      card: { pan: card.pan, expMonth: String(card.expMonth).padStart(2, '0'), expYear: String(card.expYear) },
+      authMethod,
+      ...(card.cryptogram ? { cryptogram: card.cryptogram } : {}),
+      ...(card.eci ? { eci: card.eci } : {}),
+    },
+  };
+}
+
 function decryptGoogle(ctx: ServiceContext, trust: WalletTrust, settings: GoogleSettings, key: KeyObject, token: string): TokenResult<Decrypted> {
   const result = decryptGooglePayToken(tokenText(token), {
     // The merchant's own key decrypts (Google's DIRECT tokenization): the message is signed for the merchant id.
@@ -79,20 +97,7 @@ function decryptGoogle(ctx: ServiceContext, trust: WalletTrust, settings: Google
   });
   if (!result.ok) return result;
   const card = result.value;
-  return {
-    ok: true,
-    value: {
-      messageId: card.messageId,
-      expiresAt: card.expiresAt,
-      card: {
-        wallet: 'googlepay',
-        card: { pan: card.pan, expMonth: String(card.expMonth).padStart(2, '0'), expYear: String(card.expYear) },
-        authMethod: card.authMethod,
-        ...(card.cryptogram ? { cryptogram: card.cryptogram } : {}),
-        ...(card.eci ? { eci: card.eci } : {}),
-      },
-    },
-  };
+  return { ok: true, value: decrypted('googlepay', card, card.authMethod, card.expiresAt) };
 }
 
 function decryptApple(ctx: ServiceContext, trust: WalletTrust, settings: AppleSettings, key: KeyObject, token: string): TokenResult<Decrypted> {
@@ -105,20 +110,8 @@ function decryptApple(ctx: ServiceContext, trust: WalletTrust, settings: AppleSe
   const result = decryptApplePayToken(paymentData, { rootCertificates: trust.appleRootCertificates, processingKeys: [key], merchantIdHash, now });
   if (!result.ok) return result;
   const card = result.value;
-  return {
-    ok: true,
-    value: {
-      messageId: card.messageId,
-      expiresAt: new Date(now.getTime() + APPLE_REPLAY_MEMORY_MS),
-      card: {
-        wallet: 'applepay',
-        card: { pan: card.pan, expMonth: String(card.expMonth).padStart(2, '0'), expYear: String(card.expYear) },
-        authMethod: card.cryptogram ? 'CRYPTOGRAM_3DS' : 'PAN_ONLY',
-        ...(card.cryptogram ? { cryptogram: card.cryptogram } : {}),
-        ...(card.eci ? { eci: card.eci } : {}),
-      },
-    },
-  };
+  const authMethod = card.cryptogram ? 'CRYPTOGRAM_3DS' : 'PAN_ONLY';
+  return { ok: true, value: decrypted('applepay', card, authMethod, new Date(now.getTime() + APPLE_REPLAY_MEMORY_MS)) };
 }
 
 /** A merchant's wallet as its Wallets tab sets it: enabled or not, and its decryption key when one is set. */
