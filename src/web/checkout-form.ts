@@ -4,6 +4,7 @@
  * before submitting; this module is the authority, since the page must also work without JavaScript.
  */
 import { isCountryCode, stateRequired } from '../domain/countries.ts';
+import { luhnValid } from '../domain/card.ts';
 import type { WalletPageField } from '../domain/wallets/wallet-flow.ts';
 import { EN, type Translator } from './i18n.ts';
 
@@ -35,23 +36,6 @@ export const FORM_MESSAGE_KEYS = {
 
 /** The English messages (the form's rules answer these; a translator turns them into the page's locale). */
 export const MESSAGES = Object.fromEntries(Object.entries(FORM_MESSAGE_KEYS).map(([k, key]) => [k, EN.t(key)])) as Record<keyof typeof FORM_MESSAGE_KEYS, string>;
-
-/** Luhn (mod 10) check over a string of digits. */
-export function luhnValid(digits: string): boolean {
-  if (!/^\d+$/.test(digits)) return false;
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
 
 /** Digits of a card number as typed (spaces and hyphens dropped); undefined when other characters occur. */
 export function cardDigits(input: string): string | undefined {

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   MESSAGES,
-  luhnValid,
   parseCheckoutForm,
   parseExpiry,
   validateCardNumber,
@@ -10,6 +9,7 @@ import {
   validateHolder,
   type CheckoutFormOptions,
 } from '../../src/web/checkout-form.ts';
+import { luhnValid } from '../../src/domain/card.ts';
 
 const NOW = new Date('2030-06-15T12:00:00Z');
 const OPTS: CheckoutFormOptions = { now: NOW, methods: ['card'], billingRequired: true, email: { required: true } };
