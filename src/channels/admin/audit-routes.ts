@@ -8,7 +8,8 @@ import type { ServiceContext } from '../../services/context.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { listAudit, type AuditRecord } from '../../store/audit-repo.ts';
 import { ADMIN_TAG, requirePermission } from './operator-auth.ts';
-import { Timestamp, responses } from './schemas.ts';
+import { Timestamp } from './schemas.ts';
+import { responses } from './errors.ts';
 import { decodeCursor, nextCursor, pageSize } from './cursor.ts';
 
 const Query = Type.Object({

@@ -10,7 +10,7 @@ import { listCallbacks, type CallbackWithAttempts } from '../../store/callbacks-
 import { blockedUrls, unblockCallbackUrl, MAX_BLOCKED_LISTED } from '../../services/admin/callback-urls.ts';
 import { resendNow } from '../../services/admin/callback-resend.ts';
 import { ADMIN_TAG as TAG, actorOf, requirePermission } from './operator-auth.ts';
-import { ErrorResponses } from './error-responses.ts';
+import { ErrorResponses } from './errors.ts';
 
 const ListQuery = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),

@@ -10,7 +10,7 @@ import {
   FEE_CALCULATION_METHODS, LINK_TARGETS, MOBILE_MONEY_FEE_BEARERS, OPTIONAL_FIELDS, REQUIRABLE_PAYER_FIELDS, RETURN_PARAMETERS,
 } from '../../domain/protocol-mapping.ts';
 import { ADMIN_TAG, requirePermission } from './operator-auth.ts';
-import { withErrors } from './config-schemas.ts';
+import { withErrors } from './errors.ts';
 import { APM_PROVIDER_SPEC } from '../../connectors/apm-provider/schemas.ts';
 
 const JsonSchema = Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'JSON Schema; null: flat values of the connector\'s choosing.' });

@@ -12,7 +12,8 @@ import { findMerchantRecord, listMerchantRecords, type MerchantRecord } from '..
 import { createMerchant, rotatePassword, setMerchantDisabled, updateMerchant } from '../../services/admin/merchants.ts';
 import { issueSigningSecret } from '../../services/signing-secrets.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
-import { IdParams, NullableTimestamp, Timestamp, UUID, bodyDefaultsToEmpty, notFound, responses } from './schemas.ts';
+import { IdParams, NullableTimestamp, Timestamp, UUID, bodyDefaultsToEmpty, notFound } from './schemas.ts';
+import { responses } from './errors.ts';
 import { decodeCursor, nextCursor, pageSize } from './cursor.ts';
 
 const CHOICE = { errorMessage: 'The value you selected is not a valid choice.' };

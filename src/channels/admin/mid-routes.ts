@@ -10,7 +10,8 @@ import { changeMid, createMid, getMerchantMid, listMerchantMids, reorderMids } f
 import { MidFields, type MidField } from '../../domain/model/mid.ts';
 import { snakeKeys } from '../../domain/model/snake-case.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
-import { MerchantParams, MidParams, withErrors } from './config-schemas.ts';
+import { MerchantParams, MidParams } from './config-schemas.ts';
+import { withErrors } from './errors.ts';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const optional = <T extends TProperties>(props: T) =>

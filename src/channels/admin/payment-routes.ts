@@ -19,14 +19,14 @@ import { searchPage, MAX_PAGE, STATUS_NAMES, type SearchQuery } from '../../serv
 import { paymentDetail, type PaymentDetail } from '../../services/admin/payment-detail.ts';
 import { operatorFollowUp, resolveInFlight, type OperatorAction } from '../../services/admin/payment-actions.ts';
 import { ADMIN_TAG as TAG, actorOf, requirePermission } from './operator-auth.ts';
-import { ErrorResponses, ErrorBody } from './error-responses.ts';
+import { ErrorResponses, errorSchema } from './errors.ts';
 import { CallbackView, presentCallback } from './callback-routes.ts';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Amount = Type.String({ description: 'Decimal, in the currency\'s exponent', examples: ['10.00'] });
 const choice = <T extends string>(values: readonly T[], description?: string) =>
   Type.Union(values.map((v) => Type.Literal(v)), { errorMessage: 'The value you selected is not a valid choice.', ...(description ? { description } : {}) });
-const Conflict = { 409: { ...ErrorBody, description: 'Another operation of this payment is in flight, or it was resolved already', examples: [{ http_code: 409, error_code: '100000', error_message: 'Previous operation on this payment is not completed.' }] } };
+const Conflict = { 409: errorSchema('Another operation of this payment is in flight, or it was resolved already', { http_code: 409, error_code: '100000', error_message: 'Previous operation on this payment is not completed.' }) };
 
 // --- search ------------------------------------------------------------------------------------------------
 

@@ -10,7 +10,8 @@ import { dryRunRouting, getRouting, putRouting, type DryRunInput } from '../../s
 import { MAX_EXTRA_ATTEMPTS, type RoutingConfig } from '../../domain/routing-rules.ts';
 import { DEFAULT_HALF_LIFE_MINUTES, SUCCESS_RATE_DEFAULTS } from '../../domain/success-rate.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
-import { MerchantParams, withErrors } from './config-schemas.ts';
+import { MerchantParams } from './config-schemas.ts';
+import { withErrors } from './errors.ts';
 
 const Decimal = Type.String({ pattern: '^\\d{1,18}(\\.\\d{1,8})?$', description: 'Decimal amount in the payment\'s currency (major units).' });
 const Codes = (pattern: string, description: string) => Type.Array(Type.String({ pattern }), { minItems: 1, maxItems: 300, uniqueItems: true, description });

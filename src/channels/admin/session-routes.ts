@@ -16,7 +16,8 @@ import { findOperatorUser } from '../../store/operators-repo.ts';
 import { liveSession } from './console-session-auth.ts';
 import { requireOperator } from './operator-auth.ts';
 import { presentUser } from './user-routes.ts';
-import { responses, Timestamp } from './schemas.ts';
+import { Timestamp } from './schemas.ts';
+import { responses } from './errors.ts';
 
 const TAG = ['Admin'];
 

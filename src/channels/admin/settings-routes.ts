@@ -11,7 +11,8 @@ import {
   FEE_CALCULATION_METHODS, LINK_TARGETS, MOBILE_MONEY_FEE_BEARERS, OPTIONAL_FIELDS, OPTIONAL_FIELD_NAMES, REQUIRABLE_PAYER_FIELDS, RETURN_PARAMETERS,
 } from '../../domain/protocol-mapping.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
-import { MerchantParams, withErrors } from './config-schemas.ts';
+import { MerchantParams } from './config-schemas.ts';
+import { withErrors } from './errors.ts';
 
 const oneOf = (values: readonly string[], description?: string) => Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
 const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);

@@ -10,7 +10,8 @@ import { formatAmount } from '../../domain/money.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { failingCallbacksSince, merchantNames, paymentFiguresSince, type CurrencyFigures } from '../../store/admin-stats-repo.ts';
 import { ADMIN_TAG, requirePermission } from './operator-auth.ts';
-import { responses, Timestamp } from './schemas.ts';
+import { Timestamp } from './schemas.ts';
+import { responses } from './errors.ts';
 
 const Query = Type.Object({
   since: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601; default: today 00:00 UTC.' })),

@@ -12,7 +12,8 @@ import {
   createOperatorToken, createOperatorUser, revokeOperatorTokenById, updateOperatorUserById,
 } from '../../services/admin/users.ts';
 import { ADMIN_TAG, actorOf, requireOperator, requirePermission } from './operator-auth.ts';
-import { IdParams, NullableTimestamp, Timestamp, UUID, bodyDefaultsToEmpty, notFound, responses } from './schemas.ts';
+import { IdParams, NullableTimestamp, Timestamp, UUID, bodyDefaultsToEmpty, notFound } from './schemas.ts';
+import { responses } from './errors.ts';
 
 const TAG = ADMIN_TAG.tags;
 const SECURITY = ADMIN_TAG.security;

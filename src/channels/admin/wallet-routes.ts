@@ -9,7 +9,8 @@ import {
   APPLE_PAY_CAPABILITIES, APPLE_PAY_NETWORKS, GOOGLE_PAY_AUTH_METHODS, GOOGLE_PAY_NETWORKS, getWallets, putWallets, type WalletsInput,
 } from '../../services/admin/wallets.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
-import { MerchantParams, withErrors } from './config-schemas.ts';
+import { MerchantParams } from './config-schemas.ts';
+import { withErrors } from './errors.ts';
 
 const oneOf = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
