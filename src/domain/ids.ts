@@ -22,6 +22,11 @@ export function newId(now = Date.now()): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The shape of our ids (any UUID version): anything else names no object, and is never sent to the database. */
+export const isUuid = (s: string): boolean => UUID.test(s);
+
 /** Opaque url-safe token (sessions, card tokens, recurring tokens). */
 export function newToken(bytes = 24): string {
   return randomBytes(bytes).toString('base64url');

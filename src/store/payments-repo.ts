@@ -7,6 +7,7 @@ import { enqueueCallbacks, type EnqueueCallbackInput } from './callbacks-repo.ts
 import { groupCommitted, jsonRows, jsonRowsParam, type BatchColumn } from './group-commit.ts';
 import type { PaymentStatus } from '../domain/payment-state.ts';
 import type { Operation } from '../domain/operations.ts';
+import { isUuid } from '../domain/ids.ts';
 import type { Channel, NeedsOperator, PayerInfo, Payment, PaymentDetails, ThreeDsAttributes, Transaction, TransactionStatus, TransactionType } from '../domain/model/payment.ts';
 
 interface PaymentRow {
@@ -557,5 +558,3 @@ export async function listTransactions(sql: Sql, paymentId: string): Promise<Tra
   return rows.map((r) => ({ id: r.id, paymentId: r.payment_id, type: r.type, status: r.status, amount: BigInt(r.amount), details: r.details, createdAt: new Date(r.created_at) }));
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (s: string): boolean => UUID.test(s);

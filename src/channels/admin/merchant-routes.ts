@@ -12,7 +12,8 @@ import { findMerchantRecord, listMerchantRecords, type MerchantRecord } from '..
 import { createMerchant, rotatePassword, setMerchantDisabled, updateMerchant } from '../../services/admin/merchants.ts';
 import { issueSigningSecret } from '../../services/signing-secrets.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
-import { IdParams, NullableTimestamp, Timestamp, UUID, bodyDefaultsToEmpty, notFound } from './schemas.ts';
+import { IdParams, NullableTimestamp, Timestamp, bodyDefaultsToEmpty, notFound } from './schemas.ts';
+import { isUuid } from '../../domain/ids.ts';
 import { responses } from './errors.ts';
 import { decodeCursor, nextCursor, pageSize } from './cursor.ts';
 
@@ -97,7 +98,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
   const present = (m: MerchantRecord) => presentMerchant(m, ctx.clock.now());
   /** Runs a change on a merchant named by a path id (404 unless a UUID of one), then drops the cached merchants. */
   const changing = async (id: string, change: () => Promise<MerchantRecord | undefined>) => {
-    if (!UUID.test(id)) throw notFound();
+    if (!isUuid(id)) throw notFound();
     const merchant = await change();
     if (!merchant) throw notFound();
     ctx.merchants.invalidate();
@@ -132,7 +133,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     onRequest: read,
     schema: schema('One merchant (never its password)', { params: IdParams, response: responses({ 200: Merchant }, [404]) }),
   }, async (req) => {
-    const merchant = UUID.test(req.params.id) ? await findMerchantRecord(ctx.db, req.params.id) : undefined;
+    const merchant = isUuid(req.params.id) ? await findMerchantRecord(ctx.db, req.params.id) : undefined;
     if (!merchant) throw notFound();
     return present(merchant);
   });
@@ -164,7 +165,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
       params: IdParams, body: RotateBody, response: responses({ 200: Rotated }),
     }),
   }, async (req) => {
-    if (!UUID.test(req.params.id)) throw notFound();
+    if (!isUuid(req.params.id)) throw notFound();
     const rotated = await rotatePassword(ctx.db, actorOf(req), req.params.id, {
       graceHours: req.body.grace_hours ?? DEFAULT_GRACE_HOURS, password: req.body.password,
     }, ctx.clock.now());

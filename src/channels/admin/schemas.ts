@@ -5,8 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { ERRORS, GatewayError } from '../../domain/errors.ts';
 
-/** Ids are UUIDs; anything else cannot name an object and answers 404 (never a database error). */
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Ids are UUIDs (domain/ids.ts isUuid); anything else cannot name an object and answers 404 (never a database error). */
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 1024, description: 'The object\'s id (a UUID).' }) });
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' });

@@ -12,7 +12,8 @@ import {
   createOperatorToken, createOperatorUser, revokeOperatorTokenById, updateOperatorUserById,
 } from '../../services/admin/users.ts';
 import { ADMIN_TAG, actorOf, requireOperator, requirePermission } from './operator-auth.ts';
-import { IdParams, NullableTimestamp, Timestamp, UUID, bodyDefaultsToEmpty, notFound } from './schemas.ts';
+import { IdParams, NullableTimestamp, Timestamp, bodyDefaultsToEmpty, notFound } from './schemas.ts';
+import { isUuid } from '../../domain/ids.ts';
 import { responses } from './errors.ts';
 
 const TAG = ADMIN_TAG.tags;
@@ -92,7 +93,7 @@ export const presentToken = (t: OperatorToken) => ({
 
 export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   const onRequest = requirePermission(ctx, 'users.manage');
-  const userOr404 = async (id: string) => (UUID.test(id) && (await findOperatorUser(ctx.db, id))) || Promise.reject(notFound());
+  const userOr404 = async (id: string) => (isUuid(id) && (await findOperatorUser(ctx.db, id))) || Promise.reject(notFound());
 
   app.get('/admin/v1/me', {
     onRequest: requireOperator(ctx),
@@ -130,7 +131,7 @@ export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContex
       summary: 'Change a user\'s name, role, password or disabled flag (admins only; the last enabled admin can not be demoted or disabled)',
     },
   }, async (req) => {
-    if (!UUID.test(req.params.id)) throw notFound();
+    if (!isUuid(req.params.id)) throw notFound();
     const user = await updateOperatorUserById(ctx.db, actorOf(req), req.params.id, req.body, ctx.clock.now());
     if (!user) throw notFound();
     return presentUser(user);
@@ -141,7 +142,7 @@ export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContex
     preValidation: bodyDefaultsToEmpty,
     schema: { tags: TAG, security: SECURITY, summary: 'Issue an API token for a user; the token is in this answer only (admins only)', params: IdParams, body: CreateTokenBody, response: responses({ 201: NewToken }) },
   }, async (req, reply) => {
-    if (!UUID.test(req.params.id)) throw notFound();
+    if (!isUuid(req.params.id)) throw notFound();
     const issued = await createOperatorToken(ctx.db, actorOf(req), req.params.id, req.body?.name ?? 'api', ctx.clock.now());
     if (!issued) throw notFound();
     return reply.code(201).send({ ...presentToken(issued.row), token: issued.token });
@@ -157,7 +158,7 @@ export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContex
 
   const revoke = async (req: { params: TokenParams } & Parameters<typeof actorOf>[0]) => {
     const { id, token_id: tokenId } = req.params;
-    if (!UUID.test(id) || !UUID.test(tokenId)) throw notFound();
+    if (!isUuid(id) || !isUuid(tokenId)) throw notFound();
     const outcome = await revokeOperatorTokenById(ctx.db, actorOf(req), id, tokenId, ctx.clock.now());
     if (!outcome) throw notFound();
     return presentToken('revoked' in outcome ? outcome.revoked : outcome.already);

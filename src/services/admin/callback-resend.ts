@@ -6,7 +6,7 @@
 import type { ServiceContext } from '../context.ts';
 import { getCallback, resendCallbackNow, type ResendNowResult } from '../../store/callbacks-repo.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
-import { isUuid } from '../../store/payments-repo.ts';
+import { isUuid } from '../../domain/ids.ts';
 import { GatewayError } from '../../domain/errors.ts';
 
 export async function resendNow(ctx: ServiceContext, actor: AuditActor, id: string): Promise<ResendNowResult> {

@@ -16,7 +16,7 @@ import { optionSecretsOwner } from '../../store/secret-rotation.ts';
 import { sealSecret, type SecretFields } from '../../store/sealed-secrets.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { auditDiff } from './audit-diff.ts';
-import { isUuid } from '../../store/payments-repo.ts';
+import { isUuid } from '../../domain/ids.ts';
 
 type Requirement = 'required' | 'optional';
 

@@ -8,7 +8,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../context.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
 import { formatAmount, isKnownCurrency } from '../../domain/money.ts';
-import { newId } from '../../domain/ids.ts';
+import { isUuid, newId } from '../../domain/ids.ts';
 import { scaledDecimal } from '../../domain/mid-limits.ts';
 import { utcDay, validateCaps } from '../../domain/volume-caps.ts';
 import { dailyVolumeOf } from '../../store/volume-caps-repo.ts';
@@ -20,7 +20,6 @@ import { findMerchantMid, lockMerchantMids, setMidPriority, updateMid, type MidC
 import { maskSecretFields, sealSecret, type SecretFields } from '../../store/sealed-secrets.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { VaultError } from '../../store/card-vault.ts';
-import { isUuid } from '../../store/payments-repo.ts';
 import { APM_PROVIDER_SPEC } from '../../connectors/apm-provider/schemas.ts';
 
 /** Connectors a MID may name besides the card connectors: the APM provider kinds (issue 17). */

@@ -6,7 +6,7 @@
 import { lookups, type ServiceContext } from '../context.ts';
 import { searchPayments, type PaymentSearch, type SearchCursor } from '../../store/payment-search-repo.ts';
 import type { Payment } from '../../domain/model/payment.ts';
-import { isUuid } from '../../store/payments-repo.ts';
+import { isUuid } from '../../domain/ids.ts';
 import { isKnownCurrency, parseAmount } from '../../domain/money.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
 import { STATUSES, s2sStatus, type PaymentStatus } from '../../domain/payment-state.ts';

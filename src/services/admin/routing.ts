@@ -9,7 +9,7 @@ import { DEFAULT_ROUTING, validateRouting, type RoutingConfig } from '../../doma
 import type { Intent, RoutingDecision } from '../../domain/routing.ts';
 import { findMerchantById, listMids, lockMerchantRouting, setMerchantRouting } from '../../store/merchants-repo.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
-import { isUuid } from '../../store/payments-repo.ts';
+import { isUuid } from '../../domain/ids.ts';
 import { cardFacts, routeCard, scorerFor } from '../card-routing.ts';
 import type { MidScore } from '../../domain/success-rate.ts';
 

@@ -12,7 +12,7 @@ import { loadMerchantConfig, openWalletSecrets, writeMerchantWallets } from '../
 import { walletSecretsOwner } from '../../store/secret-rotation.ts';
 import { sealSecret, type SecretFields } from '../../store/sealed-secrets.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
-import { isUuid } from '../../store/payments-repo.ts';
+import { isUuid } from '../../domain/ids.ts';
 
 export const APPLE_PAY_CAPABILITIES = ['supports3DS', 'supportsEMV', 'supportsCredit', 'supportsDebit'] as const;
 export const APPLE_PAY_NETWORKS = ['amex', 'cartesBancaires', 'chinaUnionPay', 'discover', 'eftpos', 'electron', 'elo', 'interac', 'jcb', 'mada', 'maestro', 'masterCard', 'mir', 'privateLabel', 'visa', 'vPay'] as const;
