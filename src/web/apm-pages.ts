@@ -5,7 +5,7 @@
  * the same, and every form is a plain POST.
  */
 import { attrs, html, raw, type Raw } from './html.ts';
-import { field, footerWith, hiddenFields, ICONS, initials, layout, providerHeader, safeUrl, summaryTitle } from './pages.ts';
+import { decisionForm, field, footerWith, hiddenFields, ICONS, initials, layout, providerHeader, safeUrl, summaryTitle } from './pages.ts';
 import { EN, clientMessages, type Translator } from './i18n.ts';
 import type {
   ApmCodePageView, ApmExpiredPageView, ApmFieldView, ApmFieldsPageView, ApmWaitPageView, OrderView, SandboxClaimPageView, SandboxDevicePageView, SandboxOutboxPageView,
@@ -243,12 +243,7 @@ export function renderSandboxDevicePage(vm: SandboxDevicePageView, t: Translator
     ${vm.description ? html`<div><dt>${t.t('details.description')}</dt><dd>${vm.description}</dd></div>` : ''}
     ${(vm.lines ?? []).map((l) => html`<div><dt>${l.label}</dt><dd class="mono small" dir="ltr">${l.value}</dd></div>`)}
   </dl>
-  <form method="post" action="${safeUrl(vm.actionUrl)}" accept-charset="utf-8" data-once>
-    <div class="actions">
-      <button type="submit" class="btn btn--primary" name="decision" value="approve">${vm.approveLabel}</button>
-      <button type="submit" class="btn btn--secondary" name="decision" value="decline">${vm.declineLabel}</button>
-    </div>
-  </form>
+  ${decisionForm(vm)}
 </main>`;
   return layout({ title: `${vm.appName} · ${vm.merchantName}`, page: 'sandbox-device', main, t, config: { messages: clientMessages(t, APM_CLIENT_KEYS) }, ...EXTRAS });
 }

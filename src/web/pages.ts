@@ -704,6 +704,17 @@ export function providerHeader(name: string, t: Translator = EN): Raw {
   </header>`;
 }
 
+/** The approve/decline form of a sandbox provider's pages; `hidden` (a line of its own) carries the provider's fields. */
+export function decisionForm(vm: { actionUrl: string; approveLabel: string; declineLabel: string }, hidden?: Raw[]): Raw {
+  return html`<form method="post" action="${safeUrl(vm.actionUrl)}" accept-charset="utf-8" data-once>${hidden ? html`
+    ${hidden}` : ''}
+    <div class="actions">
+      <button type="submit" class="btn btn--primary" name="decision" value="approve">${vm.approveLabel}</button>
+      <button type="submit" class="btn btn--secondary" name="decision" value="decline">${vm.declineLabel}</button>
+    </div>
+  </form>`;
+}
+
 export function renderProviderPage(vm: ProviderPageView, t: Translator = EN): string {
   const main = html`<main class="panel panel--provider" id="main">
   ${providerHeader(vm.title, t)}
@@ -713,13 +724,7 @@ export function renderProviderPage(vm: ProviderPageView, t: Translator = EN): st
     <div><dt>${t.t('details.amount')}</dt><dd class="strong">${vm.amount}</dd></div>
     ${vm.description ? html`<div><dt>${t.t('details.description')}</dt><dd>${vm.description}</dd></div>` : ''}
   </dl>
-  <form method="post" action="${safeUrl(vm.actionUrl)}" accept-charset="utf-8" data-once>
-    ${hiddenFields(vm.fields)}
-    <div class="actions">
-      <button type="submit" class="btn btn--primary" name="decision" value="approve">${vm.approveLabel}</button>
-      <button type="submit" class="btn btn--secondary" name="decision" value="decline">${vm.declineLabel}</button>
-    </div>
-  </form>
+  ${decisionForm(vm, hiddenFields(vm.fields))}
 </main>`;
   return layout({ title: `${vm.title} · ${vm.merchantName}`, page: 'provider', main, t, config: { messages: clientMessages(t, ['button.processing']) } });
 }
