@@ -75,3 +75,13 @@ export function jsonForScript(value: unknown): Raw {
     .replace(/\u2029/g, '\\u2029');
   return new Raw(json);
 }
+
+/** How every page the gateway serves opens: a document in the payer's language, sized for phones, never indexed. */
+export function documentStart(lang: { locale: string; dir: string }): string {
+  return `<!doctype html>${html`
+<html lang="${lang.locale}" dir="${lang.dir}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">`}`;
+}

@@ -7,7 +7,7 @@
  */
 import { STATE_REQUIRED_COUNTRIES } from '../domain/countries.ts';
 import { isPayout } from '../domain/operations.ts';
-import { attrs, html, jsonForScript, raw, type Raw } from './html.ts';
+import { attrs, documentStart, html, jsonForScript, raw, type Raw } from './html.ts';
 import { EN, LOCALES, clientMessages, type Locale, type Translator } from './i18n.ts';
 import { escapeHtml } from './html.ts';
 import { FORM_MESSAGE_KEYS } from './checkout-form.ts';
@@ -124,12 +124,7 @@ export function layout(o: LayoutOptions): string {
   const footer =
     o.footer ??
     html`<footer class="trust">${ICONS.lock()}<span>${t.t('footer.secure')}</span></footer>`;
-  return `<!doctype html>${html`
-<html lang="${t.locale}" dir="${t.dir}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
+  return `${documentStart(t)}${html`
 <meta name="referrer" content="same-origin">
 <meta name="color-scheme" content="light">
 <title>${o.title}</title>

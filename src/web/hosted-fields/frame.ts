@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { attrs, html } from '../html.ts';
+import { attrs, documentStart, html } from '../html.ts';
 import { EN, type Translator } from '../i18n.ts';
 
 export const FIELD_KINDS = ['card', 'expiry', 'cvv'] as const;
@@ -62,12 +62,7 @@ const INPUTS: Readonly<Record<FieldKind, { label: string; name: string; autocomp
 export function renderFieldFrame(kind: FieldKind, t: Translator = EN): string {
   const input = INPUTS[kind];
   const label = t.t(input.label);
-  return `<!doctype html>${html`
-<html lang="${t.locale}" dir="${t.dir}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
+  return `${documentStart(t)}${html`
 <meta name="referrer" content="no-referrer">
 <title>${label}</title>
 <link rel="icon" href="data:,">
