@@ -91,21 +91,42 @@ async function run(ctx: ServiceContext, merchant: Merchant, payment: Payment, pl
   }
   if (outcome.kind === 'pending') return { payment: claimed, transId, outcome };
   const done = ctx.clock.now();
-  const approved = outcome.kind === 'approved';
   const updated = await ctx.db.transaction(async (tx) => {
-    const patch = approved ? withArn(plan.onApproved(claimed), outcome) : plan.onDeclined;
-    const updated = await updatePayment(tx, payment.id, { pendingOperation: plan.operation }, { ...patch, pendingOperation: null }, done);
+    const patch = outcome.kind === 'approved' ? withArn(plan.onApproved(claimed), outcome) : plan.onDeclined;
+    const updated = await settle(tx, merchant, payment.id, { operation: plan.operation, transId, type: plan.type, amount: plan.amount, patch, outcome }, done);
     if (!updated) return claimed;
-    // A decline keeps the acquirer's raw code and message on the transaction.
-    await updateTransactionStatus(tx, transId, approved ? 'success' : 'fail', outcome.kind === 'declined' ? { reason: outcome.reason, ...(outcome.error ?? {}) } : {});
-    await notify(tx, merchant, updated, {
-      transId, type: plan.type, status: approved ? 'success' : 'fail', amount: plan.amount,
-      ...(outcome.kind === 'declined' ? { reason: outcome.reason } : {}),
-    }, done);
     await origin?.onApplied?.(tx, updated, transId, outcome);
     return updated;
   });
   return { payment: updated, transId, outcome };
+}
+
+/** What settling a follow-up takes: the operation in flight, its transaction and the payment's change for the outcome. */
+interface Settlement {
+  operation: string;
+  transId: string;
+  type: TransactionType;
+  amount: bigint;
+  patch: PaymentPatch;
+  outcome: Exclude<FollowUpOutcome, { kind: 'pending' }>;
+}
+
+/**
+ * Applies a follow-up's final outcome (compare-and-set on the operation in flight), closes its transaction and
+ * queues the merchant's callback. Undefined when the operation was no longer in flight.
+ */
+async function settle(tx: Sql, merchant: Merchant, paymentId: string, s: Settlement, now: Date): Promise<Payment | undefined> {
+  const { outcome } = s;
+  const status = outcome.kind === 'approved' ? 'success' : 'fail';
+  const updated = await updatePayment(tx, paymentId, { pendingOperation: s.operation }, { ...s.patch, pendingOperation: null }, now);
+  if (!updated) return undefined;
+  // A decline keeps the acquirer's raw code and message on the transaction.
+  await updateTransactionStatus(tx, s.transId, status, outcome.kind === 'declined' ? { reason: outcome.reason, ...(outcome.error ?? {}) } : {});
+  await notify(tx, merchant, updated, {
+    transId: s.transId, type: s.type, status, amount: s.amount,
+    ...(outcome.kind === 'declined' ? { reason: outcome.reason } : {}),
+  }, now);
+  return updated;
 }
 
 /** An acquirer reference number the follow-up's outcome carries (a capture moves the funds) joins the payment. */
@@ -222,18 +243,10 @@ export async function applyLateFollowUp(ctx: ServiceContext, merchant: Merchant,
   if (!effect || !transId || outcome.kind === 'pending') return undefined;
   const transaction = (await listTransactions(ctx.db, payment.id)).find((t) => t.id === transId);
   if (!transaction) return undefined;
-  const approved = outcome.kind === 'approved';
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
-    const patch = approved ? withArn(effect.approved(payment, transaction.amount), outcome) : effect.declined(payment, transaction.amount);
-    const updated = await updatePayment(tx, payment.id, { pendingOperation: operation }, { ...patch, pendingOperation: null }, now);
-    if (!updated) return undefined;
-    await updateTransactionStatus(tx, transId, approved ? 'success' : 'fail', outcome.kind === 'declined' ? { reason: outcome.reason, ...(outcome.error ?? {}) } : {});
-    await notify(tx, merchant, updated, {
-      transId, type: effect.type, status: approved ? 'success' : 'fail', amount: transaction.amount,
-      ...(outcome.kind === 'declined' ? { reason: outcome.reason } : {}),
-    }, now);
-    return updated;
+    const patch = outcome.kind === 'approved' ? withArn(effect.approved(payment, transaction.amount), outcome) : effect.declined(payment, transaction.amount);
+    return settle(tx, merchant, payment.id, { operation, transId, type: effect.type, amount: transaction.amount, patch, outcome }, now);
   });
 }
 
