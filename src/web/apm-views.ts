@@ -33,29 +33,33 @@ export interface ApmFieldView {
   optional?: boolean;
 }
 
-export interface ApmFieldsPageView {
+/** What every payer-facing step of an alternative method shows around its content: the order, the way out, the languages. */
+export interface ApmStepView {
   order: OrderView;
   methodLabel: string;
-  actionUrl: string;
   /** "Choose another method" (Checkout) or "Cancel" (a form posting to cancelUrl). */
   back?: { href: string; label: string };
   cancelUrl?: string;
+  /** Sandbox only: links for testers (the sandbox app, bank or outbox). */
+  sandboxLinks?: readonly { href: string; label: string }[];
+  /** The page's own path: the language links point at it with ?lang=. */
+  languagePath?: string;
+}
+
+export interface ApmFieldsPageView extends ApmStepView {
+  actionUrl: string;
   fields: readonly ApmFieldView[];
   values: Record<string, string>;
   /** Field name -> message; '' a form-level message. */
   errors: Record<string, string>;
   countries: readonly { code: string; name: string }[];
   sandbox: boolean;
-  /** The page's own path: the language links point at it with ?lang=. */
-  languagePath?: string;
 }
 
 export type WaitKind = 'qr' | 'details' | 'app' | 'link' | 'processing';
 
-export interface ApmWaitPageView {
+export interface ApmWaitPageView extends ApmStepView {
   kind: WaitKind;
-  order: OrderView;
-  methodLabel: string;
   /** JSON status endpoint the page polls; pageUrl is where it goes once something changed. */
   statusUrl: string;
   pageUrl: string;
@@ -69,16 +73,9 @@ export interface ApmWaitPageView {
   /** The provider's own words to the payer (a mobile-money charge's message), shown as they are. */
   providerMessage?: string;
   channel?: 'email' | 'sms';
-  back?: { href: string; label: string };
-  cancelUrl?: string;
-  /** Sandbox only: links for testers (the sandbox app, bank or outbox). */
-  sandboxLinks?: readonly { href: string; label: string }[];
-  languagePath?: string;
 }
 
-export interface ApmCodePageView {
-  order: OrderView;
-  methodLabel: string;
+export interface ApmCodePageView extends ApmStepView {
   actionUrl: string;
   sentTo: string;
   error?: string;
@@ -86,10 +83,6 @@ export interface ApmCodePageView {
   notice?: string;
   /** Sending the code again: where to post, and how many more times it may be asked. */
   resend?: { actionUrl: string; left: number };
-  back?: { href: string; label: string };
-  cancelUrl?: string;
-  sandboxLinks?: readonly { href: string; label: string }[];
-  languagePath?: string;
 }
 
 export interface ApmExpiredPageView {
