@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { TSchema } from '@sinclair/typebox';
 import { GatewayError, MESSAGES, type FieldError } from '../domain/errors.ts';
-import { collectErrors, compile } from './validation.ts';
+import { collectErrors, compile } from '../domain/schema-errors.ts';
 import { toGatewayError } from './error-handler.ts';
 import { parseForm } from './form.ts';
 

@@ -6,10 +6,10 @@
  * returns, while the payer page polls, or when the provider notifies the gateway).
  * Connectors are called outside database transactions, as card connectors are.
  */
-import type { FollowUpOutcome, Reported } from './types.ts';
+import type { ApmExperience } from '../domain/methods/types.ts';
+import type { FollowUpOutcome, Reported } from './outcomes.ts';
 
-/** The payer experiences a provider can ask for (interface spec, "What the service does" 8), card form aside. */
-export type ApmExperience = 'redirect' | 'qr' | 'details' | 'app_confirmation' | 'extra_fields' | 'otp' | 'link';
+export type { ApmExperience };
 
 export interface ApmPayer {
   email?: string;

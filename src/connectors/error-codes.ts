@@ -4,7 +4,7 @@
  * (connectors/<name>/errors.ts) and classifies with it here. The acquirer's raw code and message stay on the
  * transaction; the merchant sees the unified message only.
  */
-import type { Reported } from './types.ts';
+import type { ReportedFacts } from '../domain/integrity.ts';
 import { DECLINES, type RetryDecision, type UnifiedCode } from '../domain/declines.ts';
 
 /** A connector's table: its codes (or upper-cased refusal texts) -> unified codes; anything else is `fallback`. */
@@ -31,7 +31,7 @@ export function classify(table: ErrorTable, rawCode: string | undefined, rawMess
 }
 
 /** A declined outcome from a classified decline: the merchant reads the unified message. */
-export function declinedOutcome(c: ClassifiedDecline, extra: { reference?: string; reported?: Reported } = {}) {
+export function declinedOutcome(c: ClassifiedDecline, extra: { reference?: string; reported?: ReportedFacts } = {}) {
   return {
     kind: 'declined' as const,
     reason: c.message,

@@ -13,10 +13,12 @@
  * - declines carry the acquirer's raw code and message and the unified code of the connector's error table.
  */
 import type { Secret } from '../domain/secret.ts';
-import type { UnifiedCode } from '../domain/declines.ts';
 import type { CardParameterSet } from '../domain/card-parameter-sets.ts';
 import type { ApmConnector } from './apm-types.ts';
 import type { ThreeDsAttributes } from '../domain/model/payment.ts';
+import type { DeclineCode, FollowUpOutcome, Reported } from './outcomes.ts';
+
+export type { DeclineCode, FollowUpOutcome, Reported };
 
 export interface CardData {
   pan: string;
@@ -132,21 +134,6 @@ export interface NativeThreeDs2Step {
 /** Where our page for a native 3DS2 step is: under the payment's return URL (the pages channel serves it). */
 export const nativeThreeDs2PageUrl = (returnUrl: string): string => `${returnUrl.replace(/\/+$/, '')}/3ds2`;
 
-/** What the acquirer reports it did, for the integrity check. */
-export interface Reported {
-  amount?: bigint;
-  currency?: string;
-  /** Our payment id as the acquirer echoes it (its merchant reference, its order id). */
-  reference?: string;
-}
-
-/** A decline as the acquirer put it, and its unified code. */
-export interface DeclineCode {
-  code: UnifiedCode;
-  rawCode?: string;
-  rawMessage?: string;
-}
-
 export type ConnectorOutcome =
   | {
     kind: 'approved'; reference: string; rrn?: string; approvalCode?: string; threeDs?: ThreeDsAttributes; reported?: Reported;
@@ -164,11 +151,6 @@ export type ConnectorOutcome =
   /** The payer must visit the provider's page (`page`: the acquirer's own; absent: the sandbox provider page). */
   | { kind: 'redirect'; state: ConnectorState; page?: PayerPage }
   /** No answer yet (timeout, provider still working): the re-check worker asks again later. */
-  | { kind: 'pending'; reason: string; reference?: string };
-
-export type FollowUpOutcome =
-  | { kind: 'approved'; reference: string; reported?: Reported; arn?: string }
-  | { kind: 'declined'; reason: string; error?: DeclineCode }
   | { kind: 'pending'; reason: string; reference?: string };
 
 export interface ChallengeResult {

@@ -11,6 +11,7 @@ export interface Expected {
 export interface ReportedFacts {
   amount?: bigint;
   currency?: string;
+  /** Our payment id as the acquirer echoes it (its merchant reference, its order id). */
   reference?: string;
 }
 

@@ -5,12 +5,38 @@ import type { Keyring } from '../store/card-vault.ts';
 import type { MerchantDirectory } from '../store/merchants-repo.ts';
 import type { Logger } from '../logger.ts';
 import type { CallbackTargetPolicy } from '../domain/callback-targets.ts';
-import type { SigningKeys } from './signing-secrets.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-import type { WalletTrust } from './wallets/wallet-tokens.ts';
-import type { AppleSessionPort } from './wallets/apple-merchant-validation.ts';
 import type { BinTable } from '../domain/bin-table.ts';
 import type { ApmConnector } from '../connectors/apm-types.ts';
+import type { Secret } from '../domain/secret.ts';
+import type { GoogleRootKey } from '../domain/wallets/google-pay-token.ts';
+import type { X509Certificate } from 'node:crypto';
+
+// The ports below are declared here, not imported from the services that implement them (signing-secrets.ts,
+// wallets/*): those services take a ServiceContext, so importing their types back would make a circle.
+
+/** Webhook signing keys per merchant, cached (services/signing-secrets.ts SigningKeys). */
+export interface SigningKeysPort {
+  keysFor(merchantId: string): Promise<Secret<Buffer[]>>;
+  /** Forgets a merchant's keys (after a rotation on this node). */
+  forget(merchantId: string): void;
+}
+
+export interface MerchantSessionRequest {
+  url: URL;
+  certificatePem: string;
+  keyPem: string;
+  body: string;
+}
+
+/** How the gateway reaches Apple for a merchant session (services/wallets/apple-merchant-validation.ts; a test substitutes its own). */
+export type AppleSessionPort = (req: MerchantSessionRequest) => Promise<{ status: number; body: string }>;
+
+/** The roots a wallet token must chain to: configuration (files), Google's TEST and PRODUCTION sets apart. */
+export interface WalletTrust {
+  googleRootKeys: Readonly<Record<'TEST' | 'PRODUCTION', readonly GoogleRootKey[]>>;
+  appleRootCertificates: readonly X509Certificate[];
+}
 
 /**
  * What the services ask of the sandbox, which src/sandbox/ plugs in when the gateway is assembled (the sandbox
@@ -35,7 +61,7 @@ export interface ServiceContext {
   /** Internal hosts allowed as callback targets; absent: none. */
   callbackTargets?: CallbackTargetPolicy;
   /** Webhook signing keys per merchant (cached); absent: callbacks carry no signature headers. */
-  signingKeys?: SigningKeys;
+  signingKeys?: SigningKeysPort;
   /** Rate limits shared through the store; absent: none. */
   rateLimiter?: RateLimiter;
   /** The roots wallet tokens must chain to; absent: no wallet token is trusted. */

@@ -4,7 +4,7 @@
  * a day beside it so receivers switch without losing callbacks). The dispatcher asks `SigningKeys` for the
  * HMAC keys of a merchant; it issues a first secret to a merchant that has none.
  */
-import type { ServiceContext } from './context.ts';
+import type { ServiceContext, SigningKeysPort } from './context.ts';
 import type { Database } from '../store/database.ts';
 import type { Keyring } from '../store/card-vault.ts';
 import type { Clock } from '../domain/clock.ts';
@@ -54,7 +54,7 @@ export async function rotateSigningSecret(ctx: SecretsContext, merchantId: strin
 }
 
 /** The HMAC keys that sign a merchant's callbacks now, cached briefly per node. */
-export class SigningKeys {
+export class SigningKeys implements SigningKeysPort {
   private readonly cache = new Map<string, { keys: Secret<Buffer[]>; until: number }>();
 
   constructor(private readonly deps: { db: Database; keyring: Keyring; clock: Clock }) {}

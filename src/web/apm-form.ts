@@ -3,7 +3,7 @@
  * missing) and the server-side reading of what the payer posted, with messages for people rather than the
  * API's. Fields that depend on the billing country are read only for the countries they apply to.
  */
-import { appliesTo, type PageField } from '../services/apm/methods.ts';
+import { appliesTo, type PageField } from '../domain/methods/page-field.ts';
 import { isCountryCode } from '../domain/countries.ts';
 import { localizeMessage, validateEmail } from './checkout-form.ts';
 import { EN, type Translator } from './i18n.ts';

@@ -16,7 +16,8 @@ import { findPaymentsByOrder, getMerchantPayment } from '../../store/payments-re
 import type { Payment } from '../../domain/model/payment.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { SessionRequest as StoredSessionRequest } from '../../store/sessions-repo.ts';
-import { optionalFields, withConsent } from '../../services/callbacks/checkout-callback.ts';
+import { withConsent } from '../../services/callbacks/checkout-callback.ts';
+import { optionalFields } from '../../services/callbacks/fields.ts';
 import {
   AcceptedAnswer, AmountRequest, CaptureAnswer, PaymentIdRequest, SessionRequest, SessionResponse, StatusAnswer, StatusRequestShape, VoidAnswer, type StatusRequest,
 } from './schemas.ts';

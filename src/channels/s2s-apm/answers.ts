@@ -9,7 +9,7 @@ import type { ApmFollowUpResult } from '../../services/apm/follow-ups.ts';
 import { apmS2sStatus } from '../../services/apm/details.ts';
 import { apmRedirect } from '../../services/apm/payer-redirect.ts';
 import { descriptorOf } from '../../services/apm/callback.ts';
-import { optionalFields } from '../../services/callbacks/checkout-callback.ts';
+import { optionalFields } from '../../services/callbacks/fields.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
 

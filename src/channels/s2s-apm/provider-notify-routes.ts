@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
-import { handleProviderNotification } from '../../services/apm/provider-route.ts';
+import { handleProviderNotification } from '../../services/apm/notifications.ts';
 import { apmS2sStatus } from '../../services/apm/details.ts';
 
 const NotifyAnswer = Type.Object({ result: Type.Literal('OK'), trans_id: Type.String(), status: Type.String() });

@@ -13,7 +13,7 @@ import { GatewayError, HashMismatch, MESSAGES } from '../../domain/errors.ts';
 import { verifyMerchantHash } from '../merchant-auth.ts';
 import { reserveIdempotencyKey } from '../idempotency.ts';
 import { checkCallbackUrl } from '../../services/callback-targets.ts';
-import { validate } from '../validation.ts';
+import { validate } from '../../domain/schema-errors.ts';
 import { ACTIONS, FORM_DOC, type ActionSpec } from './actions.ts';
 import type { Answer } from './answers.ts';
 import { formFields, registerS2sScope, validateFields, type Loose } from '../s2s-form.ts';

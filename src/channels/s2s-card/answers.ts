@@ -8,7 +8,7 @@ import type { PaymentStep } from '../../services/attempt/index.ts';
 import type { FollowUpResult } from '../../services/follow-ups.ts';
 import { payerRedirect, type PayerRedirect } from '../../services/s2s-card/payer-redirect.ts';
 import { descriptorOf } from '../../services/callbacks/s2s-card-callback.ts';
-import { optionalFields } from '../../services/callbacks/checkout-callback.ts';
+import { optionalFields } from '../../services/callbacks/fields.ts';
 import { s2sStatus, type PaymentStatus } from '../../domain/payment-state.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';

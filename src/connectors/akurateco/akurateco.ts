@@ -8,8 +8,6 @@
  * verifier. The answer of a SALE is trusted only for SUCCESS and DECLINED; anything else is pending and is
  * resolved by GET_TRANS_STATUS (or GET_TRANS_STATUS_BY_ORDER when the upstream's trans_id was never learnt).
  */
-import { Type, type Static } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type {
   AuthorizeRequest, CardConnector, ChallengeResult, ConnectorOutcome, ConnectorState, FollowUpOutcome, FollowUpRequest, InboundRequest,
   InquiryRequest, MidAccess, NotificationEvent, NotificationPort, NotifiedPayment, PayerPage, Reported,
@@ -23,32 +21,10 @@ import { formatAmount, parseAmount } from '../../domain/money.ts';
 import type { CardParameterSet } from '../../domain/card-parameter-sets.ts';
 import { isAuthorizationEvent } from '../../domain/operations.ts';
 import type { ApmConnector } from '../apm-types.ts';
-import { postForm } from './wire.ts';
-// A cycle (apm.ts reads the settings and helpers below), safe because both sides are only called later.
+import {
+  AkuratecoCredentials, AkuratecoSettings, credentialsOf, DEFAULT_TIMEOUT_MS, flatten, postForm, settingsOf, str, type Answer,
+} from './wire.ts';
 import { AkuratecoApmConnector } from './apm.ts';
-
-export const AkuratecoSettings = Type.Object({
-  /** The upstream's S2S CARD endpoint, e.g. https://api.upstream.example/post. */
-  endpoint: Type.String({ pattern: '^https?://', maxLength: 2048 }),
-  /** The upstream's S2S APM endpoint (e.g. https://apm.upstream.example/post); absent: no alternative methods. */
-  apmEndpoint: Type.Optional(Type.String({ pattern: '^https?://', maxLength: 2048 })),
-  /** A live MID moves real money: the sandbox test cards are refused on it. */
-  live: Type.Optional(Type.Boolean()),
-  timeoutMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 120_000 })),
-}, { additionalProperties: false });
-
-export const AkuratecoCredentials = Type.Object({
-  client_key: Type.String({ minLength: 1, maxLength: 255 }),
-  password: Type.String({ minLength: 1, maxLength: 255 }),
-}, { additionalProperties: false });
-
-/** Compiled once: the settings are checked on every call. */
-const SETTINGS_CHECK = TypeCompiler.Compile(AkuratecoSettings);
-
-type Settings = Static<typeof AkuratecoSettings>;
-type Answer = Record<string, unknown>;
-
-export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** Upstream statuses that mean the payment was approved at some point (later follow-ups included). */
 const APPROVED_STATUSES: Readonly<Record<'sale' | 'auth' | 'payout', ReadonlySet<string>>> = {
@@ -56,19 +32,6 @@ const APPROVED_STATUSES: Readonly<Record<'sale' | 'auth' | 'payout', ReadonlySet
   auth: new Set(['PENDING', 'SETTLED', 'REVERSAL', 'REFUND', 'VOID', 'CHARGEBACK']),
   payout: new Set(['SETTLED']),
 };
-
-export const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-
-export function settingsOf(mid: MidAccess | undefined): Settings {
-  if (!mid || !SETTINGS_CHECK.Check(mid.settings)) throw new Error('akurateco: the MID settings are incomplete');
-  return mid.settings as Settings;
-}
-
-export function credentialsOf(mid: MidAccess): { clientKey: string; password: string } {
-  const c = mid.credentials.expose();
-  if (!c.client_key || !c.password) throw new Error('akurateco: the MID credentials are incomplete');
-  return { clientKey: c.client_key, password: c.password };
-}
 
 /** acceptHeaders -> accept_headers: connectors get browser details camelCased, the family's form names them snake_case. */
 const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -83,16 +46,6 @@ function references(a: Answer): { rrn?: string; arn?: string; approvalCode?: str
   if (arn) out.arn = arn;
   if (approvalCode) out.approvalCode = approvalCode;
   return out;
-}
-
-/** parameters[...] as the family's form encoding names nested members. */
-function flatten(value: unknown, prefix: string, out: URLSearchParams): void {
-  if (value === undefined || value === null) return;
-  if (typeof value === 'object') {
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) flatten(v, `${prefix}[${k}]`, out);
-    return;
-  }
-  out.append(prefix, String(value));
 }
 
 function payerPage(a: Answer): PayerPage | undefined {
@@ -374,4 +327,3 @@ export class AkuratecoConnector implements CardConnector {
 }
 
 /** The form encoding and answer type the APM transformers (apm.ts) share. */
-export { flatten, type Answer };

@@ -19,8 +19,7 @@ import { classify, declinedOutcome } from '../error-codes.ts';
 import { apmByTransId, apmCredit2Virtual, s2sApm, s2sHash } from '../../domain/signatures.ts';
 import { formatAmount, parseAmount } from '../../domain/money.ts';
 import { AKURATECO_ERRORS } from './errors.ts';
-import { credentialsOf, DEFAULT_TIMEOUT_MS, flatten, settingsOf, str, type Answer } from './akurateco.ts';
-import { postForm } from './wire.ts';
+import { credentialsOf, DEFAULT_TIMEOUT_MS, flatten, postForm, settingsOf, str, type Answer } from './wire.ts';
 
 /** Upstream statuses of a sale that mean it was paid (later follow-ups included). */
 const PAID: ReadonlySet<string> = new Set(['SETTLED', 'REFUND', 'VOID', 'CHARGEBACK']);

@@ -5,7 +5,7 @@
  * credentials the MID must hold. The transformers here are pure (no I/O): the connector and the sandbox
  * provider both use them, so the two sides of the wire agree by construction only where the spec fixes a rule.
  */
-import type { ApmExperience } from '../../connectors/apm-types.ts';
+import type { ApmExperience } from './types.ts';
 import { exponentOf } from '../money.ts';
 
 /** How every call of a kind is authenticated (interface.md, Authentication 4 to 6). */

@@ -18,6 +18,9 @@ export type PayerExperience =
   | 'otp' // a one-time code sent to the payer's phone
   | 'link'; // a link sent by e-mail or SMS
 
+/** The payer experiences a provider can ask for, card form aside (the APM connectors' word for them). */
+export type ApmExperience = Exclude<PayerExperience, 'card_form'>;
+
 /** What a credit request says of its payee, by the name the payment's payer record gives it. */
 export type PayeeField = 'firstName' | 'lastName' | 'name' | 'email' | 'phone';
 

@@ -12,7 +12,7 @@ import { isUuid, newId } from '../../domain/ids.ts';
 import { scaledDecimal } from '../../domain/mid-limits.ts';
 import { utcDay, validateCaps } from '../../domain/volume-caps.ts';
 import { dailyVolumeOf } from '../../store/volume-caps-repo.ts';
-import { compile, collectErrors } from '../../channels/validation.ts';
+import { compile, collectErrors } from '../../domain/schema-errors.ts';
 import { findMerchantById, insertMid, listMids, midCredentialsOwner, openMidCredentials } from '../../store/merchants-repo.ts';
 import { MID_CHANGEABLE, MID_FIELDS, midDefaults, midFieldsOf, type Mid, type MidChangeable, type MidField, type MidFields } from '../../domain/model/mid.ts';
 import { snakeKeys, snakeName, type SnakeKeys } from '../../domain/model/snake-case.ts';

@@ -10,9 +10,8 @@ import type { Payment, TransactionStatus, TransactionType } from '../../domain/m
 import { apmCallbackHash, apmCredit2VirtualCallback, type CallbackValue } from '../../domain/signatures.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
-import type { CallbackBuilder, PaymentEvent } from '../callbacks/index.ts';
+import { optionalFields as sharedOptionalFields, type CallbackBuilder, type PaymentEvent } from '../callbacks/fields.ts';
 import { apmS2sStatus } from './details.ts';
-import { optionalFields as sharedOptionalFields } from '../callbacks/checkout-callback.ts';
 import { apmRedirect } from './payer-redirect.ts';
 
 /** The action each transaction type reports; the payment-creating ones by the payment's operation. */

@@ -7,6 +7,7 @@
 import { findMethod, type MethodEntry, type Operation, type ParamSpec } from '../../domain/methods/catalog.ts';
 import { pageFields as catalogPageFields, validateMethodParameters } from '../../domain/methods/validate.ts';
 import type { ApmExperience } from '../../connectors/apm-types.ts';
+import type { PageField } from '../../domain/methods/page-field.ts';
 import type { FieldError } from '../../domain/errors.ts';
 import type { PayerInfo } from '../../domain/model/payment.ts';
 import { isPayout } from '../../domain/operations.ts';
@@ -44,33 +45,12 @@ export const PAYER_PATHS: Readonly<Record<string, keyof PayerInfo>> = {
   payee_email: 'email',
 };
 
-/** A field of the page's form: a method parameter, a payer detail of the request, or a contact. */
-export interface PageField {
-  /** Member path in parameters.<method> (`bankDetails.cbu`), or the payer's request path (`customer.email`). */
-  name: string;
-  label: string;
-  source: 'param' | 'payer';
-  required: boolean;
-  /** Shown and required only for these billing countries (the country-dependent fields kind). */
-  requiredIn?: readonly string[];
-  /** Not asked for these billing countries. */
-  exemptIn?: readonly string[];
-  spec?: ParamSpec;
-}
-
 const COUNTRY_PATH = 'billing_address.country';
 const present = (v: unknown) => v !== undefined && v !== null && v !== '';
 const PHONE_NAME = /phone|mobile/i;
 
 function payerRequest(payer: PayerInfo): Record<string, unknown> {
   return Object.fromEntries(Object.entries(PAYER_PATHS).map(([path, key]) => [path, payer[key]]));
-}
-
-/** Whether a field with this country rule applies to a payer in `country` (unknown country: it may). */
-export function appliesTo(rule: Pick<PageField, 'requiredIn' | 'exemptIn'>, country: string | undefined): boolean {
-  if (!country) return true;
-  if (rule.requiredIn && !rule.requiredIn.includes(country)) return false;
-  return !rule.exemptIn?.includes(country);
 }
 
 function asField(path: string, spec: ParamSpec, source: PageField['source'], required: boolean): PageField {

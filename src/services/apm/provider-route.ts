@@ -10,9 +10,6 @@ import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Mid } from '../../domain/model/mid.ts';
 import type { Payment } from '../../domain/model/payment.ts';
 import { findMidById, listMids } from '../../store/merchants-repo.ts';
-import { getPayment } from '../../store/payments-repo.ts';
-import { isUuid } from '../../domain/ids.ts';
-import { GatewayError } from '../../domain/errors.ts';
 import type { ApmConnector } from '../../connectors/apm-types.ts';
 import { NodeHttpPort, type HttpPort } from '../../connectors/http.ts';
 import { APM_PROVIDER, ProviderApmConnector } from '../../connectors/apm-provider/provider-apm.ts';
@@ -21,8 +18,6 @@ import { limitRules } from '../../domain/mid-limits.ts';
 import { midAccess } from '../connector-access.ts';
 import { apmOf } from './details.ts';
 import { apmConnector } from './connector.ts';
-// A cycle (payments.ts asks this module for connectors), safe because both sides are only called later.
-import { refresh } from './payments.ts';
 
 let port: HttpPort | undefined;
 const http = (): HttpPort => (port ??= new NodeHttpPort());
@@ -67,14 +62,3 @@ export async function connectorOfPayment(ctx: ServiceContext, merchant: Merchant
 
 /** The notification address of a payment at a MID-configured provider. */
 export const providerNotifyUrl = (ctx: ServiceContext, paymentId: string) => `${ctx.baseUrl}/apm/provider/notify/${paymentId}`;
-
-/**
- * A MID-configured provider's notification of one payment (the voucher partner's asynchronous notification and
- * the like): it only makes the gateway look, so the status is asked of the provider itself (the status call);
- * nothing in the notification is trusted. Unknown or not a provider payment: notFound.
- */
-export async function handleProviderNotification(ctx: ServiceContext, paymentId: string): Promise<Payment> {
-  const payment = isUuid(paymentId) ? await getPayment(ctx.db, paymentId) : undefined;
-  if (!payment || !apmOf(payment)?.midId) throw new GatewayError('notFound');
-  return (await refresh(ctx, payment)).payment;
-}

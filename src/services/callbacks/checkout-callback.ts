@@ -9,31 +9,8 @@ import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
 import { tokenizesCard } from '../../domain/operations.ts';
 import { DOCUMENT_BRANDS, paymentDocumentOf, paymentMethodOf } from '../apm/details.ts';
-import type { CallbackBuilder, PaymentEvent } from './index.ts';
+import { optionalFields, type CallbackBuilder, type PaymentEvent } from './fields.ts';
 import { consentExtendedData, consentFields, consentOf } from '../../domain/recurring-consent.ts';
-
-const THREE_DS_FIELDS = ['threeDSServerTransID', 'dsTransID', 'acsTransID', 'xid', 'transStatus', 'transStatusReason', 'eci', 'protocolVersion', 'authenticationFlow'] as const;
-
-const CARD_ON_FILE_FIELDS = ['initiator', 'source', 'sequence'] as const;
-
-/** Payer attributes, each switched on separately in Protocol Mapping (all off by default). */
-const PAYER_FIELDS: Readonly<Record<string, (p: Payment) => string | undefined>> = {
-  payer_first_name: (p) => p.payer.firstName ?? p.payer.name?.split(' ')[0],
-  payer_last_name: (p) => p.payer.lastName ?? p.payer.name?.split(' ').slice(1).join(' '),
-  payer_birth_date: (p) => p.payer.birthDate,
-  payer_address: (p) => p.payer.address,
-  payer_address2: (p) => p.payer.address2,
-  payer_house_number: (p) => p.payer.houseNumber,
-  payer_country: (p) => p.payer.country,
-  payer_state: (p) => p.payer.state,
-  payer_city: (p) => p.payer.city,
-  payer_district: (p) => p.payer.district,
-  payer_zip: (p) => p.payer.zip,
-  payer_email: (p) => p.payer.email,
-  payer_phone: (p) => p.payer.phone,
-  payer_phone_country_code: (p) => p.payer.phoneCountryCode,
-  payer_ip: (p) => p.payer.ip,
-};
 
 /** The fields the merchant needs to verify the hash, plus the hash itself. */
 export function signedOrderFields(merchant: Merchant, payment: Payment): { id: string; order_number: string; order_amount: string; order_currency: string; order_description: string; hash: string } {
@@ -50,59 +27,6 @@ export function signedOrderFields(merchant: Merchant, payment: Payment): { id: s
     merchant.digest,
   );
   return { ...fields, hash };
-}
-
-/** The extended_data block: the acquirer's references of the payment, those it has. */
-function extendedData(payment: Payment): Record<string, string> {
-  const block: Record<string, string> = {};
-  if (payment.details.approvalCode) block.approval_code = payment.details.approvalCode;
-  if (payment.details.connectorRef) block.gateway_id = payment.details.connectorRef;
-  if (payment.details.rrn) block.rrn = payment.details.rrn;
-  return block;
-}
-
-/**
- * Optional fields that Protocol Mapping enables (domain/protocol-mapping.ts names them), shared by callbacks and
- * status lookups. `emptyWhenMissing`: callbacks send RRN and ARN empty when missing, status answers omit them.
- */
-export function optionalFields(enabled: readonly string[], payment: Payment, emptyWhenMissing: boolean): Record<string, CallbackValue> {
-  const out: Record<string, CallbackValue> = {};
-  const on = new Set(enabled);
-  const put = (key: string, value: string | undefined) => {
-    if (value !== undefined && value !== '') out[key] = value;
-    else if (emptyWhenMissing) out[key] = '';
-  };
-  if (on.has('3ds') && payment.threeDs) {
-    for (const key of THREE_DS_FIELDS) {
-      const value = payment.threeDs[key];
-      if (value !== undefined) out[key] = value;
-    }
-  }
-  if (on.has('rrn')) {
-    put('RRN', payment.details.rrn);
-    put('ARN', payment.details.arn);
-  }
-  // A wallet token passed on unread has no card brand, yet it is a payment document (virtual).
-  if (on.has('brand') && (payment.details.brand || payment.details.wallet)) out.brand = DOCUMENT_BRANDS[paymentDocumentOf(payment)];
-  if (on.has('payment_method')) out.payment_method = paymentMethodOf(payment);
-  if (on.has('checkout_payment_method')) out.checkout_payment_method = paymentMethodOf(payment);
-  if (on.has('card_expiration_date') && payment.details.cardExpiry) out.card_expiration_date = payment.details.cardExpiry;
-  if (on.has('customer_ip') && payment.payer.ip) out.customer_ip = payment.payer.ip;
-  if (on.has('extended_data')) {
-    const block = extendedData(payment);
-    if (Object.keys(block).length > 0) out.extended_data = block;
-  }
-  if (on.has('browser') && payment.details.browser) {
-    for (const [key, value] of Object.entries(payment.details.browser)) out[`browser_${key}`] = value;
-  }
-  // Card-on-file discriminators, each switched on separately (off by default).
-  const cof = payment.details.cof as Record<string, string> | undefined;
-  for (const key of CARD_ON_FILE_FIELDS) if (on.has(key) && cof?.[key]) out[key] = cof[key];
-  for (const [key, read] of Object.entries(PAYER_FIELDS)) if (on.has(key)) {
-    const value = read(payment);
-    if (value) out[key] = value;
-  }
-  return out;
 }
 
 /**

@@ -4,29 +4,15 @@
  */
 import type { Sql } from '../../store/database.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
-import type { Channel, Payment, TransactionStatus, TransactionType } from '../../domain/model/payment.ts';
+import type { Channel, Payment } from '../../domain/model/payment.ts';
 import { enqueueCallback, type EnqueueCallbackInput } from '../../store/callbacks-repo.ts';
 import type { CallbackValue } from '../../domain/signatures.ts';
 import { checkoutCallback } from './checkout-callback.ts';
 import { s2sCardCallback } from './s2s-card-callback.ts';
 import { s2sApmCallback } from '../apm/callback.ts';
+import type { CallbackBuilder, PaymentEvent } from './fields.ts';
 
-/** A change the merchant hears about. */
-export interface PaymentEvent {
-  transId: string;
-  type: TransactionType;
-  status: TransactionStatus;
-  /** Amount of this transaction (partial capture or refund), when it differs from the order amount. */
-  amount?: bigint;
-  reason?: string;
-}
-
-export interface CallbackBuilder {
-  protocol: 'checkout' | 's2s';
-  /** The URL this payment's callbacks go to, if any. */
-  url(merchant: Merchant, payment: Payment): string | null;
-  fields(merchant: Merchant, payment: Payment, event: PaymentEvent, now: Date): Record<string, CallbackValue> | undefined;
-}
+export type { CallbackBuilder, PaymentEvent };
 
 const BUILDERS: Partial<Record<Channel, CallbackBuilder>> = {
   checkout: checkoutCallback,

@@ -11,8 +11,7 @@ import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
 import { isPayout as isPayoutOperation, tokenizesCard } from '../../domain/operations.ts';
 import { payerRedirect } from '../s2s-card/payer-redirect.ts';
-import { optionalFields } from './checkout-callback.ts';
-import type { CallbackBuilder, PaymentEvent } from './index.ts';
+import { optionalFields, type CallbackBuilder, type PaymentEvent } from './fields.ts';
 
 /** The action a follow-up transaction reports; everything else reports the action that created the payment. */
 const FOLLOW_UP_ACTIONS: Partial<Record<TransactionType, string>> = {

@@ -16,7 +16,7 @@ import { ERRORS } from '../../domain/errors.ts';
 import { finalTxType } from '../../domain/operations.ts';
 import { checkoutCallback } from '../callbacks/checkout-callback.ts';
 import { s2sCardCallback } from '../callbacks/s2s-card-callback.ts';
-import type { CallbackBuilder, PaymentEvent } from '../callbacks/index.ts';
+import type { CallbackBuilder, PaymentEvent } from '../callbacks/fields.ts';
 import { CARD_ON_FILE } from '../recurring/card-on-file.ts';
 
 /** Where a charge stands on its chain, kept with its payment. */

@@ -5,7 +5,7 @@
  * The URL comes from the payer's browser, so only Apple's payment gateway hosts are ever called (no SSRF).
  */
 import https from 'node:https';
-import type { ServiceContext } from '../context.ts';
+import type { AppleSessionPort, MerchantSessionRequest, ServiceContext } from '../context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { loadMerchantConfig, openWalletSecrets } from '../../store/merchant-config-repo.ts';
@@ -25,15 +25,7 @@ export function appleValidationUrl(raw: unknown): URL | undefined {
   }
 }
 
-export interface MerchantSessionRequest {
-  url: URL;
-  certificatePem: string;
-  keyPem: string;
-  body: string;
-}
-
-/** How the gateway reaches Apple (ctx.appleSessionPort; a test substitutes its own). */
-export type AppleSessionPort = (req: MerchantSessionRequest) => Promise<{ status: number; body: string }>;
+export type { AppleSessionPort, MerchantSessionRequest };
 
 export const nodeAppleSessionPort: AppleSessionPort = (req) => new Promise((resolve, reject) => {
   const request = https.request(req.url, {

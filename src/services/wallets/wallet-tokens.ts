@@ -3,24 +3,19 @@
  * keys of the merchant's Wallets tab and the trusted roots, and claimed once (replay refusal); or, in the virtual
  * flow, claimed by its hash and passed on unread. The PAN and cryptogram are never logged, only a refusal's reason.
  */
-import { createPrivateKey, createHash, type KeyObject, type X509Certificate } from 'node:crypto';
-import type { ServiceContext } from '../context.ts';
+import { createPrivateKey, createHash, type KeyObject } from 'node:crypto';
+import type { ServiceContext, WalletTrust } from '../context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { CardData } from '../../connectors/types.ts';
 import { loadMerchantConfig, openWalletSecrets } from '../../store/merchant-config-repo.ts';
 import { claimWalletToken } from '../../store/wallet-token-uses.ts';
-import { decryptGooglePayToken, type GoogleRootKey } from '../../domain/wallets/google-pay-token.ts';
+import { decryptGooglePayToken } from '../../domain/wallets/google-pay-token.ts';
 import { decryptApplePayToken, merchantIdHashOf } from '../../domain/wallets/apple-pay-token.ts';
 import { parseJsonObject, refuse, type TokenResult } from '../../domain/wallets/token-result.ts';
 import type { WalletName } from '../../domain/wallets/wallet-flow.ts';
 
 export { WALLET_NAMES, type WalletName } from '../../domain/wallets/wallet-flow.ts';
-
-/** The roots a token must chain to: configuration (files), Google's TEST and PRODUCTION sets apart. */
-export interface WalletTrust {
-  googleRootKeys: Readonly<Record<'TEST' | 'PRODUCTION', readonly GoogleRootKey[]>>;
-  appleRootCertificates: readonly X509Certificate[];
-}
+export type { WalletTrust };
 
 export interface WalletCard {
   wallet: WalletName;

@@ -1,0 +1,102 @@
+/**
+ * What every channel's callback builder shares: the event it reports, the builder's interface, and the optional
+ * fields Protocol Mapping enables (also sent in status answers). A leaf: the builders and index.ts import it and
+ * it imports none of them, so the builders and their registry do not import each other in a circle.
+ */
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Payment, TransactionStatus, TransactionType } from '../../domain/model/payment.ts';
+import type { CallbackValue } from '../../domain/signatures.ts';
+import { DOCUMENT_BRANDS, paymentDocumentOf, paymentMethodOf } from '../apm/details.ts';
+
+/** A change the merchant hears about. */
+export interface PaymentEvent {
+  transId: string;
+  type: TransactionType;
+  status: TransactionStatus;
+  /** Amount of this transaction (partial capture or refund), when it differs from the order amount. */
+  amount?: bigint;
+  reason?: string;
+}
+
+export interface CallbackBuilder {
+  protocol: 'checkout' | 's2s';
+  /** The URL this payment's callbacks go to, if any. */
+  url(merchant: Merchant, payment: Payment): string | null;
+  fields(merchant: Merchant, payment: Payment, event: PaymentEvent, now: Date): Record<string, CallbackValue> | undefined;
+}
+
+const THREE_DS_FIELDS = ['threeDSServerTransID', 'dsTransID', 'acsTransID', 'xid', 'transStatus', 'transStatusReason', 'eci', 'protocolVersion', 'authenticationFlow'] as const;
+
+const CARD_ON_FILE_FIELDS = ['initiator', 'source', 'sequence'] as const;
+
+/** Payer attributes, each switched on separately in Protocol Mapping (all off by default). */
+const PAYER_FIELDS: Readonly<Record<string, (p: Payment) => string | undefined>> = {
+  payer_first_name: (p) => p.payer.firstName ?? p.payer.name?.split(' ')[0],
+  payer_last_name: (p) => p.payer.lastName ?? p.payer.name?.split(' ').slice(1).join(' '),
+  payer_birth_date: (p) => p.payer.birthDate,
+  payer_address: (p) => p.payer.address,
+  payer_address2: (p) => p.payer.address2,
+  payer_house_number: (p) => p.payer.houseNumber,
+  payer_country: (p) => p.payer.country,
+  payer_state: (p) => p.payer.state,
+  payer_city: (p) => p.payer.city,
+  payer_district: (p) => p.payer.district,
+  payer_zip: (p) => p.payer.zip,
+  payer_email: (p) => p.payer.email,
+  payer_phone: (p) => p.payer.phone,
+  payer_phone_country_code: (p) => p.payer.phoneCountryCode,
+  payer_ip: (p) => p.payer.ip,
+};
+
+/** The extended_data block: the acquirer's references of the payment, those it has. */
+function extendedData(payment: Payment): Record<string, string> {
+  const block: Record<string, string> = {};
+  if (payment.details.approvalCode) block.approval_code = payment.details.approvalCode;
+  if (payment.details.connectorRef) block.gateway_id = payment.details.connectorRef;
+  if (payment.details.rrn) block.rrn = payment.details.rrn;
+  return block;
+}
+
+/**
+ * Optional fields that Protocol Mapping enables (domain/protocol-mapping.ts names them), shared by callbacks and
+ * status lookups. `emptyWhenMissing`: callbacks send RRN and ARN empty when missing, status answers omit them.
+ */
+export function optionalFields(enabled: readonly string[], payment: Payment, emptyWhenMissing: boolean): Record<string, CallbackValue> {
+  const out: Record<string, CallbackValue> = {};
+  const on = new Set(enabled);
+  const put = (key: string, value: string | undefined) => {
+    if (value !== undefined && value !== '') out[key] = value;
+    else if (emptyWhenMissing) out[key] = '';
+  };
+  if (on.has('3ds') && payment.threeDs) {
+    for (const key of THREE_DS_FIELDS) {
+      const value = payment.threeDs[key];
+      if (value !== undefined) out[key] = value;
+    }
+  }
+  if (on.has('rrn')) {
+    put('RRN', payment.details.rrn);
+    put('ARN', payment.details.arn);
+  }
+  // A wallet token passed on unread has no card brand, yet it is a payment document (virtual).
+  if (on.has('brand') && (payment.details.brand || payment.details.wallet)) out.brand = DOCUMENT_BRANDS[paymentDocumentOf(payment)];
+  if (on.has('payment_method')) out.payment_method = paymentMethodOf(payment);
+  if (on.has('checkout_payment_method')) out.checkout_payment_method = paymentMethodOf(payment);
+  if (on.has('card_expiration_date') && payment.details.cardExpiry) out.card_expiration_date = payment.details.cardExpiry;
+  if (on.has('customer_ip') && payment.payer.ip) out.customer_ip = payment.payer.ip;
+  if (on.has('extended_data')) {
+    const block = extendedData(payment);
+    if (Object.keys(block).length > 0) out.extended_data = block;
+  }
+  if (on.has('browser') && payment.details.browser) {
+    for (const [key, value] of Object.entries(payment.details.browser)) out[`browser_${key}`] = value;
+  }
+  // Card-on-file discriminators, each switched on separately (off by default).
+  const cof = payment.details.cof as Record<string, string> | undefined;
+  for (const key of CARD_ON_FILE_FIELDS) if (on.has(key) && cof?.[key]) out[key] = cof[key];
+  for (const [key, read] of Object.entries(PAYER_FIELDS)) if (on.has(key)) {
+    const value = read(payment);
+    if (value) out[key] = value;
+  }
+  return out;
+}
