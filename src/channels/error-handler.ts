@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, HashMismatch, errorBody, type ErrorName } from '../domain/errors.ts';
 import { hintFor } from './hash-hints.ts';
-import { isConnectionFailure } from '../store/database.ts';
+import { isConnectionFailure } from '../services/queries/health.ts';
 import { RateLimited } from '../services/rate-limiter.ts';
 
 declare module 'fastify' {

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ServiceContext } from '../services/context.ts';
 import { currentFigures } from '../services/operational-figures.ts';
-import type { OperationalFigures } from '../store/operational-figures-repo.ts';
+import type { OperationalFigures } from '../services/operational-figures.ts';
 
 /** Each store figure and its gauge (a gauge per figure: Prometheus alerts name them one by one). */
 const FIGURE_GAUGES: Readonly<Record<keyof OperationalFigures, { name: string; help: string }>> = {

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../services/context.ts';
 import { GatewayError } from '../domain/errors.ts';
-import { pendingMigrations } from '../store/migrate.ts';
+import { pendingMigrations } from '../services/queries/health.ts';
 import { sendError } from './error-handler.ts';
 
 /** A readiness probe that hangs is a failed one: the balancer's own timeout is usually a few seconds. */

@@ -12,6 +12,9 @@ import type { Secret } from '../domain/secret.ts';
 import type { GoogleRootKey } from '../domain/wallets/google-pay-token.ts';
 import type { X509Certificate } from 'node:crypto';
 
+/** The store handle services are given; workers and the sandbox take it from here, not from the store. */
+export type { Database, Sql };
+
 // The ports below are declared here, not imported from the services that implement them (signing-secrets.ts,
 // wallets/*): those services take a ServiceContext, so importing their types back would make a circle.
 

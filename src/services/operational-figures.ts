@@ -2,6 +2,8 @@
 import type { ServiceContext } from './context.ts';
 import { operationalFigures, type OperationalFigures } from '../store/operational-figures-repo.ts';
 
+export type { OperationalFigures };
+
 /** A callback due this long ago and still not sent means the dispatchers are behind (they poll every second). */
 const OVERDUE_AFTER_MS = 60_000;
 

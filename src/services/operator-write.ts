@@ -6,6 +6,9 @@
 import type { Sql } from '../store/database.ts';
 import type { Payment } from '../domain/model/payment.ts';
 
+/** Hands a payment nothing can account for to an operator (compare-and-set on its updated_at): the re-check worker's last resort. */
+export { flagForOperator } from '../store/payments-repo.ts';
+
 export interface OperatorWrite {
   version: number;
   txDetails: Record<string, unknown>;

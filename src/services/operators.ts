@@ -9,6 +9,9 @@ import { hashOperatorPassword } from '../domain/operator-passwords.ts';
 import { updateOperatorUser } from '../store/operators-repo.ts';
 import type { Role } from '../domain/admin-roles.ts';
 
+/** Stamps a token's last use (at most once per interval): the admin API's authentication calls it on each request. */
+export { touchOperatorToken } from '../store/operators-repo.ts';
+
 export const SYSTEM_ACTOR: AuditActor = { userId: null, name: 'system' };
 
 export interface IssuedToken {

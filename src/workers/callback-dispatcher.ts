@@ -5,7 +5,7 @@
  * next one), so every POST carries the stable event id in `X-Callback-Id` for the receiver to drop repeats.
  */
 import type { Clock } from '../domain/clock.ts';
-import type { Database, Sql } from '../store/database.ts';
+import type { Database, Sql } from '../services/context.ts';
 import { nextAttemptDelay, responseOutcome, type AttemptOutcome } from '../domain/callback-policy.ts';
 import {
   claimDue,
@@ -19,7 +19,7 @@ import {
   scheduleRetry,
   urlBlockedUntil,
   type ClaimedCallback,
-} from '../store/callbacks-repo.ts';
+} from '../services/callbacks/outbox.ts';
 import { PollingLoop } from './polling.ts';
 import { PUBLIC_TARGETS_ONLY, type CallbackTargetPolicy } from '../domain/callback-targets.ts';
 import { CallbackHttpClient, type Resolver } from './callback-http.ts';

@@ -6,9 +6,10 @@
  * payment by bumping its updated_at with a compare-and-set before touching it.
  */
 import type { ServiceContext } from '../services/context.ts';
-import { findStalledPayments, flagForOperator } from '../store/payments-repo.ts';
+import { findStalledPayments } from '../services/queries/payments.ts';
+import { flagForOperator } from '../services/operator-write.ts';
 import type { Payment } from '../domain/model/payment.ts';
-import { findMerchantById, listMids } from '../store/merchants-repo.ts';
+import { findMerchantById, listMids } from '../services/queries/merchants.ts';
 import { applyOutcome } from '../services/attempt/index.ts';
 import { intentOf, recheckBy } from '../domain/operations.ts';
 import { recheckInitiation } from '../services/apm/payments.ts';

@@ -16,22 +16,22 @@
  * to charge again.
  */
 import type { ServiceContext } from '../services/context.ts';
-import type { Sql } from '../store/database.ts';
-import { findMerchantById, listMids } from '../store/merchants-repo.ts';
+import type { Sql } from '../services/context.ts';
+import { findMerchantById, listMids } from '../services/queries/merchants.ts';
 import type { Merchant } from '../domain/model/merchant.ts';
 import type { Mid } from '../domain/model/mid.ts';
 import type { Payment } from '../domain/model/payment.ts';
-import { loadCard, type LoadedCard } from '../store/card-vault.ts';
+import { loadCard, type LoadedCard } from '../services/queries/cards.ts';
 import {
   findExpiredCharges, insertClaims, lockDueChains, markAuthorizing, recordOutcomes, takeOverCharge, type Claim, type OutboxRow,
-} from '../store/schedules-repo.ts';
+} from '../services/schedules/runner-store.ts';
 import type { CardConnector, ConnectorOutcome, MidAccess } from '../connectors/types.ts';
 import { inquiryRequest, midAccess } from '../services/connector-access.ts';
 import { newId } from '../domain/ids.ts';
 import { chargeInstant, claimOf, DAY_LIMIT, NO_MID, noRouteOutcome, outboxRowOf, outcomeOf, scheduleChargeOf, type ChargeRoute, type FinalOutcome, type RouteRefusal } from '../services/schedules/charges.ts';
 import { cardFacts, chainMidFirst, CHAIN_ROUTING, noCandidateError, noteOutcome, releaseHold, routeCard, takeCandidate } from '../services/card-routing.ts';
 import { ERRORS, GatewayError } from '../domain/errors.ts';
-import type { DueChain } from '../store/schedules-repo.ts';
+import type { DueChain } from '../services/schedules/runner-store.ts';
 import { merchantInitiatedOutcome } from '../services/recurring/card-on-file.ts';
 import { authorizeRequest } from '../services/attempt/request.ts';
 import { heldForIntegrity, mismatchesOf } from '../services/attempt/integrity.ts';

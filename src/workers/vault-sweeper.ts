@@ -6,7 +6,7 @@
  * skips rows another holds (purgeUnreferencedCards).
  */
 import type { ServiceContext } from '../services/context.ts';
-import { purgeUnreferencedCards } from '../store/card-vault.ts';
+import { purgeUnreferencedCards } from '../services/vault-retention.ts';
 import { PollingLoop } from './polling.ts';
 
 /**

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
-import { listAudit, type AuditRecord } from '../../store/audit-repo.ts';
+import { listAudit, type AuditRecord } from '../../services/queries/audit.ts';
 import { ADMIN_TAG, requirePermission } from './operator-auth.ts';
 import { Timestamp } from './schemas.ts';
 import { responses } from './errors.ts';

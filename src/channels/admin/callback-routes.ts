@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
-import { listCallbacks, type CallbackWithAttempts } from '../../store/callbacks-repo.ts';
+import { listCallbacks, type CallbackWithAttempts } from '../../services/queries/callbacks.ts';
 import { blockedUrls, unblockCallbackUrl, MAX_BLOCKED_LISTED } from '../../services/admin/callback-urls.ts';
 import { resendNow } from '../../services/admin/callback-resend.ts';
 import { ADMIN_TAG as TAG, actorOf, requirePermission } from './operator-auth.ts';

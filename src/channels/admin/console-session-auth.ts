@@ -8,8 +8,9 @@ import { GatewayError } from '../../domain/errors.ts';
 import {
   CSRF_HEADER, SESSION_COOKIE, TOUCH_INTERVAL_MS, cookieValue, needsCsrf, sameSecret, sessionAlive, sessionDigest,
 } from '../../domain/console-session.ts';
-import { findConsoleSession, touchConsoleSession, type ConsoleSession } from '../../store/console-sessions-repo.ts';
-import type { Operator } from '../../store/operators-repo.ts';
+import { findConsoleSession, type ConsoleSession } from '../../services/queries/operators.ts';
+import { touchConsoleSession } from '../../services/admin/console-sessions.ts';
+import type { Operator } from '../../services/queries/operators.ts';
 import type { ServiceContext } from '../../services/context.ts';
 
 declare module 'fastify' {

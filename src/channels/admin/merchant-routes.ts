@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS } from '../../domain/password-rotation.ts';
-import { findMerchantRecord, listMerchantRecords, type MerchantRecord } from '../../store/merchant-admin-repo.ts';
+import { findMerchantRecord, listMerchantRecords, type MerchantRecord } from '../../services/queries/merchants.ts';
 import { createMerchant, rotatePassword, setMerchantDisabled, updateMerchant } from '../../services/admin/merchants.ts';
 import { issueSigningSecret } from '../../services/signing-secrets.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';

@@ -8,9 +8,10 @@ import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../../domain/errors.ts';
 import { mayDo, type Permission } from '../../domain/admin-roles.ts';
 import { operatorTokenDigest } from '../../domain/operator-tokens.ts';
-import { findOperatorByTokenDigest, touchOperatorToken, type Operator } from '../../store/operators-repo.ts';
+import { findOperatorByTokenDigest, type Operator } from '../../services/queries/operators.ts';
+import { touchOperatorToken } from '../../services/operators.ts';
 import type { ServiceContext } from '../../services/context.ts';
-import type { AuditActor } from '../../store/audit-repo.ts';
+import type { AuditActor } from '../../services/queries/audit.ts';
 import { sessionCookieOf, sessionOperator } from './console-session-auth.ts';
 
 export const ADMIN_TAG = { tags: ['Admin'], security: [{ bearer: [] }] };

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { ScoreView } from './routing-routes.ts';
-import { findPaymentsNeedingOperator, needsOperatorOf } from '../../store/payments-repo.ts';
+import { findPaymentsNeedingOperator, needsOperatorOf } from '../../services/queries/payments.ts';
 import type { Payment, Transaction } from '../../domain/model/payment.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { s2sStatus } from '../../domain/payment-state.ts';

@@ -12,7 +12,7 @@ import { IDLE_TIMEOUT_MS, sessionCookie } from '../../domain/console-session.ts'
 import { bucketName } from '../../domain/rate-limits.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { signIn, signOut } from '../../services/admin/console-sessions.ts';
-import { findOperatorUser } from '../../store/operators-repo.ts';
+import { findOperatorUser } from '../../services/queries/operators.ts';
 import { liveSession } from './console-session-auth.ts';
 import { requireOperator } from './operator-auth.ts';
 import { presentUser } from './user-routes.ts';

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import { GatewayError } from '../../domain/errors.ts';
-import { findMerchantById } from '../../store/merchants-repo.ts';
+import { findMerchantById } from '../../services/queries/merchants.ts';
 import { rotateSigningSecret } from '../../services/signing-secrets.ts';
 import { ADMIN_TAG as TAG, actorOf, requirePermission } from './operator-auth.ts';
 

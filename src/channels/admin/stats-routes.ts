@@ -8,7 +8,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { GatewayError } from '../../domain/errors.ts';
-import { failingCallbacksSince, merchantNames, paymentFiguresSince, type CurrencyFigures } from '../../store/admin-stats-repo.ts';
+import { failingCallbacksSince, merchantNames, paymentFiguresSince, type CurrencyFigures } from '../../services/queries/stats.ts';
 import { ADMIN_TAG, requirePermission } from './operator-auth.ts';
 import { Timestamp } from './schemas.ts';
 import { responses } from './errors.ts';

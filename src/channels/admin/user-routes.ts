@@ -7,7 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { ROLES, permissionsOf, PERMISSIONS } from '../../domain/admin-roles.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../domain/operator-passwords.ts';
-import { findOperatorUser, listOperatorTokens, listOperatorUsers, type OperatorToken, type OperatorUser } from '../../store/operators-repo.ts';
+import { findOperatorUser, listOperatorTokens, listOperatorUsers, type OperatorToken, type OperatorUser } from '../../services/queries/operators.ts';
 import {
   createOperatorToken, createOperatorUser, revokeOperatorTokenById, updateOperatorUserById,
 } from '../../services/admin/users.ts';

@@ -19,7 +19,7 @@ import {
 } from '../../services/hosted-fields.ts';
 import { payerRedirect } from '../../services/s2s-card/payer-redirect.ts';
 import { returnQuery } from '../../services/callbacks/checkout-callback.ts';
-import type { SessionRequest as StoredSessionRequest } from '../../store/sessions-repo.ts';
+import type { SessionRequest as StoredSessionRequest } from '../../services/queries/sessions.ts';
 import {
   CollectRequest, ProcessingRequest, ProcessingResponse, SessionTokenRequest, SessionTokenResponse, SessionUpdateAnswer, SessionUpdateRequest,
 } from './schemas.ts';

@@ -11,7 +11,7 @@ import { checkout, checkoutHash } from '../../domain/signatures.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
-import { getMerchantPayment } from '../../store/payments-repo.ts';
+import { getMerchantPayment } from '../../services/queries/payments.ts';
 import type { Payment } from '../../domain/model/payment.ts';
 import { chainOf, chargeChain } from '../../services/recurring/recurring-charges.ts';
 import { retryRecurringCharge } from '../../services/recurring/retry.ts';

@@ -12,10 +12,10 @@ import { wireDate } from '../../domain/clock.ts';
 import { openSession, DEFAULT_SESSION_EXPIRY_MINUTES } from '../../services/checkout-sessions.ts';
 import { capturePayment, refundPayment, voidAnyPayment } from '../../services/payment-follow-ups.ts';
 import { paymentMethodOf } from '../../services/apm/details.ts';
-import { findPaymentsByOrder, getMerchantPayment } from '../../store/payments-repo.ts';
+import { findPaymentsByOrder, getMerchantPayment } from '../../services/queries/payments.ts';
 import type { Payment } from '../../domain/model/payment.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
-import type { SessionRequest as StoredSessionRequest } from '../../store/sessions-repo.ts';
+import type { SessionRequest as StoredSessionRequest } from '../../services/queries/sessions.ts';
 import { withConsent } from '../../services/callbacks/checkout-callback.ts';
 import { optionalFields } from '../../services/callbacks/fields.ts';
 import {

@@ -4,7 +4,7 @@
  */
 import { parseAmount, type Money } from '../../domain/money.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
-import type { SessionRequest as StoredSessionRequest } from '../../store/sessions-repo.ts';
+import type { SessionRequest as StoredSessionRequest } from '../../services/queries/sessions.ts';
 import type { SessionRequest } from './schemas.ts';
 
 /** The amount exactly as the merchant sent it: that string is what the hash covers. */

@@ -13,11 +13,11 @@ import { abandon, chooseMethod, proceed, refresh, resendCode, stepOf, submitCode
 import { apmOf, awaitingProvider, payerPhone, unfinishedApm, type ApmDetails } from '../../services/apm/details.ts';
 import { apmMethod, carriedOn, contactEmail, pageFields, type ApmMethod } from '../../services/apm/methods.ts';
 import { apmConnector as apmConnectorOf } from '../../services/apm/connector.ts';
-import { getPayment } from '../../store/payments-repo.ts';
+import { getPayment } from '../../services/queries/payments.ts';
 import type { Payment } from '../../domain/model/payment.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
-import { findMerchantById } from '../../store/merchants-repo.ts';
-import { getSession } from '../../store/sessions-repo.ts';
+import { findMerchantById } from '../../services/queries/merchants.ts';
+import { getSession } from '../../services/queries/sessions.ts';
 import { findMethod, type Operation } from '../../domain/methods/catalog.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { isPayout } from '../../domain/operations.ts';

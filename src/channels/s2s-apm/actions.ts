@@ -7,7 +7,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { PayerInfo, Payment } from '../../domain/model/payment.ts';
-import { getMerchantPayment } from '../../store/payments-repo.ts';
+import { getMerchantPayment } from '../../services/queries/payments.ts';
 import { startApmSale, refresh } from '../../services/apm/payments.ts';
 import { captureApm, creditVoidApm, voidApm } from '../../services/apm/follow-ups.ts';
 import { startPayout } from '../../services/apm/payouts.ts';

@@ -8,7 +8,7 @@ import { lookups, type ServiceContext } from '../../services/context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Mid } from '../../domain/model/mid.ts';
 import type { Payment, PaymentDetails } from '../../domain/model/payment.ts';
-import { listTransactions } from '../../store/payments-repo.ts';
+import { listTransactions } from '../../services/queries/payments.ts';
 import { startCardPayment, paymentByTransId, newestPaymentOfOrder } from '../../services/s2s-card/card-payments.ts';
 import { capture, refund, reverse, voidPayment } from '../../services/follow-ups.ts';
 import { transHashTerms, isPayout } from '../../services/callbacks/s2s-card-callback.ts';

@@ -12,7 +12,7 @@ import { optionalFields } from '../../services/callbacks/fields.ts';
 import { s2sStatus, type PaymentStatus } from '../../domain/payment-state.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { wireDate } from '../../domain/clock.ts';
-import type { Schedule } from '../../store/schedules-repo.ts';
+import type { Schedule } from '../../services/schedules/schedules.ts';
 
 export type Answer = Record<string, unknown>;
 

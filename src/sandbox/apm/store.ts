@@ -4,7 +4,7 @@
  * (tables sandbox_apm_payments, sandbox_outbox, sandbox_provider_accounts, sandbox_provider_records); nothing
  * outside src/sandbox/ reads them. Every decision is a compare-and-set on the row's pending state.
  */
-import type { Sql } from '../../store/database.ts';
+import type { Sql } from '../../services/context.ts';
 import type { ApmExperience, ProviderState } from '../../connectors/apm-types.ts';
 
 export interface SandboxApmRow {

@@ -7,8 +7,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import { openSession, DEFAULT_SESSION_EXPIRY_MINUTES } from '../../services/checkout-sessions.ts';
-import { findMerchantByKey, listMids } from '../../store/merchants-repo.ts';
-import type { SessionRequest } from '../../store/sessions-repo.ts';
+import { findMerchantByKey, listMids } from '../../services/queries/merchants.ts';
+import type { SessionRequest } from '../../services/queries/sessions.ts';
 import { parseAmount } from '../../domain/money.ts';
 import { PAGE_HEADERS, renderMessagePage } from '../../web/pages.ts';
 import { renderShopPage } from './page.ts';

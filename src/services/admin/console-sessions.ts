@@ -10,6 +10,9 @@ import { endConsoleSession, findSignInUser, insertConsoleSession, purgeDeadConso
 import { appendAudit } from '../../store/audit-repo.ts';
 import type { Database } from '../../store/database.ts';
 
+/** Stamps a session's last use (at most once per interval): the console's authentication calls it on each request. */
+export { touchConsoleSession } from '../../store/console-sessions-repo.ts';
+
 export interface OpenedSession {
   id: string;
   userId: string;

@@ -17,6 +17,8 @@ import { newId } from '../../domain/ids.ts';
 import { scheduleTerms, type ScheduleFields } from './schedule-fields.ts';
 import { merchantClock } from './test-clock.ts';
 
+export type { Schedule };
+
 function orInvalid<T>(result: T | FieldError[]): T {
   if (Array.isArray(result)) throw GatewayError.invalid(result);
   return result;
