@@ -35,17 +35,14 @@ import { registerAdminSigningSecretRoutes } from './channels/admin/signing-secre
 import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
 import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
 import { registerCardCreditRoutes } from './channels/checkout/credit-routes.ts';
-import { registerPageRoutes } from './channels/pages/routes.ts';
+import { registerPageRoutes } from './channels/pages/index.ts';
+import { registerSandbox } from './sandbox/index.ts';
 import { registerS2sCardRoutes } from './channels/s2s-card/routes.ts';
 import { registerRecurringRoutes } from './channels/checkout/recurring-routes.ts';
-import { registerTestClockRoutes } from './sandbox/test-clock-routes.ts';
-import { registerShopRoutes } from './sandbox/shop/routes.ts';
 import { OWN_LISTENER_PATHS, registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
 import { registerApmPageRoutes } from './channels/pages/apm-routes.ts';
 import { SWAGGER_OPTIONS, SWAGGER_UI_OPTIONS } from './channels/openapi.ts';
 import { registerConnectorRoutes } from './channels/connectors/routes.ts';
-import { registerApmProviderRoutes } from './sandbox/apm/provider-routes.ts';
-import { registerSandboxApmPages } from './sandbox/apm/pages.ts';
 import { registerProviderNotifyRoutes } from './channels/s2s-apm/provider-notify-routes.ts';
 
 export interface RouteEntry {
@@ -133,15 +130,11 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerHostedFieldsRoutes(app, ctx);
   registerCardCreditRoutes(app, ctx);
   registerRecurringRoutes(app, ctx);
-  registerTestClockRoutes(app, ctx);
-  registerShopRoutes(app, ctx);
   registerPageRoutes(app, ctx);
   await registerS2sCardRoutes(app, ctx);
   await registerS2sApmRoutes(app, ctx);
   registerProviderNotifyRoutes(app, ctx);
-  registerApmProviderRoutes(app, ctx);
   registerApmPageRoutes(app, ctx);
-  registerSandboxApmPages(app, ctx);
   registerConnectorRoutes(app, ctx);
   registerAdminCallbackRoutes(app, ctx);
   registerAdminPaymentRoutes(app, ctx);
@@ -156,6 +149,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   registerAdminSessionRoutes(app, ctx);
   registerAdminStatsRoutes(app, ctx);
   registerAdminSigningSecretRoutes(app, ctx);
+  registerSandbox(app, ctx);
   await registerConsole(app);
   return app;
 }

@@ -329,6 +329,33 @@ function fillMissingAnswer(op: Json, key: string): void {
 }
 
 /** Error answers for operations that document none (the admin API's own routes). */
+/**
+ * Where the document lists the sandbox's paths: src/sandbox/ registers them together, and the document keeps each
+ * beside the gateway path whose other side it plays (prefix -> the path it follows), as it always listed them.
+ */
+const SANDBOX_PLACES: readonly (readonly [prefix: string, after: string])[] = [
+  ['/sandbox/test-clock', '/api/v1/payment/retry'],
+  ['/sandbox/shop', '/api/v1/payment/retry'],
+  ['/sandbox/wallets/', '/checkout/{id}/wallet'],
+  ['/sandbox/acs/', '/checkout/{id}/expired'],
+  ['/sandbox/provider/', '/checkout/{id}/expired'],
+  ['/sandbox/apm-provider/', '/apm/provider/notify/{id}'],
+  ['/sandbox/apm/', '/pay/{id}/leave'],
+  ['/sandbox/outbox', '/pay/{id}/leave'],
+];
+
+/** The paths with the sandbox's moved beside their places (in registration order there); others as registered. */
+function placeSandboxPaths<T>(paths: Record<string, T>): Record<string, T> {
+  const beside = new Map<string, string[]>();
+  const order: string[] = [];
+  for (const path of Object.keys(paths)) {
+    const after = SANDBOX_PLACES.find(([prefix]) => path.startsWith(prefix))?.[1];
+    if (after !== undefined && Object.hasOwn(paths, after)) beside.set(after, [...(beside.get(after) ?? []), path]);
+    else order.push(path);
+  }
+  return Object.fromEntries(order.flatMap((path) => [path, ...(beside.get(path) ?? [])]).map((path) => [path, paths[path]!]));
+}
+
 function fillMissingErrors(op: Json, tag: string | undefined): void {
   const responses = (op.responses ?? {}) as Record<string, Json>;
   if (Object.keys(responses).some((s) => s.startsWith('4'))) return;
@@ -398,6 +425,7 @@ export const SWAGGER_OPTIONS: FastifyDynamicSwaggerOptions = {
       for (const [method, op] of Object.entries(ops)) ops[method] = completeOperation(op, `${method} ${path}`, forms);
     }
     doc.components.schemas = { ...(doc.components.schemas ?? {}), ...asJson({ Error: ErrorBody, S2sError: S2sErrorBody, ...formComponents(forms) }) };
+    doc.paths = placeSandboxPaths(doc.paths);
     doc.webhooks = asJson(webhooks());
     return doc as never;
   },

@@ -9,6 +9,8 @@ import { SandboxCardConnector } from './acquirer/card.ts';
 import { sandboxApm } from './apm/instance.ts';
 import { sandboxWallets } from './wallets/simulator.ts';
 
+export { registerSandbox } from './routes.ts';
+
 /**
  * The sandbox's connectors: its card acquirer, listed beside the real ones by name, and the port through which
  * the services reach its APM provider and wallet roots (ServiceContext.sandbox).

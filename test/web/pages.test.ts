@@ -5,13 +5,12 @@ import { COUNTRIES, COUNTRIES_BY_NAME, STATE_REQUIRED_COUNTRIES, isCountryCode }
 import { attrs, escapeHtml, html, jsonForScript } from '../../src/web/html.ts';
 import {
   CONTENT_SECURITY_POLICY,
-  renderAcsPage,
   renderCheckoutPage,
   renderMessagePage,
-  renderProviderPage,
   renderRedirectPage,
   urlWithParams,
 } from '../../src/web/pages.ts';
+import { renderAcsPage, renderProviderPage } from '../../src/sandbox/templates.ts';
 import { BROWSER_FORM_FIELDS, CHECKOUT_FIELDS, type CheckoutPageView } from '../../src/web/views.ts';
 
 /** The hidden browser details every card form posts (filled by the page's script). */

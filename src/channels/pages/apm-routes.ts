@@ -21,9 +21,9 @@ import { getSession } from '../../services/queries/sessions.ts';
 import { findMethod, type Operation } from '../../domain/methods/catalog.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { isPayout } from '../../domain/operations.ts';
-import { PAGE_HEADERS, renderMessagePage, renderProviderPage, renderRedirectPage } from '../../web/pages.ts';
+import { PAGE_HEADERS, renderMessagePage, renderRedirectPage } from '../../web/pages.ts';
 import {
-  renderApmCodePage, renderApmExpiredPage, renderApmFieldsPage, renderApmWaitPage, renderSandboxClaimPage, renderSandboxDevicePage, renderSandboxOutboxPage,
+  renderApmCodePage, renderApmExpiredPage, renderApmFieldsPage, renderApmWaitPage,
   type ApmWaitPageView, type OrderView,
 } from '../../web/apm-pages.ts';
 import { fieldViews, parseFieldsForm } from '../../web/apm-form.ts';

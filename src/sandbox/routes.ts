@@ -1,0 +1,18 @@
+/** Every route of the sandbox, in the order the OpenAPI document lists them (openapi.ts: SANDBOX_PLACES). */
+import type { FastifyInstance } from 'fastify';
+import type { ServiceContext } from '../services/context.ts';
+import { registerTestClockRoutes } from './test-clock-routes.ts';
+import { registerShopRoutes } from './shop/routes.ts';
+import { registerWalletSimulatorRoutes } from './wallets/routes.ts';
+import { registerAcquirerPages } from './acquirer/pages.ts';
+import { registerApmProviderRoutes } from './apm/provider-routes.ts';
+import { registerSandboxApmPages } from './apm/pages.ts';
+
+export function registerSandbox(app: FastifyInstance, ctx: ServiceContext): void {
+  registerTestClockRoutes(app, ctx);
+  registerShopRoutes(app, ctx);
+  registerWalletSimulatorRoutes(app, ctx);
+  registerAcquirerPages(app, ctx);
+  registerApmProviderRoutes(app, ctx);
+  registerSandboxApmPages(app, ctx);
+}
