@@ -18,32 +18,15 @@ import { GatewayError } from './domain/errors.ts';
 import { installIdempotency } from './channels/idempotency.ts';
 import { installMetrics } from './channels/metrics.ts';
 import { registerOperationsRoutes } from './channels/operations.ts';
-import { registerAdminCallbackRoutes } from './channels/admin/callback-routes.ts';
-import { registerAdminPaymentRoutes } from './channels/admin/payment-routes.ts';
-import { registerAdminUserRoutes } from './channels/admin/user-routes.ts';
-import { registerAdminMerchantRoutes } from './channels/admin/merchant-routes.ts';
-import { registerAdminAuditRoutes } from './channels/admin/audit-routes.ts';
-import { registerAdminMidRoutes } from './channels/admin/mid-routes.ts';
-import { registerAdminSettingsRoutes } from './channels/admin/settings-routes.ts';
-import { registerAdminRoutingRoutes } from './channels/admin/routing-routes.ts';
-import { registerAdminWalletRoutes } from './channels/admin/wallet-routes.ts';
-import { registerAdminConfigCatalogRoutes } from './channels/admin/config-catalog-routes.ts';
-import { registerAdminSessionRoutes } from './channels/admin/session-routes.ts';
-import { registerAdminStatsRoutes } from './channels/admin/stats-routes.ts';
-import { registerConsole } from './channels/console/static.ts';
-import { registerAdminSigningSecretRoutes } from './channels/admin/signing-secret-routes.ts';
-import { registerCheckoutRoutes } from './channels/checkout/routes.ts';
-import { registerHostedFieldsRoutes } from './channels/checkout/hosted-fields-routes.ts';
-import { registerCardCreditRoutes } from './channels/checkout/credit-routes.ts';
-import { registerPageRoutes } from './channels/pages/index.ts';
-import { registerSandbox } from './sandbox/index.ts';
-import { registerS2sCardRoutes } from './channels/s2s-card/routes.ts';
-import { registerRecurringRoutes } from './channels/checkout/recurring-routes.ts';
-import { OWN_LISTENER_PATHS, registerS2sApmRoutes } from './channels/s2s-apm/routes.ts';
-import { registerApmPageRoutes } from './channels/pages/apm-routes.ts';
 import { SWAGGER_OPTIONS, SWAGGER_UI_OPTIONS } from './channels/openapi.ts';
-import { registerConnectorRoutes } from './channels/connectors/routes.ts';
-import { registerProviderNotifyRoutes } from './channels/s2s-apm/provider-notify-routes.ts';
+import { checkoutChannel } from './channels/checkout/index.ts';
+import { checkoutPages, apmPages } from './channels/pages/index.ts';
+import { s2sCardChannel } from './channels/s2s-card/index.ts';
+import { s2sApmChannel, s2sApmListener } from './channels/s2s-apm/index.ts';
+import { connectorsChannel } from './channels/connectors/index.ts';
+import { adminChannel } from './channels/admin/index.ts';
+import { consoleChannel } from './channels/console/index.ts';
+import { registerSandbox } from './sandbox/index.ts';
 
 export interface RouteEntry {
   method: string;
@@ -120,36 +103,24 @@ async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Pr
  */
 export async function buildApmApp(ctx: ServiceContext, opts: AppOptions = {}): Promise<FastifyInstance> {
   const app = await baseApp(ctx, opts, false);
-  await registerS2sApmRoutes(app, ctx, OWN_LISTENER_PATHS);
+  await app.register(s2sApmListener, { ctx });
   return app;
 }
 
+/**
+ * The main listener: every channel as a plugin, in the order the OpenAPI document lists their routes (openapi.ts
+ * places the sandbox's paths beside the gateway paths they play the other side of).
+ */
 export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Promise<FastifyInstance> {
   const app = await baseApp(ctx, opts, true);
-  registerCheckoutRoutes(app, ctx);
-  registerHostedFieldsRoutes(app, ctx);
-  registerCardCreditRoutes(app, ctx);
-  registerRecurringRoutes(app, ctx);
-  registerPageRoutes(app, ctx);
-  await registerS2sCardRoutes(app, ctx);
-  await registerS2sApmRoutes(app, ctx);
-  registerProviderNotifyRoutes(app, ctx);
-  registerApmPageRoutes(app, ctx);
-  registerConnectorRoutes(app, ctx);
-  registerAdminCallbackRoutes(app, ctx);
-  registerAdminPaymentRoutes(app, ctx);
-  registerAdminUserRoutes(app, ctx);
-  registerAdminMerchantRoutes(app, ctx);
-  registerAdminAuditRoutes(app, ctx);
-  registerAdminMidRoutes(app, ctx);
-  registerAdminSettingsRoutes(app, ctx);
-  registerAdminRoutingRoutes(app, ctx);
-  registerAdminWalletRoutes(app, ctx);
-  registerAdminConfigCatalogRoutes(app, ctx);
-  registerAdminSessionRoutes(app, ctx);
-  registerAdminStatsRoutes(app, ctx);
-  registerAdminSigningSecretRoutes(app, ctx);
-  registerSandbox(app, ctx);
-  await registerConsole(app);
+  await app.register(checkoutChannel, { ctx });
+  await app.register(checkoutPages, { ctx });
+  await app.register(s2sCardChannel, { ctx });
+  await app.register(s2sApmChannel, { ctx });
+  await app.register(apmPages, { ctx });
+  await app.register(connectorsChannel, { ctx });
+  await app.register(adminChannel, { ctx, prefix: '/admin/v1' });
+  await registerSandbox(app, ctx);
+  await app.register(consoleChannel);
   return app;
 }

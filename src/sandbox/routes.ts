@@ -1,6 +1,7 @@
 /** Every route of the sandbox, in the order the OpenAPI document lists them (openapi.ts: SANDBOX_PLACES). */
 import type { FastifyInstance } from 'fastify';
 import type { ServiceContext } from '../services/context.ts';
+import type { Channel } from '../channels/plugin.ts';
 import { registerTestClockRoutes } from './test-clock-routes.ts';
 import { registerShopRoutes } from './shop/routes.ts';
 import { registerWalletSimulatorRoutes } from './wallets/routes.ts';
@@ -8,11 +9,16 @@ import { registerAcquirerPages } from './acquirer/pages.ts';
 import { registerApmProviderRoutes } from './apm/provider-routes.ts';
 import { registerSandboxApmPages } from './apm/pages.ts';
 
-export function registerSandbox(app: FastifyInstance, ctx: ServiceContext): void {
+const sandboxRoutes: Channel = async (app, { ctx }) => {
   registerTestClockRoutes(app, ctx);
   registerShopRoutes(app, ctx);
   registerWalletSimulatorRoutes(app, ctx);
   registerAcquirerPages(app, ctx);
   registerApmProviderRoutes(app, ctx);
   registerSandboxApmPages(app, ctx);
+};
+
+/** Adds the sandbox's routes to the gateway's server, as one encapsulated plugin. */
+export async function registerSandbox(app: FastifyInstance, ctx: ServiceContext): Promise<void> {
+  await app.register(sandboxRoutes, { ctx });
 }

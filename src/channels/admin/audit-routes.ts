@@ -54,8 +54,8 @@ const present = (e: AuditRecord) => ({
 });
 
 export function registerAdminAuditRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get<{ Querystring: Query }>('/admin/v1/audit-log', {
-    onRequest: requirePermission(ctx, 'audit.read'),
+  app.get<{ Querystring: Query }>('/audit-log', {
+    onRequest: requirePermission('audit.read'),
     schema: {
       ...ADMIN_TAG, summary: 'The audit log, newest first, filtered and paged by cursor', querystring: Query,
       response: responses({ 200: Page }, [400]),

@@ -77,14 +77,14 @@ export function presentCallback(c: CallbackWithAttempts): Static<typeof Callback
 
 export function registerAdminCallbackRoutes(app: FastifyInstance, ctx: ServiceContext): void {
 
-  app.get<{ Querystring: ListQuery }>('/admin/v1/callbacks', { onRequest: requirePermission(ctx, 'callbacks.read'), schema: { ...TAG, summary: 'Callback event log with delivery attempts, newest first', querystring: ListQuery, response: { 200: Type.Object({ callbacks: Type.Array(CallbackView) }), ...ErrorResponses } } }, async (req) => {
+  app.get<{ Querystring: ListQuery }>('/callbacks', { onRequest: requirePermission('callbacks.read'), schema: { ...TAG, summary: 'Callback event log with delivery attempts, newest first', querystring: ListQuery, response: { 200: Type.Object({ callbacks: Type.Array(CallbackView) }), ...ErrorResponses } } }, async (req) => {
     const q = req.query;
     const list = await listCallbacks(ctx.db, { merchantId: q.merchant_id, paymentId: q.payment_id, status: q.status, limit: q.limit ? Number(q.limit) : undefined });
     return { callbacks: list.map(presentCallback) };
   });
 
-  app.post<{ Params: { id: string } }>('/admin/v1/callbacks/:id/resend', {
-    onRequest: requirePermission(ctx, 'callbacks.resend'),
+  app.post<{ Params: { id: string } }>('/callbacks/:id/resend', {
+    onRequest: requirePermission('callbacks.resend'),
     schema: {
       ...TAG,
       summary: 'Send a callback now',
@@ -106,8 +106,8 @@ export function registerAdminCallbackRoutes(app: FastifyInstance, ctx: ServiceCo
     return { id: req.params.id, status: 'pending' as const, result };
   });
 
-  app.get<{ Querystring: { limit?: string } }>('/admin/v1/callback-urls/blocked', {
-    onRequest: requirePermission(ctx, 'callbacks.read'),
+  app.get<{ Querystring: { limit?: string } }>('/callback-urls/blocked', {
+    onRequest: requirePermission('callbacks.read'),
     schema: {
       ...TAG,
       summary: 'Callback URLs blocked now (five timeouts within five minutes block a URL for fifteen), the block ending last first',
@@ -125,8 +125,8 @@ export function registerAdminCallbackRoutes(app: FastifyInstance, ctx: ServiceCo
     };
   });
 
-  app.post<{ Body: UnblockBody }>('/admin/v1/callback-urls/unblock', {
-    onRequest: requirePermission(ctx, 'callbacks.unblock'),
+  app.post<{ Body: UnblockBody }>('/callback-urls/unblock', {
+    onRequest: requirePermission('callbacks.unblock'),
     schema: {
       ...TAG,
       summary: 'Unblock a callback URL blocked after five timeouts',

@@ -33,15 +33,15 @@ const asJsonSchema = (schema: unknown): Record<string, unknown> | null =>
   schema && typeof schema === 'object' ? (JSON.parse(JSON.stringify(schema)) as Record<string, unknown>) : null;
 
 export function registerAdminConfigCatalogRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get('/admin/v1/connectors', {
-    onRequest: requirePermission(ctx, 'mids.read'),
+  app.get('/connectors', {
+    onRequest: requirePermission('mids.read'),
     schema: { ...ADMIN_TAG, summary: 'Connectors a MID may name, with the settings and credentials each takes', response: withErrors({ 200: ConnectorList }) },
   }, async () => ({
     connectors: [...ctx.connectors.values(), APM_PROVIDER_SPEC].map((c) => ({ name: c.name, settings_schema: asJsonSchema(c.settingsSchema), credentials_schema: asJsonSchema(c.credentialsSchema) })),
   }));
 
-  app.get('/admin/v1/protocol-mapping', {
-    onRequest: requirePermission(ctx, 'merchants.read'),
+  app.get('/protocol-mapping', {
+    onRequest: requirePermission('merchants.read'),
     schema: { ...ADMIN_TAG, summary: 'The choices of a merchant\'s settings: optional fields, return parameters, payer fields, link targets', response: withErrors({ 200: ProtocolMapping }) },
   }, async () => ({
     optional_fields: OPTIONAL_FIELDS.map((f) => ({ name: f.name, wire: [...f.wire], note: f.note })),

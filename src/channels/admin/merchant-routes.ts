@@ -92,8 +92,8 @@ export const presentMerchant = (m: MerchantRecord, now: Date) => ({
 });
 
 export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const read = requirePermission(ctx, 'merchants.read');
-  const write = requirePermission(ctx, 'merchants.write');
+  const read = requirePermission('merchants.read');
+  const write = requirePermission('merchants.write');
   const schema = (summary: string, extra: Record<string, unknown>) => ({ ...ADMIN_TAG, summary, ...extra });
   const present = (m: MerchantRecord) => presentMerchant(m, ctx.clock.now());
   /** Runs a change on a merchant named by a path id (404 unless a UUID of one), then drops the cached merchants. */
@@ -105,7 +105,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     return present(merchant);
   };
 
-  app.post<{ Body: CreateBody }>('/admin/v1/merchants', {
+  app.post<{ Body: CreateBody }>('/merchants', {
     onRequest: write,
     schema: schema('Create a merchant; its password is in this answer only', { body: CreateBody, response: responses({ 201: CreatedMerchant }, [400]) }),
   }, async (req, reply) => {
@@ -118,7 +118,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     return reply.code(201).send({ ...present(merchant), password, signing_secret: signingSecret?.expose() ?? '' });
   });
 
-  app.get<{ Querystring: ListQuery }>('/admin/v1/merchants', {
+  app.get<{ Querystring: ListQuery }>('/merchants', {
     onRequest: read,
     schema: schema('Merchants, newest first, searched by name or key, paged by cursor', { querystring: ListQuery, response: responses({ 200: Page }, [400]) }),
   }, async (req) => {
@@ -129,7 +129,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     return { merchants: merchants.map(present), next_cursor: nextCursor(merchants, limit, (m) => [m.id]) };
   });
 
-  app.get<{ Params: Id }>('/admin/v1/merchants/:id', {
+  app.get<{ Params: Id }>('/merchants/:id', {
     onRequest: read,
     schema: schema('One merchant (never its password)', { params: IdParams, response: responses({ 200: Merchant }, [404]) }),
   }, async (req) => {
@@ -138,7 +138,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     return present(merchant);
   });
 
-  app.patch<{ Params: Id; Body: PatchBody }>('/admin/v1/merchants/:id', {
+  app.patch<{ Params: Id; Body: PatchBody }>('/merchants/:id', {
     onRequest: write,
     schema: schema('Change a merchant\'s name, notification URL, sandbox flag or hash algorithm', { params: IdParams, body: PatchBody, response: responses({ 200: Merchant }) }),
   }, async (req) => {
@@ -149,7 +149,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
   });
 
   for (const [verb, disabled] of [['disable', true], ['enable', false]] as const) {
-    app.post<{ Params: Id }>(`/admin/v1/merchants/:id/${verb}`, {
+    app.post<{ Params: Id }>(`/merchants/:id/${verb}`, {
       onRequest: write,
       schema: schema(disabled
         ? 'Disable a merchant: every merchant channel refuses it as unknown from the next request; nothing is deleted'
@@ -158,7 +158,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
       changing(req.params.id, () => setMerchantDisabled(ctx.db, actorOf(req), req.params.id, disabled, ctx.clock.now())));
   }
 
-  app.post<{ Params: Id; Body: RotateBody }>('/admin/v1/merchants/:id/password', {
+  app.post<{ Params: Id; Body: RotateBody }>('/merchants/:id/password', {
     onRequest: write,
     preValidation: bodyDefaultsToEmpty,
     schema: schema(`Rotate the merchant's password: the new one is in this answer only; the previous one still verifies requests for grace_hours (default ${DEFAULT_GRACE_HOURS}); callbacks and return URLs are signed with the new one at once`, {

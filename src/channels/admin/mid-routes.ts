@@ -87,32 +87,32 @@ type MidParams = Static<typeof MidParams>;
 type MerchantParams = Static<typeof MerchantParams>;
 
 export function registerAdminMidRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const read = requirePermission(ctx, 'mids.read');
-  const write = requirePermission(ctx, 'mids.write');
+  const read = requirePermission('mids.read');
+  const write = requirePermission('mids.write');
   const tag = (summary: string) => ({ ...ADMIN_TAG, summary });
 
-  app.get<{ Params: MerchantParams }>('/admin/v1/merchants/:id/mids', {
+  app.get<{ Params: MerchantParams }>('/merchants/:id/mids', {
     onRequest: read, schema: { ...tag('A merchant\'s MIDs, in routing order'), params: MerchantParams, response: withErrors({ 200: MidList }) },
   }, async (req) => ({ mids: await listMerchantMids(ctx, req.params.id) }));
 
-  app.post<{ Params: MerchantParams; Body: CreateBody }>('/admin/v1/merchants/:id/mids', {
+  app.post<{ Params: MerchantParams; Body: CreateBody }>('/merchants/:id/mids', {
     onRequest: write, schema: { ...tag('Add a MID to a merchant'), params: MerchantParams, body: CreateBody, response: withErrors({ 201: MidView }) },
   }, async (req, reply) => reply.code(201).send(await createMid(ctx, actorOf(req), req.params.id, req.body)));
 
-  app.put<{ Params: MerchantParams; Body: OrderBody }>('/admin/v1/merchants/:id/mids/order', {
+  app.put<{ Params: MerchantParams; Body: OrderBody }>('/merchants/:id/mids/order', {
     onRequest: write, schema: { ...tag('Reorder a merchant\'s MIDs (sets their priorities)'), params: MerchantParams, body: OrderBody, response: withErrors({ 200: MidList }) },
   }, async (req) => ({ mids: await reorderMids(ctx, actorOf(req), req.params.id, req.body.mid_ids) }));
 
-  app.get<{ Params: MidParams }>('/admin/v1/merchants/:id/mids/:midId', {
+  app.get<{ Params: MidParams }>('/merchants/:id/mids/:midId', {
     onRequest: read, schema: { ...tag('One MID, credentials masked'), params: MidParams, response: withErrors({ 200: MidView }) },
   }, async (req) => getMerchantMid(ctx, req.params.id, req.params.midId));
 
-  app.patch<{ Params: MidParams; Body: Static<typeof PatchBody> }>('/admin/v1/merchants/:id/mids/:midId', {
+  app.patch<{ Params: MidParams; Body: Static<typeof PatchBody> }>('/merchants/:id/mids/:midId', {
     onRequest: write, schema: { ...tag('Change a MID; routing follows at the next request on every node'), params: MidParams, body: PatchBody, response: withErrors({ 200: MidView }) },
   }, async (req) => changeMid(ctx, actorOf(req), req.params.id, req.params.midId, req.body));
 
   for (const [verb, enabled] of [['enable', true], ['disable', false]] as const) {
-    app.post<{ Params: MidParams }>(`/admin/v1/merchants/:id/mids/:midId/${verb}`, {
+    app.post<{ Params: MidParams }>(`/merchants/:id/mids/:midId/${verb}`, {
       onRequest: write, schema: { ...tag(enabled ? 'Enable a MID' : 'Disable a MID (it is kept: payments refer to it)'), params: MidParams, response: withErrors({ 200: MidView }) },
     }, async (req) => changeMid(ctx, actorOf(req), req.params.id, req.params.midId, { enabled }, `mid.${verb}`));
   }

@@ -18,7 +18,7 @@ export const ADMIN_TAG = { tags: ['Admin'], security: [{ bearer: [] }] };
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by requirePermission on admin routes. */
+    /** Set by requireOperator on admin routes. */
     operator?: Operator;
   }
 }
@@ -46,19 +46,21 @@ async function signedIn(ctx: Pick<ServiceContext, 'db' | 'clock'>, req: FastifyR
   return operator;
 }
 
-/** An onRequest hook: the caller must hold a valid token whose role grants `permission`. */
-export function requirePermission(ctx: Pick<ServiceContext, 'db' | 'clock'>, permission: Permission) {
-  return async (req: FastifyRequest) => {
-    const operator = await signedIn(ctx, req);
-    if (!mayDo(operator.role, permission)) throw new GatewayError('adminForbidden');
-    req.operator = operator;
-  };
-}
-
-/** An onRequest hook for what every operator may do about themselves (`GET /admin/v1/me`): a valid token, any role. */
+/**
+ * The admin API's onRequest hook (channels/admin/index.ts adds it once, for every route but the console's session
+ * routes, which add it themselves where they need it): a valid token or session of any role, else 401.
+ */
 export function requireOperator(ctx: Pick<ServiceContext, 'db' | 'clock'>) {
   return async (req: FastifyRequest) => {
     req.operator = await signedIn(ctx, req);
+  };
+}
+
+/** A route's onRequest hook, after requireOperator's: the operator's role must grant `permission`, else 403. */
+export function requirePermission(permission: Permission) {
+  return async (req: FastifyRequest) => {
+    if (!req.operator) throw new GatewayError('adminUnauthorized');
+    if (!mayDo(req.operator.role, permission)) throw new GatewayError('adminForbidden');
   };
 }
 

@@ -385,10 +385,10 @@ async function emptyBodyAsObject(req: FastifyRequest) {
 }
 
 export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const read = requirePermission(ctx, 'payments.read');
-  const act = requirePermission(ctx, 'payments.act');
+  const read = requirePermission('payments.read');
+  const act = requirePermission('payments.act');
 
-  app.get<{ Querystring: SearchQuery }>('/admin/v1/payments', {
+  app.get<{ Querystring: SearchQuery }>('/payments', {
     onRequest: read,
     schema: {
       ...TAG,
@@ -406,7 +406,7 @@ export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceCon
     return { payments: page.payments.map(summary), next_cursor: page.nextCursor };
   });
 
-  app.get<{ Querystring: { merchant_id?: string; limit?: string } }>('/admin/v1/payments/needs-operator', {
+  app.get<{ Querystring: { merchant_id?: string; limit?: string } }>('/payments/needs-operator', {
     onRequest: read,
     schema: {
       ...TAG,
@@ -421,7 +421,7 @@ export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceCon
     return { payments: payments.map(needsOperatorView) };
   });
 
-  app.get<{ Params: IdParams }>('/admin/v1/payments/:id', {
+  app.get<{ Params: IdParams }>('/payments/:id', {
     onRequest: read,
     schema: {
       ...TAG,
@@ -433,7 +433,7 @@ export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceCon
   }, async (req) => detailView(await paymentDetail(ctx, req.params.id)));
 
   for (const action of ['capture', 'void', 'refund'] as const) {
-    app.post<{ Params: IdParams; Body: ActionBody }>(`/admin/v1/payments/:id/${action}`, {
+    app.post<{ Params: IdParams; Body: ActionBody }>(`/payments/:id/${action}`, {
       onRequest: act,
       preValidation: emptyBodyAsObject,
       schema: {
@@ -459,7 +459,7 @@ export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceCon
     });
   }
 
-  app.post<{ Params: IdParams; Body: ResolveBody }>('/admin/v1/payments/:id/resolve', {
+  app.post<{ Params: IdParams; Body: ResolveBody }>('/payments/:id/resolve', {
     onRequest: act,
     schema: {
       ...TAG,

@@ -102,21 +102,21 @@ const DryRunView = Type.Object({
 type Params = Static<typeof MerchantParams>;
 
 export function registerAdminRoutingRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get<{ Params: Params }>('/admin/v1/merchants/:id/routing', {
-    onRequest: requirePermission(ctx, 'mids.read'),
+  app.get<{ Params: Params }>('/merchants/:id/routing', {
+    onRequest: requirePermission('mids.read'),
     schema: { ...ADMIN_TAG, summary: 'A merchant\'s routing rules and cascading', params: MerchantParams, response: withErrors({ 200: RoutingBody }) },
   }, async (req) => getRouting(ctx, req.params.id));
 
-  app.put<{ Params: Params; Body: RoutingConfig }>('/admin/v1/merchants/:id/routing', {
-    onRequest: requirePermission(ctx, 'mids.write'),
+  app.put<{ Params: Params; Body: RoutingConfig }>('/merchants/:id/routing', {
+    onRequest: requirePermission('mids.write'),
     schema: {
       ...ADMIN_TAG, summary: 'Replace a merchant\'s routing rules (validated: MIDs of this merchant, shares adding up to 100, no rule after a catch-all); audited',
       params: MerchantParams, body: RoutingBody, response: withErrors({ 200: RoutingBody }),
     },
   }, async (req) => putRouting(ctx, actorOf(req), req.params.id, req.body));
 
-  app.post<{ Params: Params; Body: DryRunInput }>('/admin/v1/merchants/:id/routing/dry-run', {
-    onRequest: requirePermission(ctx, 'mids.read'),
+  app.post<{ Params: Params; Body: DryRunInput }>('/merchants/:id/routing/dry-run', {
+    onRequest: requirePermission('mids.read'),
     schema: { ...ADMIN_TAG, summary: 'Which MID a described card payment would go to, and why (nothing is written)', params: MerchantParams, body: DryRunBody, response: withErrors({ 200: DryRunView }) },
   }, async (req) => dryRunRouting(ctx, req.params.id, req.body));
 }

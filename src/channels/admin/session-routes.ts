@@ -58,7 +58,7 @@ function clearCookie(req: FastifyRequest, reply: FastifyReply): void {
 }
 
 export function registerAdminSessionRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.post<{ Body: SignInBody }>('/admin/v1/session', {
+  app.post<{ Body: SignInBody }>('/session', {
     schema: {
       tags: TAG, summary: 'Sign in to the console with an operator user\'s e-mail and password (sets the session cookie)',
       body: SignInBody, response: responses({ 201: Session }, [400]),
@@ -78,7 +78,7 @@ export function registerAdminSessionRoutes(app: FastifyInstance, ctx: ServiceCon
     }
   });
 
-  app.get('/admin/v1/session', {
+  app.get('/session', {
     schema: { tags: TAG, summary: 'The console\'s current session (401 when signed out or timed out)', response: responses({ 200: Session }, []) },
   }, async (req, reply) => {
     const session = await liveSession(ctx, req);
@@ -90,7 +90,7 @@ export function registerAdminSessionRoutes(app: FastifyInstance, ctx: ServiceCon
     return present(ctx, session.userId, session.csrfToken, session.expiresAt);
   });
 
-  app.delete('/admin/v1/session', {
+  app.delete('/session', {
     onRequest: requireOperator(ctx),
     schema: { tags: TAG, summary: 'Sign out of the console (the CSRF header is required)', response: responses({ 204: Type.Null() }, []) },
   }, async (req, reply) => {

@@ -96,13 +96,13 @@ const SettingsView = Type.Object({
 type MerchantParams = Static<typeof MerchantParams>;
 
 export function registerAdminSettingsRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get<{ Params: MerchantParams }>('/admin/v1/merchants/:id/settings', {
-    onRequest: requirePermission(ctx, 'merchants.read'),
+  app.get<{ Params: MerchantParams }>('/merchants/:id/settings', {
+    onRequest: requirePermission('merchants.read'),
     schema: { ...ADMIN_TAG, summary: 'A merchant\'s admin-panel settings (Protocol Mapping, links, return parameters, connector options)', params: MerchantParams, response: withErrors({ 200: SettingsView }) },
   }, async (req) => getMerchantSettings(ctx, req.params.id));
 
-  app.patch<{ Params: MerchantParams; Body: SettingsPatch }>('/admin/v1/merchants/:id/settings', {
-    onRequest: requirePermission(ctx, 'merchants.write'),
+  app.patch<{ Params: MerchantParams; Body: SettingsPatch }>('/merchants/:id/settings', {
+    onRequest: requirePermission('merchants.write'),
     schema: { ...ADMIN_TAG, summary: 'Change a merchant\'s settings; the next request on every node sees them', params: MerchantParams, body: SettingsPatchBody, response: withErrors({ 200: SettingsView }) },
   }, async (req) => changeMerchantSettings(ctx, actorOf(req), req.params.id, req.body));
 }

@@ -10,8 +10,8 @@ import { rotateSigningSecret } from '../../services/signing-secrets.ts';
 import { ADMIN_TAG as TAG, actorOf, requirePermission } from './operator-auth.ts';
 
 export function registerAdminSigningSecretRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.post<{ Params: { id: string } }>('/admin/v1/merchants/:id/signing-secret', {
-    onRequest: requirePermission(ctx, 'merchants.write'),
+  app.post<{ Params: { id: string } }>('/merchants/:id/signing-secret', {
+    onRequest: requirePermission('merchants.write'),
     schema: {
       ...TAG,
       summary: 'Rotate a merchant\'s webhook signing secret (answered once)',

@@ -59,8 +59,8 @@ function summarize(figures: CurrencyFigures[], failing: Map<string, number>, nam
 }
 
 export function registerAdminStatsRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get<{ Querystring: Query }>('/admin/v1/stats', {
-    onRequest: requirePermission(ctx, 'payments.read'),
+  app.get<{ Querystring: Query }>('/stats', {
+    onRequest: requirePermission('payments.read'),
     schema: { ...ADMIN_TAG, summary: 'Figures per merchant since a moment (the console\'s home page)', querystring: Query, response: responses({ 200: Stats }, [400]) },
   }, async (req) => {
     const since = req.query.since ? new Date(req.query.since) : startOfUtcDay(ctx.clock.now());

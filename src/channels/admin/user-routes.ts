@@ -11,7 +11,7 @@ import { findOperatorUser, listOperatorTokens, listOperatorUsers, type OperatorT
 import {
   createOperatorToken, createOperatorUser, revokeOperatorTokenById, updateOperatorUserById,
 } from '../../services/admin/users.ts';
-import { ADMIN_TAG, actorOf, requireOperator, requirePermission } from './operator-auth.ts';
+import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { IdParams, NullableTimestamp, Timestamp, bodyDefaultsToEmpty, notFound } from './schemas.ts';
 import { isUuid } from '../../domain/ids.ts';
 import { responses } from './errors.ts';
@@ -92,11 +92,10 @@ export const presentToken = (t: OperatorToken) => ({
 });
 
 export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  const onRequest = requirePermission(ctx, 'users.manage');
+  const onRequest = requirePermission('users.manage');
   const userOr404 = async (id: string) => (isUuid(id) && (await findOperatorUser(ctx.db, id))) || Promise.reject(notFound());
 
-  app.get('/admin/v1/me', {
-    onRequest: requireOperator(ctx),
+  app.get('/me', {
     schema: { tags: TAG, security: SECURITY, summary: 'The operator of this token: user, role and permissions', response: responses({ 200: Me }, []) },
   }, async (req) => {
     const op = req.operator!;
@@ -106,7 +105,7 @@ export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContex
     return { user: presentUser(user), token: { id: op.tokenId, prefix: token?.prefix ?? '' }, permissions: permissionsOf(op.role) };
   });
 
-  app.post<{ Body: CreateUserBody }>('/admin/v1/users', {
+  app.post<{ Body: CreateUserBody }>('/users', {
     onRequest,
     schema: { tags: TAG, security: SECURITY, summary: 'Create an operator user (admins only)', body: CreateUserBody, response: responses({ 201: User }, [400]) },
   }, async (req, reply) => {
@@ -114,17 +113,17 @@ export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContex
     return reply.code(201).send(presentUser(user));
   });
 
-  app.get('/admin/v1/users', {
+  app.get('/users', {
     onRequest,
     schema: { tags: TAG, security: SECURITY, summary: 'List operator users (admins only)', response: responses({ 200: UserList }, []) },
   }, async () => ({ users: (await listOperatorUsers(ctx.db)).map(presentUser) }));
 
-  app.get<{ Params: Id }>('/admin/v1/users/:id', {
+  app.get<{ Params: Id }>('/users/:id', {
     onRequest,
     schema: { tags: TAG, security: SECURITY, summary: 'One operator user (admins only)', params: IdParams, response: responses({ 200: User }, [404]) },
   }, async (req) => presentUser(await userOr404(req.params.id)));
 
-  app.patch<{ Params: Id; Body: PatchUserBody }>('/admin/v1/users/:id', {
+  app.patch<{ Params: Id; Body: PatchUserBody }>('/users/:id', {
     onRequest,
     schema: {
       tags: TAG, security: SECURITY, params: IdParams, body: PatchUserBody, response: responses({ 200: User }),
@@ -137,7 +136,7 @@ export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContex
     return presentUser(user);
   });
 
-  app.post<{ Params: Id; Body: CreateTokenBody }>('/admin/v1/users/:id/tokens', {
+  app.post<{ Params: Id; Body: CreateTokenBody }>('/users/:id/tokens', {
     onRequest,
     preValidation: bodyDefaultsToEmpty,
     schema: { tags: TAG, security: SECURITY, summary: 'Issue an API token for a user; the token is in this answer only (admins only)', params: IdParams, body: CreateTokenBody, response: responses({ 201: NewToken }) },
@@ -148,7 +147,7 @@ export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContex
     return reply.code(201).send({ ...presentToken(issued.row), token: issued.token });
   });
 
-  app.get<{ Params: Id }>('/admin/v1/users/:id/tokens', {
+  app.get<{ Params: Id }>('/users/:id/tokens', {
     onRequest,
     schema: { tags: TAG, security: SECURITY, summary: 'A user\'s tokens: prefix, name, created, last used, revoked; never the token (admins only)', params: IdParams, response: responses({ 200: TokenList }, [404]) },
   }, async (req) => {
@@ -164,6 +163,6 @@ export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContex
     return presentToken('revoked' in outcome ? outcome.revoked : outcome.already);
   };
   const revokeSchema = (summary: string) => ({ tags: TAG, security: SECURITY, summary, params: TokenParams, response: responses({ 200: Token }, [404]) });
-  app.delete<{ Params: TokenParams }>('/admin/v1/users/:id/tokens/:token_id', { onRequest, schema: revokeSchema('Revoke a token at once (admins only; revoking again answers the first revocation)') }, revoke);
-  app.post<{ Params: TokenParams }>('/admin/v1/users/:id/tokens/:token_id/revoke', { onRequest, schema: revokeSchema('Revoke a token (the same as DELETE, for clients without DELETE)') }, revoke);
+  app.delete<{ Params: TokenParams }>('/users/:id/tokens/:token_id', { onRequest, schema: revokeSchema('Revoke a token at once (admins only; revoking again answers the first revocation)') }, revoke);
+  app.post<{ Params: TokenParams }>('/users/:id/tokens/:token_id/revoke', { onRequest, schema: revokeSchema('Revoke a token (the same as DELETE, for clients without DELETE)') }, revoke);
 }

@@ -96,13 +96,13 @@ const WalletsView = Type.Object({
 type MerchantParams = Static<typeof MerchantParams>;
 
 export function registerAdminWalletRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get<{ Params: MerchantParams }>('/admin/v1/merchants/:id/wallets', {
-    onRequest: requirePermission(ctx, 'merchants.read'),
+  app.get<{ Params: MerchantParams }>('/merchants/:id/wallets', {
+    onRequest: requirePermission('merchants.read'),
     schema: { ...ADMIN_TAG, summary: 'A merchant\'s Wallets tab (keys shown as fingerprints)', params: MerchantParams, response: withErrors({ 200: WalletsView }) },
   }, async (req) => getWallets(ctx, req.params.id));
 
-  app.put<{ Params: MerchantParams; Body: WalletsInput }>('/admin/v1/merchants/:id/wallets', {
-    onRequest: requirePermission(ctx, 'merchants.write'),
+  app.put<{ Params: MerchantParams; Body: WalletsInput }>('/merchants/:id/wallets', {
+    onRequest: requirePermission('merchants.write'),
     schema: { ...ADMIN_TAG, summary: 'Set Apple Pay and Google Pay: certificates and keys validated, keys sealed', params: MerchantParams, body: WalletsBody, response: withErrors({ 200: WalletsView }) },
   }, async (req) => putWallets(ctx, actorOf(req), req.params.id, req.body));
 }

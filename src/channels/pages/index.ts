@@ -5,13 +5,14 @@
  * the wallet simulator) are the sandbox's: src/sandbox/.
  */
 import type { FastifyInstance } from 'fastify';
-import type { ServiceContext } from '../../services/context.ts';
+import type { Channel } from '../plugin.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { ASSETS } from '../../web/assets.ts';
 import { PAGE } from './reply.ts';
 import { registerCheckoutExits, registerCheckoutPages } from './checkout.ts';
 import { registerWalletPages } from './wallets.ts';
 import { registerReturnPages } from './returns.ts';
+import { registerApmPageRoutes } from './apm-routes.ts';
 
 function registerAssets(app: FastifyInstance): void {
   app.get<{ Params: { name: string } }>('/assets/:name', PAGE, async (req, reply) => {
@@ -22,11 +23,19 @@ function registerAssets(app: FastifyInstance): void {
   });
 }
 
-/** In the order the OpenAPI document lists them (openapi.ts places the sandbox's pages beside them). */
-export function registerPageRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+/** The Checkout page and what follows it, in the order the OpenAPI document lists them. */
+export const checkoutPages: Channel = async (app, { ctx }) => {
   registerAssets(app);
   registerCheckoutPages(app, ctx);
   registerWalletPages(app, ctx);
   registerCheckoutExits(app, ctx);
   registerReturnPages(app, ctx);
-}
+};
+
+/**
+ * The alternative methods' payer pages (/pay/{payment}), for Checkout and S2S APM payments alike: a plugin of its
+ * own, registered after the S2S APM channel, where the OpenAPI document has always listed them.
+ */
+export const apmPages: Channel = async (app, { ctx }) => {
+  registerApmPageRoutes(app, ctx);
+};
