@@ -6,12 +6,14 @@
  * read of mid_outcome_stats and the cap's one guarded upsert are store round trips, not CPU here). Measured with
  * process.cpuUsage over many routings, in one run side by side; target: under 50 µs per SALE at 20 rules.
  */
-import { routeCard, cardFacts } from '../src/services/card-routing.ts';
+import { route } from '../src/domain/routing/route.ts';
+import { cardFacts } from '../src/domain/routing/facts.ts';
 import type { ServiceContext } from '../src/services/context.ts';
+import { usableConnectors } from '../src/services/connector-access.ts';
 import type { Merchant } from '../src/domain/model/merchant.ts';
 import type { Mid } from '../src/domain/model/mid.ts';
-import type { RoutingConfig, RoutingRuleDef, Scorer } from '../src/domain/routing-rules.ts';
-import { scoreOf } from '../src/domain/success-rate.ts';
+import { DEFAULT_ROUTING, type RoutingConfig, type RoutingRuleDef, type Scorer } from '../src/domain/routing/rules.ts';
+import { scoreOf } from '../src/domain/routing/success-rate.ts';
 import { SAMPLE_BIN_TABLE } from '../src/domain/bin-table.ts';
 
 const TARGET_US = 50;
@@ -36,19 +38,22 @@ const scorer: Scorer = (midId, params) => scoreOf(midId, counts.get(midId), now,
 
 const ctx = { connectors: new Map([['sandbox-card', {}]]) } as unknown as ServiceContext;
 const merchant = (routing: RoutingConfig | null): Merchant => ({ id: 'm', name: 'Bench', key: 'k', password: 'p', sandbox: true, notificationUrl: null, digest: 'md5', settings: {}, disabled: false, previousPassword: null, previousPasswordExpiresAt: null, routing });
+/** What the route step does per SALE without I/O: the usable connectors, then the one picker (domain/routing/route.ts). */
+const routeCard = (m: Merchant, score?: Scorer, draw: () => number = Math.random) =>
+  route(facts(), mids, m.routing ?? DEFAULT_ROUTING, { connectors: usableConnectors(ctx, m), draw, ...(score ? { scores: score } : {}) });
 const facts = () => cardFacts({ intent: 'sale', amount: 2500n, currency: 'EUR', pan: '4111111111111111', country: 'DE', recurring: false, customData: { tier: 'gold' } }, SAMPLE_BIN_TABLE);
 
 function cpuPerRouting(m: Merchant, score?: Scorer): number {
-  for (let i = 0; i < 5_000; i += 1) routeCard(ctx, m, mids, facts(), undefined, Math.random, score); // warm up
+  for (let i = 0; i < 5_000; i += 1) routeCard(m, score); // warm up
   const start = process.cpuUsage();
-  for (let i = 0; i < ROUNDS; i += 1) routeCard(ctx, m, mids, facts(), undefined, Math.random, score);
+  for (let i = 0; i < ROUNDS; i += 1) routeCard(m, score);
   const used = process.cpuUsage(start);
   return (used.user + used.system) / ROUNDS;
 }
 
-const check = routeCard(ctx, merchant(twenty), mids, facts());
+const check = routeCard(merchant(twenty));
 if (check.decision.matchedRule?.index !== 19) throw new Error('the benchmark payment should match the 20th rule');
-const scored = routeCard(ctx, merchant(bySuccess), mids, facts(), undefined, () => 0.99, scorer);
+const scored = routeCard(merchant(bySuccess), scorer, () => 0.99);
 if (scored.decision.candidates?.[0] !== 'mid-2' || scored.decision.scores?.length !== 3) throw new Error('the success-rate rule should rank mid-2 first');
 const plain = cpuPerRouting(merchant(null));
 const ruled = cpuPerRouting(merchant(twenty));

@@ -7,7 +7,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { openSecret, type SecretFields } from './sealed-secrets.ts';
 import type { Keyring } from './card-vault.ts';
 import { Secret, type SealedSecret } from '../domain/secret.ts';
-import type { RoutingConfig } from '../domain/routing-rules.ts';
+import type { RoutingConfig } from '../domain/routing/rules.ts';
 
 export interface MerchantRow {
   id: string;

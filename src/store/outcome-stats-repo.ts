@@ -3,7 +3,7 @@
  * outcome's instant and adds it in one upsert, so concurrent outcomes on several nodes all count.
  */
 import type { Sql } from './database.ts';
-import type { OutcomeCounts } from '../domain/success-rate.ts';
+import type { OutcomeCounts } from '../domain/routing/success-rate.ts';
 
 export interface OutcomeRecord {
   midId: string;

@@ -4,7 +4,7 @@
  * those that fit are counted; the others change nothing and the MID is passed over.
  */
 import type { Sql } from './database.ts';
-import type { CapLimits, VolumeHold } from '../domain/volume-caps.ts';
+import type { CapLimits, VolumeHold } from '../domain/routing/caps.ts';
 
 /** Counts a payment on a MID's day if it fits the cap; false when the cap is reached. */
 export async function reserveVolume(sql: Sql, hold: VolumeHold, cap: CapLimits): Promise<boolean> {

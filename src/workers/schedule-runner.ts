@@ -29,7 +29,9 @@ import type { CardConnector, ConnectorOutcome, MidAccess } from '../connectors/t
 import { inquiryRequest, midAccess } from '../services/connector-access.ts';
 import { newId } from '../domain/ids.ts';
 import { chargeInstant, claimOf, DAY_LIMIT, NO_MID, noRouteOutcome, outboxRowOf, outcomeOf, scheduleChargeOf, type ChargeRoute, type FinalOutcome, type RouteRefusal } from '../services/schedules/charges.ts';
-import { cardFacts, chainMidFirst, CHAIN_ROUTING, noCandidateError, noteOutcome, releaseHold, routeCard, takeCandidate } from '../services/card-routing.ts';
+import { noCandidateError, noteOutcome, releaseHold, routeCard, takeCandidate } from '../services/attempt/route.ts';
+import { cardFacts } from '../domain/routing/facts.ts';
+import { chainMidFirst, CHAIN_ROUTING } from '../domain/routing/route.ts';
 import { ERRORS, GatewayError } from '../domain/errors.ts';
 import type { DueChain } from '../services/schedules/runner-store.ts';
 import { merchantInitiatedOutcome } from '../services/recurring/card-on-file.ts';
@@ -167,7 +169,7 @@ export class ScheduleRunner {
     const { amount, currency } = chain.subscription;
     const facts = cardFacts({ intent: 'sale', amount, currency, recurring: true });
     try {
-      const route = routeCard(this.ctx, entry.merchant, chainMidFirst(entry.mids, chain.origin.midId), facts, CHAIN_ROUTING);
+      const route = await routeCard(this.ctx, entry.merchant, chainMidFirst(entry.mids, chain.origin.midId), facts, CHAIN_ROUTING);
       const taken = await takeCandidate(this.ctx, tx, route, 0, facts.money, (m) => this.ctx.connectors.has(m.connector));
       if (!taken) throw noCandidateError(route);
       route.decision.midId = taken.mid.id;

@@ -1,7 +1,7 @@
 /** Whether a declined attempt cascades (issue 15): decided by the unified error table, as a table test. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cascadeStop } from '../../src/services/card-routing.ts';
+import { cascadeStop } from '../../src/domain/routing/cascade.ts';
 import { DECLINES, type UnifiedCode } from '../../src/domain/declines.ts';
 import type { ConnectorOutcome } from '../../src/connectors/types.ts';
 

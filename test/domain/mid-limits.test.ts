@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { scaledDecimal, withinLimits } from '../../src/domain/mid-limits.ts';
+import { scaledDecimal, withinLimits } from '../../src/domain/routing/eligibility.ts';
 
 const any = { currencies: null, minAmount: null, maxAmount: null };
 

@@ -3,8 +3,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  chooseCandidates, pickShare, ruleMatches, validateRouting, type PaymentFacts, type RoutingConditions, type RoutingConfig, type RoutingRuleDef,
-} from '../../src/domain/routing-rules.ts';
+  chooseCandidates, pickShare, ruleMatches, validateRouting, type RoutingConditions, type RoutingConfig, type RoutingRuleDef,
+} from '../../src/domain/routing/rules.ts';
+import type { PaymentFacts } from '../../src/domain/routing/facts.ts';
 import { prng as mulberry32 } from '../support/prng.ts';
 
 const MIDS = ['m1', 'm2', 'm3', 'm4'];

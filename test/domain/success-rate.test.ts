@@ -6,8 +6,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decayed, rankBySuccess, scoreOf, SUCCESS_RATE_DEFAULTS, type MidScore } from '../../src/domain/success-rate.ts';
-import { chooseCandidates, validateRouting, type PaymentFacts, type RoutingConfig } from '../../src/domain/routing-rules.ts';
+import { decayed, rankBySuccess, scoreOf, SUCCESS_RATE_DEFAULTS, type MidScore } from '../../src/domain/routing/success-rate.ts';
+import { chooseCandidates, validateRouting, type RoutingConfig } from '../../src/domain/routing/rules.ts';
+import type { PaymentFacts } from '../../src/domain/routing/facts.ts';
 import { prng as draws } from '../support/prng.ts';
 
 const T0 = new Date('2030-01-01T00:00:00Z');

@@ -2,11 +2,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { capFor, fitsEmptyDay, utcDay, validateCaps } from '../../src/domain/volume-caps.ts';
+import { capFor, fitsEmptyDay, utcDay, validateCaps } from '../../src/domain/routing/caps.ts';
 import { isKnownCurrency } from '../../src/domain/money.ts';
 import { BinTable, parseBinRanges, SAMPLE_BIN_TABLE } from '../../src/domain/bin-table.ts';
-import { cardFacts } from '../../src/services/card-routing.ts';
-import { ruleMatches } from '../../src/domain/routing-rules.ts';
+import { cardFacts } from '../../src/domain/routing/facts.ts';
+import { ruleMatches } from '../../src/domain/routing/rules.ts';
 
 describe('daily volume caps', () => {
   it('reads a currency\'s cap in minor units; another currency has none', () => {

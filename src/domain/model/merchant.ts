@@ -2,7 +2,7 @@
  * A merchant and the admin-panel options that shape its wire behaviour: pure, the store maps its rows onto it.
  */
 import type { Digest } from '../signatures.ts';
-import type { RoutingConfig } from '../routing-rules.ts';
+import type { RoutingConfig } from '../routing/rules.ts';
 
 export type LinkTarget = '_blank' | '_self' | '_parent' | '_top';
 

@@ -4,8 +4,8 @@
  */
 import type { PaymentStatus } from '../payment-state.ts';
 import type { Operation } from '../operations.ts';
-import type { RoutingDecision } from '../routing.ts';
-import type { VolumeHold } from '../volume-caps.ts';
+import type { RoutingDecision } from '../routing/route.ts';
+import type { VolumeHold } from '../routing/caps.ts';
 import type { Consent } from '../recurring-consent.ts';
 
 export type Channel = 'checkout' | 's2s_card' | 's2s_apm';

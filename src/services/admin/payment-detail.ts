@@ -9,7 +9,7 @@ import type { Mid } from '../../domain/model/mid.ts';
 import { listCallbacks, type CallbackWithAttempts } from '../../store/callbacks-repo.ts';
 import { listMids } from '../../store/merchants-repo.ts';
 import { auditEntriesOfPayment, type AuditRecord } from '../../store/payment-audit-repo.ts';
-import type { RoutingDecision } from '../../domain/routing.ts';
+import type { RoutingDecision } from '../../domain/routing/route.ts';
 import { GatewayError } from '../../domain/errors.ts';
 
 export interface PaymentDetail {

@@ -5,13 +5,15 @@
 import type { ServiceContext } from '../context.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { parseAmount } from '../../domain/money.ts';
-import { DEFAULT_ROUTING, validateRouting, type RoutingConfig } from '../../domain/routing-rules.ts';
-import type { Intent, RoutingDecision } from '../../domain/routing.ts';
+import { DEFAULT_ROUTING, validateRouting, type RoutingConfig } from '../../domain/routing/rules.ts';
+import type { RoutingDecision } from '../../domain/routing/route.ts';
+import { cardFacts } from '../../domain/routing/facts.ts';
+import type { Intent } from '../../domain/operations.ts';
 import { findMerchantById, listMids, lockMerchantRouting, setMerchantRouting } from '../../store/merchants-repo.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { isUuid } from '../../domain/ids.ts';
-import { cardFacts, routeCard, scorerFor } from '../card-routing.ts';
-import type { MidScore } from '../../domain/success-rate.ts';
+import { routeCard } from '../attempt/route.ts';
+import type { MidScore } from '../../domain/routing/success-rate.ts';
 
 async function merchantOrNotFound(ctx: Pick<ServiceContext, 'db'>, merchantId: string) {
   const merchant = isUuid(merchantId) ? await findMerchantById(ctx.db, merchantId) : undefined;
@@ -75,7 +77,7 @@ export async function dryRunRouting(ctx: ServiceContext, merchantId: string, inp
   }, ctx.binTable);
   const mids = await listMids(ctx.db, merchantId);
   const config = merchant.routing ?? DEFAULT_ROUTING;
-  const { decision } = routeCard(ctx, merchant, mids, facts, config, Math.random, await scorerFor(ctx, config, mids, facts));
+  const { decision } = await routeCard(ctx, merchant, mids, facts, config);
   return {
     mid_id: decision.midId, rule: decision.rule, matched_rule: decision.matchedRule ?? null, share: decision.share ?? null,
     candidates: decision.candidates ?? [decision.midId], skipped_rules: decision.skippedRules ?? [],

@@ -9,7 +9,8 @@ import { listMids } from '../../store/merchants-repo.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Payment } from '../../domain/model/payment.ts';
 import { connectorNotifyUrl, midAccess } from '../connector-access.ts';
-import { limitRules } from '../../domain/mid-limits.ts';
+import { NO_RULES, PATHS, route } from '../../domain/routing/route.ts';
+import type { PaymentFacts } from '../../domain/routing/facts.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import type { ApmConnector } from '../../connectors/apm-types.ts';
 
@@ -29,15 +30,15 @@ export interface ApmRoute {
 
 /**
  * The provider of a payment at its MID, or (`fresh`: a payment about to start at a provider, whatever MID an
- * earlier attempt had) the first enabled MID whose currencies and amount limits take it, best priority first.
+ * earlier attempt had) the first MID the router gives on the APM path (enabled, currencies and amount limits, no
+ * payment mode, best priority first) whose connector serves alternative methods.
  */
-export async function apmRoute(ctx: ServiceContext, merchant: Merchant, payment?: Pick<Payment, 'midId' | 'amount' | 'currency'>, fresh = false): Promise<ApmRoute> {
+export async function apmRoute(ctx: ServiceContext, merchant: Merchant, payment: Pick<Payment, 'midId' | 'amount' | 'currency'>, fresh = false): Promise<ApmRoute> {
   if (merchant.sandbox) return { connector: sandboxApm(ctx), midId: null };
-  const rules = payment ? limitRules({ minor: payment.amount, currency: payment.currency }) : [];
-  const sticky = !fresh && payment?.midId;
-  const mids = (await listMids(ctx.db, merchant.id))
-    .filter((m) => (sticky ? m.id === sticky : m.enabled && rules.every((r) => r.allows(m))))
-    .sort((a, b) => b.priority - a.priority);
+  const all = await listMids(ctx.db, merchant.id);
+  const sticky = !fresh && payment.midId;
+  // A payment keeps the MID it started on (a look-up, not a choice); a fresh one is routed.
+  const mids = sticky ? all.filter((m) => m.id === sticky) : route(apmFacts(payment), all, NO_RULES, { connectors: ctx.connectors, checks: PATHS.apm }).candidates;
   for (const mid of mids) {
     const connector = ctx.connectors.get(mid.connector)?.apmFor?.(midAccess(ctx, mid), connectorNotifyUrl(ctx, mid.connector, mid.id));
     if (connector) return { connector, midId: mid.id };
@@ -45,6 +46,10 @@ export async function apmRoute(ctx: ServiceContext, merchant: Merchant, payment?
   throw new GatewayError('noEligibleMid');
 }
 
-export async function apmConnector(ctx: ServiceContext, merchant: Merchant, payment?: Pick<Payment, 'midId' | 'amount' | 'currency'>): Promise<ApmConnector> {
+/** What the router knows of an APM payment: its money (the path reads no payment mode, so the intent is not read). */
+const apmFacts = (payment: Pick<Payment, 'amount' | 'currency'>): PaymentFacts =>
+  ({ intent: 'sale', money: { minor: payment.amount, currency: payment.currency }, method: 'apm', recurring: false });
+
+export async function apmConnector(ctx: ServiceContext, merchant: Merchant, payment: Pick<Payment, 'midId' | 'amount' | 'currency'>): Promise<ApmConnector> {
   return (await apmRoute(ctx, merchant, payment)).connector;
 }

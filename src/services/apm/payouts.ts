@@ -15,7 +15,7 @@ import { insertPaymentWithTransaction, updatePayment, updatePaymentAndTransactio
 import { nextStatus } from '../../domain/payment-state.ts';
 import type { MethodEntry } from '../../domain/methods/catalog.ts';
 import { midSupplied } from '../../domain/methods/supplied.ts';
-import { eligibleMids } from '../../domain/routing.ts';
+import { NO_RULES, PATHS, route } from '../../domain/routing/route.ts';
 import type { Money } from '../../domain/money.ts';
 import { newId } from '../../domain/ids.ts';
 import type { ApmExperience, ApmOutcome, PayerAction } from '../../connectors/apm-types.ts';
@@ -37,9 +37,13 @@ export interface NewPayout {
   callbackUrl?: string;
 }
 
-/** The settings of the merchant's first MID that may carry a payout (none: nothing is supplied). */
-async function payoutMidSettings(ctx: ServiceContext, merchant: Merchant): Promise<Record<string, unknown>> {
-  const [mid] = eligibleMids(await listMids(ctx.db, merchant.id), 'payout', usableConnectors(ctx, merchant));
+/**
+ * The settings of the merchant's first MID that may carry a payout, whatever its limits (none: nothing is
+ * supplied): the router's first on the survey path.
+ */
+async function payoutMidSettings(ctx: ServiceContext, merchant: Merchant, money: Money): Promise<Record<string, unknown>> {
+  const facts = { intent: 'payout' as const, money, method: 'apm', recurring: false };
+  const [mid] = route(facts, await listMids(ctx.db, merchant.id), NO_RULES, { connectors: usableConnectors(ctx, merchant), checks: PATHS.survey }).candidates;
   return mid?.settings ?? {};
 }
 
@@ -52,7 +56,7 @@ export async function startPayout(ctx: ServiceContext, input: NewPayout): Promis
     method: method.key, payer: { email: payee.email }, merchantInitiated: false, recurring: false,
   });
   const { connector, midId } = await apmRoute(ctx, merchant, { midId: null, amount: order.amount.minor, currency: order.amount.currency });
-  const supplied = midSupplied(method, input.params, await payoutMidSettings(ctx, merchant));
+  const supplied = midSupplied(method, input.params, await payoutMidSettings(ctx, merchant, order.amount));
   const now = ctx.clock.now();
   const transId = newId();
   const payer: PayerInfo = { firstName: payee.firstName, lastName: payee.lastName, name: `${payee.firstName} ${payee.lastName}`, email: payee.email, phone: payee.phone };

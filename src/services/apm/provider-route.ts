@@ -14,7 +14,8 @@ import type { ApmConnector } from '../../connectors/apm-types.ts';
 import { NodeHttpPort, type HttpPort } from '../../connectors/http.ts';
 import { APM_PROVIDER, ProviderApmConnector } from '../../connectors/apm-provider/provider-apm.ts';
 import { providerKind, servesMethod } from '../../domain/methods/provider-kinds.ts';
-import { limitRules } from '../../domain/mid-limits.ts';
+import { NO_RULES, PATHS, route } from '../../domain/routing/route.ts';
+import type { ConnectorNames, EligibilityRule } from '../../domain/routing/eligibility.ts';
 import { midAccess } from '../connector-access.ts';
 import { apmOf } from './details.ts';
 import { apmConnector } from './connector.ts';
@@ -22,16 +23,24 @@ import { apmConnector } from './connector.ts';
 let port: HttpPort | undefined;
 const http = (): HttpPort => (port ??= new NodeHttpPort());
 
-function serves(mid: Mid, method: string, amount: { minor: bigint; currency: string }): boolean {
-  const kind = providerKind(mid.settings.kind);
-  const methods = Array.isArray(mid.settings.methods) ? (mid.settings.methods as string[]) : undefined;
-  return mid.enabled && mid.connector === APM_PROVIDER && !!kind && servesMethod(kind, methods, method) && limitRules(amount).every((r) => r.allows(mid));
-}
+/** Only provider MIDs carry a provider payment (they are reached by HTTP, not through the connector registry). */
+const PROVIDERS: ConnectorNames = { has: (name) => name === APM_PROVIDER };
 
-/** The provider MID for a method and order, if the merchant has one. */
+/** A provider MID whose kind (and method list) serves the method. */
+const serving = (method: string): EligibilityRule<Mid> => ({
+  reason: 'method',
+  allows(mid) {
+    const kind = providerKind(mid.settings.kind);
+    const methods = Array.isArray(mid.settings.methods) ? (mid.settings.methods as string[]) : undefined;
+    return !!kind && servesMethod(kind, methods, method);
+  },
+});
+
+/** The provider MID for a method and order, if the merchant has one: the router's first on the APM path. */
 export async function providerMidFor(ctx: ServiceContext, merchant: Merchant, method: string, amount: { minor: bigint; currency: string }): Promise<Mid | undefined> {
-  const mids = await listMids(ctx.db, merchant.id); // ordered by priority, best first
-  return mids.find((m) => serves(m, method, amount));
+  const mids = await listMids(ctx.db, merchant.id);
+  const facts = { intent: 'sale' as const, money: amount, method, recurring: false };
+  return route(facts, mids, NO_RULES, { connectors: PROVIDERS, checks: PATHS.apm, also: [serving(method)] }).candidates[0];
 }
 
 /**

@@ -15,7 +15,7 @@ import type { ConnectorOutcome } from '../../connectors/types.ts';
 import { callbackExpected, callbackFor, notify, type PaymentEvent } from '../callbacks/index.ts';
 import type { RecurringWrite } from '../recurring/recurring-init.ts';
 import type { OperatorWrite } from '../operator-write.ts';
-import { noteOutcome, releaseHold } from '../card-routing.ts';
+import { noteOutcome, releaseHold } from './route.ts';
 import { post, POST_IS_TRANSACTIONAL } from './post.ts';
 import type { OutcomePlan } from './outcome-plan.ts';
 

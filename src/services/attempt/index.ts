@@ -13,7 +13,7 @@ import type { ServiceContext } from '../context.ts';
 import { insertPaymentWithTransaction, insertTransaction, updatePayment, type NewPayment } from '../../store/payments-repo.ts';
 import { loadCard } from '../../store/card-vault.ts';
 import { NO_CARD } from '../../connectors/types.ts';
-import { cardFacts } from '../card-routing.ts';
+import { cardFacts } from '../../domain/routing/facts.ts';
 import { midAccess } from '../connector-access.ts';
 import { cardDataOf, midsFor, refusalOutcome, sentCard, type CardSource } from './source.ts';
 import { screen, type ScreenFacts } from './screen.ts';

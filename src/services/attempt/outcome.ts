@@ -8,7 +8,7 @@ import type { ServiceContext } from '../context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Payment } from '../../domain/model/payment.ts';
 import { getPayment, updatePaymentAndTransaction, type PaymentPatch } from '../../store/payments-repo.ts';
-import type { Intent } from '../../domain/routing.ts';
+import type { Intent } from '../../domain/operations.ts';
 import type { ConnectorOutcome } from '../../connectors/types.ts';
 import { prepareRecurring } from '../recurring/recurring-init.ts';
 import { merchantInitiatedOutcome } from '../recurring/card-on-file.ts';

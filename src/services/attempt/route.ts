@@ -1,25 +1,40 @@
 /**
- * Step 3 of an attempt: which MID carries it. The choice itself is pure (services/card-routing.ts routeCard over
- * the domain's routing tables); this step adds its I/O, once per attempt: the success-rate scores read before the
- * choice, the first candidate's daily-cap share reserved after it (and given back when nothing was sent).
+ * Step 3 of an attempt: which MID carries it. The choice itself is the one pure MID picker
+ * (domain/routing/route.ts); this step adds its I/O, once per attempt: the success-rate scores read before the
+ * choice, the first candidate's daily-cap share reserved after it (and given back when nothing was sent or the
+ * attempt was declined), and the outcome counted towards its MID's success rate.
  */
 import type { ServiceContext } from '../context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Mid } from '../../domain/model/mid.ts';
 import type { Sql } from '../../store/database.ts';
-import type { Intent } from '../../domain/routing.ts';
-import { eligibleMids } from '../../domain/routing.ts';
-import { limitRules } from '../../domain/mid-limits.ts';
-import { DEFAULT_ROUTING, type PaymentFacts, type RoutingConfig } from '../../domain/routing-rules.ts';
+import type { Intent } from '../../domain/operations.ts';
+import { route, dropCapped, refusalAfterCaps, CHAIN_ROUTING, NO_RULES, PATHS, type RoutingDecision } from '../../domain/routing/route.ts';
+import { DEFAULT_ROUTING, usesSuccessRate, type RoutingConfig, type Scorer } from '../../domain/routing/rules.ts';
+import { statsBrand, type PaymentFacts } from '../../domain/routing/facts.ts';
+import { capFor, utcDay, type VolumeHold } from '../../domain/routing/caps.ts';
+import { DEFAULT_HALF_LIFE_MINUTES, scoreOf } from '../../domain/routing/success-rate.ts';
 import type { Money } from '../../domain/money.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import type { CardConnector } from '../../connectors/types.ts';
-import {
-  CHAIN_ROUTING, noCandidateError, releaseHold, routeCard, scorerFor, takeCandidate, type CardRoute, type TakenCandidate,
-} from '../card-routing.ts';
+import { releaseVolume, reserveVolume } from '../../store/volume-caps-repo.ts';
+import { readOutcomeCounts, recordOutcome } from '../../store/outcome-stats-repo.ts';
 import { usableConnectors } from '../connector-access.ts';
 
-export { releaseHold, noteOutcome, CHAIN_ROUTING, type CardRoute, type TakenCandidate } from '../card-routing.ts';
+export interface CardRoute {
+  /** Eligible MIDs in attempt order; never empty. */
+  candidates: Mid[];
+  decision: RoutingDecision;
+  /** The rules and cascading limit this payment was routed by. */
+  config: RoutingConfig;
+}
+
+/** A candidate that will carry an attempt, with what it reserved of its daily cap. */
+export interface TakenCandidate {
+  index: number;
+  mid: Mid;
+  hold?: VolumeHold;
+}
 
 /** A routed attempt: the candidates in order, and the one taken with its daily-cap share reserved. */
 export interface Routed {
@@ -34,27 +49,39 @@ export interface Routed {
 export const configFor = (merchant: Merchant, fixed: boolean): RoutingConfig => (fixed ? CHAIN_ROUTING : merchant.routing ?? DEFAULT_ROUTING);
 
 /**
+ * Routes a card payment (one call of the picker); no eligible MID: the routing error, before anything is written.
+ * The daily caps' counts are reserved afterwards (takeCandidate).
+ */
+export async function routeCard(
+  ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], facts: PaymentFacts, config: RoutingConfig = merchant.routing ?? DEFAULT_ROUTING, scored = true,
+): Promise<CardRoute> {
+  const scores = scored ? await scorerFor(ctx, config, mids, facts) : undefined;
+  const routed = route(facts, mids, config, { connectors: usableConnectors(ctx, merchant), ...(scores ? { scores } : {}) });
+  if (routed.refusal) throw new GatewayError(routed.refusal);
+  return { candidates: routed.candidates, decision: routed.decision, config };
+}
+
+/**
  * Routes an attempt and reserves the first candidate whose daily cap still has room (`sql`: the transaction the
  * reservation joins, the schedule runner's claim). No candidate: the routing error, nothing reserved.
  */
 export async function routeAttempt(
   ctx: ServiceContext, sql: Sql, merchant: Merchant, mids: readonly Mid[], facts: PaymentFacts, config: RoutingConfig, scored = true,
 ): Promise<Routed> {
-  const route = routeCard(ctx, merchant, mids, facts, config, Math.random, scored ? await scorerFor(ctx, config, mids, facts) : undefined);
-  const taken = await takeCandidate(ctx, sql, route, 0, facts.money, (m) => ctx.connectors.has(m.connector));
-  if (!taken) throw noCandidateError(route);
-  route.decision.midId = taken.mid.id;
-  return { route, taken };
+  const routed = await routeCard(ctx, merchant, mids, facts, config, scored);
+  const taken = await takeCandidate(ctx, sql, routed, 0, facts.money, (m) => ctx.connectors.has(m.connector));
+  if (!taken) throw noCandidateError(routed);
+  routed.decision.midId = taken.mid.id;
+  return { route: routed, taken };
 }
 
 /**
- * The connector of the first MID that may carry this intent (a merchant in live mode: never the sandbox), and,
- * when given, this amount and currency (the MID's limits): the check a Checkout session makes when it opens.
+ * Opening a Checkout session: the connector of the first MID that may carry this intent, amount and currency (a
+ * merchant in live mode: never the sandbox). Priority alone, no daily caps: those are for the payment itself.
  */
-export function routeMid(ctx: ServiceContext, mids: readonly Mid[], intent: Intent, merchant?: Pick<Merchant, 'sandbox'>, money?: Money): { mid: Mid; connector: CardConnector } {
-  const rules = money ? limitRules(money) : [];
-  const takers = mids.filter((m) => rules.every((rule) => rule.allows(m)));
-  const [mid] = eligibleMids(takers, intent, usableConnectors(ctx, merchant));
+export function routeMid(ctx: ServiceContext, mids: readonly Mid[], intent: Intent, merchant: Pick<Merchant, 'sandbox'>, money: Money): { mid: Mid; connector: CardConnector } {
+  const facts: PaymentFacts = { intent, money, method: 'card', recurring: false };
+  const [mid] = route(facts, mids, NO_RULES, { connectors: usableConnectors(ctx, merchant), checks: PATHS.session }).candidates;
   const connector = mid && ctx.connectors.get(mid.connector);
   if (!mid || !connector) throw new GatewayError('noEligibleMid');
   return { mid, connector };
@@ -66,4 +93,64 @@ export function connectorFor(ctx: ServiceContext, midId: string | null, mids: re
   const connector = mid && ctx.connectors.get(mid.connector);
   if (!mid || !connector) throw new GatewayError('noEligibleMid');
   return { mid, connector };
+}
+
+/** The success-rate scores of a payment's MIDs, read once, when the merchant's rules route by success rate. */
+async function scorerFor(ctx: ServiceContext, config: RoutingConfig, mids: readonly Mid[], facts: PaymentFacts): Promise<Scorer | undefined> {
+  if (!usesSuccessRate(config)) return undefined;
+  const counts = await readOutcomeCounts(ctx.db, mids.map((m) => m.id), facts.money.currency, statsBrand(facts.brand));
+  const now = ctx.clock.now();
+  const halfLife = config.success_half_life_minutes ?? DEFAULT_HALF_LIFE_MINUTES;
+  return (midId, params) => scoreOf(midId, counts.get(midId), now, halfLife, params);
+}
+
+/**
+ * The first candidate from `from` on whose daily cap this payment still fits, its share reserved (one guarded
+ * upsert: never past the cap under any concurrency). A candidate whose cap is reached is dropped from the
+ * decision's candidates and shown in `considered` with the reason daily_cap. `usable` may refuse a candidate for
+ * other reasons (then nothing is reserved on it).
+ */
+export async function takeCandidate(
+  ctx: ServiceContext, sql: Sql, routed: CardRoute, from: number, money: Money, usable: (mid: Mid) => boolean = () => true,
+): Promise<TakenCandidate | undefined> {
+  for (let index = from; index < routed.candidates.length; index += 1) {
+    const mid = routed.candidates[index]!;
+    if (!usable(mid)) continue;
+    const cap = capFor(mid.dailyCaps, money.currency);
+    if (!cap) return { index, mid };
+    const hold: VolumeHold = { midId: mid.id, day: utcDay(ctx.clock.now()), currency: money.currency, amount: money.minor.toString() };
+    if (await reserveVolume(sql, hold, cap)) return { index, mid, hold };
+    dropCapped(routed.decision, mid.id);
+  }
+  return undefined;
+}
+
+/** The routing error when no candidate could take the payment: the day limit when the daily caps dropped any. */
+export function noCandidateError(routed: CardRoute): GatewayError {
+  return new GatewayError(refusalAfterCaps(routed.decision));
+}
+
+/** Gives a reservation back, when there was one (a declined or failed attempt). */
+export async function releaseHold(sql: Sql, hold: unknown): Promise<void> {
+  if (isHold(hold)) await releaseVolume(sql, hold);
+}
+
+const isHold = (v: unknown): v is VolumeHold =>
+  typeof v === 'object' && v !== null && typeof (v as VolumeHold).midId === 'string' && typeof (v as VolumeHold).amount === 'string';
+
+/**
+ * Counts an attempt's final outcome towards its MID's success rate, when the merchant routes by success rate.
+ * A failure to count is logged, never the payment's failure.
+ */
+export async function noteOutcome(ctx: ServiceContext, merchant: Merchant, o: { midId: string | null; currency: string; brand: unknown; approved: boolean }): Promise<void> {
+  const config = merchant.routing ?? DEFAULT_ROUTING;
+  if (!o.midId || !usesSuccessRate(config)) return;
+  try {
+    await recordOutcome(ctx.db, {
+      midId: o.midId, currency: o.currency, brand: statsBrand(typeof o.brand === 'string' && o.brand !== 'card' ? o.brand : undefined),
+      approved: o.approved, at: ctx.clock.now(), halfLifeMinutes: config.success_half_life_minutes ?? DEFAULT_HALF_LIFE_MINUTES,
+    });
+  } catch (err) {
+    ctx.logger.warn({ midId: o.midId, err: (err as Error).message }, 'success-rate counter not updated');
+  }
 }

@@ -9,7 +9,7 @@ import type { Mid } from '../../domain/model/mid.ts';
 import type { Channel, Payment, PaymentDetails } from '../../domain/model/payment.ts';
 import { getMerchantPayment } from '../../store/payments-repo.ts';
 import { createAndAuthorize, type PaymentStep } from '../attempt/index.ts';
-import { chainMidFirst } from '../card-routing.ts';
+import { chainMidFirst } from '../../domain/routing/route.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { parseAmount } from '../../domain/money.ts';
 import { sameDigest } from '../../domain/signatures.ts';

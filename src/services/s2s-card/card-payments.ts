@@ -12,7 +12,7 @@ import { getMerchantPayment, findPaymentsByOrder } from '../../store/payments-re
 import { createAndAuthorize, tokenSource, type CardSource, type PaymentStep } from '../attempt/index.ts';
 import type { CardData } from '../../connectors/types.ts';
 import type { WalletUse } from '../wallets/wallet-payments.ts';
-import type { Intent } from '../../domain/routing.ts';
+import type { Intent } from '../../domain/operations.ts';
 import type { Money } from '../../domain/money.ts';
 import { GatewayError, type ErrorName } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';

@@ -8,8 +8,8 @@ import type { Channel, Payment, PaymentDetails } from '../../domain/model/paymen
 import type { Claim, ChargeOutcome, DueChain, OutboxRow } from '../../store/schedules-repo.ts';
 import { callbackBody } from '../../store/callbacks-repo.ts';
 import type { ConnectorOutcome } from '../../connectors/types.ts';
-import type { RoutingDecision } from '../../domain/routing.ts';
-import type { VolumeHold } from '../../domain/volume-caps.ts';
+import type { RoutingDecision } from '../../domain/routing/route.ts';
+import type { VolumeHold } from '../../domain/routing/caps.ts';
 import { planOutcome } from '../attempt/outcome-plan.ts';
 import { nextDueDate, startOfDay } from '../../domain/schedule-calendar.ts';
 import { ERRORS } from '../../domain/errors.ts';
@@ -30,7 +30,7 @@ export interface ScheduleCharge {
 
 export const scheduleChargeOf = (p: Payment): ScheduleCharge | undefined => p.details.scheduleCharge as ScheduleCharge | undefined;
 
-/** Where the routing of a charge (services/card-routing.ts, as every card payment) sent it. */
+/** Where the routing of a charge (domain/routing/route.ts, as every card payment) sent it. */
 export interface ChargeRoute {
   mid: Mid;
   decision: RoutingDecision;

@@ -9,7 +9,8 @@ import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Mid } from '../../domain/model/mid.ts';
 import type { WalletDecline } from '../../domain/wallets/token-result.ts';
 import { chooseWalletFlow, flowLimit, type WalletAsk, type WalletCapabilities, type WalletFlow, type WalletName } from '../../domain/wallets/wallet-flow.ts';
-import { eligibleMids, type Intent } from '../../domain/routing.ts';
+import type { Intent } from '../../domain/operations.ts';
+import { reachable } from '../../domain/routing/route.ts';
 import type { CardConnector } from '../../connectors/types.ts';
 import { usableConnectors } from '../connector-access.ts';
 import { claimVirtualToken, openWalletToken, trustFor, walletSetup, type WalletCard } from './wallet-tokens.ts';
@@ -56,7 +57,7 @@ export async function resolveWalletPayment(ctx: ServiceContext, merchant: Mercha
   const { wallet } = req;
   const setup = await walletSetup(ctx, merchant, wallet);
   if (!setup.enabled) return refused(wallet, 'wallet_not_enabled');
-  const eligible = eligibleMids(mids, req.intent, usableConnectors(ctx, merchant));
+  const eligible = reachable(mids, req.intent, usableConnectors(ctx, merchant));
   const choice = chooseWalletFlow(setup.key !== undefined, eligible.map((m) => capabilitiesOf(ctx.connectors.get(m.connector))));
   if (!choice.ok) return refused(wallet, choice.reason);
   const base = { name: wallet, flow: choice.flow, needs: choice.needs, smartRouting: choice.smartRouting };

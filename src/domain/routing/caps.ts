@@ -5,8 +5,8 @@
  * each payment reserves its share with one guarded upsert before it is sent, so the cap holds however many
  * payments run at once on however many nodes.
  */
-import { parseAmount, type Money } from './money.ts';
-import type { FieldError } from './errors.ts';
+import { parseAmount, type Money } from '../money.ts';
+import type { FieldError } from '../errors.ts';
 
 /** One currency's cap, as the admin API takes it; an absent bound is no bound. */
 export interface CurrencyCap {
