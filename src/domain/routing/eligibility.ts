@@ -41,15 +41,28 @@ export interface ConnectorNames {
 }
 
 const SCALE = 8;
+const POWERS_OF_TEN: readonly bigint[] = Array.from({ length: SCALE + 1 }, (_, n) => 10n ** BigInt(n));
+
+/**
+ * Limits are a handful of strings read on every payment (each MID's, each rule's): each is parsed once. The
+ * memo is bounded, so operators' edits over months cannot grow it.
+ */
+const scaled = new Map<string, bigint>();
 
 /** "12.5" -> 1250000000n (8 decimals); the admin API's pattern allows at most 8. */
 export function scaledDecimal(amount: string): bigint {
-  const [whole = '0', fraction = ''] = amount.split('.');
-  return BigInt(whole) * 10n ** BigInt(SCALE) + BigInt(fraction.padEnd(SCALE, '0').slice(0, SCALE));
+  let value = scaled.get(amount);
+  if (value === undefined) {
+    const [whole = '0', fraction = ''] = amount.split('.');
+    value = BigInt(whole) * POWERS_OF_TEN[SCALE]! + BigInt(fraction.padEnd(SCALE, '0').slice(0, SCALE));
+    if (scaled.size >= 10_000) scaled.clear();
+    scaled.set(amount, value);
+  }
+  return value;
 }
 
 /** An amount in minor units at the same scale as scaledDecimal: the one exact comparison of money with limits. */
-export const scaledMoney = (money: Money): bigint => money.minor * 10n ** BigInt(SCALE - Math.min(exponentOf(money.currency), SCALE));
+export const scaledMoney = (money: Money): bigint => money.minor * POWERS_OF_TEN[SCALE - Math.min(exponentOf(money.currency), SCALE)]!;
 
 /**
  * Whether a MID's limits let it carry a payment. A zero amount (an account check, a recurring chain's
