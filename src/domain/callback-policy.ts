@@ -128,13 +128,40 @@ function ipv6Groups(host: string): number[] | undefined {
   return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
 }
 
+const ipv4At = (hi: number, lo: number): number => hi * 65536 + lo;
+const zeros = (g: readonly number[], from: number, to: number): boolean => g.slice(from, to).every((x) => x === 0);
+
+/**
+ * Every IPv6 form that carries an IPv4 address, and where it carries it: the rule decides on the IPv4 address,
+ * so `[::127.0.0.1]`, `[::ffff:0:7f00:1]` or `[2002:7f00:1::]` are loopback as `127.0.0.1` is. A form that
+ * carries two (Teredo: server and client) is internal when either is.
+ */
+const EMBEDDED_IPV4: readonly { readonly form: string; matches(g: readonly number[]): boolean; ipv4s(g: readonly number[]): number[] }[] = [
+  // ::a.b.c.d (deprecated IPv4-compatible; :: and ::1 are 0.0.0.0 and 0.0.0.1, both in "this" network)
+  { form: 'IPv4-compatible', matches: (g) => zeros(g, 0, 6), ipv4s: (g) => [ipv4At(g[6]!, g[7]!)] },
+  { form: 'IPv4-mapped ::ffff:0:0/96', matches: (g) => zeros(g, 0, 5) && g[5] === 0xffff, ipv4s: (g) => [ipv4At(g[6]!, g[7]!)] },
+  { form: 'IPv4-translated ::ffff:0:0:0/96', matches: (g) => zeros(g, 0, 4) && g[4] === 0xffff && g[5] === 0, ipv4s: (g) => [ipv4At(g[6]!, g[7]!)] },
+  { form: 'NAT64 64:ff9b::/96', matches: (g) => g[0] === 0x64 && g[1] === 0xff9b && zeros(g, 2, 6), ipv4s: (g) => [ipv4At(g[6]!, g[7]!)] },
+  { form: '6to4 2002::/16', matches: (g) => g[0] === 0x2002, ipv4s: (g) => [ipv4At(g[1]!, g[2]!)] },
+  // Teredo: the server in the clear, the client's address inverted.
+  { form: 'Teredo 2001::/32', matches: (g) => g[0] === 0x2001 && g[1] === 0, ipv4s: (g) => [ipv4At(g[2]!, g[3]!), ipv4At(g[6]! ^ 0xffff, g[7]! ^ 0xffff)] },
+  // ISATAP interface identifier: ::0:5efe:a.b.c.d or ::200:5efe:a.b.c.d under any prefix.
+  { form: 'ISATAP', matches: (g) => (g[4]! & 0xfdff) === 0 && g[5] === 0x5efe, ipv4s: (g) => [ipv4At(g[6]!, g[7]!)] },
+];
+
+/** IPv6 ranges internal by themselves: [first group, mask of the first group]. */
+const PRIVATE_IPV6: readonly (readonly [number, number])[] = [
+  [0xfc00, 0xfe00], // unique local fc00::/7
+  [0xfe80, 0xffc0], // link-local fe80::/10
+  [0xfec0, 0xffc0], // site-local fec0::/10 (deprecated, still routed inside some networks)
+  [0xff00, 0xff00], // multicast
+];
+
 function isPrivateIpv6(g: number[]): boolean {
-  const [g0 = 0, , , , , g5 = 0, g6 = 0, g7 = 0] = g;
-  const upperZero = g.slice(0, 5).every((x) => x === 0);
-  if (upperZero && g5 === 0xffff) return isPrivateIpv4(g6 * 65536 + g7); // IPv4-mapped
-  if (upperZero && g5 === 0 && g6 === 0 && g7 <= 1) return true; // :: and ::1
-  if (g0 === 0x64 && g[1] === 0xff9b) return isPrivateIpv4(g6 * 65536 + g7); // NAT64
-  return (g0 & 0xfe00) === 0xfc00 || (g0 & 0xffc0) === 0xfe80 || (g0 & 0xff00) === 0xff00; // ULA, link-local, multicast
+  const g0 = g[0]!;
+  if (PRIVATE_IPV6.some(([base, mask]) => (g0 & mask) === base)) return true;
+  if (g0 === 0x64 && g[1] === 0xff9b && g[2] === 1) return true; // local-use NAT64 64:ff9b:1::/48: translates to anywhere inside
+  return EMBEDDED_IPV4.some((form) => form.matches(g) && form.ipv4s(g).some(isPrivateIpv4));
 }
 
 /**
