@@ -45,6 +45,11 @@ export interface Config {
   /** Internal hosts allowed as callback targets (on-premise merchants); every other internal target is refused. */
   callbackAllowedPrivateHosts: string[];
   /**
+   * Whole URLs allowed as callback targets although internal: outside production, the demo merchant's own
+   * notification URL (often a developer's localhost), exactly as set: no other port or path of its host.
+   */
+  callbackAllowedUrls: string[];
+  /**
    * Production mode (GATEWAY_MODE=production, or NODE_ENV=production when GATEWAY_MODE is unset): sandbox pages
    * serve sandbox merchants only, no demo merchant, and start-up refuses unsafe settings (productionProblems).
    */
@@ -126,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseMs: optionalInt(env.RUNNER_LEASE_MS, 'RUNNER_LEASE_MS'),
     },
     callbackAllowedPrivateHosts: (env.CALLBACK_ALLOWED_PRIVATE_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
+    callbackAllowedUrls: [],
     vaultRetentionMinutes: intAtLeast(env.VAULT_RETENTION_MINUTES, DEFAULT_VAULT_RETENTION_MINUTES, MIN_VAULT_RETENTION_MINUTES, 'VAULT_RETENTION_MINUTES'),
     recheckOperatorAfterMinutes: intAtLeast(env.RECHECK_OPERATOR_AFTER_MINUTES, 60, 5, 'RECHECK_OPERATOR_AFTER_MINUTES'),
     databaseReplicaUrl: env.DATABASE_REPLICA_URL || undefined,
@@ -144,8 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
   };
   // Outside production the demo merchant's own callback URL (often a developer's localhost) is allowed as set.
-  const demoHost = config.production ? undefined : hostOf(config.demoMerchant.notificationUrl);
-  if (demoHost && !config.callbackAllowedPrivateHosts.includes(demoHost)) config.callbackAllowedPrivateHosts.push(demoHost);
+  const demoUrl = config.production ? undefined : config.demoMerchant.notificationUrl;
+  if (demoUrl && hostOf(demoUrl)) config.callbackAllowedUrls.push(demoUrl);
   const problems = config.production ? productionProblems(config, env) : [];
   if (problems.length > 0) throw new Error(`unsafe settings for production mode (GATEWAY_MODE=production):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return config;

@@ -114,7 +114,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     baseUrl: parts.config.baseUrl,
     logger,
     reads: parts.replica ? new ReplicaReads(parts.db, parts.replica) : undefined,
-    callbackTargets: callbackTargetPolicy(parts.config.callbackAllowedPrivateHosts ?? []),
+    callbackTargets: callbackTargetPolicy(parts.config.callbackAllowedPrivateHosts ?? [], parts.config.callbackAllowedUrls ?? []),
   };
   ctx.signingKeys = new SigningKeys(ctx);
   ctx.walletTrust = await loadWalletTrust(parts.config.walletRoots ?? {});

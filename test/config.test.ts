@@ -48,7 +48,8 @@ describe('loadConfig', () => {
     const c = loadConfig({ CALLBACK_ALLOWED_PRIVATE_HOSTS: ' 10.0.0.5, cb.lan ,', RATE_LIMITS: 'off', RATE_LIMIT_WINDOW_SECONDS: '10', RATE_LIMIT_AUTH_FAILURES: '3', RATE_LIMIT_HOSTED_FIELDS: '7', RATE_LIMIT_OTP_ATTEMPTS: '2', RATE_LIMIT_PROVIDER_NOTIFICATIONS: '4' });
     assert.deepEqual(c.callbackAllowedPrivateHosts, ['10.0.0.5', 'cb.lan']);
     assert.deepEqual(c.rateLimits, { enabled: false, windowSeconds: 10, authFailures: 3, hostedFields: 7, otpAttempts: 2, providerNotifications: 4 });
-    assert.deepEqual(loadConfig({ DEMO_NOTIFICATION_URL: 'http://localhost:3000/cb' }).callbackAllowedPrivateHosts, ['localhost']);
+    const demo = loadConfig({ DEMO_NOTIFICATION_URL: 'http://localhost:3000/cb' });
+    assert.deepEqual([demo.callbackAllowedPrivateHosts, demo.callbackAllowedUrls], [[], ['http://localhost:3000/cb']]);
     assert.throws(() => loadConfig({ RATE_LIMIT_AUTH_FAILURES: '0' }), /RATE_LIMIT_AUTH_FAILURES must be at least 1/);
     assert.throws(() => loadConfig({ GATEWAY_MODE: 'prod' }), /GATEWAY_MODE must be production or development/);
   });

@@ -172,7 +172,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     await migrate(db);
     const actor: AuditActor = { userId: null, name: `cli:${userInfo().username}` };
-    const targets = callbackTargetPolicy(config.callbackAllowedPrivateHosts ?? []);
+    const targets = callbackTargetPolicy(config.callbackAllowedPrivateHosts ?? [], config.callbackAllowedUrls ?? []);
     const result = await command({ db, actor, targets, now: () => new Date(), args: parsed.values });
     console.log(JSON.stringify(result, null, 2));
     return 0;

@@ -5,7 +5,8 @@
  * name (localhost, metadata.google.internal, single-label intranet names). The same rule runs again at
  * delivery on the addresses the name resolves to (callback-http.ts), so a name rebinding to an internal
  * address is caught there. Hosts the operator lists (CALLBACK_ALLOWED_PRIVATE_HOSTS: on-premise merchants,
- * the test suite's local listeners) are exempt at both stages. Pure: no DNS here.
+ * the test suite's local listeners) are exempt at both stages, and so is each whole URL the policy allows (the
+ * demo merchant's notification URL outside production): that scheme, host, port and path only. Pure: no DNS here.
  */
 import { isPrivateAddressUrl } from './callback-policy.ts';
 import { MESSAGES } from './errors.ts';
@@ -13,9 +14,11 @@ import { MESSAGES } from './errors.ts';
 export interface CallbackTargetPolicy {
   /** Host names or address literals (lower case, IPv6 without brackets) allowed although internal. */
   readonly allowedPrivateHosts: ReadonlySet<string>;
+  /** Whole URLs (urlKey) allowed although internal. */
+  readonly allowedUrls: ReadonlySet<string>;
 }
 
-export const PUBLIC_TARGETS_ONLY: CallbackTargetPolicy = { allowedPrivateHosts: new Set() };
+export const PUBLIC_TARGETS_ONLY: CallbackTargetPolicy = { allowedPrivateHosts: new Set(), allowedUrls: new Set() };
 
 export const PRIVATE_TARGET_MESSAGE = 'This URL must point to a public address.';
 
@@ -27,9 +30,30 @@ export function hostKey(hostname: string): string {
   return hostname.toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
 }
 
-/** A policy from `host1,host2` (an operator setting). */
-export function callbackTargetPolicy(allowed: readonly string[]): CallbackTargetPolicy {
-  return { allowedPrivateHosts: new Set(allowed.map((h) => hostKey(h.trim())).filter((h) => h !== '')) };
+/** The policy's key of a whole URL: the parser's normal form without the fragment. */
+function urlKey(url: URL): string {
+  return url.href.replace(/#.*$/, '');
+}
+
+/** True when the policy allows exactly this URL (scheme, host, port, path and query). */
+export function isAllowedUrl(url: string, policy: CallbackTargetPolicy): boolean {
+  try {
+    return policy.allowedUrls.has(urlKey(new URL(url)));
+  } catch {
+    return false;
+  }
+}
+
+/** A policy from `host1,host2` (an operator setting) and whole URLs allowed as they are. */
+export function callbackTargetPolicy(allowed: readonly string[], allowedUrls: readonly string[] = []): CallbackTargetPolicy {
+  const urls = allowedUrls.flatMap((u) => {
+    try {
+      return [urlKey(new URL(u))];
+    } catch {
+      return [];
+    }
+  });
+  return { allowedPrivateHosts: new Set(allowed.map((h) => hostKey(h.trim())).filter((h) => h !== '')), allowedUrls: new Set(urls) };
 }
 
 function isInternalName(host: string): boolean {
@@ -48,7 +72,7 @@ export function callbackUrlProblem(url: string, policy: CallbackTargetPolicy = P
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return MESSAGES.notUrl;
   const host = hostKey(parsed.hostname);
-  if (policy.allowedPrivateHosts.has(host)) return undefined;
+  if (policy.allowedPrivateHosts.has(host) || policy.allowedUrls.has(urlKey(parsed))) return undefined;
   if (isPrivateAddressUrl(parsed.href) || isInternalName(host)) return PRIVATE_TARGET_MESSAGE;
   return undefined;
 }

@@ -9,7 +9,7 @@ import https from 'node:https';
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { isPrivateAddress } from '../domain/callback-policy.ts';
-import { callbackUrlProblem, hostKey, type CallbackTargetPolicy } from '../domain/callback-targets.ts';
+import { callbackUrlProblem, hostKey, isAllowedUrl, type CallbackTargetPolicy } from '../domain/callback-targets.ts';
 
 export interface ResolvedAddress {
   address: string;
@@ -65,24 +65,28 @@ export interface CallbackAnswer {
 export class CallbackHttpClient {
   private readonly policy: CallbackTargetPolicy;
   private readonly agents: { http: http.Agent; https: https.Agent };
+  /** For the whole URLs the policy allows: their hosts may resolve inside; no other URL uses these sockets. */
+  private readonly allowedUrlAgents: { http: http.Agent; https: https.Agent };
 
   constructor(policy: CallbackTargetPolicy, resolver: Resolver = systemResolver) {
     this.policy = policy;
-    const lookup = guardedLookup(policy, resolver);
     // The guarded lookup runs for every new connection to a name; address literals were checked before.
-    this.agents = { http: new http.Agent({ keepAlive: true, lookup }), https: new https.Agent({ keepAlive: true, lookup }) };
+    this.agents = agentsWith(guardedLookup(policy, resolver));
+    const urlHosts = [...policy.allowedUrls].map((u) => hostKey(new URL(u).hostname));
+    this.allowedUrlAgents = agentsWith(guardedLookup({ ...policy, allowedPrivateHosts: new Set([...policy.allowedPrivateHosts, ...urlHosts]) }, resolver));
   }
 
   post(post: CallbackPost): Promise<CallbackAnswer> {
     const url = new URL(post.url);
     if (callbackUrlProblem(post.url, this.policy)) return Promise.reject(new CallbackTargetRefused(url.host, 'is not a public address'));
     const secure = url.protocol === 'https:';
+    const agents = isAllowedUrl(post.url, this.policy) ? this.allowedUrlAgents : this.agents;
     return new Promise((resolve, reject) => {
       const req = (secure ? https : http).request(url, {
         method: 'POST',
         headers: { ...post.headers, 'content-length': String(Buffer.byteLength(post.body)) },
         signal: post.signal,
-        agent: secure ? this.agents.https : this.agents.http,
+        agent: secure ? agents.https : agents.http,
       }, (res) => readAnswer(res, post.maxResponseBytes).then(resolve, reject));
       req.on('error', reject);
       req.end(post.body);
@@ -91,9 +95,12 @@ export class CallbackHttpClient {
 
   /** Closes the kept-alive connections. */
   close(): void {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    for (const agent of [this.agents.http, this.agents.https, this.allowedUrlAgents.http, this.allowedUrlAgents.https]) agent.destroy();
   }
+}
+
+function agentsWith(lookup: LookupFunction): { http: http.Agent; https: https.Agent } {
+  return { http: new http.Agent({ keepAlive: true, lookup }), https: new https.Agent({ keepAlive: true, lookup }) };
 }
 
 function readAnswer(res: http.IncomingMessage, maxBytes: number): Promise<CallbackAnswer> {

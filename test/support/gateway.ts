@@ -62,6 +62,8 @@ export interface TestGatewayOptions extends MerchantOptions {
   /** The gateway's logger (default: silent, or TEST_LOG_LEVEL) and whether it logs each request. */
   logger?: Logger;
   logRequests?: boolean;
+  /** The environment the configuration is read from (default: empty), before the overrides below. */
+  env?: NodeJS.ProcessEnv;
   /** CALLBACK_ALLOWED_PRIVATE_HOSTS (default: the loopback names the test listeners use). */
   allowedPrivateHosts?: string[];
   /** DNS of the callback dispatcher. */
@@ -90,7 +92,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
   const store = opts.store ?? (await openTestStore(kind));
   // The test suite's callback listeners listen on loopback: allowed, as an operator allows on-premise hosts.
   const callbackAllowedPrivateHosts = opts.allowedPrivateHosts ?? ['127.0.0.1', 'localhost', '::1'];
-  const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken, callbackAllowedPrivateHosts };
+  const config = { ...loadConfig(opts.env ?? {}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken, callbackAllowedPrivateHosts };
   config.production = opts.production ?? false;
   if (opts.binTableFile) config.binTableFile = opts.binTableFile;
   // Off unless a test asks: many tests send failing hashes on purpose, all from 127.0.0.1.
