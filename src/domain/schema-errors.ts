@@ -22,10 +22,18 @@ const FORMAT_MESSAGES: Readonly<Record<string, string>> = {
   ip: MESSAGES.notIp,
 };
 
+/** A value of the wrong type: the type it should have been, in the platform's words (an object is an "array"). */
+const EXPECTED_TYPE: Partial<Record<ValueErrorType, string>> = {
+  [ValueErrorType.String]: 'string', [ValueErrorType.Integer]: 'integer', [ValueErrorType.Number]: 'numeric',
+  [ValueErrorType.Boolean]: 'bool', [ValueErrorType.Array]: 'array', [ValueErrorType.Object]: 'array',
+};
+
 /** TypeBox error kinds -> the platform's message texts. A schema's `errorMessage` option wins. */
 function messageFor(error: ValueError): string {
   const schema = error.schema as TSchema & { errorMessage?: string; maxLength?: number; minLength?: number; minimum?: number; maximum?: number; format?: string };
   if (schema.errorMessage && error.type !== ValueErrorType.ObjectRequiredProperty) return schema.errorMessage;
+  const expected = EXPECTED_TYPE[error.type];
+  if (expected) return MESSAGES.notType(expected);
   switch (error.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return MESSAGES.blank;
@@ -48,18 +56,6 @@ function messageFor(error: ValueError): string {
     case ValueErrorType.NumberMinimum:
     case ValueErrorType.NumberMaximum:
       return MESSAGES.notInRange(schema.minimum ?? 0, schema.maximum ?? 0);
-    case ValueErrorType.String:
-      return MESSAGES.notType('string');
-    case ValueErrorType.Integer:
-      return MESSAGES.notType('integer');
-    case ValueErrorType.Number:
-      return MESSAGES.notType('numeric');
-    case ValueErrorType.Boolean:
-      return MESSAGES.notType('bool');
-    case ValueErrorType.Array:
-      return MESSAGES.notType('array');
-    case ValueErrorType.Object:
-      return MESSAGES.notType('array');
     default:
       return MESSAGES.notValid;
   }
