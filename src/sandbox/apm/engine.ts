@@ -13,7 +13,7 @@ import type {
   ApmConnector, ApmExperience, ApmInitiateRequest, ApmOutcome, ApmPayoutRequest, CodeAnswer, PayerAction, ProviderState, ProviderStatus,
 } from '../../connectors/apm-types.ts';
 import type { FollowUpOutcome } from '../../connectors/types.ts';
-import type { SandboxApmRow as Row, SandboxApmStore } from './store.ts';
+import type { OutboxRow, SandboxApmRow as Row, SandboxApmStore } from './store.ts';
 
 export const DECLINE_REASON = 'Declined by processing';
 export const CANCELLED_REASON = 'Cancelled by payer';
@@ -62,15 +62,8 @@ export type AnswerResult =
   | { kind: 'decided'; payment: SandboxApmPayment }
   | { kind: 'retry'; payment: SandboxApmPayment; attemptsLeft: number };
 
-export interface OutboxMessage {
-  id: string;
-  channel: 'email' | 'sms' | 'push';
-  recipient: string;
-  subject: string;
-  body: string;
-  link: string | null;
-  createdAt: Date;
-}
+/** A message in the outbox: its stored row, the time in the engine's spelling. */
+export type OutboxMessage = Omit<OutboxRow, 'created_at'> & { createdAt: Date };
 
 /** What the provider tells the gateway when a payment is decided (ISO 20022 transaction status codes). */
 export interface ProviderNotification {
