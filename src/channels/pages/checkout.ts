@@ -2,7 +2,7 @@
  * The hosted Checkout page (the session's redirect_url): the page, its form (card or an alternative method), and the
  * payer leaving it (cancel, expired). Plain HTML forms in, HTML out; the JS on the page is an enhancement only.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import { loadSession, payByCard, checkoutDestination, linkTarget, afterDecline, payerAttempts, type SessionState } from '../../services/hosted-checkout.ts';
 import { ERRORS, GatewayError } from '../../domain/errors.ts';
@@ -24,6 +24,10 @@ import { walletButtons } from '../../services/wallets/wallet-buttons.ts';
 import { PAGE, message, sendHtml } from './reply.ts';
 import { continueAfter, returnToMerchant } from './next.ts';
 
+/** A payer page's request: the session it names, perhaps a form. */
+export type SessionPage = { Params: { id: string }; Body: Record<string, unknown> };
+type OpenSession = Extract<SessionState, { kind: 'open' }>;
+
 const BILLING_PAYER_FIELDS = ['payer_country', 'payer_state', 'payer_city', 'payer_address', 'payer_zip'];
 
 /**
@@ -32,7 +36,7 @@ const BILLING_PAYER_FIELDS = ['payer_country', 'payer_state', 'payer_city', 'pay
  * the state when the merchant sent a country whose state the rule needs (CA, US, JP, AU, IN) and no state,
  * else nothing.
  */
-function billingAsked(state: Extract<SessionState, { kind: 'open' }>): { required: boolean; stateOnly: boolean } {
+function billingAsked(state: OpenSession): { required: boolean; stateOnly: boolean } {
   const b = state.session.request.billingAddress ?? {};
   const complete = Boolean(b.country && b.city && b.address && b.zip);
   const needed = (state.merchant.settings.requiredPayerFields ?? []).some((f) => BILLING_PAYER_FIELDS.includes(f)) ||
@@ -42,7 +46,7 @@ function billingAsked(state: Extract<SessionState, { kind: 'open' }>): { require
   return { required, stateOnly };
 }
 
-function checkoutView(ctx: ServiceContext, t: Translator, state: Extract<SessionState, { kind: 'open' }>, extra: Partial<CheckoutPageView> = {}): CheckoutPageView {
+function checkoutView(ctx: ServiceContext, t: Translator, state: OpenSession, extra: Partial<CheckoutPageView> = {}): CheckoutPageView {
   const { session, merchant } = state;
   const base = `/checkout/${session.id}`;
   const expiryOnly = isPayout(session.operation) && (session.request.cardTokens?.length ?? 0) > 0;
@@ -87,13 +91,13 @@ export function payErrorKey(err: GatewayError): string {
 }
 
 /** The Checkout page with its wallet buttons (a live Google Pay button widens the page's CSP for Google's script). */
-export async function checkoutPage(ctx: ServiceContext, reply: FastifyReply, t: Translator, state: Extract<SessionState, { kind: 'open' }>, extra: Partial<CheckoutPageView> = {}, status = 200) {
+export async function checkoutPage(ctx: ServiceContext, reply: FastifyReply, t: Translator, state: OpenSession, extra: Partial<CheckoutPageView> = {}, status = 200) {
   const wallets = await walletButtons(ctx, state.merchant, state.session);
   return sendHtml(reply, renderCheckoutPage(checkoutView(ctx, t, state, { wallets, ...extra }), t), status, walletContentSecurityPolicy(wallets));
 }
 
 /** The Checkout page, with the last attempt's decline when the payer may try again. */
-async function openPage(ctx: ServiceContext, reply: FastifyReply, t: Translator, state: Extract<SessionState, { kind: 'open' }>) {
+async function openPage(ctx: ServiceContext, reply: FastifyReply, t: Translator, state: OpenSession) {
   if (state.payment.status === 'decline') {
     const next = await afterDecline(ctx, state.merchant, state.session, state.payment);
     if (next.kind === 'retry') {
@@ -105,23 +109,33 @@ async function openPage(ctx: ServiceContext, reply: FastifyReply, t: Translator,
   return checkoutPage(ctx, reply, t, state);
 }
 
+/** The payer's language on a session's page: theirs, else the session's locale. */
+const sessionTranslator = (req: FastifyRequest, reply: FastifyReply, state: SessionState): Translator =>
+  pageTranslator(req, reply, state.kind === 'missing' ? undefined : state.session.request.locale);
+
+/**
+ * A page that acts on a session the payer can still pay: a session that is missing, expired or paid answers
+ * with the page that says so, and `handle` runs only on an open one.
+ */
+export function withLiveSession(
+  ctx: ServiceContext,
+  handle: (req: FastifyRequest<SessionPage>, reply: FastifyReply, t: Translator, state: OpenSession) => Promise<FastifyReply>,
+) {
+  return async (req: FastifyRequest<SessionPage>, reply: FastifyReply): Promise<FastifyReply> => {
+    const state = await loadSession(ctx, req.params.id);
+    const t = sessionTranslator(req, reply, state);
+    if (state.kind === 'missing') return message(reply, t, 'msg.notFound', 'error', 404);
+    if (state.kind === 'expired') return expired(reply, t, state);
+    if (state.kind === 'paid') return message(reply, t, 'msg.paid', 'success');
+    return handle(req, reply, t, state);
+  };
+}
+
 /** The page and its form. */
 export function registerCheckoutPages(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get<{ Params: { id: string } }>('/checkout/:id', PAGE, async (req, reply) => {
-    const state = await loadSession(ctx, req.params.id);
-    const t = pageTranslator(req, reply, state.kind === 'missing' ? undefined : state.session.request.locale);
-    if (state.kind === 'missing') return message(reply, t, 'msg.notFound', 'error', 404);
-    if (state.kind === 'expired') return expired(reply, t, state);
-    if (state.kind === 'paid') return message(reply, t, 'msg.paid', 'success');
-    return openPage(ctx, reply, t, state);
-  });
+  app.get<SessionPage>('/checkout/:id', PAGE, withLiveSession(ctx, (_req, reply, t, state) => openPage(ctx, reply, t, state)));
 
-  app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/checkout/:id/pay', PAGE, async (req, reply) => {
-    const state = await loadSession(ctx, req.params.id);
-    const t = pageTranslator(req, reply, state.kind === 'missing' ? undefined : state.session.request.locale);
-    if (state.kind === 'missing') return message(reply, t, 'msg.notFound', 'error', 404);
-    if (state.kind === 'expired') return expired(reply, t, state);
-    if (state.kind === 'paid') return message(reply, t, 'msg.paid', 'success');
+  app.post<SessionPage>('/checkout/:id/pay', PAGE, withLiveSession(ctx, async (req, reply, t, state) => {
     const wallets = await walletButtons(ctx, state.merchant, state.session);
     const view = checkoutView(ctx, t, state, { wallets });
     const csp = walletContentSecurityPolicy(wallets);
@@ -154,14 +168,14 @@ export function registerCheckoutPages(app: FastifyInstance, ctx: ServiceContext)
       if (err.spec === ERRORS.sessionNotPayable) return message(reply, t, 'msg.noMoreTries', 'error', 400);
       return sendHtml(reply, renderCheckoutPage({ ...view, errors: { '': t.t(payErrorKey(err)) } }, t), err.spec.http, csp);
     }
-  });
+  }));
 }
 
 /** The payer leaving: cancelled (back to cancel_url) or too late (the expired page). */
 export function registerCheckoutExits(app: FastifyInstance, ctx: ServiceContext): void {
   app.get<{ Params: { id: string } }>('/checkout/:id/cancel', PAGE, async (req, reply) => {
     const state = await loadSession(ctx, req.params.id);
-    const t = pageTranslator(req, reply, state.kind === 'missing' ? undefined : state.session.request.locale);
+    const t = sessionTranslator(req, reply, state);
     if (state.kind !== 'open') return message(reply, t, 'msg.nothingToCancel', 'info');
     const dest = checkoutDestination(state.merchant, state.session, state.payment, 'cancel');
     // Without cancel_url nor error_url the gateway says it itself (in a page template of its own: msg.cancelled).
@@ -171,7 +185,7 @@ export function registerCheckoutExits(app: FastifyInstance, ctx: ServiceContext)
 
   app.get<{ Params: { id: string } }>('/checkout/:id/expired', PAGE, async (req, reply) => {
     const state = await loadSession(ctx, req.params.id);
-    const t = pageTranslator(req, reply, state.kind === 'missing' ? undefined : state.session.request.locale);
+    const t = sessionTranslator(req, reply, state);
     if (state.kind === 'expired') return expired(reply, t, state);
     if (state.kind === 'open') return reply.redirect(`/checkout/${state.session.id}`, 303);
     return message(reply, t, 'msg.ended', 'info');

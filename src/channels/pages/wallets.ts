@@ -10,20 +10,14 @@ import { walletMethod } from '../../domain/wallets/wallet-flow.ts';
 import { missingPageFields } from '../../services/wallets/wallet-buttons.ts';
 import { validateAppleMerchant } from '../../services/wallets/apple-merchant-validation.ts';
 import { localizeMessage, parseWalletPagePayer } from '../../web/checkout-form.ts';
-import { pageTranslator } from './locale.ts';
 import { methodName } from './receipt.ts';
 import { PAGE, message, stringFields } from './reply.ts';
 import { continueAfter } from './next.ts';
-import { checkoutPage, expired, payErrorKey } from './checkout.ts';
+import { checkoutPage, payErrorKey, withLiveSession, type SessionPage } from './checkout.ts';
 import { withoutUnfinishedApm } from './apm-routes.ts';
 
 export function registerWalletPages(app: FastifyInstance, ctx: ServiceContext): void {
-  app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/checkout/:id/wallet', PAGE, async (req, reply) => {
-    const state = await loadSession(ctx, req.params.id);
-    const t = pageTranslator(req, reply, state.kind === 'missing' ? undefined : state.session.request.locale);
-    if (state.kind === 'missing') return message(reply, t, 'msg.notFound', 'error', 404);
-    if (state.kind === 'expired') return expired(reply, t, state);
-    if (state.kind === 'paid') return message(reply, t, 'msg.paid', 'success');
+  app.post<SessionPage>('/checkout/:id/wallet', PAGE, withLiveSession(ctx, async (req, reply, t, state) => {
     const body = typeof req.body === 'object' && req.body ? req.body : {};
     const fields = walletFields(body);
     const method = state.session.request.methods.find((m) => m === (fields.method ?? fields.wallet));
@@ -44,7 +38,7 @@ export function registerWalletPages(app: FastifyInstance, ctx: ServiceContext): 
       if (err.spec === ERRORS.sessionNotPayable) return message(reply, t, 'msg.noMoreTries', 'error', 400);
       return checkoutPage(ctx, reply, t, state, { selectedMethod: wallet, errors: { '': t.t(payErrorKey(err)) } }, err.spec.http);
     }
-  });
+  }));
 
   /** A live page's ApplePaySession asks the gateway to validate the merchant with Apple. */
   app.post<{ Params: { id: string }; Body: Record<string, unknown> }>('/checkout/:id/applepay/validate', { ...PAGE, config: { dialect: 'json' as const } }, async (req, reply) => {
