@@ -10,6 +10,7 @@ import { GatewayError, MESSAGES, type FieldError } from '../domain/errors.ts';
 import { collectErrors, compile } from '../domain/schema-errors.ts';
 import { toGatewayError } from './error-handler.ts';
 import { parseForm } from './form.ts';
+import type { FormDoc } from './route-docs.ts';
 
 /** Fields before validation: anything the form parser produced. */
 export type Loose = Record<string, unknown>;
@@ -88,4 +89,22 @@ export async function registerS2sScope(app: FastifyInstance, routes: (scope: Fas
     });
     routes(scope);
   });
+}
+
+/** A form channel's POST route: the S2S dialect, the actions' form doc, the channel's tag and texts. */
+export function s2sRoute(form: FormDoc, tag: string, summary: string, description: string) {
+  return { config: { dialect: 's2s' as const, doc: { form } }, schema: { tags: [tag], summary, description } };
+}
+
+/**
+ * The row of the action the form names in a channel's action table; a D3 error on `action` when it is missing,
+ * not text, unknown, or one `accepts` turns down (an action not offered by GET).
+ */
+export function namedAction<Row>(fields: Loose, actions: Readonly<Record<string, Row>>, accepts: (row: Row) => boolean = () => true): Row {
+  const action = fields.action;
+  if (action === undefined) throw GatewayError.field('action', MESSAGES.blank);
+  if (typeof action !== 'string') throw GatewayError.field('action', MESSAGES.notType('string'));
+  const row = Object.hasOwn(actions, action) ? actions[action] : undefined;
+  if (!row || !accepts(row)) throw GatewayError.field('action', MESSAGES.notChoice);
+  return row;
 }

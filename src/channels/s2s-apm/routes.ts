@@ -9,33 +9,23 @@ import type { ServiceContext } from '../../services/context.ts';
 import { handleBankCallback } from '../../services/apm/payments.ts';
 import { apmS2sStatus } from '../../services/apm/details.ts';
 import { BANK_CALLBACK_PATH } from '../../services/apm/connector.ts';
-import { GatewayError, HashMismatch, MESSAGES } from '../../domain/errors.ts';
+import { GatewayError, HashMismatch } from '../../domain/errors.ts';
 import { verifyMerchantHash } from '../merchant-auth.ts';
 import { reserveIdempotencyKey } from '../idempotency.ts';
 import { checkCallbackUrl } from '../../services/callback-targets.ts';
 import { validate } from '../../domain/schema-errors.ts';
 import { ACTIONS, FORM_DOC, type ActionSpec } from './actions.ts';
 import type { Answer } from './answers.ts';
-import { formFields, registerS2sScope, validateFields, type Loose } from '../s2s-form.ts';
+import { formFields, namedAction, registerS2sScope, s2sRoute, validateFields, type Loose } from '../s2s-form.ts';
 import { BankCallback, BankCallbackAnswer } from './schemas.ts';
 import { PAYMENT_ID, type OperationDoc } from '../route-docs.ts';
 
-const ROUTE = {
-  config: { dialect: 's2s' as const, doc: { form: FORM_DOC } },
-  schema: {
-    tags: ['S2S APM'],
-    summary: 'S2S APM action (form fields; the action in `action`)',
-    description: 'SALE (auth=Y holds the funds), CAPTURE, VOID, CREDITVOID, CREDIT2VIRTUAL, GET_TRANS_STATUS. '
-      + 'Body: application/x-www-form-urlencoded or multipart/form-data; each action has its own hash.',
-  },
-};
+const ROUTE = s2sRoute(FORM_DOC, 'S2S APM', 'S2S APM action (form fields; the action in `action`)',
+  'SALE (auth=Y holds the funds), CAPTURE, VOID, CREDITVOID, CREDIT2VIRTUAL, GET_TRANS_STATUS. '
+  + 'Body: application/x-www-form-urlencoded or multipart/form-data; each action has its own hash.');
 
 function actionFor(fields: Loose): Extract<ActionSpec, { kind: 'supported' }>['spec'] {
-  const action = fields.action;
-  if (action === undefined) throw GatewayError.field('action', MESSAGES.blank);
-  if (typeof action !== 'string') throw GatewayError.field('action', MESSAGES.notType('string'));
-  const row = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
-  if (!row) throw GatewayError.field('action', MESSAGES.notChoice);
+  const row = namedAction(fields, ACTIONS);
   if (row.kind === 'not-supported') throw new GatewayError('actionNotSupported');
   return row.spec;
 }

@@ -5,35 +5,22 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
-import { GatewayError, HashMismatch, MESSAGES } from '../../domain/errors.ts';
+import { GatewayError, HashMismatch } from '../../domain/errors.ts';
 import { verifyMerchantHash } from '../merchant-auth.ts';
 import { reserveIdempotencyKey } from '../idempotency.ts';
 import { checkCallbackUrl } from '../../services/callback-targets.ts';
-import { formFields, registerS2sScope, validateFields, type Loose } from '../s2s-form.ts';
+import { formFields, namedAction, registerS2sScope, s2sRoute, validateFields, type Loose } from '../s2s-form.ts';
 import { ACTIONS, FORM_DOC, QUERY_DOC, type ActionSpec } from './actions.ts';
 import type { Answer } from './answers.ts';
 
-const ROUTE = {
-  config: { dialect: 's2s' as const, doc: { form: FORM_DOC } },
-  schema: {
-    tags: ['S2S CARD'],
-    summary: 'S2S CARD action (form fields; the action in `action`)',
-    description: 'SALE, DEBIT, CREDIT2CARD, CAPTURE, VOID, CREDITVOID, GET_TRANS_STATUS, GET_TRANS_STATUS_BY_ORDER, GET_TRANS_DETAILS, RETRY, '
-      + 'RECURRING_SALE, RECURRING_DEBIT, CREATE_SCHEDULE, UPDATE_SCHEDULE, DELETE_SCHEDULE, PAUSE (PAUSE_SCHEDULE), RUN (RUN_SCHEDULE), '
-      + 'SCHEDULE_INFO (also by GET), DESCHEDULE. '
-      + 'Body: application/x-www-form-urlencoded or multipart/form-data. /v2/post lists redirect_params as [{name, value}].',
-  },
-};
+const ROUTE = s2sRoute(FORM_DOC, 'S2S CARD', 'S2S CARD action (form fields; the action in `action`)',
+  'SALE, DEBIT, CREDIT2CARD, CAPTURE, VOID, CREDITVOID, GET_TRANS_STATUS, GET_TRANS_STATUS_BY_ORDER, GET_TRANS_DETAILS, RETRY, '
+  + 'RECURRING_SALE, RECURRING_DEBIT, CREATE_SCHEDULE, UPDATE_SCHEDULE, DELETE_SCHEDULE, PAUSE (PAUSE_SCHEDULE), RUN (RUN_SCHEDULE), '
+  + 'SCHEDULE_INFO (also by GET), DESCHEDULE. '
+  + 'Body: application/x-www-form-urlencoded or multipart/form-data. /v2/post lists redirect_params as [{name, value}].');
 
-function actionFor(fields: Loose, method: string): ActionSpec {
-  const action = fields.action;
-  if (action === undefined) throw GatewayError.field('action', MESSAGES.blank);
-  if (typeof action !== 'string') throw GatewayError.field('action', MESSAGES.notType('string'));
-  const spec = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : undefined;
-  // Only SCHEDULE_INFO may come by GET; for any other action GET is not a valid choice.
-  if (!spec || (method === 'GET' && !spec.byGet)) throw GatewayError.field('action', MESSAGES.notChoice);
-  return spec;
-}
+/** Only SCHEDULE_INFO may come by GET; for any other action GET is not a valid choice. */
+const actionFor = (fields: Loose, method: string): ActionSpec => namedAction(fields, ACTIONS, (row) => method !== 'GET' || row.byGet);
 
 async function answer(ctx: ServiceContext, req: FastifyRequest, v2: boolean): Promise<Answer> {
   const fields = await formFields(req);
