@@ -10,6 +10,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from './services/context.ts';
+import type { TrustProxy } from './config.ts';
 import { typeboxValidatorCompiler } from './channels/validation.ts';
 import { parseForm } from './channels/form.ts';
 import { answerClientError, installErrorHandling, sendError, toGatewayError } from './channels/error-handler.ts';
@@ -45,8 +46,18 @@ export interface AppOptions {
   logRequests?: boolean;
   /** Production mode: sandbox pages for sandbox merchants only. */
   production?: boolean;
+  /** TRUST_PROXY (config.ts): whose X-Forwarded-* headers are believed; default none. */
+  trustProxy?: TrustProxy;
 }
 
+
+/**
+ * Fastify 5 refuses a bare hop count (it trusts nothing then, since it cannot tell a proxy from a client that
+ * connects directly): a hop count is for a gateway that only its proxies can reach, so it is said as a function.
+ */
+function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
 
 /** The server every listener shares: parsers, D3 errors, security headers, rate limits, idempotency, metrics, /health. */
 async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Promise<FastifyInstance> {
@@ -55,7 +66,8 @@ async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Pr
     logController: new LogController({ disableRequestLogging: !opts.logRequests }),
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
     genReqId: () => randomUUID(),
-    trustProxy: true,
+    // Only the proxies the operator names: otherwise any client picks req.ip (rate limits, payer_ip) itself.
+    trustProxy: trustProxyOption(opts.trustProxy ?? false),
     // A closing node answers 503 itself, in the D3 shape (channels/operations.ts).
     return503OnClosing: false,
     // Long path segments (ids, tokens) reach the routes, which answer them with D3 bodies, not a bare 414.

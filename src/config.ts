@@ -1,5 +1,6 @@
 /** Configuration from the environment, read once at start. */
 import path from 'node:path';
+import { isIP } from 'node:net';
 
 export interface DemoMerchantConfig {
   key?: string;
@@ -59,6 +60,42 @@ export interface Config {
   walletRoots: { googleTest?: string; googleProduction?: string; appleRoot?: string };
   /** A JSON file of BIN ranges -> issuing country (and brand) for routing rules; unset: the built-in sandbox sample. */
   binTableFile?: string;
+  /**
+   * Which proxies' X-Forwarded-For / -Proto / -Host the gateway believes (TRUST_PROXY), as Fastify's trustProxy
+   * takes it: false (the default: the client address is the socket's), a hop count, or proxy addresses/CIDRs.
+   */
+  trustProxy: TrustProxy;
+}
+
+/** Fastify's trustProxy forms we accept: never `true` (that lets every client write its own address). */
+export type TrustProxy = false | number | string[];
+
+/** Names proxy-addr (Fastify's) understands besides addresses and CIDRs. */
+const PROXY_ADDRESS_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY: unset/off -> false; a whole number -> that many proxy hops; otherwise comma-separated proxy
+ * addresses, CIDRs or proxy-addr's names (loopback, linklocal, uniquelocal).
+ */
+export function trustProxyFrom(value: string | undefined): TrustProxy {
+  const text = (value ?? '').trim();
+  if (text === '' || text === 'off' || text === 'false' || text === '0') return false;
+  if (/^\d+$/.test(text)) return Number(text);
+  if (text === 'true' || text === 'on') {
+    throw new Error('TRUST_PROXY=true would let every client choose the address the gateway sees; give the number of proxy hops or the proxies\' addresses/CIDRs');
+  }
+  const entries = text.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const bad = entries.filter((e) => !PROXY_ADDRESS_NAMES.includes(e) && !isAddressOrCidr(e));
+  if (bad.length > 0) throw new Error(`TRUST_PROXY must be a hop count or proxy addresses/CIDRs, got "${bad.join(', ')}"`);
+  return entries;
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address, bits, extra] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
 /** Requests allowed per window (RATE_LIMIT_*); `enabled: false` (RATE_LIMITS=off) only outside production. */
@@ -140,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production: modeOf(env) === 'production',
     walletRoots: { googleTest: env.GOOGLE_PAY_ROOT_KEYS_TEST, googleProduction: env.GOOGLE_PAY_ROOT_KEYS_PRODUCTION, appleRoot: env.APPLE_PAY_ROOT_CA },
     binTableFile: env.BIN_TABLE_FILE || undefined,
+    trustProxy: trustProxyFrom(env.TRUST_PROXY),
     rateLimits: {
       enabled: env.RATE_LIMITS !== 'off',
       windowSeconds: intAtLeast(env.RATE_LIMIT_WINDOW_SECONDS, 60, 1, 'RATE_LIMIT_WINDOW_SECONDS'),

@@ -29,6 +29,16 @@ describe('loadConfig', () => {
     assert.equal(c.vaultRetentionMinutes, 90);
   });
 
+  it('reads TRUST_PROXY as off, a hop count or proxy addresses, never "trust everyone"', () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: 'off' }).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,loopback,fd00::/8' }).trustProxy, ['10.0.0.0/8', '192.0.2.7', 'loopback', 'fd00::/8']);
+    assert.throws(() => loadConfig({ TRUST_PROXY: 'true' }), /every client/);
+    assert.throws(() => loadConfig({ TRUST_PROXY: '10.0.0.0/33' }), /TRUST_PROXY/);
+    assert.throws(() => loadConfig({ TRUST_PROXY: 'proxy.internal' }), /TRUST_PROXY/);
+  });
+
   it('refuses values that are not whole numbers', () => {
     assert.throws(() => loadConfig({ PORT: 'eighty' }), /PORT/);
     assert.throws(() => loadConfig({ RUNNER_LANES: '-1' }), /RUNNER_LANES/);

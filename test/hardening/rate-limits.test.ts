@@ -27,7 +27,7 @@ for (const { kind, skip } of await storeKinds()) {
     before(async () => {
       t = await startTestGateway(kind, { clock, rateLimits: LIMITS });
       // A second node on the same database.
-      const config = { ...loadConfig({}), port: 0, rateLimits: LIMITS };
+      const config = { ...loadConfig({ TRUST_PROXY: 'loopback' }), port: 0, rateLimits: LIMITS };
       second = await assembleGateway({ config, db: t.store.db, keyring: keyringFromEnv(undefined, () => randomBytes(32)), clock, logger: createLogger('silent') });
       secondUrl = await second.app.listen({ port: 0, host: '127.0.0.1' });
     });

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { assembleGateway, type Gateway } from '../../src/gateway.ts';
-import { loadConfig, type RateLimitConfig } from '../../src/config.ts';
+import { loadConfig, type RateLimitConfig, type TrustProxy } from '../../src/config.ts';
 import { keyringFromEnv, type Keyring } from '../../src/store/card-vault.ts';
 import { insertMerchant, insertMid, midCredentialsOwner } from '../../src/store/merchants-repo.ts';
 import type { MerchantSettings } from '../../src/domain/model/merchant.ts';
@@ -76,6 +76,11 @@ export interface TestGatewayOptions extends MerchantOptions {
   s2sApmListener?: boolean;
   /** BIN_TABLE_FILE: the BIN ranges routing rules look up card countries in. */
   binTableFile?: string;
+  /**
+   * TRUST_PROXY (default: loopback, so a test on 127.0.0.1 plays the operator's proxy and its X-Forwarded-For
+   * names the client; production's default is none).
+   */
+  trustProxy?: TrustProxy;
 }
 
 function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLSearchParams()): URLSearchParams {
@@ -95,6 +100,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
   const config = { ...loadConfig(opts.env ?? {}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken, callbackAllowedPrivateHosts };
   config.production = opts.production ?? false;
   if (opts.binTableFile) config.binTableFile = opts.binTableFile;
+  config.trustProxy = opts.trustProxy ?? ['loopback'];
   // Off unless a test asks: many tests send failing hashes on purpose, all from 127.0.0.1.
   config.rateLimits = { ...config.rateLimits, enabled: false, ...opts.rateLimits };
   if (opts.s2sApmListener) config.s2sApmPort = 0;
