@@ -529,8 +529,9 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
     <div class="method-panels">${panels}</div>
     ${billingInCard ? '' : billingBlock}
     <div class="pay-bar"><button type="submit" class="btn btn--primary btn--pay" id="pay-button">${ICONS.lock()}<span class="btn-label">${payLabel}</span></button></div>
-    ${vm.cancelUrl ? html`<p class="cancel"><a href="${safeUrl(vm.cancelUrl)}" id="cancel-link">${t.t('checkout.cancel')}</a></p>` : ''}
+    ${vm.cancelUrl ? html`<p class="cancel"><button type="submit" form="cancel-form" class="link-button" id="cancel-link">${t.t('checkout.cancel')}</button></p>` : ''}
   </form>
+  ${vm.cancelUrl ? html`<form id="cancel-form" method="post" action="${safeUrl(vm.cancelUrl)}" hidden></form>` : ''}
   ${walletForm(t, vm)}
 </main>`;
 

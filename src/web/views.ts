@@ -43,7 +43,7 @@ export interface CheckoutPageView {
   selectedMethod: string;
   /** Form POST target, e.g. /checkout/<id>/pay. */
   actionUrl: string;
-  /** "Cancel and return to merchant" link (a gateway URL such as /checkout/<id>/cancel). */
+  /** "Cancel and return to merchant": a button posting to this gateway URL (such as /checkout/<id>/cancel). */
   cancelUrl?: string;
   /** ISO instant; the page counts down to it and then navigates to expiredUrl. */
   expiresAt: string;

@@ -41,7 +41,17 @@ for (const { kind, skip } of await storeKinds()) {
       return res.body as { redirect_url: string; warnings?: string[] };
     }
 
-    const cancel = async (redirectUrl: string) => (await fetch(`${redirectUrl}/cancel`)).text();
+    const cancel = async (redirectUrl: string) => (await fetch(`${redirectUrl}/cancel`, { method: 'POST' })).text();
+
+    it('a GET of the cancel URL (a link preview, a prefetch) cancels nothing: it leads back to the page (issue 25, item 17)', async () => {
+      const { redirect_url } = await open();
+      const res = await fetch(`${redirect_url}/cancel`, { redirect: 'manual' });
+      assert.equal(res.status, 303);
+      assert.equal(new URL(res.headers.get('location')!, redirect_url).href, redirect_url);
+      const page = await (await fetch(redirect_url)).text();
+      assert.match(page, /<form id="cancel-form" method="post" action="[^"]*\/cancel"/, 'the page still offers to pay and to cancel');
+      assert.match(await cancel(redirect_url), /https:\/\/shop\.example\/cancel/, 'the POST cancels');
+    });
 
     it('7: a session without cancel_url opens; cancelling goes to error_url', async () => {
       const { redirect_url } = await open({}, ['cancel_url']);

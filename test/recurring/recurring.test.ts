@@ -170,6 +170,19 @@ for (const { kind, skip } of await storeKinds()) {
         assert.deepEqual(messages(await recurringSale(gw, chain, { order_amount: '0' })), ['order_amount: This value should be greater than 0.']);
       });
 
+      it('refuses an order_currency other than the chain\'s (issue 25, item 17) and charges nothing', async () => {
+        const init = await initSale(gw);
+        const chain = { initId: init.body.trans_id, token: init.body.recurring_token };
+        const eur = await recurringSale(gw, chain, { order_currency: 'EUR', order_id: 'eur-1' });
+        assert.equal(eur.status, 400, eur.text);
+        assert.deepEqual(messages(eur), ['order_currency: This value is not valid.']);
+        const rows = await gw.store.db.query('SELECT count(*)::int AS n FROM payments WHERE order_id LIKE $1', ['eur-%']);
+        assert.equal(rows[0]?.n, 0, 'no payment was created');
+        const usd = await recurringSale(gw, chain, { order_currency: 'USD' });
+        assert.equal(usd.body.currency, 'USD', usd.text);
+        assert.equal(usd.body.result, 'SUCCESS');
+      });
+
       it('records payer_present=N on a stored card as merchant-initiated', async () => {
         const stored = await initSale(gw, { recurring_init: undefined, req_token: 'Y' });
         const token = stored.body.card_token as string;

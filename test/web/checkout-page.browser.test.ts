@@ -297,7 +297,7 @@ describe('hosted pages in a browser', { timeout: 180_000 }, () => {
     await page.dblclick('#pay-button');
     await page.waitForSelector('#received');
     const state = await seen.report;
-    assert.deepEqual(state.map((b) => b.disabled), [true]);
+    assert.deepEqual(state.map((b) => b.disabled), [true, true], 'the Pay button and the cancel button (it posts its own form)');
     assert.match(state[0]!.text, /Processing/);
     const posts = server.postsTo('/slow-pay');
     assert.equal(posts.length, 1);
@@ -378,14 +378,17 @@ describe('hosted pages in a browser', { timeout: 180_000 }, () => {
     assertNoProblems();
   });
 
-  it('tabs from the Pay button to the cancel link, which leaves without posting', async () => {
+  it('tabs from the Pay button to the cancel button, which posts to the cancel URL and not the payment', async () => {
     const page = await open(renderCheckoutPage(view({ actionUrl: '/pay-never', billing: { required: false, values: {} }, email: undefined })));
     await page.focus('#card_holder');
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'pay-button');
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'cancel-link');
-    assert.equal(await page.getAttribute('#cancel-link', 'href'), '/cancel');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/cancel$/);
+    assert.equal(server.postsTo('/cancel').length, 1);
+    assert.deepEqual(server.postsTo('/cancel')[0]!.fields, [], 'no card field goes with it');
     assert.equal(server.postsTo('/pay-never').length, 0);
     await page.close();
     assertNoProblems();

@@ -252,7 +252,8 @@ describe('renderCheckoutPage', () => {
     assert.ok(doc.includes('<dd>ORD-1</dd>'));
     assert.match(doc, /<span class="btn-label">Pay €12.50<\/span>/);
     assert.match(doc, /Session expires in <time id="countdown-time" datetime="2030-01-15T10:15:00.000Z">15:00<\/time>/);
-    assert.match(doc, /<a href="\/checkout\/sess_1\/cancel" id="cancel-link">Cancel and return to merchant<\/a>/);
+    assert.match(doc, /<button type="submit" form="cancel-form" class="link-button" id="cancel-link">Cancel and return to merchant<\/button>/);
+    assert.match(doc, /<form id="cancel-form" method="post" action="\/checkout\/sess_1\/cancel" hidden><\/form>/, 'cancelling posts');
     assert.ok(doc.includes('use \u20664111 1111 1111 1111\u2069, expiry month decides the outcome (01 success, 02 decline, 05 3-D Secure)'));
     assert.ok(!renderCheckoutPage(checkoutView()).includes('class="sandbox"'));
     const cfg = configOf(doc);

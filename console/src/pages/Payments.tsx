@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { call, type Payment, type PaymentQuery } from '../api/client';
 import { queryParamsOf } from '../queryParams';
+import { csvCell } from '../csv';
 import { Empty, ErrorNote, Field, Money, Show, StatusBadge, Table, Time, useLoad } from '../ui';
 
 /** Filters in the order the form shows them, with their labels; every query parameter of the API but paging. */
@@ -49,11 +50,6 @@ function queryOf(search: URLSearchParams): PaymentQuery {
 }
 
 const CSV_COLUMNS: (keyof Payment)[] = ['id', 'created_at', 'merchant_id', 'order_id', 'status', 'amount', 'captured_amount', 'refunded_amount', 'currency', 'method', 'brand', 'card', 'payer_email', 'channel', 'operation', 'initiator', 'source', 'sequence'];
-const csvCell = (v: unknown) => {
-  const s = v === null || v === undefined ? '' : String(v);
-  // Quoted always; a leading = + - @ is neutralized so a spreadsheet does not run it as a formula.
-  return `"${(/^[=+\-@]/.test(s) ? `'${s}` : s).replace(/"/g, '""')}"`;
-};
 
 /** Every page of the result (up to 10,000 payments) as CSV. */
 async function exportCsv(query: PaymentQuery): Promise<void> {

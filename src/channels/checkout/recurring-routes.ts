@@ -83,11 +83,11 @@ export function registerRecurringRoutes(app: FastifyInstance, ctx: ServiceContex
       (upper) => checkoutHash(checkout.recurring({ initTransId: b.recurring_init_trans_id, token: b.recurring_token, number: b.order.number, amount, description: b.order.description }), m.password, m.digest, upper),
     ]);
     const init = await chainOf(ctx, merchant.id, b.recurring_init_trans_id, b.recurring_token, 'any');
-    if (b.order.currency !== undefined && b.order.currency !== init.currency) throw GatewayError.field('order.currency', MESSAGES.notValid);
     const step = await chargeChain(ctx, {
       merchant, mids, channel: 'checkout', init,
-      order: { id: b.order.number, amount, description: b.order.description },
+      order: { id: b.order.number, amount, description: b.order.description, currency: b.order.currency },
       amountField: 'order.amount',
+      currencyField: 'order.currency',
       auth: false,
       customData: b.custom_data,
       scheduleId: b.schedule_id,

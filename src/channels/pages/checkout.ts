@@ -171,9 +171,14 @@ export function registerCheckoutPages(app: FastifyInstance, ctx: ServiceContext)
   }));
 }
 
-/** The payer leaving: cancelled (back to cancel_url) or too late (the expired page). */
+/**
+ * The payer leaving: cancelled (back to cancel_url) or too late (the expired page). Cancelling is the page's
+ * button, a POST: a GET (a link preview, a prefetch) only leads back to the page.
+ */
 export function registerCheckoutExits(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get<{ Params: { id: string } }>('/checkout/:id/cancel', PAGE, async (req, reply) => {
+  app.get<{ Params: { id: string } }>('/checkout/:id/cancel', PAGE, async (req, reply) => reply.redirect(`/checkout/${encodeURIComponent(req.params.id)}`, 303));
+
+  app.post<{ Params: { id: string } }>('/checkout/:id/cancel', PAGE, async (req, reply) => {
     const state = await loadSession(ctx, req.params.id);
     const t = sessionTranslator(req, reply, state);
     if (state.kind !== 'open') return message(reply, t, 'msg.nothingToCancel', 'info');

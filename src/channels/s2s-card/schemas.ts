@@ -155,10 +155,14 @@ export type AmountTransRequest = Static<typeof AmountTransRequest>;
 export const OrderRequest = schema({ order_id: text(255) });
 export type OrderRequest = Static<typeof OrderRequest>;
 
-/** RECURRING_SALE and RECURRING_DEBIT: a charge on a chain, named by its first payment and recurring_token (no card, no currency). */
+/**
+ * RECURRING_SALE and RECURRING_DEBIT: a charge on a chain, named by its first payment and recurring_token (no
+ * card). The chain's currency is charged; an order_currency sent must be it.
+ */
 const recurringCharge = {
   order_id: text(255),
   order_amount: Amount,
+  order_currency: Type.Optional(Currency),
   order_description: text(1024),
   recurring_first_trans_id: text(255),
   recurring_token: text(255),

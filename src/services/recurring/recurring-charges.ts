@@ -40,9 +40,11 @@ export interface RecurringChargeInput {
   mids: readonly Mid[];
   channel: Channel;
   init: Payment;
-  order: { id: string; amount: string; description: string };
-  /** The field the amount came in, for its errors (order_amount, order.amount). */
+  /** currency: when the request sends one it must be the chain's (a charge never converts). */
+  order: { id: string; amount: string; description: string; currency?: string };
+  /** The fields the amount and currency came in, for their errors (order_amount, order.amount). */
   amountField: string;
+  currencyField: string;
   auth: boolean;
   customData?: Record<string, unknown>;
   callbackUrl?: string;
@@ -50,8 +52,9 @@ export interface RecurringChargeInput {
   scheduleId?: string;
 }
 
-/** The amount in the chain's currency (a recurring request carries none); zero only for an authorization. */
+/** The amount in the chain's currency (a currency sent must be it); zero only for an authorization. */
 function chargeAmount(input: RecurringChargeInput): bigint {
+  if (input.order.currency !== undefined && input.order.currency !== input.init.currency) throw GatewayError.field(input.currencyField, MESSAGES.notValid);
   const parsed = parseAmount(input.order.amount, input.init.currency);
   if (!parsed.ok) throw GatewayError.field(input.amountField, MESSAGES.notValid);
   if (parsed.money.minor === 0n && !input.auth) throw GatewayError.field(input.amountField, MESSAGES.notPositive);
