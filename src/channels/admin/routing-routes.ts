@@ -9,7 +9,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { dryRunRouting, getRouting, putRouting, type DryRunInput } from '../../services/admin/routing.ts';
 import { Decimal, Operation, RoutingConfig } from '../../domain/routing/rules.ts';
-import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
+import { ADMIN_TAG, requirePermission } from './operator-auth.ts';
+import { registerMerchantTab } from './merchant-tab.ts';
 import { MerchantParams } from './config-schemas.ts';
 import { withErrors } from './errors.ts';
 
@@ -51,18 +52,10 @@ const DryRunView = Type.Object({
 type Params = Static<typeof MerchantParams>;
 
 export function registerAdminRoutingRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get<{ Params: Params }>('/merchants/:id/routing', {
-    onRequest: requirePermission('mids.read'),
-    schema: { ...ADMIN_TAG, summary: 'A merchant\'s routing rules and cascading', params: MerchantParams, response: withErrors({ 200: RoutingConfig }) },
-  }, async (req) => getRouting(ctx, req.params.id));
-
-  app.put<{ Params: Params; Body: RoutingConfig }>('/merchants/:id/routing', {
-    onRequest: requirePermission('mids.write'),
-    schema: {
-      ...ADMIN_TAG, summary: 'Replace a merchant\'s routing rules (validated: MIDs of this merchant, shares adding up to 100, no rule after a catch-all); audited',
-      params: MerchantParams, body: RoutingConfig, response: withErrors({ 200: RoutingConfig }),
-    },
-  }, async (req) => putRouting(ctx, actorOf(req), req.params.id, req.body));
+  registerMerchantTab<RoutingConfig>(app, 'routing', RoutingConfig, {
+    read: { permission: 'mids.read', summary: 'A merchant\'s routing rules and cascading', handle: (id) => getRouting(ctx, id) },
+    put: { permission: 'mids.write', summary: 'Replace a merchant\'s routing rules (validated: MIDs of this merchant, shares adding up to 100, no rule after a catch-all); audited', body: RoutingConfig, handle: (actor, id, config) => putRouting(ctx, actor, id, config) },
+  });
 
   app.post<{ Params: Params; Body: DryRunInput }>('/merchants/:id/routing/dry-run', {
     onRequest: requirePermission('mids.read'),

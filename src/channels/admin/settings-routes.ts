@@ -4,15 +4,13 @@
  * (domain/protocol-mapping.ts); the private key of the token-call family is write-only (a fingerprint shows).
  */
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { changeMerchantSettings, getMerchantSettings, type SettingsPatch } from '../../services/admin/merchant-settings.ts';
 import {
   FEE_CALCULATION_METHODS, LINK_TARGETS, MOBILE_MONEY_FEE_BEARERS, OPTIONAL_FIELDS, OPTIONAL_FIELD_NAMES, REQUIRABLE_PAYER_FIELDS, RETURN_PARAMETERS,
 } from '../../domain/protocol-mapping.ts';
-import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
-import { MerchantParams } from './config-schemas.ts';
-import { withErrors } from './errors.ts';
+import { registerMerchantTab } from './merchant-tab.ts';
 
 const oneOf = (values: readonly string[], description?: string) => Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
 const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
@@ -93,16 +91,9 @@ const SettingsView = Type.Object({
   }),
 }, { examples: [{ ...example, payer_fields: Object.fromEntries(REQUIRABLE_PAYER_FIELDS.map((f) => [f, ['payer_address', 'payer_zip'].includes(f) ? 'required' : 'optional'])), connector_options: { ...example.connector_options, voucher_partner: null, token_call: null } }] });
 
-type MerchantParams = Static<typeof MerchantParams>;
-
 export function registerAdminSettingsRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get<{ Params: MerchantParams }>('/merchants/:id/settings', {
-    onRequest: requirePermission('merchants.read'),
-    schema: { ...ADMIN_TAG, summary: 'A merchant\'s admin-panel settings (Protocol Mapping, links, return parameters, connector options)', params: MerchantParams, response: withErrors({ 200: SettingsView }) },
-  }, async (req) => getMerchantSettings(ctx, req.params.id));
-
-  app.patch<{ Params: MerchantParams; Body: SettingsPatch }>('/merchants/:id/settings', {
-    onRequest: requirePermission('merchants.write'),
-    schema: { ...ADMIN_TAG, summary: 'Change a merchant\'s settings; the next request on every node sees them', params: MerchantParams, body: SettingsPatchBody, response: withErrors({ 200: SettingsView }) },
-  }, async (req) => changeMerchantSettings(ctx, actorOf(req), req.params.id, req.body));
+  registerMerchantTab<SettingsPatch>(app, 'settings', SettingsView, {
+    read: { permission: 'merchants.read', summary: 'A merchant\'s admin-panel settings (Protocol Mapping, links, return parameters, connector options)', handle: (id) => getMerchantSettings(ctx, id) },
+    patch: { permission: 'merchants.write', summary: 'Change a merchant\'s settings; the next request on every node sees them', body: SettingsPatchBody, handle: (actor, id, patch) => changeMerchantSettings(ctx, actor, id, patch) },
+  });
 }

@@ -3,14 +3,12 @@
  * changed with merchants.write. Keys are write-only: PEM in, fingerprint out.
  */
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import {
   APPLE_PAY_CAPABILITIES, APPLE_PAY_NETWORKS, GOOGLE_PAY_AUTH_METHODS, GOOGLE_PAY_NETWORKS, getWallets, putWallets, type WalletsInput,
 } from '../../services/admin/wallets.ts';
-import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
-import { MerchantParams } from './config-schemas.ts';
-import { withErrors } from './errors.ts';
+import { registerMerchantTab } from './merchant-tab.ts';
 
 const oneOf = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
@@ -93,16 +91,9 @@ const WalletsView = Type.Object({
   }],
 });
 
-type MerchantParams = Static<typeof MerchantParams>;
-
 export function registerAdminWalletRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get<{ Params: MerchantParams }>('/merchants/:id/wallets', {
-    onRequest: requirePermission('merchants.read'),
-    schema: { ...ADMIN_TAG, summary: 'A merchant\'s Wallets tab (keys shown as fingerprints)', params: MerchantParams, response: withErrors({ 200: WalletsView }) },
-  }, async (req) => getWallets(ctx, req.params.id));
-
-  app.put<{ Params: MerchantParams; Body: WalletsInput }>('/merchants/:id/wallets', {
-    onRequest: requirePermission('merchants.write'),
-    schema: { ...ADMIN_TAG, summary: 'Set Apple Pay and Google Pay: certificates and keys validated, keys sealed', params: MerchantParams, body: WalletsBody, response: withErrors({ 200: WalletsView }) },
-  }, async (req) => putWallets(ctx, actorOf(req), req.params.id, req.body));
+  registerMerchantTab<WalletsInput>(app, 'wallets', WalletsView, {
+    read: { permission: 'merchants.read', summary: 'A merchant\'s Wallets tab (keys shown as fingerprints)', handle: (id) => getWallets(ctx, id) },
+    put: { permission: 'merchants.write', summary: 'Set Apple Pay and Google Pay: certificates and keys validated, keys sealed', body: WalletsBody, handle: (actor, id, input) => putWallets(ctx, actor, id, input) },
+  });
 }
