@@ -5,17 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { MESSAGES } from '../../domain/errors.ts';
-
-const text = (maxLength: number) => Type.String({ maxLength });
-const optional = (maxLength: number) => Type.Optional(text(maxLength));
-const Amount = Type.String({ maxLength: 32, pattern: '^[0-9]+(\\.[0-9]+)?$', errorMessage: MESSAGES.notValid });
-const Currency = Type.String({ pattern: '^[A-Z]{3,6}$', errorMessage: MESSAGES.notValid });
-const Url = (maxLength: number) => Type.String({ format: 'url', maxLength });
-const Email = Type.String({ format: 'email', maxLength: 256 });
-const Country = Type.String({ pattern: '^[A-Za-z]{2}$', errorMessage: MESSAGES.notValid });
-const FreeForm = Type.Record(Type.String(), Type.Unknown());
-
-const base = { action: text(64), client_key: text(255), hash: text(128) };
+import { Amount, base, Currency, Email, FreeForm, Ip, optional, person, text, Url } from '../s2s-fields.ts';
 
 const order = {
   channel_id: optional(16),
@@ -31,20 +21,9 @@ export const SaleRequest = Type.Object({
   ...order,
   identifier: optional(255),
   crypto_network: optional(50),
-  payer_first_name: optional(32),
-  payer_last_name: optional(32),
-  payer_middle_name: optional(32),
-  payer_address: optional(255),
-  payer_house_number: optional(9),
-  payer_country: Type.Optional(Country),
-  payer_state: optional(32),
-  payer_city: optional(40),
-  payer_district: optional(32),
+  ...person('payer', ['first_name', 'last_name', 'middle_name', 'address', 'house_number', 'country', 'state', 'city', 'district', 'zip', 'email', 'phone', 'birth_date']),
   payer_zip: optional(32),
-  payer_email: Type.Optional(Email),
-  payer_phone: optional(32),
-  payer_birth_date: Type.Optional(Type.String({ format: 'date' })),
-  payer_ip: Type.String({ format: 'ip', maxLength: 45 }),
+  payer_ip: Ip,
   return_url: Url(1024),
   return_url_target: optional(1024),
   // Any value is accepted: exactly Y holds the funds, anything else is an immediate sale (interface spec).

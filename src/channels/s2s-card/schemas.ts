@@ -5,23 +5,9 @@
  */
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { MESSAGES } from '../../domain/errors.ts';
+import { Amount, base, Currency, Email, FreeForm, Ip, optional, person, text, Url } from '../s2s-fields.ts';
 
-const text = (maxLength: number) => Type.String({ maxLength });
-const optional = (maxLength: number) => Type.Optional(text(maxLength));
 const YesNo = Type.Optional(Type.String({ pattern: '^[YN]$', errorMessage: MESSAGES.notChoice }));
-const Amount = Type.String({ maxLength: 32, pattern: '^[0-9]+(\\.[0-9]+)?$', errorMessage: MESSAGES.notValid });
-const Currency = Type.String({ pattern: '^[A-Z]{3,6}$', errorMessage: MESSAGES.notValid });
-const Url = (maxLength: number) => Type.String({ format: 'url', maxLength });
-const Email = Type.String({ format: 'email', maxLength: 256 });
-const Country = Type.String({ pattern: '^[A-Za-z]{2}$', errorMessage: MESSAGES.notValid });
-const Ip = Type.String({ format: 'ip', maxLength: 45 });
-const FreeForm = Type.Record(Type.String(), Type.Unknown());
-
-const base = {
-  action: text(64),
-  client_key: text(255),
-  hash: text(128),
-};
 
 /** Card data: required unless a card_token names a stored card (checked by the action's rules). */
 const card = {
@@ -41,38 +27,15 @@ const order = {
 };
 
 /** payer_* fields, all optional here; each action's rules and the merchant's Protocol Mapping require some. */
-const payer = {
-  payer_first_name: optional(32),
-  payer_last_name: optional(32),
-  payer_middle_name: optional(32),
-  payer_birth_date: Type.Optional(Type.String({ format: 'date' })),
-  payer_address: optional(255),
-  payer_address2: optional(255),
-  payer_house_number: optional(9),
-  payer_country: Type.Optional(Country),
-  payer_state: optional(32),
-  payer_city: optional(40),
-  payer_district: optional(32),
-  payer_zip: optional(10),
-  payer_email: Type.Optional(Email),
-  payer_phone: optional(32),
-  payer_phone_country_code: Type.Optional(Type.String({ pattern: '^\\+?[0-9]{1,4}$' })),
-  payer_ip: Type.Optional(Ip),
-};
+const payer = person('payer', [
+  'first_name', 'last_name', 'middle_name', 'birth_date', 'address', 'address2', 'house_number', 'country', 'state', 'city', 'district', 'zip',
+  'email', 'phone', 'phone_country_code', 'ip',
+]);
 
+/** payee_* fields of a CREDIT2CARD (its city up to 32 characters). */
 const payee = {
-  payee_first_name: optional(32),
-  payee_last_name: optional(32),
-  payee_middle_name: optional(32),
-  payee_birth_date: Type.Optional(Type.String({ format: 'date' })),
-  payee_address: optional(255),
-  payee_address2: optional(255),
-  payee_country: Type.Optional(Country),
-  payee_state: optional(32),
+  ...person('payee', ['first_name', 'last_name', 'middle_name', 'birth_date', 'address', 'address2', 'country', 'state', 'city', 'zip', 'email', 'phone']),
   payee_city: optional(32),
-  payee_zip: optional(10),
-  payee_email: Type.Optional(Email),
-  payee_phone: optional(32),
 };
 
 const Integer = (digits: number) => Type.Optional(Type.String({ pattern: `^-?[0-9]{1,${digits}}$`, errorMessage: MESSAGES.notValid }));

@@ -4,7 +4,7 @@
  * it imports none of them, so the builders and their registry do not import each other in a circle.
  */
 import type { Merchant } from '../../domain/model/merchant.ts';
-import type { Payment, TransactionStatus, TransactionType } from '../../domain/model/payment.ts';
+import type { Payment, PayerInfo, TransactionStatus, TransactionType } from '../../domain/model/payment.ts';
 import type { CallbackValue } from '../../domain/signatures.ts';
 import { DOCUMENT_BRANDS, paymentDocumentOf, paymentMethodOf } from '../apm/details.ts';
 
@@ -29,24 +29,19 @@ const THREE_DS_FIELDS = ['threeDSServerTransID', 'dsTransID', 'acsTransID', 'xid
 
 const CARD_ON_FILE_FIELDS = ['initiator', 'source', 'sequence'] as const;
 
-/** Payer attributes, each switched on separately in Protocol Mapping (all off by default). */
-const PAYER_FIELDS: Readonly<Record<string, (p: Payment) => string | undefined>> = {
-  payer_first_name: (p) => p.payer.firstName ?? p.payer.name?.split(' ')[0],
-  payer_last_name: (p) => p.payer.lastName ?? p.payer.name?.split(' ').slice(1).join(' '),
-  payer_birth_date: (p) => p.payer.birthDate,
-  payer_address: (p) => p.payer.address,
-  payer_address2: (p) => p.payer.address2,
-  payer_house_number: (p) => p.payer.houseNumber,
-  payer_country: (p) => p.payer.country,
-  payer_state: (p) => p.payer.state,
-  payer_city: (p) => p.payer.city,
-  payer_district: (p) => p.payer.district,
-  payer_zip: (p) => p.payer.zip,
-  payer_email: (p) => p.payer.email,
-  payer_phone: (p) => p.payer.phone,
-  payer_phone_country_code: (p) => p.payer.phoneCountryCode,
-  payer_ip: (p) => p.payer.ip,
-};
+/** Payer attributes, each switched on separately in Protocol Mapping (all off by default): payer_<key in snake_case>, in this order. */
+const PAYER_KEYS = [
+  'firstName', 'lastName', 'birthDate', 'address', 'address2', 'houseNumber', 'country', 'state', 'city', 'district', 'zip', 'email', 'phone', 'phoneCountryCode', 'ip',
+] as const satisfies readonly (keyof PayerInfo)[];
+
+const snakeCase = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** A payer attribute; a payer known only by the joined name has their first and last name from it. */
+function payerAttribute(payer: PayerInfo, key: (typeof PAYER_KEYS)[number]): string | undefined {
+  if (key === 'firstName') return payer.firstName ?? payer.name?.split(' ')[0];
+  if (key === 'lastName') return payer.lastName ?? payer.name?.split(' ').slice(1).join(' ');
+  return payer[key];
+}
 
 /** The extended_data block: the acquirer's references of the payment, those it has. */
 function extendedData(payment: Payment): Record<string, string> {
@@ -94,9 +89,10 @@ export function optionalFields(enabled: readonly string[], payment: Payment, emp
   // Card-on-file discriminators, each switched on separately (off by default).
   const cof = payment.details.cof as Record<string, string> | undefined;
   for (const key of CARD_ON_FILE_FIELDS) if (on.has(key) && cof?.[key]) out[key] = cof[key];
-  for (const [key, read] of Object.entries(PAYER_FIELDS)) if (on.has(key)) {
-    const value = read(payment);
-    if (value) out[key] = value;
+  for (const key of PAYER_KEYS) {
+    const field = `payer_${snakeCase(key)}`;
+    const value = on.has(field) ? payerAttribute(payment.payer, key) : undefined;
+    if (value) out[field] = value;
   }
   return out;
 }
