@@ -3,21 +3,21 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import formbody from '@fastify/formbody';
 import compress from '@fastify/compress';
 import zlib from 'node:zlib';
-import { installSecurityHeaders } from './channels/security-headers.ts';
+import { applySecurityHeaders, installSecurityHeaders } from './channels/security-headers.ts';
 import { installRateLimits } from './channels/rate-limits.ts';
 import { installProductionGuard } from './sandbox/production-guard.ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
 import type { ServiceContext } from './services/context.ts';
-import type { TrustProxy } from './config.ts';
+import type { MetricsAccess, TrustProxy } from './config.ts';
 import { typeboxValidatorCompiler } from './channels/validation.ts';
 import { parseForm } from './channels/form.ts';
 import { answerClientError, installErrorHandling, sendError, toGatewayError } from './channels/error-handler.ts';
 import { parseJsonBody } from './channels/json-body.ts';
 import { GatewayError } from './domain/errors.ts';
 import { installIdempotency } from './channels/idempotency.ts';
-import { installMetrics } from './channels/metrics.ts';
+import { installMetrics, metricsGuard } from './channels/metrics.ts';
 import { registerOperationsRoutes } from './channels/operations.ts';
 import { SWAGGER_OPTIONS, SWAGGER_UI_OPTIONS } from './channels/openapi.ts';
 import { checkoutChannel } from './channels/checkout/index.ts';
@@ -48,6 +48,8 @@ export interface AppOptions {
   production?: boolean;
   /** TRUST_PROXY (config.ts): whose X-Forwarded-* headers are believed; default none. */
   trustProxy?: TrustProxy;
+  /** Who may scrape /metrics (METRICS_TOKEN, METRICS_ALLOWED_ADDRESSES); default: open outside production. */
+  metricsAccess?: MetricsAccess;
 }
 
 
@@ -73,7 +75,11 @@ async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Pr
     // Long path segments (ids, tokens) reach the routes, which answer them with D3 bodies, not a bare 414.
     routerOptions: { maxParamLength: 1024 },
     // What the router answers itself (a bad %-encoding, a parameter over maxParamLength) leaves as D3 too.
-    frameworkErrors: (err, request, reply) => sendError(request, reply, toGatewayError(err) ?? new GatewayError('notFound')),
+    // (Fastify runs no onSend hook for these: the security headers are set here.)
+    frameworkErrors: (err, request, reply) => {
+      applySecurityHeaders(request, reply.type('application/json; charset=utf-8'));
+      return sendError(request, reply, toGatewayError(err) ?? new GatewayError('notFound'));
+    },
     clientErrorHandler: answerClientError,
   });
   app.setValidatorCompiler(typeboxValidatorCompiler);
@@ -96,7 +102,7 @@ async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Pr
   // Before the routes (it hooks each route as it is added); after every global onSend hook, so the idempotency
   // store sees the answer's text. Brotli at quality 4: most of its gain at a fraction of the default 11's CPU.
   await app.register(compress, { threshold: 1024, brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } });
-  installSecurityHeaders(app);
+  installSecurityHeaders(app, { production: opts.production });
   if (opts.production) installProductionGuard(app, ctx);
   if (docs) {
     await app.register(swagger, SWAGGER_OPTIONS);
@@ -105,7 +111,7 @@ async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Pr
   registerOperationsRoutes(app, ctx);
   installRateLimits(app, ctx.rateLimiter);
   installIdempotency(app, ctx);
-  installMetrics(app, ctx);
+  installMetrics(app, ctx, metricsGuard(opts.metricsAccess ?? { addresses: [] }, opts.production === true));
   return app;
 }
 

@@ -65,6 +65,29 @@ export interface Config {
    * takes it: false (the default: the client address is the socket's), a hop count, or proxy addresses/CIDRs.
    */
   trustProxy: TrustProxy;
+  /** Who may scrape /metrics (METRICS_TOKEN, METRICS_ALLOWED_ADDRESSES); in production nobody unless set. */
+  metricsAccess: MetricsAccess;
+}
+
+/**
+ * /metrics access (issue 25, item 16): a bearer token, client addresses/CIDRs, or both (each one set must pass).
+ * Neither set: open outside production, closed in production.
+ */
+export interface MetricsAccess {
+  token?: string;
+  addresses: string[];
+}
+
+/** A shorter METRICS_TOKEN could be guessed (each wrong one only counts against the failure limit). */
+const MIN_METRICS_TOKEN_LENGTH = 24;
+
+function metricsAccessFrom(env: NodeJS.ProcessEnv): MetricsAccess {
+  const token = env.METRICS_TOKEN || undefined;
+  if (token !== undefined && token.length < MIN_METRICS_TOKEN_LENGTH) throw new Error(`METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} characters`);
+  const addresses = (env.METRICS_ALLOWED_ADDRESSES ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const bad = addresses.filter((e) => !isAddressOrCidr(e));
+  if (bad.length > 0) throw new Error(`METRICS_ALLOWED_ADDRESSES must be addresses or CIDRs, got "${bad.join(', ')}"`);
+  return { ...(token ? { token } : {}), addresses };
 }
 
 /** Fastify's trustProxy forms we accept: never `true` (that lets every client write its own address). */
@@ -178,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     walletRoots: { googleTest: env.GOOGLE_PAY_ROOT_KEYS_TEST, googleProduction: env.GOOGLE_PAY_ROOT_KEYS_PRODUCTION, appleRoot: env.APPLE_PAY_ROOT_CA },
     binTableFile: env.BIN_TABLE_FILE || undefined,
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
+    metricsAccess: metricsAccessFrom(env),
     rateLimits: {
       enabled: env.RATE_LIMITS !== 'off',
       windowSeconds: intAtLeast(env.RATE_LIMIT_WINDOW_SECONDS, 60, 1, 'RATE_LIMIT_WINDOW_SECONDS'),

@@ -125,7 +125,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const watch = new DirectoryWatch(parts.db, ctx.merchants, logger, parts.directoryPollMs);
   await watch.start();
   const bootstrap = await bootstrapFirstAdmin(parts.db, { token: parts.config.adminToken, now: ctx.clock.now() });
-  const appOptions = { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, production: parts.config.production, trustProxy: parts.config.trustProxy };
+  const appOptions = { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, production: parts.config.production, trustProxy: parts.config.trustProxy, metricsAccess: parts.config.metricsAccess };
   const app = await buildApp(ctx, appOptions);
   const apmApp = parts.config.s2sApmPort === undefined ? undefined : await buildApmApp(ctx, appOptions);
   const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, targets: ctx.callbackTargets, signingKeys: ctx.signingKeys, ...parts.dispatcher });

@@ -101,5 +101,5 @@ export function answerClientError(err: Error & { code?: string }, socket: Socket
   const error = clientErrorOf(err.code);
   const body = JSON.stringify(errorBody(error));
   const head = `HTTP/1.1 ${error.spec.http} ${STATUS_TEXT[error.spec.http] ?? 'Bad Request'}`;
-  socket.end(`${head}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(`${head}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`);
 }

@@ -4,7 +4,11 @@
  * the callback outbox, blocked notification URLs). Labels use the route pattern, never the path, so ids and tokens
  * do not end up in metrics.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { BlockList, isIP } from 'node:net';
+import type { MetricsAccess } from '../config.ts';
+import { sameSecret } from '../domain/console-session.ts';
+import { GatewayError } from '../domain/errors.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ServiceContext } from '../services/context.ts';
 import { currentFigures } from '../services/operational-figures.ts';
@@ -33,7 +37,30 @@ function installFigureGauges(registry: Registry, ctx: Pick<ServiceContext, 'db' 
   };
 }
 
-export function installMetrics(app: FastifyInstance, ctx?: Pick<ServiceContext, 'db' | 'clock'>): Registry {
+/**
+ * Who may scrape (issue 25, item 16): each of METRICS_TOKEN (a bearer token) and METRICS_ALLOWED_ADDRESSES (the
+ * client address, as TRUST_PROXY lets the gateway see it) that is set must pass; neither set: everyone outside
+ * production, nobody in production (figures of the business are not for the internet).
+ */
+export function metricsGuard(access: MetricsAccess, production: boolean): (req: FastifyRequest) => boolean {
+  const { token, addresses } = access;
+  if (token === undefined && addresses.length === 0) return () => !production;
+  const allowed = new BlockList();
+  for (const entry of addresses) {
+    const [address, bits] = entry.split('/') as [string, string | undefined];
+    const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (bits === undefined) allowed.addAddress(address, type);
+    else allowed.addSubnet(address, Number(bits), type);
+  }
+  const fromAllowed = (ip: string) => {
+    const plain = ip.replace(/^::ffff:(?=\d+\.)/i, '');
+    return allowed.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
+  };
+  const bearer = (header: string | undefined) => /^Bearer (.+)$/i.exec(header ?? '')?.[1];
+  return (req) => (addresses.length === 0 || fromAllowed(req.ip)) && (token === undefined || sameSecret(bearer(req.headers.authorization) ?? '', token));
+}
+
+export function installMetrics(app: FastifyInstance, ctx?: Pick<ServiceContext, 'db' | 'clock'>, allowed: (req: FastifyRequest) => boolean = () => true): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'portcullis_' });
   const requests = new Counter({
@@ -55,7 +82,8 @@ export function installMetrics(app: FastifyInstance, ctx?: Pick<ServiceContext, 
     durations.observe({ method: req.method, route }, reply.elapsedTime / 1000);
   });
   const refreshFigures = ctx ? installFigureGauges(registry, ctx) : undefined;
-  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+  app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
+    if (!allowed(req)) throw new GatewayError('metricsUnauthorized');
     await refreshFigures?.();
     reply.type(registry.contentType);
     return registry.metrics();

@@ -27,7 +27,7 @@ export const LIMITED_ROUTES: Readonly<Record<string, readonly { limit: LimitName
  */
 export const AUTH_FAILURES: ReadonlySet<ErrorSpec> = new Set<ErrorSpec>([
   ERRORS.hashInvalid, ERRORS.merchantNotFound, ERRORS.sessionTokenInvalid, ERRORS.sessionTokenForbidden, ERRORS.adminUnauthorized,
-  ERRORS.consoleSignInFailed,
+  ERRORS.consoleSignInFailed, ERRORS.metricsUnauthorized,
 ]);
 
 export interface Window {

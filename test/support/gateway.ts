@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { assembleGateway, type Gateway } from '../../src/gateway.ts';
-import { loadConfig, type RateLimitConfig, type TrustProxy } from '../../src/config.ts';
+import { loadConfig, type MetricsAccess, type RateLimitConfig, type TrustProxy } from '../../src/config.ts';
 import { keyringFromEnv, type Keyring } from '../../src/store/card-vault.ts';
 import { insertMerchant, insertMid, midCredentialsOwner } from '../../src/store/merchants-repo.ts';
 import type { MerchantSettings } from '../../src/domain/model/merchant.ts';
@@ -81,6 +81,8 @@ export interface TestGatewayOptions extends MerchantOptions {
    * names the client; production's default is none).
    */
   trustProxy?: TrustProxy;
+  /** METRICS_TOKEN / METRICS_ALLOWED_ADDRESSES (default: neither). */
+  metricsAccess?: MetricsAccess;
 }
 
 function encodeForm(fields: Record<string, unknown>, prefix = '', out = new URLSearchParams()): URLSearchParams {
@@ -101,6 +103,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
   config.production = opts.production ?? false;
   if (opts.binTableFile) config.binTableFile = opts.binTableFile;
   config.trustProxy = opts.trustProxy ?? ['loopback'];
+  if (opts.metricsAccess) config.metricsAccess = opts.metricsAccess;
   // Off unless a test asks: many tests send failing hashes on purpose, all from 127.0.0.1.
   config.rateLimits = { ...config.rateLimits, enabled: false, ...opts.rateLimits };
   if (opts.s2sApmListener) config.s2sApmPort = 0;

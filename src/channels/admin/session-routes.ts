@@ -1,6 +1,6 @@
 /**
  * The console's sign-in (issue 14): `POST /admin/v1/session` with an operator user's e-mail and password sets
- * the session cookie (HttpOnly, SameSite=Strict, Secure over TLS) and answers the CSRF token the console sends
+ * the session cookie (HttpOnly, SameSite=Strict, Secure over TLS and always in production) and answers the CSRF token the console sends
  * in `X-CSRF-Token` on every write; `GET` answers the current session (the console reloading), `DELETE` signs
  * out. Failed sign-ins count against the authentication-failure limit per client IP and per e-mail.
  */
@@ -44,7 +44,7 @@ const Session = Type.Object({
   }],
 });
 
-const secureRequest = (req: FastifyRequest) => req.protocol === 'https';
+const secureRequest = (req: FastifyRequest) => req.overTls;
 
 async function present(ctx: ServiceContext, userId: string, csrfToken: string, expiresAt: Date) {
   const user = await findOperatorUser(ctx.db, userId);
