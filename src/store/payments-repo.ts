@@ -8,6 +8,8 @@ import { groupCommitted, jsonRows, jsonRowsParam, type BatchColumn } from './gro
 import type { PaymentStatus } from '../domain/payment-state.ts';
 import type { Operation } from '../domain/operations.ts';
 import { isUuid } from '../domain/ids.ts';
+import type { AttemptOpening, AttemptResult } from '../domain/model/attempt.ts';
+import { ATTEMPT_RESULT_SET, attemptResultParams, CURRENT_ATTEMPT, NEXT_ATTEMPT_SEQ } from './attempts-repo.ts';
 import type { Channel, NeedsOperator, PayerInfo, Payment, PaymentDetails, ThreeDsAttributes, Transaction, TransactionStatus, TransactionType } from '../domain/model/payment.ts';
 
 interface PaymentRow {
@@ -120,6 +122,8 @@ export async function insertPayment(sql: Sql, p: NewPayment): Promise<Payment> {
 interface PaymentWithTransaction {
   payment: NewPayment;
   transaction: NewTransaction;
+  /** The acquirer attempt the transaction opens (its first: the payment is new). */
+  attempt?: AttemptOpening;
 }
 
 const transactionInsertParams = (t: NewTransaction): unknown[] => [t.id, t.type, t.status, t.amount, JSON.stringify(t.details ?? {}), t.now];
@@ -128,24 +132,33 @@ const transactionInsertParams = (t: NewTransaction): unknown[] => [t.id, t.type,
  * The transaction's placeholders follow the payment's, in the order of transactionInsertParams; its payment_id
  * is the payment's own id parameter (no lookup of the row just inserted).
  */
-const INSERT_WITH_TRANSACTION = (() => {
-  const paymentId = `$${PAYMENT_COLUMNS.findIndex(([name]) => name === 'id') + 1}`;
-  const [id, type, status, amount, details, createdAt] = Array.from({ length: 6 }, (_, i) => `$${PAYMENT_COLUMNS.length + 1 + i}`);
+const insertWithTransaction = (attempt: boolean): string => {
+  const at = (name: string) => `$${PAYMENT_COLUMNS.findIndex(([column]) => column === name) + 1}`;
+  const [id, type, status, amount, details, createdAt, midId, connector, why] = Array.from({ length: 9 }, (_, i) => `$${PAYMENT_COLUMNS.length + 1 + i}`);
   return `WITH p AS (${paymentInsertSql()} RETURNING id),
   t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
-        VALUES (${id}, ${paymentId}, ${type}, ${status}, ${amount}, ${details}, ${createdAt}))
+        VALUES (${id}, ${at('id')}, ${type}, ${status}, ${amount}, ${details}, ${createdAt}))${attempt ? `,
+  a AS (INSERT INTO payment_attempts (id, payment_id, seq, mid_id, connector, why, status, amount, currency, created_at)
+        VALUES (${id}, ${at('id')}, 1, ${midId}, ${connector}, ${why}, 'pending', ${amount}, ${at('currency')}, ${createdAt}))` : ''}
   SELECT id FROM p`;
-})();
+};
+const INSERT_WITH_TRANSACTION = insertWithTransaction(false);
+/** The same, opening the payment's first acquirer attempt with it (the attempt's parameters follow the transaction's). */
+const INSERT_WITH_TRANSACTION_AND_ATTEMPT = insertWithTransaction(true);
+const attemptOpeningParams = (a: AttemptOpening | undefined): unknown[] => (a ? [a.midId, a.connector, a.why] : [null, null, null]);
 
 /** The same write for many payments: the rows travel as one JSON parameter (jsonRows). */
 const INSERT_MANY_COLUMNS: readonly BatchColumn[] = [
   ...PAYMENT_COLUMNS,
   ['tx_id', 'text'], ['tx_type', 'text'], ['tx_status', 'text'], ['tx_amount', 'int8'], ['tx_details', 'jsonb'], ['tx_created_at', 'timestamptz'],
+  ['at_mid_id', 'text'], ['at_connector', 'text'], ['at_why', 'text'],
 ];
 const INSERT_MANY_WITH_TRANSACTIONS = `WITH i AS (SELECT * FROM ${jsonRows('i', INSERT_MANY_COLUMNS)}),
     p AS (INSERT INTO payments (${PAYMENT_COLUMN_LIST}) SELECT ${PAYMENT_COLUMN_LIST} FROM i RETURNING id),
     t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
-          SELECT tx_id, id, tx_type, tx_status, tx_amount, tx_details, tx_created_at FROM i)
+          SELECT tx_id, id, tx_type, tx_status, tx_amount, tx_details, tx_created_at FROM i),
+    a AS (INSERT INTO payment_attempts (id, payment_id, seq, mid_id, connector, why, status, amount, currency, created_at)
+          SELECT tx_id, id, 1, at_mid_id, at_connector, at_why, 'pending', tx_amount, currency, tx_created_at FROM i WHERE at_why IS NOT NULL)
     SELECT id FROM p`;
 
 const parsedOrNull = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
@@ -186,15 +199,16 @@ function asInserted(p: NewPayment, json = paymentJson(p)): Payment {
   };
 }
 
-async function insertOneWithTransaction(sql: Sql, { payment, transaction }: PaymentWithTransaction): Promise<Payment> {
+async function insertOneWithTransaction(sql: Sql, { payment, transaction, attempt }: PaymentWithTransaction): Promise<Payment> {
   const json = paymentJson(payment);
-  await sql.query(INSERT_WITH_TRANSACTION, [...paymentInsertParams(payment, json), ...transactionInsertParams(transaction)]);
+  const params = [...paymentInsertParams(payment, json), ...transactionInsertParams(transaction)];
+  await sql.query(attempt ? INSERT_WITH_TRANSACTION_AND_ATTEMPT : INSERT_WITH_TRANSACTION, attempt ? [...params, ...attemptOpeningParams(attempt)] : params);
   return asInserted(payment, json);
 }
 
 async function insertManyWithTransactions(sql: Sql, items: readonly PaymentWithTransaction[]): Promise<Payment[]> {
   const json = items.map(({ payment }) => paymentJson(payment));
-  const rows = items.map(({ payment, transaction }, i) => [...paymentInsertParams(payment, json[i]), ...transactionInsertParams(transaction)]);
+  const rows = items.map(({ payment, transaction, attempt }, i) => [...paymentInsertParams(payment, json[i]), ...transactionInsertParams(transaction), ...attemptOpeningParams(attempt)]);
   const inserted = await sql.query<{ id: string }>(INSERT_MANY_WITH_TRANSACTIONS, [jsonRowsParam(rows)]);
   const ids = new Set(inserted.map((row) => row.id));
   return items.map(({ payment }, i) => {
@@ -206,11 +220,12 @@ async function insertManyWithTransactions(sql: Sql, items: readonly PaymentWithT
 const insertGroupCommitted = groupCommitted<PaymentWithTransaction, Payment>({ one: insertOneWithTransaction, many: insertManyWithTransactions });
 
 /**
- * A payment and its first transaction in one statement (the transaction names the payment it creates).
- * Outside a transaction, writes made at the same time share one statement (group commit).
+ * A payment and its first transaction in one statement (the transaction names the payment it creates), with the
+ * acquirer attempt the transaction opens when there is one. Outside a transaction, writes made at the same time
+ * share one statement (group commit).
  */
-export function insertPaymentWithTransaction(sql: Sql, p: NewPayment, t: NewTransaction): Promise<Payment> {
-  return insertGroupCommitted(sql, { payment: p, transaction: t });
+export function insertPaymentWithTransaction(sql: Sql, p: NewPayment, t: NewTransaction, attempt?: AttemptOpening): Promise<Payment> {
+  return insertGroupCommitted(sql, attempt ? { payment: p, transaction: t, attempt } : { payment: p, transaction: t });
 }
 
 export async function getPayment(sql: Sql, id: string): Promise<Payment | undefined> {
@@ -318,8 +333,16 @@ interface PaymentAndTransactionUpdate {
   expect: Expectation;
   patch: PaymentPatch;
   now: Date;
-  transaction: { id: string; status: TransactionStatus; details?: Record<string, unknown> };
+  transaction: TransactionResult;
   outbox?: OutboxOf;
+}
+
+/** A transaction's new status, and what it answers of the payment's current acquirer attempt (if it answers one). */
+export interface TransactionResult {
+  id: string;
+  status: TransactionStatus;
+  details?: Record<string, unknown>;
+  attempt?: AttemptResult;
 }
 
 /** Runs a write that has a callback to go with it in a transaction of its own, unless it is in one already. */
@@ -348,11 +371,14 @@ async function updateOneWithTransaction(sql: Sql, u: PaymentAndTransactionUpdate
 async function updateOneRow(sql: Sql, u: PaymentAndTransactionUpdate): Promise<Payment | undefined> {
   const { text, params } = updateStatement(u.id, u.expect, u.patch, u.now);
   const n = params.length;
+  const attempt = u.transaction.attempt;
   const [row] = await sql.query<PaymentRow>(
     `WITH u AS (${text}),
-       t AS (UPDATE transactions SET status = $${n + 1}, details = details || $${n + 2}::jsonb WHERE id = $${n + 3} AND EXISTS (SELECT 1 FROM u))
+       t AS (UPDATE transactions SET status = $${n + 1}, details = details || $${n + 2}::jsonb WHERE id = $${n + 3} AND EXISTS (SELECT 1 FROM u))${attempt ? `,
+       a AS (UPDATE payment_attempts SET ${ATTEMPT_RESULT_SET({ status: `$${n + 4}`, code: `$${n + 5}`, retry: `$${n + 6}`, stop: `$${n + 7}`, ref: `$${n + 8}`, finishedAt: `$${n + 9}::timestamptz` })}
+             WHERE payment_id = $1 AND seq = ${CURRENT_ATTEMPT('$1')} AND EXISTS (SELECT 1 FROM u))` : ''}
      SELECT * FROM u`,
-    [...params, u.transaction.status, JSON.stringify(u.transaction.details ?? {}), u.transaction.id],
+    [...params, u.transaction.status, JSON.stringify(u.transaction.details ?? {}), u.transaction.id, ...(attempt ? attemptResultParams(attempt, u.now) : [])],
   );
   return row && toPayment(row);
 }
@@ -366,19 +392,22 @@ interface UpdateShape {
   details: boolean;
   status: boolean;
   pending: 'null' | 'value' | 'any';
+  /** The update answers the payment's current acquirer attempt. */
+  attempt: boolean;
 }
 
-function shapeOf({ expect, patch }: PaymentAndTransactionUpdate): UpdateShape | null {
+function shapeOf({ expect, patch, transaction }: PaymentAndTransactionUpdate): UpdateShape | null {
   if (expect.version !== undefined || expect.refundCeiling !== undefined || patch.addRefunded !== undefined) return null;
   return {
     keys: SETTABLE_KEYS.filter((key) => key in patch),
     details: patch.details !== undefined,
     status: expect.status !== undefined,
     pending: expect.pendingOperation === null ? 'null' : expect.pendingOperation === undefined ? 'any' : 'value',
+    attempt: transaction.attempt !== undefined,
   };
 }
 
-const shapeKey = (shape: UpdateShape): string => `${shape.keys.join(',')}|${shape.details}|${shape.status}|${shape.pending}`;
+const shapeKey = (shape: UpdateShape): string => `${shape.keys.join(',')}|${shape.details}|${shape.status}|${shape.pending}|${shape.attempt}`;
 
 const batchedUpdateSql = new Map<string, string>();
 
@@ -412,10 +441,13 @@ function batchedUpdateStatement(shape: UpdateShape): string {
     where.push('p.pending_operation = v.expect_pending');
   }
   columns.push(['tx_id', 'text'], ['tx_status', 'text'], ['tx_details', 'jsonb']);
+  if (shape.attempt) columns.push(['at_status', 'text'], ['at_code', 'text'], ['at_retry', 'text'], ['at_stop', 'text'], ['at_ref', 'text'], ['at_finished', 'timestamptz']);
   const text = `WITH v AS (SELECT * FROM ${jsonRows('v', columns)}),
     u AS (UPDATE payments p SET ${sets.join(', ')} FROM v WHERE ${where.join(' AND ')}
           RETURNING v.ord AS batch_ord, v.tx_id AS batch_tx_id, v.tx_status AS batch_tx_status, v.tx_details AS batch_tx_details, p.*),
-    t AS (UPDATE transactions tr SET status = u.batch_tx_status, details = tr.details || u.batch_tx_details FROM u WHERE tr.id = u.batch_tx_id)
+    t AS (UPDATE transactions tr SET status = u.batch_tx_status, details = tr.details || u.batch_tx_details FROM u WHERE tr.id = u.batch_tx_id)${shape.attempt ? `,
+    a AS (UPDATE payment_attempts pa SET ${ATTEMPT_RESULT_SET({ status: 'v.at_status', code: 'v.at_code', retry: 'v.at_retry', stop: 'v.at_stop', ref: 'v.at_ref', finishedAt: 'v.at_finished' })}
+          FROM u JOIN v ON v.ord = u.batch_ord WHERE pa.payment_id = u.id AND pa.seq = ${CURRENT_ATTEMPT('u.id')})` : ''}
     SELECT * FROM u`;
   batchedUpdateSql.set(key, text);
   return text;
@@ -429,6 +461,7 @@ function batchedUpdateRow(u: PaymentAndTransactionUpdate, shape: UpdateShape, or
   if (shape.status) row.push(typeof u.expect.status === 'string' ? u.expect.status : (u.expect.status ?? []).join(','));
   if (shape.pending === 'value') row.push(u.expect.pendingOperation);
   row.push(u.transaction.id, u.transaction.status, JSON.stringify(u.transaction.details ?? {}));
+  if (shape.attempt) row.push(...attemptResultParams(u.transaction.attempt!, u.now));
   return row;
 }
 
@@ -457,14 +490,15 @@ const updateGroupCommitted = groupCommitted<PaymentAndTransactionUpdate, Payment
 });
 
 /**
- * updatePayment and, only when it applied, the status of one of its transactions, in one statement: a
- * connector's answer is written in a single round trip, atomic without a transaction of its own. With
+ * updatePayment and, only when it applied, the status of one of its transactions (and the answer of the payment's
+ * current acquirer attempt, `transaction.attempt`), in one statement: a connector's answer is written in a single
+ * round trip, atomic without a transaction of its own. With
  * `outbox`, the callback the update causes is written with it, atomically. Outside a transaction, updates of
  * the same shape made at the same time share their statements (group commit).
  */
 export function updatePaymentAndTransaction(
   sql: Sql, id: string, expect: Expectation, patch: PaymentPatch, now: Date,
-  transaction: { id: string; status: TransactionStatus; details?: Record<string, unknown> },
+  transaction: TransactionResult,
   outbox?: OutboxOf,
 ): Promise<Payment | undefined> {
   return updateGroupCommitted(sql, { id, expect, patch, now, transaction, ...(outbox ? { outbox } : {}) });
@@ -539,11 +573,17 @@ export function needsOperatorOf(p: Payment): NeedsOperator | undefined {
 
 export type NewTransaction = Omit<Transaction, 'createdAt' | 'details'> & { details?: Record<string, unknown>; now: Date };
 
-export async function insertTransaction(sql: Sql, t: NewTransaction): Promise<void> {
-  await sql.query(
-    'INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-    [t.id, t.paymentId, t.type, t.status, t.amount, JSON.stringify(t.details ?? {}), t.now],
-  );
+const INSERT_TRANSACTION = 'INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)';
+
+/** The transaction and the acquirer attempt it opens (numbered after the payment's last), in one statement. */
+const INSERT_TRANSACTION_AND_ATTEMPT = `WITH t AS (${INSERT_TRANSACTION})
+  INSERT INTO payment_attempts (id, payment_id, seq, mid_id, connector, why, status, amount, currency, created_at)
+  SELECT $1, $2, ${NEXT_ATTEMPT_SEQ('$2')}, $8, $9, $10, 'pending', $5, p.currency, $7 FROM payments p WHERE p.id = $2`;
+
+/** A transaction of a payment; with `attempt`, the acquirer attempt it opens, in the same statement. */
+export async function insertTransaction(sql: Sql, t: NewTransaction, attempt?: AttemptOpening): Promise<void> {
+  const params = [t.id, t.paymentId, t.type, t.status, t.amount, JSON.stringify(t.details ?? {}), t.now];
+  await sql.query(attempt ? INSERT_TRANSACTION_AND_ATTEMPT : INSERT_TRANSACTION, attempt ? [...params, ...attemptOpeningParams(attempt)] : params);
 }
 
 export async function updateTransactionStatus(sql: Sql, id: string, status: TransactionStatus, details?: Record<string, unknown>): Promise<void> {

@@ -184,7 +184,9 @@ for (const { kind, skip } of await storeKinds()) {
         const [mid] = await t.store.db.query<{ id: string }>('SELECT id FROM mids WHERE merchant_id = $1', [t.merchant.id]);
         assert.deepEqual({ ...routing, considered: undefined }, {
           mid_id: mid!.id, mid_name: 'MID SMS/DMS', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, intent: 'sale', rule: 'highest_priority', considered: undefined,
-          matched_rule: null, share: null, candidates: [mid!.id], skipped_rules: [], attempts: [], scores: [], explored: null,
+          matched_rule: null, share: null, candidates: [mid!.id], skipped_rules: [], scores: [], explored: null,
+          // One acquirer attempt (payment_attempts), its transaction the sale's.
+          attempts: [{ mid_id: mid!.id, trans_id: transactions[0].id, why: 'routed', outcome: 'approved', code: null, retry: null, stop: null }],
         });
         assert.deepEqual(routing.considered, [{ mid_id: mid!.id, priority: 0, eligible: true, candidate: true, reason: null }]);
         assert.deepEqual(audit, []);

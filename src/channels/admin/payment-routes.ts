@@ -215,12 +215,12 @@ const Routing = Type.Object({
   explored: Nullable(Type.Boolean({ description: 'A success-rate rule: whether this payment explored (first MID drawn at random)' })),
   attempts: Type.Array(Type.Object({
     mid_id: Type.String(), trans_id: Type.String(),
-    why: Type.String({ description: 'routed: the router\'s choice; cascade: the next candidate after a retryable decline' }),
-    outcome: Nullable(Type.String()),
+    why: Type.String({ description: 'routed: the router\'s choice; cascade: the next candidate after a retryable decline; scheduled: a schedule\'s charge' }),
+    outcome: Nullable(Type.String({ description: 'pending (sent, no answer yet, or an answer held for an operator), challenge, redirect (waiting for the payer), approved, declined' })),
     code: Nullable(Type.String({ description: 'The unified decline code' })),
     retry: Nullable(Type.String({ description: 'The error table\'s retry decision for that code: no, later, other_mid' })),
     stop: Nullable(Type.String({ description: 'Why no further attempt: hard_decline, authenticated, not_retryable, no_more_candidates, max_attempts, integrity' })),
-  }), { description: 'Recorded when a payment was tried on more than one MID, or a decline stopped the cascade' }),
+  }), { description: 'Every acquirer attempt of the payment, in the order made (one per MID tried; a scheduled charge has one). Before version 030 of the store, only recorded when a payment was tried on more than one MID or a decline stopped the cascade' }),
 });
 
 const AuditView = Type.Object({
@@ -308,8 +308,8 @@ function routingView(d: PaymentDetail): Static<typeof Routing> | null {
       mid_id: c.midId, priority: c.priority, eligible: c.eligible, candidate: (d.routing?.candidates ?? [midId]).includes(c.midId), reason: c.reason ?? null,
     })),
     scores: d.routing?.scores ?? [], explored: d.routing?.explored ?? null,
-    attempts: (d.routing?.attempts ?? []).map((a) => ({
-      mid_id: a.midId, trans_id: a.transId, why: a.why, outcome: a.outcome ?? null, code: a.code ?? null, retry: a.retry ?? null, stop: a.stop ?? null,
+    attempts: d.attempts.map((a) => ({
+      mid_id: a.midId ?? midId, trans_id: a.id, why: a.why, outcome: a.status, code: a.declineCode, retry: a.retry, stop: a.stop,
     })),
   };
 }

@@ -11,7 +11,6 @@ import type { PaymentFacts } from './facts.ts';
 import type { Intent } from '../operations.ts';
 import { explain, type Considered, type ConnectorNames, type EligibilityChecks, type EligibilityRule, type RoutingMid } from './eligibility.ts';
 import { chooseCandidates, type RoutingConfig, type Scorer } from './rules.ts';
-import type { RoutingAttempt } from './cascade.ts';
 
 /**
  * The routing decision of a payment, recorded with it so an operator can see which MID carried it and why
@@ -33,8 +32,6 @@ export interface RoutingDecision {
   /** A success-rate rule: the score of each eligible MID it named, and whether this payment explored. */
   scores?: MidScore[];
   explored?: boolean;
-  /** Every attempt, in order, with its outcome and why the next one was (or was not) made. */
-  attempts?: RoutingAttempt[];
   /** Every MID of the merchant: eligible ones by priority, then the others with why not. */
   considered: Considered[];
 }

@@ -1,9 +1,11 @@
 /**
  * Everything an operator needs to see of one payment (issue 11): the payment, its transactions, the callbacks
- * with their delivery attempts, the routing decision, and what operators did to it (the audit log).
+ * with their delivery attempts, the routing decision and the acquirer attempts, and what operators did to it (the audit log).
  */
 import type { ServiceContext } from '../context.ts';
 import { getPayment, listTransactions } from '../../store/payments-repo.ts';
+import { listAttempts } from '../../store/attempts-repo.ts';
+import type { PaymentAttempt } from '../../domain/model/attempt.ts';
 import type { Payment, Transaction } from '../../domain/model/payment.ts';
 import type { Mid } from '../../domain/model/mid.ts';
 import { listCallbacks, type CallbackWithAttempts } from '../../store/callbacks-repo.ts';
@@ -20,6 +22,8 @@ export interface PaymentDetail {
   mid: Mid | undefined;
   /** As recorded when the payment was routed; undefined for payments routed before it was recorded. */
   routing: RoutingDecision | undefined;
+  /** Every acquirer attempt, in the order made (payment_attempts). */
+  attempts: PaymentAttempt[];
   /** What operators did to the payment and to its callbacks. */
   audit: AuditRecord[];
 }
@@ -27,12 +31,13 @@ export interface PaymentDetail {
 export async function paymentDetail(ctx: ServiceContext, id: string): Promise<PaymentDetail> {
   const payment = await getPayment(ctx.db, id);
   if (!payment) throw new GatewayError('notFound');
-  const [transactions, callbacks, mids] = await Promise.all([
+  const [transactions, attempts, callbacks, mids] = await Promise.all([
     listTransactions(ctx.db, payment.id),
+    listAttempts(ctx.db, payment.id),
     listCallbacks(ctx.db, { paymentId: payment.id, limit: 1000 }),
     payment.midId ? listMids(ctx.db, payment.merchantId) : Promise.resolve([]),
   ]);
   const audit = await auditEntriesOfPayment(ctx.db, payment.id, callbacks.map((c) => c.id));
   const routing = payment.details.routing as RoutingDecision | undefined;
-  return { payment, transactions, callbacks: callbacks.reverse(), mid: mids.find((m) => m.id === payment.midId), routing, audit };
+  return { payment, transactions, callbacks: callbacks.reverse(), mid: mids.find((m) => m.id === payment.midId), routing, attempts, audit };
 }

@@ -1,19 +1,21 @@
 /**
  * Step 7 of an attempt: cascading (issue 15). While an attempt is declined with a code the connector's error table
  * marks retryable on another MID, the next candidate of the routing output is tried, up to the merchant's extra
- * attempts. Each attempt closes its transaction (failed, with the acquirer's code) and opens the next one in one
- * compare-and-set on the payment, which stays in flight throughout: the merchant sees only the last attempt's
- * outcome and callback. The declined attempt's daily-cap reservation is given back in that same write, the next
- * MID's taken just before it (a candidate whose cap is reached is passed over). The routing decision on the
- * payment records every attempt and why the cascade stopped. A decline reporting another payment (integrity)
+ * attempts. Each attempt closes its transaction (failed, with the acquirer's code) and its attempt row, and opens
+ * the next ones, in one compare-and-set on the payment, which stays in flight throughout: the merchant sees only
+ * the last attempt's outcome and callback. The declined attempt's daily-cap reservation is given back in that same
+ * write, the next MID's taken just before it (a candidate whose cap is reached is passed over). Why the cascade
+ * stopped goes with the last attempt's outcome (outcome.ts). A decline reporting another payment (integrity)
  * never cascades: it is held as it is (integrity.ts).
  */
 import type { ServiceContext } from '../context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Mid } from '../../domain/model/mid.ts';
 import type { Payment } from '../../domain/model/payment.ts';
-import { insertTransaction, updatePayment, updatePaymentAndTransaction } from '../../store/payments-repo.ts';
-import { attemptRecord, cascadeStop, type RoutingAttempt } from '../../domain/routing/cascade.ts';
+import { insertTransaction, updatePaymentAndTransaction } from '../../store/payments-repo.ts';
+import { markAttemptStop } from '../../store/attempts-repo.ts';
+import { cascadeStop } from '../../domain/routing/cascade.ts';
+import { attemptResult, type AttemptStop } from '../../domain/model/attempt.ts';
 import { newId } from '../../domain/ids.ts';
 import type { AuthorizeRequest, ConnectorOutcome } from '../../connectors/types.ts';
 import { noteOutcome, releaseHold, takeCandidate, type CardRoute, type TakenCandidate } from './route.ts';
@@ -33,61 +35,69 @@ export interface Attempt {
   position: number;
   /** What the attempt reserved of its MID's daily cap. */
   hold?: TakenCandidate['hold'];
+  /** Why no further attempt follows this one's decline. */
+  stop?: AttemptStop;
 }
+
+/** What the outcome step takes of the last attempt. */
+export type LastAttempt = Pick<Attempt, 'payment' | 'transId' | 'outcome' | 'stop'>;
 
 export async function cascade(ctx: ServiceContext, merchant: Merchant, route: CardRoute, first: Attempt): Promise<Attempt> {
   const maxExtra = route.config.max_extra_attempts;
-  const attempts = [attemptRecord(route.candidates[first.position]!.id, first.transId, 'routed', first.outcome)];
   const money = { minor: first.payment.amount, currency: first.payment.currency };
+  let made = 1;
   let current = first;
   for (;;) {
     const declined = current.outcome;
-    if (declined.kind !== 'declined') return finishCascade(ctx, route, current, attempts);
+    if (declined.kind !== 'declined') return current;
     const mismatched = mismatchesOf(current.payment, declined).length > 0;
-    let stop: RoutingAttempt['stop'] = mismatched ? 'integrity' : cascadeStop(declined, attempts.length, maxExtra, current.position + 1 < route.candidates.length);
+    let stop = mismatched ? 'integrity' as const : cascadeStop(declined, made, maxExtra, current.position + 1 < route.candidates.length);
     const next = stop ? undefined : await takeCandidate(ctx, ctx.db, route, current.position + 1, money, (mid) => usableForCascade(ctx, mid, current.pan));
     if (!stop && !next) stop = 'no_more_candidates';
     if (stop || !next) {
-      if (stop) attempts[attempts.length - 1]!.stop = stop;
-      return finishCascade(ctx, route, current, attempts);
+      // A held answer is not applied (integrity.ts): its stop is written alone. Any other goes with the outcome.
+      if (stop === 'integrity') await markAttemptStop(ctx.db, current.payment.id, stop);
+      return stop ? { ...current, stop } : current;
     }
     await noteOutcome(ctx, merchant, { midId: current.payment.midId, currency: money.currency, brand: current.payment.details.brand, approved: false });
-    const moved = await moveTo(ctx, route, current, declined, next, attempts);
+    const moved = await moveTo(ctx, route, current, declined, next);
     // Someone else moved the payment meanwhile (a notification, an operator): their word stands.
     if (!moved) {
       await releaseHold(ctx.db, next.hold);
       return current;
     }
     const connector = ctx.connectors.get(next.mid.connector)!;
-    const request = cascadedRequest(ctx, current.request, { connector: connector.name, midId: next.mid.id }, attempts.length);
+    const request = cascadedRequest(ctx, current.request, { connector: connector.name, midId: next.mid.id }, made);
     const outcome = await callConnector(ctx, () => connector.authorize(request, midAccess(ctx, next.mid)));
-    attempts.push(attemptRecord(next.mid.id, moved.transId, 'cascade', outcome));
+    made += 1;
     current = { payment: moved.payment, transId: moved.transId, outcome, request, pan: current.pan, position: next.index, hold: next.hold };
   }
 }
 
-/** Closes the declined attempt's transaction and opens the next MID's, in one compare-and-set on the payment. */
+/**
+ * Closes the declined attempt (its transaction and its row) and opens the next MID's, in one compare-and-set on
+ * the payment.
+ */
 async function moveTo(
-  ctx: ServiceContext, route: CardRoute, current: Attempt, declined: Extract<ConnectorOutcome, { kind: 'declined' }>, next: TakenCandidate, attempts: RoutingAttempt[],
+  ctx: ServiceContext, route: CardRoute, current: Attempt, declined: Extract<ConnectorOutcome, { kind: 'declined' }>, next: TakenCandidate,
 ): Promise<{ payment: Payment; transId: string } | undefined> {
   const transId = newId();
   const moved = await ctx.db.transaction(async (tx) => {
     const updated = await updatePaymentAndTransaction(tx, current.payment.id, { status: current.payment.status, pendingOperation: 'authorize' },
-      { midId: next.mid.id, details: { lastTransId: transId, volumeHold: next.hold ?? null, routing: { ...route.decision, midId: next.mid.id, attempts } } }, ctx.clock.now(),
-      { id: current.transId, status: 'fail', details: { reason: declined.reason, ...(declined.error ? { code: declined.error.code, rawCode: declined.error.rawCode, rawMessage: declined.error.rawMessage } : {}), cascaded: true } });
+      { midId: next.mid.id, details: { lastTransId: transId, volumeHold: next.hold ?? null, routing: { ...route.decision, midId: next.mid.id } } }, ctx.clock.now(),
+      {
+        id: current.transId, status: 'fail',
+        details: { reason: declined.reason, ...(declined.error ? { code: declined.error.code, rawCode: declined.error.rawCode, rawMessage: declined.error.rawMessage } : {}), cascaded: true },
+        attempt: attemptResult(declined),
+      });
     if (updated) {
-      await insertTransaction(tx, { id: transId, paymentId: updated.id, type: authTxType(updated.operation, intentOf(updated)), status: 'waiting', amount: updated.amount, now: ctx.clock.now() });
+      await insertTransaction(tx, { id: transId, paymentId: updated.id, type: authTxType(updated.operation, intentOf(updated)), status: 'waiting', amount: updated.amount, now: ctx.clock.now() },
+        { midId: next.mid.id, connector: next.mid.connector, why: 'cascade' });
       await releaseHold(tx, current.hold);
     }
     return updated;
   });
   return moved && { payment: moved, transId };
-}
-
-/** The last attempt, with the attempts written into the decision when there was more than one or a stop. */
-async function finishCascade(ctx: ServiceContext, route: CardRoute, current: Attempt, attempts: RoutingAttempt[]): Promise<Attempt> {
-  if (attempts.length === 1 && !attempts[0]!.stop) return current;
-  return { ...current, payment: await recordAttempts(ctx, current.payment, route, attempts) ?? current.payment };
 }
 
 /** A candidate a cascade may go to: its connector is here, and a live MID never gets a sandbox test card. */
@@ -100,10 +110,4 @@ function usableForCascade(ctx: ServiceContext, mid: Mid, pan: string): boolean {
     return false;
   }
   return true;
-}
-
-/** Writes the attempts into the payment's routing decision (still in flight, compare-and-set). */
-async function recordAttempts(ctx: ServiceContext, payment: Payment, route: CardRoute, attempts: RoutingAttempt[]): Promise<Payment | undefined> {
-  return updatePayment(ctx.db, payment.id, { status: payment.status, pendingOperation: 'authorize' },
-    { details: { routing: { ...route.decision, midId: payment.midId ?? route.decision.midId, attempts } } }, ctx.clock.now());
 }

@@ -22,7 +22,7 @@ import { parametersOf, recordAuthorization, type Recorded } from './record.ts';
 import { isRecurring } from '../../domain/operations.ts';
 import { authorizeRequest } from './request.ts';
 import { callConnector } from './call.ts';
-import { cascade } from './cascade.ts';
+import { cascade, type LastAttempt } from './cascade.ts';
 import { applyOutcome } from './outcome.ts';
 import type { AuthorizationWrite, AuthorizeInput, PaymentStep } from './types.ts';
 
@@ -40,9 +40,9 @@ export async function authorizeCard(ctx: ServiceContext, input: AuthorizeInput):
   return authorize(ctx, input, {
     subject: payment,
     single: false,
-    async write(sql, patch, transaction) {
+    async write(sql, patch, transaction, attempt) {
       const claimed = await updatePayment(sql, payment.id, { status: 'prepare', pendingOperation: null }, patch, transaction.now);
-      if (claimed) await insertTransaction(sql, transaction);
+      if (claimed) await insertTransaction(sql, transaction, attempt);
       return claimed;
     },
   });
@@ -59,7 +59,7 @@ export async function createAndAuthorize(ctx: ServiceContext, input: Omit<Author
     single: true,
     // Object.assign rather than spreads here and below, on the path of every card payment: in Node 20 each
     // property that follows a spread in an object literal is defined by a runtime call, about 0.6 µs apiece.
-    write: (sql, patch, transaction) => insertPaymentWithTransaction(sql, Object.assign({}, p, {
+    write: (sql, patch, transaction, attempt) => insertPaymentWithTransaction(sql, Object.assign({}, p, {
       status: 'prepare' as const,
       pendingOperation: patch.pendingOperation,
       midId: patch.midId,
@@ -67,7 +67,7 @@ export async function createAndAuthorize(ctx: ServiceContext, input: Omit<Author
       cardToken: patch.cardToken,
       payer: patch.payer ?? p.payer,
       details: Object.assign({}, p.details, patch.details),
-    }), transaction),
+    }), transaction, attempt),
   });
 }
 
@@ -105,10 +105,10 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
   const outcome = refusal ?? await callConnector(ctx, () => connector.authorize(request, midAccess(ctx, mid)));
   // A refusal asked no connector: another MID could do nothing differently, so it never cascades (the outcome
   // gives the cap reservation back with the decline).
-  const last = refusal
+  const last: LastAttempt = refusal
     ? { payment: claimed, transId, outcome }
     : await cascade(ctx, merchant, routed.route, { payment: claimed, transId, outcome, request, pan: cardData.pan, position: routed.taken.index, hold: routed.taken.hold });
-  return applyOutcome(ctx, { merchant, payment: last.payment, transId: last.transId, operation: 'authorize', intent }, last.outcome);
+  return applyOutcome(ctx, { merchant, payment: last.payment, transId: last.transId, operation: 'authorize', intent, stop: last.stop }, last.outcome);
 }
 
 /** The facts the screen reads of a card attempt (a stored card is not opened for it). Plain reads: every payment pays for them. */

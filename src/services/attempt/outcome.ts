@@ -7,14 +7,15 @@
 import type { ServiceContext } from '../context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Payment } from '../../domain/model/payment.ts';
-import { getPayment, updatePaymentAndTransaction, type PaymentPatch } from '../../store/payments-repo.ts';
-import type { Intent } from '../../domain/operations.ts';
+import { getPayment, updatePaymentAndTransaction, type PaymentPatch, type TransactionResult } from '../../store/payments-repo.ts';
+import { awaitsAuthorization, type Intent } from '../../domain/operations.ts';
+import { attemptResult, type AttemptStop } from '../../domain/model/attempt.ts';
 import type { ConnectorOutcome } from '../../connectors/types.ts';
 import { prepareRecurring } from '../recurring/recurring-init.ts';
 import { merchantInitiatedOutcome } from '../recurring/card-on-file.ts';
 import type { OperatorWrite } from '../operator-write.ts';
 import { heldForIntegrity } from './integrity.ts';
-import { planOutcome, type OutcomePlan } from './outcome-plan.ts';
+import { planOutcome, type DecidedOutcome, type OutcomePlan } from './outcome-plan.ts';
 import { consequencesOf, needsTransaction, type Consequence } from './consequences.ts';
 import type { PaymentStep } from './types.ts';
 
@@ -26,6 +27,8 @@ export interface Claim {
   /** The pending operation the payment is claimed with (authorize, complete). */
   operation: string;
   intent: Intent;
+  /** Why no further attempt follows this one's decline (the cascade's word), written with the outcome. */
+  stop?: AttemptStop;
 }
 
 export async function applyOutcome(ctx: ServiceContext, claim: Claim, answer: ConnectorOutcome, byOperator?: OperatorWrite): Promise<PaymentStep> {
@@ -40,7 +43,7 @@ export async function applyOutcome(ctx: ServiceContext, claim: Claim, answer: Co
   if (recurring) plan.patch.details = { ...plan.patch.details, ...recurring.details };
   const now = ctx.clock.now();
   const consequences = consequencesOf(ctx, { merchant, payment, transId, plan, outcome, recurring, byOperator, now });
-  const updated = await write(ctx, claim, plan, consequences, now, byOperator);
+  const updated = await write(ctx, claim, plan, outcome, consequences, now, byOperator);
   if (!updated) return { kind: 'final', payment: (await getPayment(ctx.db, payment.id)) ?? payment, transId };
   for (const c of consequences) await c.after?.(updated);
   if (plan.step === 'challenge') return { kind: 'challenge', payment: updated };
@@ -52,12 +55,14 @@ export async function applyOutcome(ctx: ServiceContext, claim: Claim, answer: Co
  * The outcome, its transaction and its consequences in one write: a single group-committed statement (the
  * callback's outbox row in it) unless a consequence writes rows of its own, then one transaction.
  */
-async function write(ctx: ServiceContext, claim: Claim, plan: OutcomePlan, consequences: readonly Consequence[], now: Date, byOperator?: OperatorWrite): Promise<Payment | undefined> {
+async function write(ctx: ServiceContext, claim: Claim, plan: OutcomePlan, outcome: DecidedOutcome, consequences: readonly Consequence[], now: Date, byOperator?: OperatorWrite): Promise<Payment | undefined> {
   const { payment, transId } = claim;
   const expect = { status: payment.status, pendingOperation: claim.operation, ...(byOperator ? { version: byOperator.version } : {}) };
   // Object.assign rather than spreads on the path of every card payment (see index.ts).
   const patch: PaymentPatch = Object.assign({}, plan.patch, { pendingOperation: null });
-  const transaction = { id: transId, status: plan.txStatus, details: byOperator ? { ...plan.txDetails, ...byOperator.txDetails } : plan.txDetails };
+  const transaction: TransactionResult = { id: transId, status: plan.txStatus, details: byOperator ? { ...plan.txDetails, ...byOperator.txDetails } : plan.txDetails };
+  // The authorization's outcome answers the payment's current acquirer attempt too, in the same statement.
+  if (awaitsAuthorization(claim.operation)) transaction.attempt = attemptResult(outcome, claim.stop);
   if (!needsTransaction(consequences)) {
     const outbox = consequences.find((c) => c.outbox)?.outbox;
     const updated = await updatePaymentAndTransaction(ctx.db, payment.id, expect, patch, now, transaction, outbox);

@@ -1,7 +1,7 @@
 /**
  * Step 4 of an attempt: the attempt written on its MID before the connector is called (design principle 4): the
- * card vaulted, the payment claimed with its first transaction, the routing decision and any daily-cap
- * reservation with it. One statement when nothing is vaulted; a transaction otherwise.
+ * card vaulted, the payment claimed with its first transaction and the acquirer attempt it opens (a row of
+ * payment_attempts), the routing decision and any daily-cap reservation with it. One statement when nothing is vaulted; a transaction otherwise.
  */
 import type { ServiceContext } from '../context.ts';
 import type { Payment } from '../../domain/model/payment.ts';
@@ -15,7 +15,8 @@ import { newId } from '../../domain/ids.ts';
 import { unsentParameterSets } from '../../domain/card-parameter-sets.ts';
 import type { CardConnector } from '../../connectors/types.ts';
 import { midAccess, refuseTestCardOnLiveMid } from '../connector-access.ts';
-import { expiryOf, panOf, sentCard, storesCard, transientCard, vaultCard } from './source.ts';
+import { expiryOf, panOf, refusalOutcome, sentCard, storesCard, transientCard, vaultCard } from './source.ts';
+import type { AttemptOpening } from '../../domain/model/attempt.ts';
 import type { Routed } from './route.ts';
 import type { AuthorizationWrite, AuthorizeInput } from './types.ts';
 
@@ -48,6 +49,8 @@ export async function recordAuthorization(ctx: ServiceContext, input: Omit<Autho
   const transId = newId();
   const stored = storesCard(source);
   const card = sentCard(source);
+  // The attempt opened with the transaction: the request the connector is about to get (a refusal asks none).
+  const attempt: AttemptOpening | undefined = refusalOutcome(source) ? undefined : { midId: mid.id, connector: mid.connector, why: 'routed' };
   const record = async (sql: Sql) => {
     const vaulted = stored ? await vaultCard(ctx, sql, merchant.id, source, now) : card ? transientCard(merchant.id, card) : undefined;
     const token = input.tokenize && stored && vaulted ? await issueCardToken(sql, { merchantId: merchant.id, vaultId: vaulted.id, now }) : null;
@@ -69,7 +72,7 @@ export async function recordAuthorization(ctx: ServiceContext, input: Omit<Autho
       }, unsent.length > 0 ? { unsentParameters: unsent } : {}, taken.hold ? { volumeHold: taken.hold } : {}),
     };
     if (input.payer) patch.payer = Object.assign({}, payment.payer, input.payer);
-    const claimed = await target.write(sql, patch, { id: transId, paymentId: payment.id, type: authTxType(payment.operation, intent), status: 'waiting', amount: payment.amount, now });
+    const claimed = await target.write(sql, patch, { id: transId, paymentId: payment.id, type: authTxType(payment.operation, intent), status: 'waiting', amount: payment.amount, now }, attempt);
     if (!claimed) throw new GatewayError('sessionNotPayable');
     return { claimed, card: vaulted };
   };

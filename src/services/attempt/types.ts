@@ -6,6 +6,7 @@ import type { NewTransaction, PaymentPatch } from '../../store/payments-repo.ts'
 import type { Sql } from '../../store/database.ts';
 import type { Intent, Operation } from '../../domain/operations.ts';
 import type { CardSource } from './source.ts';
+import type { AttemptOpening } from '../../domain/model/attempt.ts';
 
 export interface AuthorizeInput {
   merchant: Merchant;
@@ -33,5 +34,6 @@ export interface AuthorizationWrite {
   subject: { id: string; channel: string; operation: Operation; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null; details?: PaymentDetails; customData?: Record<string, unknown> | null };
   /** The write is one statement, atomic without a transaction of its own when nothing is vaulted with it. */
   single: boolean;
-  write(sql: Sql, patch: PaymentPatch, transaction: NewTransaction): Promise<Payment | undefined>;
+  /** `attempt`: the acquirer attempt the transaction opens (none when a refusal asks no acquirer). */
+  write(sql: Sql, patch: PaymentPatch, transaction: NewTransaction, attempt: AttemptOpening | undefined): Promise<Payment | undefined>;
 }

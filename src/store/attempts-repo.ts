@@ -1,0 +1,61 @@
+/**
+ * Payment attempts (migration 030): one row per acquirer attempt. They are opened and answered inside the
+ * payment's own statements (payments-repo.ts: a data-modifying CTE beside the payment's, so no round trip is
+ * added); this file holds the reads, the rare writes of their own, and the SQL the statements share.
+ */
+import type { Sql } from './database.ts';
+import type { AttemptResult, AttemptStatus, AttemptStop, AttemptWhy, PaymentAttempt } from '../domain/model/attempt.ts';
+
+interface AttemptRow {
+  id: string;
+  payment_id: string;
+  seq: number;
+  mid_id: string | null;
+  connector: string | null;
+  why: AttemptWhy;
+  status: AttemptStatus;
+  decline_code: string | null;
+  retry: string | null;
+  stop: AttemptStop | null;
+  acquirer_ref: string | null;
+  amount: bigint;
+  currency: string;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+const toAttempt = (r: AttemptRow): PaymentAttempt => ({
+  id: r.id, paymentId: r.payment_id, seq: r.seq, midId: r.mid_id, connector: r.connector, why: r.why, status: r.status,
+  declineCode: r.decline_code, retry: r.retry, stop: r.stop, acquirerRef: r.acquirer_ref, amount: BigInt(r.amount), currency: r.currency,
+  createdAt: new Date(r.created_at), finishedAt: r.finished_at ? new Date(r.finished_at) : null,
+});
+
+/** A payment's attempts in the order they were made. */
+export async function listAttempts(sql: Sql, paymentId: string): Promise<PaymentAttempt[]> {
+  const rows = await sql.query<AttemptRow>('SELECT * FROM payment_attempts WHERE payment_id = $1 ORDER BY seq', [paymentId]);
+  return rows.map(toAttempt);
+}
+
+/** The payment's current attempt: the last one made (`paymentId` is an SQL expression naming the payment). */
+export const CURRENT_ATTEMPT = (paymentId: string): string =>
+  `(SELECT max(m.seq) FROM payment_attempts m WHERE m.payment_id = ${paymentId})`;
+
+/** The next attempt number of a payment (`paymentId` is an SQL expression naming the payment). */
+export const NEXT_ATTEMPT_SEQ = (paymentId: string): string => `COALESCE(${CURRENT_ATTEMPT(paymentId)}, 0) + 1`;
+
+/**
+ * The SET list that writes an answer to an attempt, from SQL expressions of its values: a stop already written
+ * stays when none is given, and so does the acquirer's reference; finishedAt null leaves the attempt open.
+ */
+export const ATTEMPT_RESULT_SET = (v: { status: string; code: string; retry: string; stop: string; ref: string; finishedAt: string }): string =>
+  `status = ${v.status}, decline_code = ${v.code}, retry = ${v.retry}, stop = COALESCE(${v.stop}, stop), ` +
+  `acquirer_ref = COALESCE(${v.ref}, acquirer_ref), finished_at = COALESCE(${v.finishedAt}, finished_at)`;
+
+/** An AttemptResult as the parameters of ATTEMPT_RESULT_SET, in its order (status, code, retry, stop, ref, finishedAt). */
+export const attemptResultParams = (r: AttemptResult, now: Date): unknown[] =>
+  [r.status, r.declineCode, r.retry, r.stop ?? null, r.acquirerRef, r.finished ? now : null];
+
+/** Records why the cascade stopped after the payment's current attempt, when no answer is applied with it (a held one). */
+export async function markAttemptStop(sql: Sql, paymentId: string, stop: AttemptStop): Promise<void> {
+  await sql.query(`UPDATE payment_attempts SET stop = $2 WHERE payment_id = $1 AND seq = ${CURRENT_ATTEMPT('$1')}`, [paymentId, stop]);
+}
