@@ -78,34 +78,30 @@ export const SessionResponse = Type.Object({
 
 const Size = Type.Union([Type.Integer(), Type.String({ pattern: '^-?[0-9]+$' })], { errorMessage: 'size should be within 1..100' });
 
+const PaymentId = Type.String({ minLength: 1, maxLength: 64 });
+const OrderId = Type.String({ minLength: 1, maxLength: 255 });
+/** What a request about one payment starts with: the merchant and the payment (it ends with the hash). */
+const paymentRef = { merchant_key: MerchantKey, payment_id: PaymentId };
+
 export const StatusRequest = Type.Union([
-  Type.Object({ merchant_key: MerchantKey, payment_id: Type.String({ minLength: 1, maxLength: 64 }), hash: Hash }),
-  Type.Object({ merchant_key: MerchantKey, order_id: Type.String({ minLength: 1, maxLength: 255 }), size: Type.Optional(Size), hash: Hash }),
+  Type.Object({ ...paymentRef, hash: Hash }),
+  Type.Object({ merchant_key: MerchantKey, order_id: OrderId, size: Type.Optional(Size), hash: Hash }),
 ]);
 
 /** Looser shape used for validation, so that errors name the missing field rather than the union. */
 export const StatusRequestShape = Type.Object({
   merchant_key: MerchantKey,
-  payment_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  payment_id: Type.Optional(PaymentId),
+  order_id: Type.Optional(OrderId),
   size: Type.Optional(Size),
   hash: Hash,
 });
 export type StatusRequest = Static<typeof StatusRequestShape>;
 
-export const AmountRequest = Type.Object({
-  merchant_key: MerchantKey,
-  payment_id: Type.String({ minLength: 1, maxLength: 64 }),
-  amount: Type.Optional(AmountText),
-  hash: Hash,
-});
+export const AmountRequest = Type.Object({ ...paymentRef, amount: Type.Optional(AmountText), hash: Hash });
 export type AmountRequest = Static<typeof AmountRequest>;
 
-export const PaymentIdRequest = Type.Object({
-  merchant_key: MerchantKey,
-  payment_id: Type.String({ minLength: 1, maxLength: 64 }),
-  hash: Hash,
-});
+export const PaymentIdRequest = Type.Object({ ...paymentRef, hash: Hash });
 export type PaymentIdRequest = Static<typeof PaymentIdRequest>;
 
 // --- hosted payment fields and card credit (wire-reference 2.1) -------------------------------------------
