@@ -90,6 +90,10 @@ const byTransId = (missing: ErrorName) => (ctx: ServiceContext, m: Merchant, b: 
 /** Status lookups read where lookups read (a replica when configured, never older than the merchant's writes). */
 const lookupByTransId = (missing: ErrorName) => (ctx: ServiceContext, m: Merchant, b: { trans_id: string }) => paymentByTransId(ctx, m.id, b.trans_id, missing, lookups(ctx));
 
+/** An action on the payment trans_id names, signed by F2 over that payment or by the reversed trans_id (D2). */
+const defineByTrans = <B extends { trans_id: string }>(spec: Omit<Spec<B, Payment>, 'hashes'>): ActionSpec =>
+  define<B, Payment>({ ...spec, hashes: (m, b, p) => [byPayment(m, p), reversedId(m, b.trans_id)] });
+
 /** What SALE and DEBIT keep with the payment for the pages, callbacks and the schedules issue. */
 function cardPaymentDetails(call: Call, b: SaleRequest | DebitRequest, tokenized: boolean): PaymentDetails {
   const details: PaymentDetails = {
@@ -254,10 +258,9 @@ const CREDIT2CARD = define<Credit2CardRequest>({
   },
 });
 
-const CAPTURE = define<AmountTransRequest, Payment>({
+const CAPTURE = defineByTrans<AmountTransRequest>({
   schema: AmountTransRequest,
   target: byTransId('transactionDoesNotExist'),
-  hashes: (m, b, p) => [byPayment(m, p), reversedId(m, b.trans_id)],
   async handle({ ctx, merchant, mids }, b, p) {
     const amount = followUpAmount(b.amount, p.currency);
     return followUpAnswer('CAPTURE', await capture(ctx, merchant, mids, p, amount), merchant, amount ?? p.amount);
@@ -265,18 +268,16 @@ const CAPTURE = define<AmountTransRequest, Payment>({
   doc: byTransDoc('S2sCardFollowUpAnswer', { action: 'CAPTURE', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID, trans_date: DATE, descriptor: 'Demo Shop', amount: '10.00', currency: 'USD' }, '10.00'),
 });
 
-const VOID = define<TransRequest, Payment>({
+const VOID = defineByTrans<TransRequest>({
   schema: TransRequest,
   target: byTransId('paymentNotFound'),
-  hashes: (m, b, p) => [byPayment(m, p), reversedId(m, b.trans_id)],
   handle: async ({ ctx, merchant, mids }, _b, p) => followUpAnswer('VOID', await voidPayment(ctx, merchant, mids, p), merchant),
   doc: byTransDoc('S2sCardFollowUpAnswer', { action: 'VOID', result: 'SUCCESS', status: 'VOID', order_id: 'order-1003', trans_id: PAYMENT_ID, trans_date: DATE }),
 });
 
-const CREDITVOID = define<AmountTransRequest, Payment>({
+const CREDITVOID = defineByTrans<AmountTransRequest>({
   schema: AmountTransRequest,
   target: byTransId('paymentNotFound'),
-  hashes: (m, b, p) => [byPayment(m, p), reversedId(m, b.trans_id)],
   async handle({ ctx, merchant, mids }, b, p) {
     const amount = followUpAmount(b.amount, p.currency);
     // A completed debit is reversed, not refunded (wire-reference 5.2); refund() itself reverses held authorizations.
@@ -287,10 +288,9 @@ const CREDITVOID = define<AmountTransRequest, Payment>({
   doc: byTransDoc('S2sCardAcceptedAnswer', { action: 'CREDITVOID', result: 'ACCEPTED', order_id: 'order-1003', trans_id: PAYMENT_ID }, '4.00'),
 });
 
-const GET_TRANS_STATUS = define<TransRequest, Payment>({
+const GET_TRANS_STATUS = defineByTrans<TransRequest>({
   schema: TransRequest,
   target: lookupByTransId('transactionDoesNotExist'),
-  hashes: (m, b, p) => [byPayment(m, p), reversedId(m, b.trans_id)],
   handle: async ({ merchant }, _b, p) => statusAnswer('GET_TRANS_STATUS', p, merchant),
   doc: byTransDoc('S2sCardStatusAnswer', { action: 'GET_TRANS_STATUS', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID }),
 });
