@@ -3,6 +3,7 @@
  * payment details, an app or link wait, a one-time code, an expired code) and the sandbox provider's pages (the
  * phone or bank app, the outbox). The routes build them; apm-pages.ts renders them without I/O or clock.
  */
+import type { ParamSpec } from '../domain/methods/types.ts';
 
 export interface OrderView {
   merchantName: string;
@@ -15,19 +16,17 @@ export interface OrderView {
   payout?: boolean;
 }
 
-/** A field of the fields form. */
-export interface ApmFieldView {
+/**
+ * A field of the fields form: its method parameter's limits, and the billing countries it is asked in
+ * (`requiredIn`: shown and required only there, elsewhere hidden by the script and ignored by the server).
+ */
+export interface ApmFieldView extends Pick<ParamSpec, 'minLength' | 'maxLength' | 'requiredIn' | 'exemptIn'> {
   name: string;
   label: string;
   kind: 'text' | 'email' | 'tel' | 'country' | 'select';
   options?: readonly string[];
-  minLength?: number;
-  maxLength?: number;
   /** Digits only (the spec's N shape). */
   numeric?: boolean;
-  /** Shown and required only for these billing countries; elsewhere hidden by the script (and ignored by the server). */
-  requiredIn?: readonly string[];
-  exemptIn?: readonly string[];
   hint?: string;
   /** Offered, not required. */
   optional?: boolean;
