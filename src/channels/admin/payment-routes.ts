@@ -54,10 +54,13 @@ const SearchQuerySchema = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the page before' })),
 }, { additionalProperties: false });
 
+/** Which payment a row is, and whose: every payment row of this API starts with these. */
+const PaymentKeys = { id: Type.String(), merchant_id: Type.String(), channel: Type.String() };
+const paymentKeys = (p: Payment) => ({ id: p.id, merchant_id: p.merchantId, channel: p.channel });
+const RefundedAmount = Type.String({ description: 'Includes a refund in flight: its amount stays reserved' });
+
 const PaymentSummary = Type.Object({
-  id: Type.String(),
-  merchant_id: Type.String(),
-  channel: Type.String(),
+  ...PaymentKeys,
   operation: Type.String(),
   order_id: Type.String(),
   status: Type.String({ description: 'Checkout name (lower case)' }),
@@ -65,7 +68,7 @@ const PaymentSummary = Type.Object({
   amount: Amount,
   currency: Type.String(),
   captured_amount: Amount,
-  refunded_amount: Type.String({ description: 'Includes a refund in flight: its amount stays reserved' }),
+  refunded_amount: RefundedAmount,
   method: Type.String(),
   brand: Nullable(Type.String()),
   card: Nullable(Type.String({ description: 'Masked card number (first six and last four digits)' })),
@@ -92,9 +95,7 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
 function summary(p: Payment): PaymentSummary {
   const cof = (p.details.cof ?? {}) as Record<string, unknown>;
   return {
-    id: p.id,
-    merchant_id: p.merchantId,
-    channel: p.channel,
+    ...paymentKeys(p),
     operation: p.operation,
     order_id: p.orderId,
     status: p.status,
@@ -146,9 +147,7 @@ function heldView(p: Payment): Static<typeof HeldView> | null {
 }
 
 const NeedsOperatorPayment = Type.Object({
-  id: Type.String(),
-  merchant_id: Type.String(),
-  channel: Type.String(),
+  ...PaymentKeys,
   order_id: Type.String(),
   operation: Type.String({ description: 'The operation left in flight (capture, refund, reversal, void, apm_payout, retry, ...)' }),
   since: Type.String({ description: 'When the operation started (ISO 8601)' }),
@@ -156,16 +155,14 @@ const NeedsOperatorPayment = Type.Object({
   currency: Type.String(),
   amount: Amount,
   captured_amount: Amount,
-  refunded_amount: Type.String({ description: 'Includes a refund in flight: its amount stays reserved' }),
+  refunded_amount: RefundedAmount,
   held: HeldView,
 });
 
 function needsOperatorView(p: Payment): Static<typeof NeedsOperatorPayment> {
   const flag = needsOperatorOf(p);
   return {
-    id: p.id,
-    merchant_id: p.merchantId,
-    channel: p.channel,
+    ...paymentKeys(p),
     order_id: p.orderId,
     operation: flag?.operation ?? p.pendingOperation ?? '',
     since: new Date(flag?.since ?? p.updatedAt).toISOString(),
