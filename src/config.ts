@@ -125,8 +125,10 @@ function isAddressOrCidr(entry: string): boolean {
 export interface RateLimitConfig {
   enabled: boolean;
   windowSeconds: number;
-  /** Failed merchant authentications (unknown key, bad hash), per client IP and per merchant key. */
+  /** Failed authentications (unknown key, bad hash, tokens), per client IP and per (IP, merchant key): past it, 429. */
   authFailures: number;
+  /** Failed authentications naming one merchant key, from anywhere: past it they are slowed down, never blocked. */
+  keyFailures: number;
   /** Hosted-fields collection (card posts from the field frames) and processing calls, per client IP. */
   hostedFields: number;
   /** One-time-code attempts on alternative-method pages, per payment. */
@@ -206,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       enabled: env.RATE_LIMITS !== 'off',
       windowSeconds: intAtLeast(env.RATE_LIMIT_WINDOW_SECONDS, 60, 1, 'RATE_LIMIT_WINDOW_SECONDS'),
       authFailures: intAtLeast(env.RATE_LIMIT_AUTH_FAILURES, 30, 1, 'RATE_LIMIT_AUTH_FAILURES'),
+      keyFailures: intAtLeast(env.RATE_LIMIT_KEY_FAILURES, 1000, 1, 'RATE_LIMIT_KEY_FAILURES'),
       hostedFields: intAtLeast(env.RATE_LIMIT_HOSTED_FIELDS, 120, 1, 'RATE_LIMIT_HOSTED_FIELDS'),
       otpAttempts: intAtLeast(env.RATE_LIMIT_OTP_ATTEMPTS, 5, 1, 'RATE_LIMIT_OTP_ATTEMPTS'),
       providerNotifications: intAtLeast(env.RATE_LIMIT_PROVIDER_NOTIFICATIONS, 10, 1, 'RATE_LIMIT_PROVIDER_NOTIFICATIONS'),

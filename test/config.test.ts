@@ -53,11 +53,11 @@ describe('loadConfig', () => {
   it('reads the hardening settings (issue 12)', () => {
     const d = loadConfig({});
     assert.deepEqual(d.callbackAllowedPrivateHosts, []);
-    assert.deepEqual(d.rateLimits, { enabled: true, windowSeconds: 60, authFailures: 30, hostedFields: 120, otpAttempts: 5, providerNotifications: 10 });
+    assert.deepEqual(d.rateLimits, { enabled: true, windowSeconds: 60, authFailures: 30, keyFailures: 1000, hostedFields: 120, otpAttempts: 5, providerNotifications: 10 });
     assert.equal(d.production, false);
-    const c = loadConfig({ CALLBACK_ALLOWED_PRIVATE_HOSTS: ' 10.0.0.5, cb.lan ,', RATE_LIMITS: 'off', RATE_LIMIT_WINDOW_SECONDS: '10', RATE_LIMIT_AUTH_FAILURES: '3', RATE_LIMIT_HOSTED_FIELDS: '7', RATE_LIMIT_OTP_ATTEMPTS: '2', RATE_LIMIT_PROVIDER_NOTIFICATIONS: '4' });
+    const c = loadConfig({ CALLBACK_ALLOWED_PRIVATE_HOSTS: ' 10.0.0.5, cb.lan ,', RATE_LIMITS: 'off', RATE_LIMIT_WINDOW_SECONDS: '10', RATE_LIMIT_AUTH_FAILURES: '3', RATE_LIMIT_KEY_FAILURES: '40', RATE_LIMIT_HOSTED_FIELDS: '7', RATE_LIMIT_OTP_ATTEMPTS: '2', RATE_LIMIT_PROVIDER_NOTIFICATIONS: '4' });
     assert.deepEqual(c.callbackAllowedPrivateHosts, ['10.0.0.5', 'cb.lan']);
-    assert.deepEqual(c.rateLimits, { enabled: false, windowSeconds: 10, authFailures: 3, hostedFields: 7, otpAttempts: 2, providerNotifications: 4 });
+    assert.deepEqual(c.rateLimits, { enabled: false, windowSeconds: 10, authFailures: 3, keyFailures: 40, hostedFields: 7, otpAttempts: 2, providerNotifications: 4 });
     const demo = loadConfig({ DEMO_NOTIFICATION_URL: 'http://localhost:3000/cb' });
     assert.deepEqual([demo.callbackAllowedPrivateHosts, demo.callbackAllowedUrls], [[], ['http://localhost:3000/cb']]);
     assert.throws(() => loadConfig({ RATE_LIMIT_AUTH_FAILURES: '0' }), /RATE_LIMIT_AUTH_FAILURES must be at least 1/);

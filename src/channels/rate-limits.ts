@@ -1,7 +1,8 @@
 /**
  * The rate limits on the wire: routes of LIMITED_ROUTES count every request; failed authentications are
- * counted per client IP and merchant key, and a client over the limit gets 429 (D3 body, Retry-After) on every
- * authenticated channel until the window ends.
+ * counted per client IP and per (IP, merchant key), and a client over the limit gets 429 (D3 body, Retry-After)
+ * on every authenticated channel until the window ends. Per merchant key they only slow the failures down past
+ * a much higher count (domain/rate-limits.ts AUTH_FAILURES says why).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RateLimiter } from '../services/rate-limiter.ts';
@@ -14,9 +15,12 @@ function merchantKeyOf(body: unknown): string | undefined {
   return typeof key === 'string' && key !== '' ? key : undefined;
 }
 
-function authBuckets(req: FastifyRequest): string[] {
+/** The buckets a failed authentication counts in: those that block (IP; IP and key) and the key's own. */
+function authBuckets(req: FastifyRequest): { blocking: string[]; key?: string } {
   const key = merchantKeyOf(req.body);
-  return [bucketName('authFailures', 'ip', req.ip), ...(key ? [bucketName('authFailures', 'merchant', key)] : [])];
+  const ip = bucketName('authFailures', 'ip', req.ip);
+  if (!key) return { blocking: [ip] };
+  return { blocking: [ip, bucketName('authFailures', 'ip-key', `${req.ip} ${key}`)], key: bucketName('keyFailures', 'merchant', key) };
 }
 
 export function installRateLimits(app: FastifyInstance, limiter: RateLimiter | undefined): void {
@@ -29,10 +33,14 @@ export function installRateLimits(app: FastifyInstance, limiter: RateLimiter | u
       await limiter.consume(rule.limit, rule.by, subject);
     }
   });
-  // After the body is parsed: a merchant key over its failure limit is refused before anything else runs.
-  app.addHook('preHandler', async (req) => limiter.throwIfBlocked(authBuckets(req)));
+  // After the body is parsed: this IP, over its failure limit for this merchant key, is refused before anything else runs.
+  app.addHook('preHandler', async (req) => limiter.throwIfBlocked(authBuckets(req).blocking));
   app.addHook('onSend', async (req, _reply, payload) => {
-    if (req.answeredError && AUTH_FAILURES.has(req.answeredError)) await limiter.recordFailures('authFailures', authBuckets(req));
+    if (req.answeredError && AUTH_FAILURES.has(req.answeredError)) {
+      const buckets = authBuckets(req);
+      await limiter.recordFailures('authFailures', buckets.blocking);
+      if (buckets.key) await limiter.recordAndSlowDown(buckets.key, limiter.keyFailureThreshold);
+    }
     return payload;
   });
 }

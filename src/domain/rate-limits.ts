@@ -4,7 +4,7 @@
  */
 import { ERRORS, type ErrorSpec } from './errors.ts';
 
-export type LimitName = 'authFailures' | 'hostedFields' | 'otpAttempts' | 'providerNotifications';
+export type LimitName = 'authFailures' | 'keyFailures' | 'hostedFields' | 'otpAttempts' | 'providerNotifications';
 
 /** What a counted request is counted by: the client IP, or the payment its path names. */
 export type Subject = 'ip' | 'payment';
@@ -22,8 +22,11 @@ export const LIMITED_ROUTES: Readonly<Record<string, readonly { limit: LimitName
 };
 
 /**
- * Answers that mean a failed authentication: counted per client IP and per merchant key, and once over the
- * limit every authenticated channel answers 429 to that IP or key until the window ends.
+ * Answers that mean a failed authentication (issue 25, item 3). Counted per client IP and per (IP, merchant key)
+ * pair: once over RATE_LIMIT_AUTH_FAILURES every authenticated channel answers 429 to that IP, or to that IP for
+ * that key, until the window ends. Per key alone they are counted too, but a key is never blocked (anyone can
+ * name it, so blocking it would lock its merchant out): past RATE_LIMIT_KEY_FAILURES its failed answers are
+ * only slowed down (slowDownMs), and a correctly signed request goes through as ever.
  */
 export const AUTH_FAILURES: ReadonlySet<ErrorSpec> = new Set<ErrorSpec>([
   ERRORS.hashInvalid, ERRORS.merchantNotFound, ERRORS.sessionTokenInvalid, ERRORS.sessionTokenForbidden, ERRORS.adminUnauthorized,
@@ -44,6 +47,20 @@ export function windowAt(now: Date, windowSeconds: number): Window {
 /** Whole seconds until the window ends, at least 1 (the Retry-After value). */
 export function retryAfterSeconds(now: Date, end: Date): number {
   return Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000));
+}
+
+/** Failures that cost nothing yet: a mistyped password or two must not slow anyone down. */
+export const SIGN_IN_FREE_FAILURES = 5;
+const FIRST_DELAY_MS = 250;
+const MAX_DELAY_MS = 8_000;
+
+/**
+ * Growing delays instead of a lock (issue 25, items 3 and 12): none up to `free` failures in the window, then
+ * 250 ms doubling with each further failure, at most 8 s. The right password or hash still goes through.
+ */
+export function slowDownMs(failures: number, free: number): number {
+  const over = failures - free;
+  return over <= 0 ? 0 : Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** Math.min(over - 1, 16));
 }
 
 export const bucketName = (limit: LimitName, by: string, subject: string): string => `${limit}:${by}:${subject.slice(0, 255)}`;

@@ -9,7 +9,8 @@ import type { Database } from '../store/database.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { RateLimitConfig } from '../config.ts';
 import { GatewayError, ERRORS } from '../domain/errors.ts';
-import { bucketName, retryAfterSeconds, windowAt, type LimitName } from '../domain/rate-limits.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { bucketName, retryAfterSeconds, slowDownMs, windowAt, type LimitName } from '../domain/rate-limits.ts';
 
 export class RateLimited extends GatewayError {
   constructor(readonly retryAfter: number) {
@@ -50,20 +51,48 @@ export class RateLimiter {
     }
   }
 
-  /** Counts a failure against each bucket (authentication failures). */
+  /** Counts a failure against each bucket (authentication failures); past the limit each is blocked. */
   async recordFailures(limit: LimitName, buckets: readonly string[]): Promise<void> {
     if (!this.enabled) return;
     for (const bucket of buckets) await this.hit(bucket, this.deps.config[limit]);
   }
 
-  private async hit(bucket: string, max: number): Promise<void> {
+  /**
+   * Counts a failure that may slow down but never blocks (a merchant key anyone can name, an operator account),
+   * and waits as long as slowDownMs says for that many failures past `free`.
+   */
+  async recordAndSlowDown(bucket: string, free: number): Promise<void> {
+    if (!this.enabled) return;
+    await this.wait(slowDownMs(await this.hit(bucket, Number.POSITIVE_INFINITY), free));
+  }
+
+  /** Waits as long as the most-failed of the buckets (this window) calls for, counting nothing. */
+  async slowDown(buckets: readonly string[], free: number): Promise<void> {
+    if (!this.enabled || buckets.length === 0) return;
+    const window = windowAt(this.deps.clock.now(), this.deps.config.windowSeconds);
+    const [row] = await this.deps.db.query<{ hits: number | null }>(
+      'SELECT max(hits) AS hits FROM rate_limit_counters WHERE bucket = ANY($1::text[]) AND window_start = $2', [buckets, window.start]);
+    await this.wait(slowDownMs(Number(row?.hits ?? 0), free));
+  }
+
+  get keyFailureThreshold(): number {
+    return this.deps.config.keyFailures;
+  }
+
+  private async wait(ms: number): Promise<void> {
+    if (ms > 0) await sleep(ms);
+  }
+
+  private async hit(bucket: string, max: number): Promise<number> {
     const now = this.deps.clock.now();
     const window = windowAt(now, this.deps.config.windowSeconds);
     const [row] = await this.deps.db.query<{ hits: number }>(
       `INSERT INTO rate_limit_counters (bucket, window_start, hits, expires_at) VALUES ($1, $2, 1, $3)
        ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1 RETURNING hits`,
       [bucket, window.start, window.end]);
-    if ((row?.hits ?? 0) > max) this.blocked.set(bucket, window.end.getTime());
+    const hits = Number(row?.hits ?? 0);
+    if (hits > max) this.blocked.set(bucket, window.end.getTime());
     if (Math.random() * CLEANUP_ONE_IN < 1) await this.deps.db.query('DELETE FROM rate_limit_counters WHERE expires_at < $1', [now]);
+    return hits;
   }
 }

@@ -16,7 +16,7 @@ import { keyringFromEnv } from '../../src/store/card-vault.ts';
 import { createLogger } from '../../src/logger.ts';
 import { assertD3 } from './support.ts';
 
-const LIMITS = { enabled: true, windowSeconds: 60, authFailures: 3, hostedFields: 5, otpAttempts: 2, providerNotifications: 3 };
+const LIMITS = { enabled: true, windowSeconds: 60, authFailures: 3, keyFailures: 6, hostedFields: 5, otpAttempts: 2, providerNotifications: 3 };
 
 for (const { kind, skip } of await storeKinds()) {
   describe(`Rate limits (${kind})`, { skip }, () => {
@@ -64,12 +64,28 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal((await status(secondUrl, ip)).status, 400, 'the next window lets the IP in again (Payment does not exist)');
     });
 
-    it('blocks a merchant key after failures from many IPs', async () => {
+    it('never blocks a merchant key others fail with (issue 25, item 3): its signed requests go on, failures past the key threshold slow down', async () => {
       clock.advance(60_000);
       const other = await t.addMerchant();
-      for (let i = 0; i < 4; i++) assert.equal((await status(t.baseUrl, `203.0.113.${i + 1}`, other.key, 'wrong')).status, 401);
-      await expect429(await status(t.baseUrl, '203.0.113.99', other.key, other.password));
-      assert.equal((await status(t.baseUrl, '203.0.113.99')).status, 400, 'another merchant from the same IP goes on');
+      const failFrom = async (i: number) => {
+        const started = Date.now();
+        assert.equal((await status(t.baseUrl, `203.0.113.${i}`, other.key, 'wrong')).status, 401);
+        return Date.now() - started;
+      };
+      // Six failures from six addresses: up to the key threshold, no delay; then 250, 500 and 1000 ms.
+      for (let i = 1; i <= 8; i++) await failFrom(i);
+      assert.ok(await failFrom(9) >= 990, 'the 9th failure naming the key waits a second');
+      const started = Date.now();
+      assert.equal((await status(t.baseUrl, '203.0.113.99', other.key, other.password)).status, 400, 'the merchant, correctly signed, goes on (Payment does not exist)');
+      assert.ok(Date.now() - started < 500, 'and is not slowed down');
+    });
+
+    it('blocks an address for a key it failed with, not the key for other addresses (issue 25, item 3)', async () => {
+      clock.advance(60_000);
+      const other = await t.addMerchant();
+      for (let i = 0; i < 4; i++) assert.equal((await status(t.baseUrl, '203.0.113.50', other.key, 'wrong')).status, 401);
+      await expect429(await status(t.baseUrl, '203.0.113.50', other.key, other.password));
+      assert.equal((await status(t.baseUrl, '203.0.113.51', other.key, other.password)).status, 400, 'the merchant from its own address goes on');
     });
 
     it('limits hosted-fields collection per IP', async () => {

@@ -2,14 +2,15 @@
  * The console's sign-in (issue 14): `POST /admin/v1/session` with an operator user's e-mail and password sets
  * the session cookie (HttpOnly, SameSite=Strict, Secure over TLS and always in production) and answers the CSRF token the console sends
  * in `X-CSRF-Token` on every write; `GET` answers the current session (the console reloading), `DELETE` signs
- * out. Failed sign-ins count against the authentication-failure limit per client IP and per e-mail.
+ * out. Failed sign-ins count against the authentication-failure limit per client IP, and slow down further
+ * sign-ins per e-mail and per IP with growing delays (never a lock on the account).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { PERMISSIONS, permissionsOf } from '../../domain/admin-roles.ts';
 import { IDLE_TIMEOUT_MS, sessionCookie } from '../../domain/console-session.ts';
-import { bucketName } from '../../domain/rate-limits.ts';
+import { SIGN_IN_FREE_FAILURES, bucketName } from '../../domain/rate-limits.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { signIn, signOut } from '../../services/admin/console-sessions.ts';
 import { findOperatorUser } from '../../services/queries/operators.ts';
@@ -64,8 +65,10 @@ export function registerAdminSessionRoutes(app: FastifyInstance, ctx: ServiceCon
       body: SignInBody, response: responses({ 201: Session }, [400]),
     },
   }, async (req, reply) => {
-    const byEmail = [bucketName('authFailures', 'email', req.body.email.toLowerCase())];
-    ctx.rateLimiter?.throwIfBlocked(byEmail);
+    // Issue 25, item 12: no lock on an account (anyone could lock admin@localhost out): every sign-in waits as
+    // its account's and address's failures this window call for, the right password then goes through.
+    const byEmail = bucketName('authFailures', 'email', req.body.email.toLowerCase());
+    await ctx.rateLimiter?.slowDown([byEmail, bucketName('authFailures', 'sign-in-ip', req.ip)], SIGN_IN_FREE_FAILURES);
     const now = ctx.clock.now();
     try {
       const session = await signIn(ctx.db, req.body.email, req.body.password, now);
@@ -73,7 +76,10 @@ export function registerAdminSessionRoutes(app: FastifyInstance, ctx: ServiceCon
       reply.header('cache-control', 'no-store');
       return reply.code(201).send(await present(ctx, session.userId, session.csrfToken, session.expiresAt));
     } catch (err) {
-      if (err instanceof GatewayError) await ctx.rateLimiter?.recordFailures('authFailures', byEmail);
+      if (err instanceof GatewayError) {
+        await ctx.rateLimiter?.recordAndSlowDown(byEmail, Number.POSITIVE_INFINITY);
+        await ctx.rateLimiter?.recordAndSlowDown(bucketName('authFailures', 'sign-in-ip', req.ip), Number.POSITIVE_INFINITY);
+      }
       throw err;
     }
   });

@@ -1,0 +1,58 @@
+/**
+ * Issue 25, item 12: failed console sign-ins no longer lock an account (anyone could lock admin@localhost out
+ * with 31 guesses a minute). Each account and each address gets growing delays past five failures in the
+ * window; the right password still signs in. The address's hard limit (RATE_LIMIT_AUTH_FAILURES) stays.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { storeKinds } from '../support/stores.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { adminClient } from '../admin/support.ts';
+
+const ADMIN = 'sign-in-slowdown-admin-token';
+const PASSWORD = 'correct horse battery staple';
+
+for (const { kind, skip } of await storeKinds()) {
+  describe(`console sign-in: delays, not a lock (${kind})`, { skip }, () => {
+    let t: TestGateway;
+    before(async () => {
+      t = await startTestGateway(kind, { adminToken: ADMIN, rateLimits: { enabled: true, authFailures: 20, windowSeconds: 60 } });
+      for (const email of ['victim@example.com', 'other@example.com']) {
+        const res = await adminClient(t.baseUrl, ADMIN)('POST', '/admin/v1/users', { email, role: 'admin', password: PASSWORD });
+        assert.equal(res.status, 201, res.text);
+      }
+    });
+    after(() => t?.close());
+
+    /** A sign-in from `ip`: its status and how long it took. */
+    async function signIn(email: string, password: string, ip: string): Promise<{ status: number; ms: number }> {
+      const started = Date.now();
+      const res = await fetch(`${t.baseUrl}/admin/v1/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': ip, origin: t.baseUrl },
+        body: JSON.stringify({ email, password }),
+      });
+      await res.arrayBuffer();
+      return { status: res.status, ms: Date.now() - started };
+    }
+
+    it('an account guessed at from many addresses slows down, and its owner still signs in', async () => {
+      // Nine failures, each from its own address: free up to five, then 250, 500, 1000 ms before each of the next.
+      for (let i = 1; i <= 9; i++) assert.equal((await signIn('victim@example.com', 'guess', `198.51.100.${i}`)).status, 401);
+      const owner = await signIn('victim@example.com', PASSWORD, '192.0.2.200');
+      assert.equal(owner.status, 201, 'the right password is never refused');
+      assert.ok(owner.ms >= 1990, `the owner waited ${owner.ms} ms (2 s after nine failures)`);
+      const other = await signIn('other@example.com', PASSWORD, '192.0.2.201');
+      assert.ok(other.ms < 1500, `another account waited ${other.ms} ms`);
+    });
+
+    it('an address guessing at many accounts slows down; other addresses do not', async () => {
+      for (let i = 1; i <= 9; i++) assert.equal((await signIn(`nobody${i}@example.com`, 'guess', '203.0.113.77')).status, 401);
+      const guesser = await signIn('nobody10@example.com', 'guess', '203.0.113.77');
+      assert.ok(guesser.ms >= 1990, `the guessing address waited ${guesser.ms} ms`);
+      const elsewhere = await signIn('other@example.com', PASSWORD, '203.0.113.78');
+      assert.equal(elsewhere.status, 201);
+      assert.ok(elsewhere.ms < 1500, `another address waited ${elsewhere.ms} ms`);
+    });
+  });
+}
