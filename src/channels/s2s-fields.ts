@@ -19,6 +19,11 @@ export const FreeForm = Type.Record(Type.String(), Type.Unknown());
 /** What every request carries: the action, the merchant's key, the signature. */
 export const base = { action: text(64), client_key: text(255), hash: text(128) };
 
+/** The payment an answer names (answers are documented only: the actions build their bodies). */
+export const answeredPayment = { order_id: Type.String(), trans_id: Type.String() };
+/** What a payment's answer adds when it has them: the amount and currency concerned, why it was declined. */
+export const answeredAmount = { amount: Type.Optional(Type.String()), currency: Type.Optional(Type.String()), decline_reason: Type.Optional(Type.String()) };
+
 /** A person's fields, all optional, at the limits the forms share; a form may require or narrow one. */
 const PERSON = {
   first_name: optional(32), last_name: optional(32), middle_name: optional(32), birth_date: Type.Optional(Type.String({ format: 'date' })),

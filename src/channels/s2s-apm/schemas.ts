@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { MESSAGES } from '../../domain/errors.ts';
-import { Amount, base, Currency, Email, FreeForm, Ip, optional, person, text, Url } from '../s2s-fields.ts';
+import { Amount, answeredAmount, answeredPayment, base, Currency, Email, FreeForm, Ip, optional, person, text, Url } from '../s2s-fields.ts';
 
 const order = {
   channel_id: optional(16),
@@ -68,13 +68,10 @@ export const ApmAnswer = Type.Object({
   action: Type.String(),
   result: Type.Union(['SUCCESS', 'DECLINED', 'REDIRECT', 'ACCEPTED', 'UNDEFINED'].map((v) => Type.Literal(v))),
   status: Type.Optional(Type.String()),
-  order_id: Type.String(),
-  trans_id: Type.String(),
+  ...answeredPayment,
   trans_date: Type.Optional(Type.String()),
   descriptor: Type.Optional(Type.String()),
-  amount: Type.Optional(Type.String()),
-  currency: Type.Optional(Type.String()),
-  decline_reason: Type.Optional(Type.String()),
+  ...answeredAmount,
   redirect_url: Type.Optional(Type.String()),
   redirect_params: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Array(Type.Never(), { maxItems: 0 })], { description: '[] when empty; the QR method adds qr_code (Base64)' })),
   redirect_method: Type.Optional(Type.String()),

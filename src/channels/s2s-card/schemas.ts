@@ -5,7 +5,7 @@
  */
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { MESSAGES } from '../../domain/errors.ts';
-import { Amount, base, Currency, Email, FreeForm, Ip, optional, person, text, Url } from '../s2s-fields.ts';
+import { Amount, answeredAmount, answeredPayment, base, Currency, Email, FreeForm, Ip, optional, person, text, Url } from '../s2s-fields.ts';
 
 const YesNo = Type.Optional(Type.String({ pattern: '^[YN]$', errorMessage: MESSAGES.notChoice }));
 
@@ -179,17 +179,14 @@ export const PaymentAnswer = Type.Object({
   action: Type.String(),
   result: Result('SUCCESS', 'DECLINED', 'REDIRECT', 'UNDEFINED'),
   status: S2sStatus,
-  order_id: Type.String(),
-  trans_id: Type.String(),
+  ...answeredPayment,
   trans_date: WireDate,
   descriptor: Type.String(),
   recurring_token: Type.Optional(Type.String()),
   schedule_id: Type.Optional(Type.String()),
   first_recurring_date: Type.Optional(Type.String()),
   card_token: Type.Optional(Type.String({ description: 'with req_token=Y' })),
-  amount: Type.Optional(Type.String()),
-  currency: Type.Optional(Type.String()),
-  decline_reason: Type.Optional(Type.String()),
+  ...answeredAmount,
   redirect_url: Type.Optional(Type.String({ description: '3-D Secure or provider page' })),
   redirect_params: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Array(Type.Object({ name: Type.String(), value: Type.String() }))], { description: 'an object on /post; a [{name, value}] list on /v2/post; [] when empty' })),
   redirect_method: Type.Optional(Result('POST', 'GET')),
@@ -199,23 +196,19 @@ export const FollowUpAnswer = Type.Object({
   action: Result('CAPTURE', 'VOID'),
   result: Result('SUCCESS', 'DECLINED', 'UNDEFINED'),
   status: S2sStatus,
-  order_id: Type.String(),
-  trans_id: Type.String(),
+  ...answeredPayment,
   trans_date: WireDate,
   descriptor: Type.Optional(Type.String()),
-  amount: Type.Optional(Type.String()),
-  currency: Type.Optional(Type.String()),
-  decline_reason: Type.Optional(Type.String()),
+  ...answeredAmount,
 }, { title: 'CAPTURE or VOID answer' });
 
-export const AcceptedAnswer = Type.Object({ action: Type.String(), result: Type.Literal('ACCEPTED'), order_id: Type.String(), trans_id: Type.String() }, { title: 'CREDITVOID or RETRY answer (outcome by callback)' });
+export const AcceptedAnswer = Type.Object({ action: Type.String(), result: Type.Literal('ACCEPTED'), ...answeredPayment }, { title: 'CREDITVOID or RETRY answer (outcome by callback)' });
 
 export const StatusAnswer = Type.Object({
   action: Type.String(),
   result: Type.Literal('SUCCESS'),
   status: S2sStatus,
-  order_id: Type.String(),
-  trans_id: Type.String(),
+  ...answeredPayment,
   decline_reason: Type.Optional(Type.String()),
   recurring_token: Type.Optional(Type.String()),
   schedule_id: Type.Optional(Type.String()),
