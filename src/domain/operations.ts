@@ -35,26 +35,11 @@ export interface OperationRule {
 }
 
 export const OPERATIONS = {
-  purchase: {
-    intent: 'sale', holdable: true, authTxType: 'byIntent', finalTxType: 'sale', payout: false, tokenizesCard: false,
-    stepCallback: false, recurring: false, chargedAs: 'recurring', reversedWhenSettled: false, wallets: true,
-  },
-  debit: {
-    intent: 'sale', holdable: false, authTxType: 'byIntent', finalTxType: 'debit', payout: false, tokenizesCard: true,
-    stepCallback: true, recurring: false, chargedAs: 'recurring_debit', reversedWhenSettled: true, wallets: false,
-  },
-  credit: {
-    intent: 'payout', holdable: false, authTxType: 'byIntent', finalTxType: 'credit', payout: true, tokenizesCard: false,
-    stepCallback: false, recurring: false, chargedAs: 'recurring', reversedWhenSettled: false, wallets: false,
-  },
-  recurring: {
-    intent: 'sale', holdable: true, authTxType: 'recurring', finalTxType: 'recurring', payout: false, tokenizesCard: false,
-    stepCallback: false, recurring: true, chargedAs: 'recurring', reversedWhenSettled: false, wallets: false,
-  },
-  recurring_debit: {
-    intent: 'sale', holdable: false, authTxType: 'recurring', finalTxType: 'recurring', payout: false, tokenizesCard: false,
-    stepCallback: false, recurring: true, chargedAs: 'recurring_debit', reversedWhenSettled: false, wallets: false,
-  },
+  purchase:        { intent: 'sale',   holdable: true,  authTxType: 'byIntent',  finalTxType: 'sale',      payout: false, tokenizesCard: false, stepCallback: false, recurring: false, chargedAs: 'recurring',       reversedWhenSettled: false, wallets: true },
+  debit:           { intent: 'sale',   holdable: false, authTxType: 'byIntent',  finalTxType: 'debit',     payout: false, tokenizesCard: true,  stepCallback: true,  recurring: false, chargedAs: 'recurring_debit', reversedWhenSettled: true,  wallets: false },
+  credit:          { intent: 'payout', holdable: false, authTxType: 'byIntent',  finalTxType: 'credit',    payout: true,  tokenizesCard: false, stepCallback: false, recurring: false, chargedAs: 'recurring',       reversedWhenSettled: false, wallets: false },
+  recurring:       { intent: 'sale',   holdable: true,  authTxType: 'recurring', finalTxType: 'recurring', payout: false, tokenizesCard: false, stepCallback: false, recurring: true,  chargedAs: 'recurring',       reversedWhenSettled: false, wallets: false },
+  recurring_debit: { intent: 'sale',   holdable: false, authTxType: 'recurring', finalTxType: 'recurring', payout: false, tokenizesCard: false, stepCallback: false, recurring: true,  chargedAs: 'recurring_debit', reversedWhenSettled: false, wallets: false },
 } as const satisfies Readonly<Record<string, OperationRule>>;
 
 export type Operation = keyof typeof OPERATIONS;
