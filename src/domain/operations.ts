@@ -79,6 +79,8 @@ export const finalTxType = (operation: Operation): AttemptTxType => rule(operati
 export const isPayout = (operation: Operation): boolean => rule(operation).payout;
 export const isHoldable = (operation: Operation): boolean => rule(operation).holdable;
 export const tokenizesCard = (operation: Operation): boolean => rule(operation).tokenizesCard;
+/** A card gets a card_token when the merchant asks for one (req_token) or its operation always tokenizes (a debit). */
+export const issuesCardToken = (operation: Operation, asked: boolean): boolean => asked || rule(operation).tokenizesCard;
 export const hasStepCallback = (operation: Operation): boolean => rule(operation).stepCallback;
 export const isRecurring = (operation: Operation): boolean => rule(operation).recurring;
 export const chargedAs = (operation: Operation): 'recurring' | 'recurring_debit' => rule(operation).chargedAs;

@@ -8,7 +8,7 @@ import type { ServiceContext } from './context.ts';
 import type { Merchant } from '../domain/model/merchant.ts';
 import type { Mid } from '../domain/model/mid.ts';
 import type { PayerInfo } from '../domain/model/payment.ts';
-import { createAndAuthorize, tokenSource, type CardSource, type PaymentStep } from './attempt/index.ts';
+import { createAndAuthorize, resolveSource, type PaymentStep } from './attempt/index.ts';
 import type { Money } from '../domain/money.ts';
 import { newId } from '../domain/ids.ts';
 
@@ -34,16 +34,11 @@ export function splitHolder(holder: string | null | undefined): { firstName?: st
  */
 export async function creditCard(ctx: ServiceContext, input: CardCreditInput): Promise<PaymentStep> {
   const { merchant, order } = input;
-  let source: CardSource;
-  let fromToken: { firstName?: string; lastName?: string } = {};
-  if (input.card.kind === 'token') {
-    // Resolved before anything is written: an unknown token leaves no payment behind.
-    const stored = await tokenSource(ctx, merchant.id, input.card.token);
-    source = stored.source;
-    fromToken = splitHolder(stored.holder);
-  } else {
-    source = { kind: 'transient', card: { pan: input.card.pan, expMonth: '', expYear: '' } };
-  }
+  // Resolved before anything is written: an unknown token leaves no payment behind.
+  const { source, holder } = await resolveSource(ctx, merchant, input.mids, input.card.kind === 'token'
+    ? { kind: 'token', token: input.card.token }
+    : { kind: 'card', card: { pan: input.card.pan, expMonth: '', expYear: '' }, keep: false });
+  const fromToken = splitHolder(holder);
   const firstName = input.payee.firstName ?? fromToken.firstName;
   const lastName = input.payee.lastName ?? fromToken.lastName;
   const name = [firstName, lastName].filter(Boolean).join(' ');

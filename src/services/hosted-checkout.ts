@@ -13,11 +13,10 @@ import { cardOnFileOf } from './recurring/card-on-file.ts';
 import type { Consent } from '../domain/recurring-consent.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import { intentOf, isPayout, payinIntent, takesWallets, tokenizesCard } from '../domain/operations.ts';
-import { authorizeCard, completeChallenge, tokenSource, type PaymentStep, type CardSource } from './attempt/index.ts';
+import { intentOf, isPayout, issuesCardToken, payinIntent, takesWallets } from '../domain/operations.ts';
+import { authorizeCard, completeChallenge, resolveSource, type PaymentStep, type SourceRequest } from './attempt/index.ts';
 import { returnQuery, withQuery } from './callbacks/checkout-callback.ts';
 import { sessionPaymentDetails } from './checkout-sessions.ts';
-import { resolveWalletPayment } from './wallets/wallet-payments.ts';
 import type { WalletName } from '../domain/wallets/wallet-flow.ts';
 import { splitHolder } from './card-credit.ts';
 
@@ -84,7 +83,7 @@ export async function payByCard(ctx: ServiceContext, state: Extract<SessionState
   const intent = intentOf({ operation: session.operation, auth: session.request.auth });
   const consent = consentTerms(session, form.recurringConsent);
   const details: PaymentDetails = { ...consent?.details, ...(browser && Object.keys(browser).length > 0 ? { browser } : {}) };
-  const { source, holder } = await cardSource(ctx, merchant, session, form);
+  const { source, holder } = await resolveSource(ctx, merchant, state.mids, sourceRequest(session, form));
   const typed = payerFrom(form);
   return authorizeCard(ctx, {
     merchant,
@@ -92,7 +91,8 @@ export async function payByCard(ctx: ServiceContext, state: Extract<SessionState
     payment,
     source,
     intent,
-    tokenize: tokenizesCard(session.operation) || session.request.reqToken || (session.request.recurringInit && consent?.recurring !== false),
+    // The S2S rule (services/s2s-card/card-payments.ts cardTerms), and a chain the payer agreed to starts with a token.
+    tokenize: issuesCardToken(session.operation, session.request.reqToken) || (session.request.recurringInit && consent?.recurring !== false),
     payer: { ...(isPayout(session.operation) ? payeeNames(payment.payer, typed.name ?? holder) : typed), ...withoutName(typed, session.operation), ...seenIp(payment.payer, payerIp) },
     // The page's browser details go to the connector (3-D Secure) and back in browser_* where enabled.
     ...(Object.keys(details).length > 0 ? { details } : {}),
@@ -116,19 +116,20 @@ export async function payByWallet(
   // A wallet's sheet asks no recurring consent: where the merchant requires one, the payment is made once.
   const consent = consentTerms(session, undefined);
   const recurring = session.request.recurringInit && consent?.recurring !== false;
-  const use = await resolveWalletPayment(ctx, merchant, state.mids, {
-    wallet, paymentToken, intent, ask: { hold: intent === 'auth', recurring, cardToken: session.request.reqToken },
-    ...(pagePayer.name ?? payment.payer.name ? { holder: pagePayer.name ?? payment.payer.name } : {}),
+  const holder = pagePayer.name ?? payment.payer.name;
+  const resolved = await resolveSource(ctx, merchant, state.mids, {
+    kind: 'wallet',
+    request: { wallet, paymentToken, intent, ask: { hold: intent === 'auth', recurring, cardToken: session.request.reqToken }, ...(holder ? { holder } : {}) },
   });
   return authorizeCard(ctx, {
     merchant,
     mids: state.mids,
     payment,
-    source: { kind: 'wallet', use },
+    source: resolved.source,
     intent,
     tokenize: session.request.reqToken || recurring,
     payer: { ...pagePayer, ...seenIp(payment.payer, payerIp) },
-    details: { ...consent?.details, wallet: { name: wallet, flow: use.flow, ...(use.card ? { authMethod: use.card.authMethod } : {}) } },
+    details: { ...consent?.details, ...resolved.details },
   });
 }
 
@@ -168,12 +169,12 @@ export function seenIp(payer: PayerInfo, payerIp: string | undefined): PayerInfo
  * The card of the attempt: typed in full, or the session's card_token. A payout by card_token asks the payer
  * for MM/YY only, and that typed expiry is the one used.
  */
-async function cardSource(ctx: ServiceContext, merchant: Merchant, session: Session, form: CardForm): Promise<{ source: CardSource; holder?: string | null }> {
+function sourceRequest(session: Session, form: CardForm): SourceRequest {
   const card = form.card;
   if (!card) throw GatewayError.field('card_number', 'This value should not be blank.');
-  if (card.number) return { source: { kind: 'card', card: { pan: card.number, expMonth: card.expMonth, expYear: card.expYear, cvv: card.cvv, holder: card.holder } } };
+  if (card.number) return { kind: 'card', keep: true, card: { pan: card.number, expMonth: card.expMonth, expYear: card.expYear, cvv: card.cvv, holder: card.holder } };
   const typed = isPayout(session.operation) && card.expMonth && card.expYear ? { expiry: { expMonth: card.expMonth, expYear: card.expYear } } : {};
-  return tokenSource(ctx, merchant.id, session.request.cardTokens?.[0], typed);
+  return { kind: 'token', token: session.request.cardTokens?.[0], ...typed };
 }
 
 function payerFrom(form: CardForm): PayerInfo {

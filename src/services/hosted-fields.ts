@@ -25,7 +25,7 @@ import { cardBrand, cardNumberAccepted, cvvValid, isExpired, normalizePan, parse
 import { formatAmount, parseAmount } from '../domain/money.ts';
 import { GatewayError, MESSAGES, type ErrorName, type FieldError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import { intentOf, isHoldable, tokenizesCard } from '../domain/operations.ts';
+import { intentOf, isHoldable, issuesCardToken } from '../domain/operations.ts';
 import { Secret } from '../domain/secret.ts';
 
 /** How long a collected CVV waits for the processing call. */
@@ -260,7 +260,7 @@ export async function processHostedFields(ctx: ServiceContext, cvvs: CollectedCv
     payment,
     source,
     intent: intentOf({ operation: session.operation, auth: session.request.auth }),
-    tokenize: tokenizesCard(session.operation) || session.request.reqToken || session.request.recurringInit,
+    tokenize: issuesCardToken(session.operation, session.request.reqToken) || session.request.recurringInit,
     payer: payerOf(input),
     details: definedOnly({
       hostedFields: true,

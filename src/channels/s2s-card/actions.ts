@@ -7,14 +7,14 @@ import type { TSchema } from '@sinclair/typebox';
 import { lookups, type ServiceContext } from '../../services/context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Mid } from '../../domain/model/mid.ts';
-import type { Payment, PaymentDetails } from '../../domain/model/payment.ts';
+import type { Payment } from '../../domain/model/payment.ts';
 import { listTransactions } from '../../services/queries/payments.ts';
-import { startCardPayment, paymentByTransId, newestPaymentOfOrder } from '../../services/s2s-card/card-payments.ts';
+import { startCardPayment, startCardPayout, paymentByTransId, newestPaymentOfOrder } from '../../services/s2s-card/card-payments.ts';
 import { capture, refund, reverse, voidPayment } from '../../services/follow-ups.ts';
 import { transHashTerms, isPayout } from '../../services/callbacks/s2s-card-callback.ts';
 import { s2sCard, s2sHash, s2sHashWithRawSuffix, card6_4, type Term, type UpperMode } from '../../domain/signatures.ts';
 import { GatewayError, MESSAGES, type ErrorName, type FieldError } from '../../domain/errors.ts';
-import { formatAmount, parseAmount } from '../../domain/money.ts';
+import { parseAmount } from '../../domain/money.ts';
 import { validateMethodParameters } from '../../domain/methods/validate.ts';
 import { CARD } from '../../domain/methods/card-sets.ts';
 import {
@@ -22,18 +22,13 @@ import {
   RecurringSaleRequest, SaleRequest, ScheduleIdRequest, TransRequest, UpdateScheduleRequest,
   AcceptedAnswer, DetailsAnswer, FollowUpAnswer, PaymentAnswer, ScheduleAnswer, ScheduleInfoAnswer, StatusAnswer,
 } from './schemas.ts';
-import { resolveWalletPayment } from '../../services/wallets/wallet-payments.ts';
-import type { WalletAsk, WalletName } from '../../domain/wallets/wallet-flow.ts';
-import { intentOf, reversedWhenSettled, tokenizesCard, type Intent } from '../../domain/operations.ts';
-import type { CardInput } from '../../services/s2s-card/card-payments.ts';
-import { browserOf, cardInput, cardRules, followUpAmount, merchantRules, money, orderAmountRules, payeeOf, payerOf, scheduleRules, type Loose } from './fields.ts';
+import { reversedWhenSettled } from '../../domain/operations.ts';
+import { cardPaymentRequest, cardPayoutRequest, cardRules, followUpAmount, merchantRules, orderAmountRules, scheduleRules, type Loose } from './fields.ts';
 import {
   acceptedAnswer, detailsAnswer, followUpAnswer, paymentAnswer, scheduleActionAnswer, scheduleInfoAnswer, statusAnswer, type Answer, type Dialect,
 } from './answers.ts';
 import { chainOf, chargeChain, type ChainKind } from '../../services/recurring/recurring-charges.ts';
 import { retryRecurringCharge } from '../../services/recurring/retry.ts';
-import { cardOnFileOf } from '../../services/recurring/card-on-file.ts';
-import { scheduleForRequest } from '../../services/schedules/subscriptions.ts';
 import {
   createSchedule, deleteSchedule, descheduleChain, pauseSchedule, runSchedule, scheduleOf, updateSchedule,
 } from '../../services/schedules/schedules.ts';
@@ -94,74 +89,12 @@ const lookupByTransId = (missing: ErrorName) => (ctx: ServiceContext, m: Merchan
 const defineByTrans = <B extends { trans_id: string }>(spec: Omit<Spec<B, Payment>, 'hashes'>): ActionSpec =>
   define<B, Payment>({ ...spec, hashes: (m, b, p) => [byPayment(m, p), reversedId(m, b.trans_id)] });
 
-/** What SALE and DEBIT keep with the payment for the pages, callbacks and the schedules issue. */
-function cardPaymentDetails(call: Call, b: SaleRequest | DebitRequest, tokenized: boolean): PaymentDetails {
-  const details: PaymentDetails = {
-    termUrl3ds: b.term_url_3ds,
-    linkTarget: b.term_url_target,
-    reqToken: tokenized,
-    recurringInit: b.recurring_init === 'Y',
-    payerPresent: b.payer_present !== 'N',
-    // Callbacks are built without the service context; the 3DS-step callback needs the ACS address.
-    gatewayUrl: call.dialect.baseUrl,
-    noCallbacks: b.callback_url === undefined && !call.merchant.notificationUrl,
-    parameters: b.parameters,
-  };
-  const cof = cardOnFileOf({ storesCard: tokenized || b.recurring_init === 'Y', usesStoredCard: b.card_number === undefined, payerPresent: b.payer_present !== 'N' });
-  if (cof) details.cof = cof;
-  const browser = browserOf(b);
-  if (browser) details.browser = browser;
-  if (b.schedule_id !== undefined) details.schedule_id = b.schedule_id;
-  if (b.schedule_start_date !== undefined) details.schedule_start_date = b.schedule_start_date;
-  if (b.payment_schedule_amount !== undefined) details.payment_schedule_amount = formatAmount(money(b.payment_schedule_amount, b.order_currency).minor, b.order_currency);
-  return details;
-}
-
-/**
- * The card of a SALE or DEBIT: as sent, or the wallet payment its token makes (services/wallets/wallet-payments.ts
- * decides the flow), with what the payment keeps of the wallet.
- */
-async function requestCard(call: Call, b: SaleRequest | DebitRequest, ask: WalletAsk & { keep: boolean; intent: Intent }): Promise<{ card: CardInput; wallet?: PaymentDetails['wallet'] }> {
-  const wallet = 'digital_wallet' in b ? b.digital_wallet as WalletName | undefined : undefined;
-  if (!wallet) return { card: cardInput(b, ask.keep) };
-  const holder = [b.payer_first_name, b.payer_last_name].filter(Boolean).join(' ') || undefined;
-  const use = await resolveWalletPayment(call.ctx, call.merchant, call.mids, {
-    wallet, paymentToken: (b as SaleRequest).payment_token ?? '', intent: ask.intent, ask, ...(holder ? { holder } : {}),
-  });
-  return { card: { kind: 'wallet', use }, wallet: { name: wallet, flow: use.flow, ...(use.card ? { authMethod: use.card.authMethod } : {}) } };
-}
-
+/** SALE and DEBIT: the fields as one typed request, one service call, the answer (card_token when it was asked for, as in the callback). */
 async function cardPayment(call: Call, action: 'SALE' | 'DEBIT', b: SaleRequest | DebitRequest): Promise<Answer> {
-  const { ctx, merchant, mids } = call;
+  const { ctx, merchant } = call;
   merchantRules(merchant, b, ctx.clock.now());
-  const operation = action === 'SALE' ? 'purchase' : 'debit';
-  const intent = intentOf({ operation, auth: 'auth' in b && b.auth === 'Y' });
-  const isWallet = 'digital_wallet' in b && b.digital_wallet !== undefined;
-  const sentCard = b.card_number !== undefined || isWallet;
-  // req_token is ignored when the card is named by card_token; a debit's card always gets a token (6.7.0).
-  const reqToken = b.req_token === 'Y' && sentCard;
-  const tokenize = reqToken || (tokenizesCard(operation) && sentCard);
-  if (b.schedule_id !== undefined) await scheduleForRequest(ctx, merchant.id, b.schedule_id, b.schedule_start_date);
-  const { card, wallet } = await requestCard(call, b, {
-    keep: tokenize || b.recurring_init === 'Y', intent, hold: intent === 'auth', recurring: b.recurring_init === 'Y', cardToken: reqToken,
-  });
-  const details = cardPaymentDetails(call, b, reqToken);
-  if (wallet) details.wallet = wallet;
-  const step = await startCardPayment(ctx, {
-    merchant,
-    mids,
-    operation,
-    intent,
-    order: { id: b.order_id, amount: money(b.order_amount, b.order_currency), description: b.order_description },
-    // A sent card is vaulted only when it must outlive the request: for its token or a recurring chain.
-    card,
-    tokenize,
-    payer: payerOf(b),
-    customData: b.custom_data,
-    callbackUrl: b.callback_url,
-    details,
-  });
-  return paymentAnswer(action, step, merchant, call.dialect, { cardToken: reqToken, amounts: true });
+  const step = await startCardPayment(ctx, cardPaymentRequest(merchant, call.mids, action, b, call.dialect.baseUrl));
+  return paymentAnswer(action, step, merchant, call.dialect, { cardToken: step.payment.details.reqToken === true, amounts: true });
 }
 
 // --- the documents' examples, signed for the demo merchant --------------------------------------------
@@ -233,22 +166,8 @@ const CREDIT2CARD = define<Credit2CardRequest>({
   rules: (f) => [...cardRules(f, ['card_number']), ...cardParameterRules('credit')(f), ...orderAmountRules(f, false)],
   hashes: (m, b) => [formula(m, s2sCard.f5(m.password, cardTerm(b)))],
   async handle(call, b) {
-    const { ctx, merchant, mids } = call;
-    const step = await startCardPayment(ctx, {
-      merchant,
-      mids,
-      operation: 'credit',
-      intent: 'payout',
-      order: { id: b.order_id, amount: money(b.order_amount, b.order_currency), description: b.order_description },
-      // A payout card comes without expiry and is used once: it is not vaulted.
-      card: cardInput(b, false),
-      tokenize: false,
-      payer: payerOf(b),
-      customData: b.custom_data,
-      callbackUrl: b.callback_url,
-      details: { payee: payeeOf(b), parameters: b.parameters, noCallbacks: b.callback_url === undefined && !merchant.notificationUrl },
-    });
-    return paymentAnswer('CREDIT2CARD', step, merchant, call.dialect, { cardToken: false, amounts: false });
+    const step = await startCardPayout(call.ctx, cardPayoutRequest(call.merchant, call.mids, b));
+    return paymentAnswer('CREDIT2CARD', step, call.merchant, call.dialect, { cardToken: false, amounts: false });
   },
   doc: {
     recipe: ['f5'],

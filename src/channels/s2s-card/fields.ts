@@ -4,7 +4,9 @@
  */
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { PayerInfo } from '../../domain/model/payment.ts';
-import type { CardInput } from '../../services/s2s-card/card-payments.ts';
+import type { Mid } from '../../domain/model/mid.ts';
+import type { CardPaymentRequest, CardPayoutRequest, SentCard } from '../../services/s2s-card/card-payments.ts';
+import type { WalletName } from '../../domain/wallets/wallet-flow.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
 import { parseAmount, type Money, type ParseResult } from '../../domain/money.ts';
 import { cardNumberAccepted, isExpired, parseExpiry } from '../../domain/card.ts';
@@ -94,12 +96,17 @@ export function followUpAmount(text: string | undefined, currency: string): bigi
   return parsed.money.minor;
 }
 
-export function cardInput(b: SaleRequest | DebitRequest | Credit2CardRequest, keep: boolean): CardInput {
+/** The card a SALE or DEBIT names: a wallet's payment token, or a card as cardOf reads it. */
+function sentCard(b: SaleRequest | DebitRequest): SentCard {
+  return 'digital_wallet' in b && b.digital_wallet !== undefined ? { kind: 'wallet', wallet: b.digital_wallet as WalletName, paymentToken: b.payment_token ?? '' } : cardOf(b);
+}
+
+/** The card data sent, or the card_token (with a typed CVV) when no card data is sent. */
+function cardOf(b: SaleRequest | DebitRequest | Credit2CardRequest): CardPayoutRequest['card'] {
   if (b.card_number === undefined) return { kind: 'token', token: b.card_token ?? '', ...('card_cvv2' in b && b.card_cvv2 ? { cvv: b.card_cvv2 } : {}) };
   const full = b as SaleRequest;
   return {
     kind: 'card',
-    keep,
     card: {
       pan: b.card_number,
       expMonth: (full.card_exp_month ?? '').padStart(2, '0'),
@@ -107,6 +114,48 @@ export function cardInput(b: SaleRequest | DebitRequest | Credit2CardRequest, ke
       cvv: full.card_cvv2,
       holder: [b.payer_first_name, b.payer_last_name].filter(Boolean).join(' ') || undefined,
     },
+  };
+}
+
+/** The order of a payment request, its amount in minor units. */
+const orderOf = (b: SaleRequest | DebitRequest | Credit2CardRequest) => ({ id: b.order_id, amount: money(b.order_amount, b.order_currency), description: b.order_description });
+
+/** A SALE or DEBIT's validated fields as the one typed request the service takes. */
+export function cardPaymentRequest(merchant: Merchant, mids: readonly Mid[], action: 'SALE' | 'DEBIT', b: SaleRequest | DebitRequest, gatewayUrl: string): CardPaymentRequest {
+  const browser = browserOf(b);
+  return {
+    merchant,
+    mids,
+    operation: action === 'SALE' ? 'purchase' : 'debit',
+    auth: 'auth' in b && b.auth === 'Y',
+    order: orderOf(b),
+    card: sentCard(b),
+    reqToken: b.req_token === 'Y',
+    recurringInit: b.recurring_init === 'Y',
+    payerPresent: b.payer_present !== 'N',
+    payer: payerOf(b),
+    ...(browser ? { browser } : {}),
+    ...(b.schedule_id !== undefined ? {
+      schedule: {
+        id: b.schedule_id,
+        ...(b.schedule_start_date !== undefined ? { startDate: b.schedule_start_date } : {}),
+        ...(b.payment_schedule_amount !== undefined ? { amount: money(b.payment_schedule_amount, b.order_currency) } : {}),
+      },
+    } : {}),
+    parameters: b.parameters,
+    termUrl3ds: b.term_url_3ds,
+    linkTarget: b.term_url_target,
+    customData: b.custom_data,
+    callbackUrl: b.callback_url,
+    gatewayUrl,
+  };
+}
+
+/** A CREDIT2CARD's validated fields as the service's request (a payout card is never a wallet's). */
+export function cardPayoutRequest(merchant: Merchant, mids: readonly Mid[], b: Credit2CardRequest): CardPayoutRequest {
+  return {
+    merchant, mids, order: orderOf(b), card: cardOf(b), payer: payerOf(b), payee: payeeOf(b),
+    parameters: b.parameters, customData: b.custom_data, callbackUrl: b.callback_url,
   };
 }
 

@@ -27,8 +27,8 @@ import { applyOutcome } from './outcome.ts';
 import type { AuthorizationWrite, AuthorizeInput, PaymentStep } from './types.ts';
 
 export type { AuthorizeInput, PaymentStep } from './types.ts';
-export type { CardSource } from './source.ts';
-export { tokenSource } from './source.ts';
+export type { CardSource, SourceRequest } from './source.ts';
+export { resolveSource, tokenSource } from './source.ts';
 export { routeMid } from './route.ts';
 export { applyOutcome } from './outcome.ts';
 export { intentOf } from '../../domain/operations.ts';

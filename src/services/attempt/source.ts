@@ -4,6 +4,8 @@
  */
 import type { ServiceContext } from '../context.ts';
 import type { Mid } from '../../domain/model/mid.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { PaymentDetails } from '../../domain/model/payment.ts';
 import { storeCard, loadCard, findCardByToken, type VaultedCard } from '../../store/card-vault.ts';
 import { first6Last4, maskPan } from '../../domain/card.ts';
 import { GatewayError } from '../../domain/errors.ts';
@@ -11,7 +13,7 @@ import { newId } from '../../domain/ids.ts';
 import type { CardData, ConnectorOutcome } from '../../connectors/types.ts';
 import { DECLINES } from '../../domain/declines.ts';
 import { WALLET_DECLINES, WALLET_DECLINE_CODES } from '../../domain/wallets/token-result.ts';
-import { midTakes, type WalletUse } from '../wallets/wallet-payments.ts';
+import { midTakes, resolveWalletPayment, walletDetails, type WalletPaymentRequest, type WalletUse } from '../wallets/wallet-payments.ts';
 
 export type CardSource =
   | { kind: 'card'; card: CardData }
@@ -21,6 +23,48 @@ export type CardSource =
   | { kind: 'transient'; card: CardData }
   /** A wallet payment: its decrypted card is vaulted; a token passed as it is leaves no card at all. */
   | { kind: 'wallet'; use: WalletUse };
+
+/**
+ * What a request names as the card, before it is resolved: a card sent in full (`keep`: vaulted, because a token
+ * or a recurring chain needs it; otherwise used once and only its mask kept), a card_token of the merchant (with a
+ * typed CVV or expiry), or a wallet's payment token.
+ */
+export type SourceRequest =
+  | { kind: 'card'; card: CardData; keep: boolean }
+  | { kind: 'token'; token: string | undefined; cvv?: string; expiry?: { expMonth: string; expYear: string } }
+  | { kind: 'wallet'; request: WalletPaymentRequest };
+
+/** A resolved source, with the stored card's holder when a card_token named it and what the payment keeps of it. */
+export interface ResolvedSource {
+  source: CardSource;
+  holder?: string | null;
+  /** Details the payment keeps of its source (a wallet payment: the wallet, its flow and authentication). */
+  details?: Pick<PaymentDetails, 'wallet'>;
+}
+
+type Resolver<K extends SourceRequest['kind']> = (ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], req: Extract<SourceRequest, { kind: K }>) => Promise<ResolvedSource>;
+
+/** One resolver per kind of source; a new kind (a network token, a payment link's card) is one row. */
+const RESOLVERS: { readonly [K in SourceRequest['kind']]: Resolver<K> } = {
+  card: async (_ctx, _merchant, _mids, req) => ({ source: req.keep ? { kind: 'card', card: req.card } : { kind: 'transient', card: req.card } }),
+  token: (ctx, merchant, _mids, req) => tokenSource(ctx, merchant.id, req.token, {
+    ...(req.cvv !== undefined ? { cvv: req.cvv } : {}), ...(req.expiry ? { expiry: req.expiry } : {}),
+  }),
+  // Never throws for what the token or the wallet setup holds: a refusal is recorded as a decline (wallet-payments.ts).
+  wallet: async (ctx, merchant, mids, req) => {
+    const use = await resolveWalletPayment(ctx, merchant, mids, req.request);
+    return { source: { kind: 'wallet', use }, details: { wallet: walletDetails(use) } };
+  },
+};
+
+/**
+ * The source a request names, resolved before anything is written: an unknown card_token is the token error and
+ * leaves no payment behind.
+ */
+export function resolveSource(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], req: SourceRequest): Promise<ResolvedSource> {
+  const resolve = RESOLVERS[req.kind] as Resolver<SourceRequest['kind']>;
+  return resolve(ctx, merchant, mids, req);
+}
 
 /** The card a source names in full, when it does (a wallet token passed as it is names none). */
 export const sentCard = (source: CardSource): CardData | undefined =>

@@ -7,6 +7,7 @@
 import type { ServiceContext } from '../context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Mid } from '../../domain/model/mid.ts';
+import type { PaymentDetails } from '../../domain/model/payment.ts';
 import type { WalletDecline } from '../../domain/wallets/token-result.ts';
 import { chooseWalletFlow, flowLimit, type WalletAsk, type WalletCapabilities, type WalletFlow, type WalletName } from '../../domain/wallets/wallet-flow.ts';
 import type { Intent } from '../../domain/operations.ts';
@@ -48,6 +49,10 @@ export interface WalletPaymentRequest {
   /** The payer's name, the vaulted card's holder. */
   holder?: string;
 }
+
+/** What the payment keeps of its wallet (the pages, callbacks and admin views read it). */
+export const walletDetails = (use: WalletUse): NonNullable<PaymentDetails['wallet']> =>
+  ({ name: use.name, flow: use.flow, ...(use.card ? { authMethod: use.card.authMethod } : {}) });
 
 /** Refused before a flow could be chosen: recorded on any eligible MID, as a virtual payment (no card known). */
 const refused = (name: WalletName, reason: WalletDecline): WalletUse => ({ name, flow: 'virtual', smartRouting: false, refusal: reason });
