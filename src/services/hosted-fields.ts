@@ -19,7 +19,7 @@ import {
   type CollectedCard, type Session, type SessionRequest,
 } from '../store/sessions-repo.ts';
 import { storeCard, findCardByToken } from '../store/card-vault.ts';
-import { loadSession, attemptFor, type SessionState } from './hosted-checkout.ts';
+import { loadSession, attemptFor, declinedAttempts, payerAttempts, type SessionState } from './hosted-checkout.ts';
 import { authorizeCard, type CardSource, type PaymentStep } from './attempt/index.ts';
 import { cardBrand, cardNumberAccepted, cvvValid, isExpired, normalizePan, parseExpiryText, cardExpirationDate } from '../domain/card.ts';
 import { formatAmount, parseAmount } from '../domain/money.ts';
@@ -181,6 +181,7 @@ export function checkCardData(input: CollectInput, now: Date): FieldError[] {
 export async function collectCard(ctx: ServiceContext, cvvs: CollectedCvvs, token: unknown, input: CollectInput): Promise<CollectedSummary> {
   const state = await sessionByToken(ctx, token, 'sessionTokenForbidden');
   if (state.kind === 'paid') throw new GatewayError('sessionNotPayable');
+  await assertTriesLeft(ctx, state);
   const now = ctx.clock.now();
   const errors = checkCardData(input, now);
   if (errors.length > 0) throw GatewayError.invalid(errors);
@@ -198,6 +199,18 @@ export async function collectCard(ctx: ServiceContext, cvvs: CollectedCvvs, toke
   });
   cvvs.put(state.session.id, card.vaultId, input.cvv);
   return { brand: cardBrand(pan) ?? 'card', last4: pan.slice(-4), expiry: card.expiry };
+}
+
+/**
+ * Issue 25, item 2: the token sits in the merchant's public checkout page, so anyone can post cards through it.
+ * It gets the declined attempts the hosted page gives a payer (the merchant's payerRetries, default 3; one when
+ * retries are off), no more: then the session has ended, as the page's does, and collection and processing
+ * answer "Session can not be paid." A hard rule of the session, apart from the risk engine's velocity rules.
+ */
+async function assertTriesLeft(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>): Promise<void> {
+  if (state.payment.status !== 'decline') return;
+  const allowed = payerAttempts(state.merchant) ?? 1;
+  if ((await declinedAttempts(ctx, state.session.id)) >= allowed) throw new GatewayError('sessionNotPayable');
 }
 
 // --- processing -----------------------------------------------------------------------------------------
@@ -240,6 +253,7 @@ export async function processHostedFields(ctx: ServiceContext, cvvs: CollectedCv
   if (first.session.operation !== operation) throw new GatewayError('sessionOperationMismatch');
   const running = resumed(first);
   if (running) return { step: running, merchant: first.merchant, session: first.session };
+  if (first.kind === 'open') await assertTriesLeft(ctx, first);
   // Nothing to charge is no attempt: the session stays updatable.
   if (!first.session.request.collectedCard && !first.session.request.cardTokens?.length) throw GatewayError.field('card_number', MESSAGES.blank);
 
