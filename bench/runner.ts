@@ -13,6 +13,7 @@ import { keyringFromEnv, storeCard, type Keyring } from '../src/store/card-vault
 import { insertMerchant, insertMid, MerchantDirectory } from '../src/store/merchants-repo.ts';
 import { insertSchedule } from '../src/store/schedules-repo.ts';
 import { defaultConnectors } from '../src/connectors/registry.ts';
+import { NodeHttpPort } from '../src/connectors/http.ts';
 import { sandboxConnectors } from '../src/sandbox/index.ts';
 import { systemClock } from '../src/domain/clock.ts';
 import { newId } from '../src/domain/ids.ts';
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
     // A store in service has statistics; a freshly bulk-loaded one needs them before its first plan.
     await db.query('ANALYZE');
     console.log(`${((Date.now() - seeded) / 1000).toFixed(1)} s`);
-    const ctx = { db, clock: systemClock, connectors: defaultConnectors(undefined, sandboxConnectors().cards), keyring, merchants: new MerchantDirectory(db), baseUrl: 'http://127.0.0.1', logger: createLogger('silent') };
+    const ctx = { db, clock: systemClock, connectors: defaultConnectors(new NodeHttpPort(), sandboxConnectors().cards), keyring, merchants: new MerchantDirectory(db), baseUrl: 'http://127.0.0.1', logger: createLogger('silent') };
     const runner = new ScheduleRunner(ctx, { batchSize, concurrency: 32 });
     // The lanes are the runner's passes side by side, as start() runs them; driven here to count what each pass wrote.
     let done = 0;

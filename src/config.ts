@@ -51,6 +51,11 @@ export interface Config {
    */
   callbackAllowedUrls: string[];
   /**
+   * Internal hosts connector endpoints may name (CONNECTOR_ALLOWED_PRIVATE_HOSTS: an on-premise acquirer proxy);
+   * every other internal endpoint is refused when a MID is saved and again after DNS at call time.
+   */
+  connectorAllowedPrivateHosts: string[];
+  /**
    * Production mode (GATEWAY_MODE=production, or NODE_ENV=production when GATEWAY_MODE is unset): sandbox pages
    * serve sandbox merchants only, no demo merchant, and start-up refuses unsafe settings (productionProblems).
    */
@@ -194,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     callbackAllowedPrivateHosts: (env.CALLBACK_ALLOWED_PRIVATE_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== ''),
     callbackAllowedUrls: [],
+    connectorAllowedPrivateHosts: listFrom(env.CONNECTOR_ALLOWED_PRIVATE_HOSTS),
     vaultRetentionMinutes: intAtLeast(env.VAULT_RETENTION_MINUTES, DEFAULT_VAULT_RETENTION_MINUTES, MIN_VAULT_RETENTION_MINUTES, 'VAULT_RETENTION_MINUTES'),
     recheckOperatorAfterMinutes: intAtLeast(env.RECHECK_OPERATOR_AFTER_MINUTES, 60, 5, 'RECHECK_OPERATOR_AFTER_MINUTES'),
     databaseReplicaUrl: env.DATABASE_REPLICA_URL || undefined,
@@ -220,6 +226,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems = config.production ? productionProblems(config, env) : [];
   if (problems.length > 0) throw new Error(`unsafe settings for production mode (GATEWAY_MODE=production):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return config;
+}
+
+/** `a, b ,` -> ['a', 'b']. */
+function listFrom(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((h) => h.trim()).filter((h) => h !== '');
 }
 
 function hostOf(url: string | undefined): string | undefined {
@@ -249,5 +260,7 @@ export function productionProblems(config: Config, env: NodeJS.ProcessEnv): stri
   if (['debug', 'trace'].includes(config.logLevel)) problems.push(`LOG_LEVEL=${config.logLevel} logs request details meant for development; use info or above.`);
   const metadata = config.callbackAllowedPrivateHosts.filter((h) => METADATA_HOSTS.includes(h.toLowerCase().replace(/^\[|\]$/g, '')));
   if (metadata.length > 0) problems.push(`CALLBACK_ALLOWED_PRIVATE_HOSTS allows a cloud metadata service (${metadata.join(', ')}).`);
+  const connectorMetadata = config.connectorAllowedPrivateHosts.filter((h) => METADATA_HOSTS.includes(h.toLowerCase().replace(/^\[|\]$/g, '')));
+  if (connectorMetadata.length > 0) problems.push(`CONNECTOR_ALLOWED_PRIVATE_HOSTS allows a cloud metadata service (${connectorMetadata.join(', ')}).`);
   return problems;
 }

@@ -24,6 +24,8 @@ import { createLogger, type Logger } from './logger.ts';
 import type { ServiceContext } from './services/context.ts';
 import { buildApmApp, buildApp } from './app.ts';
 import { callbackTargetPolicy } from './domain/callback-targets.ts';
+import { connectorTargetPolicy } from './domain/connector-targets.ts';
+import { NodeHttpPort, type HostResolver } from './connectors/http.ts';
 import { SigningKeys, issueMissingSigningSecrets } from './services/signing-secrets.ts';
 import { RateLimiter } from './services/rate-limiter.ts';
 import { bootstrapFirstAdmin, type Bootstrap } from './services/operators.ts';
@@ -92,6 +94,8 @@ export interface GatewayParts {
   logRequests?: boolean;
   /** Callback dispatcher options for tests (fast polling, short timeouts). */
   dispatcher?: { pollMs?: number; timeoutMs?: number; resolver?: Resolver };
+  /** DNS of the connectors' HTTP port (tests play it); default the system's. */
+  connectorResolver?: HostResolver;
   /** How often the merchant cache's fallback poll runs (ms; default 1000). */
   directoryPollMs?: number;
   /** Schedule runner options (tests poll fast or inject crashes). */
@@ -104,10 +108,12 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const logger = parts.logger ?? createLogger(parts.config.logLevel);
   await migrate(parts.db);
   const sandbox = sandboxConnectors();
+  const connectorTargets = connectorTargetPolicy({ production: parts.config.production, allowedPrivateHosts: parts.config.connectorAllowedPrivateHosts ?? [], ownUrl: parts.config.baseUrl });
   const ctx: ServiceContext = {
     db: parts.db,
     clock: parts.clock ?? systemClock,
-    connectors: defaultConnectors(undefined, sandbox.cards),
+    connectors: defaultConnectors(new NodeHttpPort(connectorTargets, parts.connectorResolver), sandbox.cards),
+    connectorTargets,
     sandbox: sandbox.port,
     keyring: parts.keyring,
     merchants: new MerchantDirectory(parts.db),

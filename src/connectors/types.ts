@@ -16,6 +16,7 @@ import type { Secret } from '../domain/secret.ts';
 import type { CardParameterSet } from '../domain/card-parameter-sets.ts';
 import type { ApmConnector } from './apm-types.ts';
 import type { ThreeDsAttributes } from '../domain/model/payment.ts';
+import type { ConnectorEndpoints } from '../domain/connector-targets.ts';
 import type { DeclineCode, FollowUpOutcome, Reported } from './outcomes.ts';
 
 export type { DeclineCode, FollowUpOutcome, Reported };
@@ -223,6 +224,8 @@ export interface CardConnector {
   /** TypeBox schemas of the MID's settings and credentials (the admin API validates with them). */
   readonly settingsSchema?: unknown;
   readonly credentialsSchema?: unknown;
+  /** The MID settings that name the acquirer's endpoints, and its known hosts (domain/connector-targets.ts). */
+  readonly endpoints?: ConnectorEndpoints;
   /** The card parameter sets this connector can place in its request; the others are reported as not sent. */
   readonly parameterSets?: ReadonlySet<CardParameterSet>;
   /** A live MID moves real money: the sandbox test cards are refused on it. */

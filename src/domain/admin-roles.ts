@@ -19,6 +19,8 @@ export const PERMISSIONS = [
   'mids.read',
   /** Create and change MIDs, their connector settings and credentials, routing. */
   'mids.write',
+  /** Set the endpoints and credentials of a live MID (where card data goes, and as whom). */
+  'mids.live',
   'audit.read',
   /** Users and their tokens. */
   'users.manage',

@@ -5,6 +5,7 @@ import type { Keyring } from '../store/card-vault.ts';
 import type { MerchantDirectory } from '../store/merchants-repo.ts';
 import type { Logger } from '../logger.ts';
 import type { CallbackTargetPolicy } from '../domain/callback-targets.ts';
+import type { ConnectorTargetPolicy } from '../domain/connector-targets.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { BinTable } from '../domain/bin-table.ts';
 import type { ApmConnector } from '../connectors/apm-types.ts';
@@ -63,6 +64,8 @@ export interface ServiceContext {
   logger: Logger;
   /** Internal hosts allowed as callback targets; absent: none. */
   callbackTargets?: CallbackTargetPolicy;
+  /** Where connectors may send requests (checked when a MID is saved); absent: the rule with no exception. */
+  connectorTargets?: ConnectorTargetPolicy;
   /** Webhook signing keys per merchant (cached); absent: callbacks carry no signature headers. */
   signingKeys?: SigningKeysPort;
   /** Rate limits shared through the store; absent: none. */

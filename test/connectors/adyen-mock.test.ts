@@ -173,7 +173,7 @@ for (const { kind, skip } of await storeKinds()) {
       const id = res.body.trans_id as string;
       assert.equal((await ourPayment(gw, id)).pendingOperation, 'authorize');
       await gw.gateway.close();
-      const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', callbackAllowedPrivateHosts: ['127.0.0.1'] };
+      const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', callbackAllowedPrivateHosts: ['127.0.0.1'], connectorAllowedPrivateHosts: ['127.0.0.1'] };
       restarted = await assembleGateway({ config, db: gw.store.db, keyring: gw.keyring, logger: createLogger('silent'), dispatcher: { pollMs: 50, timeoutMs: 2000 } });
       const address = await restarted.app.listen({ port: 0, host: '127.0.0.1' });
       (restarted.ctx as { baseUrl: string }).baseUrl = address;

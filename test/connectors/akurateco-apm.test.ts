@@ -379,7 +379,7 @@ for (const { kind, skip } of await storeKinds()) {
       await chain.ours.gateway.close();
 
       // Restarted at the same public address (the SALE it replays names our return and notification URLs).
-      const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', callbackAllowedPrivateHosts: ['127.0.0.1'] };
+      const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', callbackAllowedPrivateHosts: ['127.0.0.1'], connectorAllowedPrivateHosts: ['127.0.0.1'] };
       const restarted = await assembleGateway({ config, db: chain.ours.store.db, keyring: chain.ours.keyring, logger: createLogger('silent'), dispatcher: { pollMs: 50, timeoutMs: 2000 } });
       try {
         const address = await restarted.app.listen({ port: Number(new URL(chain.ours.baseUrl).port), host: '127.0.0.1' });

@@ -171,7 +171,7 @@ for (const { kind, skip } of await storeKinds()) {
       await chain.ours.gateway.close();
 
       // Restart: a new gateway on the same store and vault keys, its workers on.
-      const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', callbackAllowedPrivateHosts: ['127.0.0.1'] };
+      const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', callbackAllowedPrivateHosts: ['127.0.0.1'], connectorAllowedPrivateHosts: ['127.0.0.1'] };
       const restarted = await assembleGateway({ config, db: chain.ours.store.db, keyring: chain.ours.keyring, logger: createLogger('silent'), dispatcher: { pollMs: 50, timeoutMs: 2000 } });
       try {
         const address = await restarted.app.listen({ port: 0, host: '127.0.0.1' });

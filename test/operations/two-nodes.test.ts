@@ -84,7 +84,7 @@ for (const { kind, skip } of kinds) {
           port: 0,
           baseUrl: 'http://127.0.0.1:0',
           // As the test support's node A: the merchant's listener is on loopback; the SALEs send no bad hashes.
-          callbackAllowedPrivateHosts: ['127.0.0.1'],
+          callbackAllowedPrivateHosts: ['127.0.0.1'], connectorAllowedPrivateHosts: ['127.0.0.1'],
           rateLimits: { ...loadConfig({}).rateLimits, enabled: false },
         },
         db: dbB,

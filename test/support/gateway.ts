@@ -66,8 +66,12 @@ export interface TestGatewayOptions extends MerchantOptions {
   env?: NodeJS.ProcessEnv;
   /** CALLBACK_ALLOWED_PRIVATE_HOSTS (default: the loopback names the test listeners use). */
   allowedPrivateHosts?: string[];
+  /** CONNECTOR_ALLOWED_PRIVATE_HOSTS (default: loopback, where the tests' acquirer peers listen). */
+  connectorAllowedPrivateHosts?: string[];
   /** DNS of the callback dispatcher. */
   resolver?: Resolver;
+  /** DNS of the connectors' HTTP port. */
+  connectorResolver?: Resolver;
   /** Production mode (sandbox pages for sandbox merchants only). */
   production?: boolean;
   /** Rate limits (default: as configured by default). */
@@ -99,7 +103,8 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
   const store = opts.store ?? (await openTestStore(kind));
   // The test suite's callback listeners listen on loopback: allowed, as an operator allows on-premise hosts.
   const callbackAllowedPrivateHosts = opts.allowedPrivateHosts ?? ['127.0.0.1', 'localhost', '::1'];
-  const config = { ...loadConfig(opts.env ?? {}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken, callbackAllowedPrivateHosts };
+  const connectorAllowedPrivateHosts = opts.connectorAllowedPrivateHosts ?? ['127.0.0.1', 'localhost', '::1'];
+  const config = { ...loadConfig(opts.env ?? {}), port: 0, baseUrl: 'http://127.0.0.1:0', adminToken: opts.adminToken, callbackAllowedPrivateHosts, connectorAllowedPrivateHosts };
   config.production = opts.production ?? false;
   if (opts.binTableFile) config.binTableFile = opts.binTableFile;
   config.trustProxy = opts.trustProxy ?? ['loopback'];
@@ -116,6 +121,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
     logger: opts.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     logRequests: opts.logRequests,
     dispatcher: { pollMs: 50, timeoutMs: 2000, resolver: opts.resolver },
+    connectorResolver: opts.connectorResolver,
   });
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   const apmUrl = gateway.apmApp ? await gateway.apmApp.listen({ port: 0, host: '127.0.0.1' }) : undefined;

@@ -10,6 +10,11 @@ import { changeMid, createMid, getMerchantMid, listMerchantMids, reorderMids } f
 import { MidFields, type MidField } from '../../domain/model/mid.ts';
 import { snakeKeys } from '../../domain/model/snake-case.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
+import { mayDo } from '../../domain/admin-roles.ts';
+import type { FastifyRequest } from 'fastify';
+
+/** What the operator's role lets it write on a MID: the endpoints and credentials of a live MID need mids.live. */
+const rightsOf = (req: FastifyRequest) => ({ liveEndpoints: req.operator !== undefined && mayDo(req.operator.role, 'mids.live') });
 import { MerchantParams, MidParams } from './config-schemas.ts';
 import { withErrors } from './errors.ts';
 
@@ -97,7 +102,7 @@ export function registerAdminMidRoutes(app: FastifyInstance, ctx: ServiceContext
 
   app.post<{ Params: MerchantParams; Body: CreateBody }>('/merchants/:id/mids', {
     onRequest: write, schema: { ...tag('Add a MID to a merchant'), params: MerchantParams, body: CreateBody, response: withErrors({ 201: MidView }) },
-  }, async (req, reply) => reply.code(201).send(await createMid(ctx, actorOf(req), req.params.id, req.body)));
+  }, async (req, reply) => reply.code(201).send(await createMid(ctx, actorOf(req), req.params.id, req.body, rightsOf(req))));
 
   app.put<{ Params: MerchantParams; Body: OrderBody }>('/merchants/:id/mids/order', {
     onRequest: write, schema: { ...tag('Reorder a merchant\'s MIDs (sets their priorities)'), params: MerchantParams, body: OrderBody, response: withErrors({ 200: MidList }) },
@@ -109,7 +114,7 @@ export function registerAdminMidRoutes(app: FastifyInstance, ctx: ServiceContext
 
   app.patch<{ Params: MidParams; Body: Static<typeof PatchBody> }>('/merchants/:id/mids/:midId', {
     onRequest: write, schema: { ...tag('Change a MID; routing follows at the next request on every node'), params: MidParams, body: PatchBody, response: withErrors({ 200: MidView }) },
-  }, async (req) => changeMid(ctx, actorOf(req), req.params.id, req.params.midId, req.body));
+  }, async (req) => changeMid(ctx, actorOf(req), req.params.id, req.params.midId, req.body, 'mid.update', rightsOf(req)));
 
   for (const [verb, enabled] of [['enable', true], ['disable', false]] as const) {
     app.post<{ Params: MidParams }>(`/merchants/:id/mids/:midId/${verb}`, {

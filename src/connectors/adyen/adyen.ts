@@ -119,6 +119,8 @@ const RECURRING_MODEL = { recurring: 'Subscription', unscheduled: 'UnscheduledCa
 export class AdyenConnector implements CardConnector {
   readonly name = 'adyen';
   readonly settingsSchema = AdyenSettings;
+  /** Adyen's Checkout API hosts: checkout-test.adyen.com, and {prefix}-checkout-live.adyenpayments.com for live. */
+  readonly endpoints = { settings: ['baseUrl'], knownHosts: ['checkout-test.adyen.com', '*.adyenpayments.com'] };
   readonly credentialsSchema = AdyenCredentials;
   /**
    * What Adyen's /payments has a place for: installments (Set 1), socialSecurityNumber (Set 2, Brazil's CPF),

@@ -101,6 +101,8 @@ function callbackDigests(b: Answer, payment: NotifiedPayment, password: string):
 export class AkuratecoConnector implements CardConnector {
   readonly name = 'akurateco';
   readonly settingsSchema = AkuratecoSettings;
+  /** The platform family is white-label: any public host. */
+  readonly endpoints = { settings: ['endpoint', 'apmEndpoint'] };
   readonly credentialsSchema = AkuratecoCredentials;
   /** The family's S2S CARD takes every set of interface.md in parameters[...]. */
   readonly parameterSets: ReadonlySet<CardParameterSet> = new Set(['instalments', 'tax_document', 'descriptor', 'phone_and_shipping', 'payer_and_payee_identity', 'order_data']);

@@ -56,4 +56,4 @@ export function apmProviderErrors(settings: Readonly<Record<string, unknown>>, c
 }
 
 /** What the admin API needs of the connector: its name and schemas (it is no card connector, so no card MID routes to it). */
-export const APM_PROVIDER_SPEC = { name: APM_PROVIDER, settingsSchema: ApmProviderSettings, credentialsSchema: ApmProviderCredentials, check: apmProviderErrors };
+export const APM_PROVIDER_SPEC = { name: APM_PROVIDER, settingsSchema: ApmProviderSettings, credentialsSchema: ApmProviderCredentials, check: apmProviderErrors, endpoints: { settings: ['base_url'] } };

@@ -21,6 +21,10 @@ import { maskSecretFields, sealSecret, type SecretFields } from '../../store/sea
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { VaultError } from '../../store/card-vault.ts';
 import { APM_PROVIDER_SPEC } from '../../connectors/apm-provider/schemas.ts';
+import type { CardConnector } from '../../connectors/types.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import { Secret } from '../../domain/secret.ts';
+import { endpointErrors, NO_EXCEPTIONS } from '../../domain/connector-targets.ts';
 
 /** Connectors a MID may name besides the card connectors: the APM provider kinds (issue 17). */
 const APM_CONNECTOR_SPECS: ReadonlyMap<string, typeof APM_PROVIDER_SPEC> = new Map([[APM_PROVIDER_SPEC.name, APM_PROVIDER_SPEC]]);
@@ -97,11 +101,48 @@ function connectorErrors(schema: unknown, value: unknown, prefix: string, freeFo
 const flatScalars = (v: unknown) => typeof v === 'object' && v !== null && Object.values(v).every((x) => ['string', 'number', 'boolean'].includes(typeof x));
 const flatStrings = (v: unknown) => typeof v === 'object' && v !== null && Object.values(v).every((x) => typeof x === 'string');
 
+/** The connector (card or APM provider) a MID names. */
+function connectorOf(ctx: Pick<ServiceContext, 'connectors'>, name: string): Pick<CardConnector, 'endpoints' | 'isLive' | 'settingsSchema' | 'credentialsSchema'> | undefined {
+  return ctx.connectors.get(name) ?? APM_CONNECTOR_SPECS.get(name);
+}
+
+/** A MID that moves real money: its merchant is live, or its connector says the MID is (Adyen live, akurateco live). */
+function isLiveMid(ctx: Pick<ServiceContext, 'connectors'>, merchant: Pick<Merchant, 'sandbox'>, mid: Pick<MidFields, 'connector' | 'settings'>): boolean {
+  const access = { id: '', settings: mid.settings, credentials: new Secret({}), descriptor: null };
+  return !merchant.sandbox || connectorOf(ctx, mid.connector)?.isLive?.(access) === true;
+}
+
+/** The fields of a write that say where card data goes and as whom: endpoint settings and credentials. */
+function securedFields(ctx: Pick<ServiceContext, 'connectors'>, before: MidFields | undefined, after: MidFields, credentialsChanged: boolean): string[] {
+  const keys = connectorOf(ctx, after.connector)?.endpoints?.settings ?? [];
+  const endpoints = keys.filter((k) => before?.settings[k] !== after.settings[k]).map((k) => `settings.${k}`);
+  return credentialsChanged ? [...endpoints, 'credentials'] : endpoints;
+}
+
+/**
+ * Who may write what (issue 25, item 4): the endpoints and credentials of a live MID are an admin's (role
+ * permission mids.live); returns the secured fields written, for the audit entry.
+ */
+function checkSecured(ctx: Pick<ServiceContext, 'connectors'>, may: MidWriteRights, merchant: Pick<Merchant, 'sandbox'>, before: MidFields | undefined, after: MidFields, credentialsChanged: boolean): string[] {
+  const secured = securedFields(ctx, before, after, credentialsChanged);
+  const live = isLiveMid(ctx, merchant, after) || (before !== undefined && isLiveMid(ctx, merchant, before));
+  if (secured.length > 0 && live && !may.liveEndpoints) throw new GatewayError('adminForbidden');
+  return live ? secured : [];
+}
+
+/** What the writer's role lets it change (the admin channel says; the command-line tool may all). */
+export interface MidWriteRights {
+  /** Endpoints and credentials of a live MID. */
+  liveEndpoints: boolean;
+}
+
+const ALL_RIGHTS: MidWriteRights = { liveEndpoints: true };
+
 /** The rules no schema can say: the connector exists, settings and credentials fit it, limits are ordered. */
-function validateMid(ctx: Pick<ServiceContext, 'connectors'>, mid: MidFields, credentials: SecretFields | null, creating = false): void {
+function validateMid(ctx: Pick<ServiceContext, 'connectors' | 'connectorTargets'>, mid: MidFields, credentials: SecretFields | null, creating = false): void {
   const errors: FieldError[] = [];
   const apm = APM_CONNECTOR_SPECS.get(mid.connector);
-  const connector = ctx.connectors.get(mid.connector) ?? apm;
+  const connector = connectorOf(ctx, mid.connector);
   if (!connector) errors.push({ field: 'connector', message: MESSAGES.notChoice });
   for (const code of mid.currencies ?? []) if (!isKnownCurrency(code)) errors.push({ field: 'currencies', message: MESSAGES.notCurrency });
   if (mid.minAmount !== null && mid.maxAmount !== null && scaledDecimal(mid.minAmount) > scaledDecimal(mid.maxAmount)) {
@@ -111,10 +152,16 @@ function validateMid(ctx: Pick<ServiceContext, 'connectors'>, mid: MidFields, cr
   if (connector) {
     errors.push(...connectorErrors(connector.settingsSchema, mid.settings, 'settings', flatScalars));
     errors.push(...methodSettingErrors(mid.settings));
+    errors.push(...endpointErrors(connector.endpoints, mid.settings, ctx.connectorTargets ?? NO_EXCEPTIONS));
     if (credentials) errors.push(...connectorErrors(connector.credentialsSchema, credentials, 'credentials', flatStrings));
     if (apm && errors.length === 0) errors.push(...apm.check(mid.settings, credentials ?? (creating ? {} : null)));
   }
   if (errors.length > 0) throw GatewayError.invalid(errors);
+}
+
+/** A MID's audit details: its merchant, and the live MID's endpoints and credentials the write changed. */
+function auditDetails(merchantId: string, secured: readonly string[]): Record<string, unknown> {
+  return secured.length > 0 ? { merchant_id: merchantId, live_mid_secured_fields: secured } : { merchant_id: merchantId };
 }
 
 /** The stored credentials with the request's changes applied (see MidInput.credentials). */
@@ -130,8 +177,10 @@ function mergedCredentials(ctx: Pick<ServiceContext, 'keyring'>, mid: Pick<Mid, 
   return Object.keys(next).length > 0 ? next : null;
 }
 
-async function requireMerchant(ctx: Pick<ServiceContext, 'db'>, merchantId: string): Promise<void> {
-  if (!isUuid(merchantId) || !(await findMerchantById(ctx.db, merchantId))) throw new GatewayError('notFound');
+async function requireMerchant(ctx: Pick<ServiceContext, 'db'>, merchantId: string): Promise<Merchant> {
+  const merchant = isUuid(merchantId) ? await findMerchantById(ctx.db, merchantId) : undefined;
+  if (!merchant) throw new GatewayError('notFound');
+  return merchant;
 }
 
 export async function listMerchantMids(ctx: ServiceContext, merchantId: string): Promise<MidView[]> {
@@ -157,26 +206,27 @@ export async function getMerchantMid(ctx: ServiceContext, merchantId: string, mi
   return view!;
 }
 
-export async function createMid(ctx: ServiceContext, actor: AuditActor, merchantId: string, input: MidInput & { connector: string }): Promise<MidView> {
-  await requireMerchant(ctx, merchantId);
+export async function createMid(ctx: ServiceContext, actor: AuditActor, merchantId: string, input: MidInput & { connector: string }, may: MidWriteRights = ALL_RIGHTS): Promise<MidView> {
+  const merchant = await requireMerchant(ctx, merchantId);
   const id = newId();
   const credentials = mergedCredentials(ctx, undefined, input.credentials) ?? null;
   const fields: MidFields = { ...midDefaults(input.connector), ...givenFields(input, MID_FIELDS) };
   validateMid(ctx, fields, credentials, true);
+  const secured = checkSecured(ctx, may, merchant, undefined, fields, credentials !== null);
   const sealedCredentials = credentials ? sealSecret(ctx.keyring, credentials, midCredentialsOwner(id)) : null;
   const view = await ctx.db.transaction(async (tx) => {
     await insertMid(tx, { id, merchantId, ...fields, sealedCredentials });
     const created = await findMerchantMid(tx, merchantId, id);
     const shown = midView(ctx, created as Mid);
-    await appendAudit(tx, { actor, action: 'mid.create', objectType: 'mid', objectId: id, after: shown, details: { merchant_id: merchantId } }, ctx.clock.now());
+    await appendAudit(tx, { actor, action: 'mid.create', objectType: 'mid', objectId: id, after: shown, details: auditDetails(merchantId, secured) }, ctx.clock.now());
     return shown;
   });
   ctx.merchants.invalidate();
   return view;
 }
 
-export async function changeMid(ctx: ServiceContext, actor: AuditActor, merchantId: string, midId: string, input: MidInput, action = 'mid.update'): Promise<MidView> {
-  await requireMerchant(ctx, merchantId);
+export async function changeMid(ctx: ServiceContext, actor: AuditActor, merchantId: string, midId: string, input: MidInput, action = 'mid.update', may: MidWriteRights = ALL_RIGHTS): Promise<MidView> {
+  const merchant = await requireMerchant(ctx, merchantId);
   if (!isUuid(midId)) throw new GatewayError('notFound');
   const view = await ctx.db.transaction(async (tx) => {
     const mid = await findMerchantMid(tx, merchantId, midId, true);
@@ -188,10 +238,11 @@ export async function changeMid(ctx: ServiceContext, actor: AuditActor, merchant
       sealedCredentials: credentials === undefined ? mid.sealedCredentials : credentials && sealSecret(ctx.keyring, credentials, midCredentialsOwner(mid.id)),
     };
     validateMid(ctx, { ...changes, connector: mid.connector }, credentials ?? null);
+    const secured = checkSecured(ctx, may, merchant, midFieldsOf(mid), { ...changes, connector: mid.connector }, credentials !== undefined);
     await updateMid(tx, mid.id, changes, ctx.clock.now());
     const before = midView(ctx, mid);
     const after = midView(ctx, (await findMerchantMid(tx, merchantId, mid.id)) as Mid);
-    await appendAudit(tx, { actor, action, objectType: 'mid', objectId: mid.id, before, after, details: { merchant_id: merchantId } }, ctx.clock.now());
+    await appendAudit(tx, { actor, action, objectType: 'mid', objectId: mid.id, before, after, details: auditDetails(merchantId, secured) }, ctx.clock.now());
     return after;
   });
   ctx.merchants.invalidate();

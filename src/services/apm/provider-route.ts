@@ -12,6 +12,7 @@ import type { Payment } from '../../domain/model/payment.ts';
 import { findMidById, listMids } from '../../store/merchants-repo.ts';
 import type { ApmConnector } from '../../connectors/apm-types.ts';
 import { NodeHttpPort, type HttpPort } from '../../connectors/http.ts';
+import { NO_EXCEPTIONS, type ConnectorTargetPolicy } from '../../domain/connector-targets.ts';
 import { APM_PROVIDER, ProviderApmConnector } from '../../connectors/apm-provider/provider-apm.ts';
 import { providerKind, servesMethod } from '../../domain/methods/provider-kinds.ts';
 import { NO_RULES, PATHS, route } from '../../domain/routing/route.ts';
@@ -20,8 +21,9 @@ import { midAccess } from '../connector-access.ts';
 import { apmOf } from './details.ts';
 import { apmConnector } from './connector.ts';
 
-let port: HttpPort | undefined;
-const http = (): HttpPort => (port ??= new NodeHttpPort());
+/** One HTTP port per connector target policy (one per gateway), so each gateway's rule guards its provider calls. */
+const ports = new WeakMap<ConnectorTargetPolicy, HttpPort>();
+const http = (policy: ConnectorTargetPolicy): HttpPort => ports.get(policy) ?? ports.set(policy, new NodeHttpPort(policy)).get(policy)!;
 
 /** Only provider MIDs carry a provider payment (they are reached by HTTP, not through the connector registry). */
 const PROVIDERS: ConnectorNames = { has: (name) => name === APM_PROVIDER };
@@ -57,7 +59,7 @@ function fromMerchantOptions(merchant: Merchant): Record<string, unknown> {
 
 export function providerConnector(ctx: ServiceContext, mid: Mid, merchant: Merchant): ApmConnector {
   const access = midAccess(ctx, mid);
-  return new ProviderApmConnector(http(), { ...access, settings: { ...fromMerchantOptions(merchant), ...access.settings } });
+  return new ProviderApmConnector(http(ctx.connectorTargets ?? NO_EXCEPTIONS), { ...access, settings: { ...fromMerchantOptions(merchant), ...access.settings } });
 }
 
 /** The connector of a payment: its provider MID's, or the merchant's default one. */
