@@ -1,7 +1,7 @@
 /**
  * Payment attempts (migration 030): one row per acquirer attempt. They are opened and answered inside the
  * payment's own statements (payments-repo.ts: a data-modifying CTE beside the payment's, so no round trip is
- * added); this file holds the reads, the rare writes of their own, and the SQL the statements share.
+ * added); this file holds the reads and the SQL those statements share.
  */
 import type { Sql } from './database.ts';
 import type { AttemptResult, AttemptStatus, AttemptStop, AttemptWhy, PaymentAttempt } from '../domain/model/attempt.ts';
@@ -54,8 +54,3 @@ export const ATTEMPT_RESULT_SET = (v: { status: string; code: string; retry: str
 /** An AttemptResult as the parameters of ATTEMPT_RESULT_SET, in its order (status, code, retry, stop, ref, finishedAt). */
 export const attemptResultParams = (r: AttemptResult, now: Date): unknown[] =>
   [r.status, r.declineCode, r.retry, r.stop ?? null, r.acquirerRef, r.finished ? now : null];
-
-/** Records why the cascade stopped after the payment's current attempt, when no answer is applied with it (a held one). */
-export async function markAttemptStop(sql: Sql, paymentId: string, stop: AttemptStop): Promise<void> {
-  await sql.query(`UPDATE payment_attempts SET stop = $2 WHERE payment_id = $1 AND seq = ${CURRENT_ATTEMPT('$1')}`, [paymentId, stop]);
-}

@@ -539,15 +539,18 @@ export async function flagForOperator(sql: Sql, payment: Pick<Payment, 'id' | 'u
 /**
  * Holds a payment for an operator instead of applying a connector's outcome (the integrity check failed): the
  * operation stays in flight, the flag names it and records why. A compare-and-set on the claim the caller holds.
+ * The payment's current acquirer attempt stays open (pending), its stop `integrity`, in the same statement.
  */
 export async function holdForOperator(sql: Sql, id: string, expect: { status: PaymentStatus; pendingOperation: string }, why: Record<string, unknown>, now: Date): Promise<Payment | undefined> {
   const [row] = await sql.query<PaymentRow>(
-    `UPDATE payments p SET updated_at = $4, version = p.version + 1,
+    `WITH h AS (UPDATE payments p SET updated_at = $4, version = p.version + 1,
        details = p.details || jsonb_build_object('needsOperator', jsonb_build_object(
          'operation', p.pending_operation,
          'transId', p.details->>'lastTransId',
          'since', COALESCE((SELECT t.created_at FROM transactions t WHERE t.id = p.details->>'lastTransId'), p.updated_at)) || $5::jsonb)
-     WHERE p.id = $1 AND p.status = $2 AND p.pending_operation = $3 RETURNING p.*`,
+     WHERE p.id = $1 AND p.status = $2 AND p.pending_operation = $3 RETURNING p.*),
+     a AS (UPDATE payment_attempts SET stop = 'integrity' WHERE payment_id = $1 AND seq = ${CURRENT_ATTEMPT('$1')} AND EXISTS (SELECT 1 FROM h))
+     SELECT * FROM h`,
     [id, expect.status, expect.pendingOperation, now, JSON.stringify(why)],
   );
   return row && toPayment(row);

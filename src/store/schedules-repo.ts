@@ -6,6 +6,8 @@
 import type { Sql } from './database.ts';
 import { toPayment } from './payments-repo.ts';
 import type { Payment, PaymentDetails } from '../domain/model/payment.ts';
+import type { AttemptOpening, AttemptResult } from '../domain/model/attempt.ts';
+import { ATTEMPT_RESULT_SET, CURRENT_ATTEMPT } from './attempts-repo.ts';
 import type { FirstPaymentDelay, IntervalUnit, ScheduleRule } from '../domain/schedule-calendar.ts';
 
 // --- schedules ---------------------------------------------------------------------------------------
@@ -333,53 +335,64 @@ function originPayment(json: Record<string, unknown>): Payment {
   return toPayment(json as unknown as Parameters<typeof toPayment>[0]);
 }
 
-/** One claimed charge: its row, the payment it creates (claimed by `claim`), and where its chain moves to. */
+/**
+ * One claimed charge: its row (held by the runner's token `claimedBy` until `lockedUntil`), the payment it creates
+ * (no operation in flight yet), the acquirer attempt it will make (none when no MID can take it), and where its
+ * chain moves to.
+ */
 export interface Claim {
   subscriptionId: string;
   seq: number;
   dueDate: string;
   transactionId: string;
   payment: Payment;
+  claimedBy: string;
   lockedUntil: Date;
+  attempt?: AttemptOpening;
   next: Position;
 }
 
 /**
- * Writes the claims of one batch in one statement: the charge rows (the unique key makes a second claim of a
- * payment number impossible), the payments already claimed, their waiting transactions, the chains' new
- * positions. Returns the payment ids actually claimed; a conflicting charge row creates no payment.
+ * Writes the claims of one batch in one statement: the charge rows with the runner's claim (the unique key makes a
+ * second claim of a payment number impossible), the payments, their waiting transactions and the acquirer attempts
+ * they open, the chains' new positions. Returns the payment ids actually claimed; a conflicting charge row creates
+ * no payment.
  */
 export async function insertClaims(tx: Sql, claims: readonly Claim[], now: Date): Promise<Set<string>> {
   if (claims.length === 0) return new Set();
   const input = claims.map((c) => ({
-    subscription_id: c.subscriptionId, seq: c.seq, due_date: c.dueDate, locked_until: c.lockedUntil,
+    subscription_id: c.subscriptionId, seq: c.seq, due_date: c.dueDate, locked_until: c.lockedUntil, claimed_by: c.claimedBy,
     payment_id: c.payment.id, transaction_id: c.transactionId, merchant_id: c.payment.merchantId, channel: c.payment.channel,
     operation: c.payment.operation, order_id: c.payment.orderId, amount: c.payment.amount.toString(), currency: c.payment.currency,
     description: c.payment.description, mid_id: c.payment.midId, vault_id: c.payment.vaultId, payer: c.payment.payer,
     custom_data: c.payment.customData, callback_url: c.payment.callbackUrl, details: c.payment.details,
-    claim: c.payment.pendingOperation, created_at: c.payment.createdAt,
+    connector: c.attempt?.connector ?? null, why: c.attempt?.why ?? null, created_at: c.payment.createdAt,
     next_seq: c.next.nextSeq, last_due_date: c.next.lastDueDate, next_due_date: c.next.nextDueDate, next_due_at: dueAt(c.next.nextDueDate),
   }));
   const rows = await tx.query<{ payment_id: string }>(
     `WITH input AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(subscription_id text, seq int, due_date text, locked_until timestamptz,
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(subscription_id text, seq int, due_date text, locked_until timestamptz, claimed_by text,
          payment_id text, transaction_id text, merchant_id text, channel text, operation text, order_id text, amount text, currency text,
-         description text, mid_id text, vault_id text, payer jsonb, custom_data jsonb, callback_url text, details jsonb, claim text,
+         description text, mid_id text, vault_id text, payer jsonb, custom_data jsonb, callback_url text, details jsonb, connector text, why text,
          created_at timestamptz, next_seq int, last_due_date text, next_due_date text, next_due_at timestamptz)),
      c AS (
-       INSERT INTO schedule_charges (subscription_id, seq, due_date, payment_id, locked_until, created_at)
-       SELECT subscription_id, seq, due_date, payment_id, locked_until, $2 FROM input
+       INSERT INTO schedule_charges (subscription_id, seq, due_date, payment_id, locked_until, claimed_by, created_at)
+       SELECT subscription_id, seq, due_date, payment_id, locked_until, claimed_by, $2 FROM input
        ON CONFLICT DO NOTHING RETURNING payment_id),
      p AS (
        INSERT INTO payments (id, merchant_id, channel, operation, order_id, amount, currency, description, status, auth, mid_id, vault_id,
          payer, custom_data, callback_url, details, pending_operation, created_at, updated_at)
        SELECT payment_id, merchant_id, channel, operation, order_id, amount::bigint, currency, description, 'prepare', false, mid_id, vault_id,
-         payer, custom_data, callback_url, details, claim, created_at, created_at
+         payer, custom_data, callback_url, details, NULL, created_at, created_at
        FROM input WHERE payment_id IN (SELECT payment_id FROM c)),
      t AS (
        INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
        SELECT transaction_id, payment_id, 'recurring', 'waiting', amount::bigint, '{}'::jsonb, created_at
        FROM input WHERE payment_id IN (SELECT payment_id FROM c)),
+     a AS (
+       INSERT INTO payment_attempts (id, payment_id, seq, mid_id, connector, why, status, amount, currency, created_at)
+       SELECT transaction_id, payment_id, 1, mid_id, connector, why, 'pending', amount::bigint, currency, created_at
+       FROM input WHERE why IS NOT NULL AND payment_id IN (SELECT payment_id FROM c)),
      u AS (
        UPDATE schedule_subscriptions s SET next_seq = i.next_seq, last_due_date = i.last_due_date, next_due_date = i.next_due_date,
          next_due_at = i.next_due_at, updated_at = $2
@@ -391,14 +404,16 @@ export async function insertClaims(tx: Sql, claims: readonly Claim[], now: Date)
 }
 
 /**
- * The fence before the connector: payments still claimed by `claim` move to the in-flight operation
- * 'authorize'. A runner whose claim was taken over since gets nothing back and calls no connector.
+ * The fence before the connector: the payments of charges still claimed by `claim`, with no operation in flight,
+ * move to the in-flight operation 'authorize'. A runner whose claim was taken over since gets nothing back and
+ * calls no connector; of two runners racing for one payment, the compare-and-set on its operation lets one through.
  */
 export async function markAuthorizing(sql: Sql, paymentIds: readonly string[], claim: string): Promise<Set<string>> {
   if (paymentIds.length === 0) return new Set();
   const rows = await sql.query<{ id: string }>(
     `UPDATE payments SET pending_operation = 'authorize'
-     WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND pending_operation = $2 RETURNING id`,
+     WHERE id IN (SELECT c.payment_id FROM schedule_charges c WHERE c.payment_id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND c.claimed_by = $2)
+       AND status = 'prepare' AND pending_operation IS NULL RETURNING id`,
     [JSON.stringify(paymentIds), claim],
   );
   return new Set(rows.map((r) => r.id));
@@ -407,41 +422,39 @@ export async function markAuthorizing(sql: Sql, paymentIds: readonly string[], c
 export interface ExpiredCharge {
   paymentId: string;
   lockedUntil: Date;
-  pendingOperation: string;
-}
-
-/** Charges whose lease ran out while their payment is still in flight: a runner died or stalled. */
-export async function findExpiredCharges(sql: Sql, now: Date, limit: number): Promise<ExpiredCharge[]> {
-  const rows = await sql.query<{ payment_id: string; locked_until: Date; pending_operation: string }>(
-    `SELECT c.payment_id, c.locked_until, p.pending_operation
-     FROM payments p JOIN schedule_charges c ON c.payment_id = p.id
-     WHERE p.pending_operation IS NOT NULL AND c.locked_until < $1
-     ORDER BY c.locked_until LIMIT $2`,
-    [now, limit],
-  );
-  return rows.map((r) => ({ paymentId: r.payment_id, lockedUntil: new Date(r.locked_until), pendingOperation: r.pending_operation }));
 }
 
 /**
- * Takes over an expired charge: a compare-and-set on its lease, and, when its payment was only claimed (the
- * connector never called), on the claim too, so the runner that held it can no longer reach the connector.
- * Returns the payment as it stands after the takeover, or undefined when another runner took it first.
+ * Charges whose lease ran out before their payment's outcome was written (still in prepare: only claimed, or in
+ * flight with 'authorize'): a runner died or stalled.
+ */
+export async function findExpiredCharges(sql: Sql, now: Date, limit: number): Promise<ExpiredCharge[]> {
+  const rows = await sql.query<{ payment_id: string; locked_until: Date }>(
+    `SELECT c.payment_id, c.locked_until
+     FROM payments p JOIN schedule_charges c ON c.payment_id = p.id
+     WHERE p.status = 'prepare' AND c.locked_until < $1
+     ORDER BY c.locked_until LIMIT $2`,
+    [now, limit],
+  );
+  return rows.map((r) => ({ paymentId: r.payment_id, lockedUntil: new Date(r.locked_until) }));
+}
+
+/**
+ * Takes over an expired charge: a compare-and-set on its lease moves the lease and the claim to `newClaim`, so the
+ * runner that held it can no longer fence it. Returns the payment as it stands (no operation in flight: the
+ * connector was never called; 'authorize': it may have been), or undefined when another runner took it first.
  */
 export async function takeOverCharge(sql: Sql, expired: ExpiredCharge, lockedUntil: Date, newClaim: string): Promise<Payment | undefined> {
-  const claimOnly = expired.pendingOperation !== 'authorize';
   const rows = await sql.query<Parameters<typeof toPayment>[0]>(
-    `WITH c AS (UPDATE schedule_charges SET locked_until = $3 WHERE payment_id = $1 AND locked_until = $2 RETURNING payment_id),
-          p AS (UPDATE payments SET pending_operation = $5 WHERE id IN (SELECT payment_id FROM c) AND pending_operation = $4 AND $6::boolean RETURNING *)
-     SELECT * FROM p
-     UNION ALL
-     SELECT * FROM payments WHERE id IN (SELECT payment_id FROM c) AND NOT EXISTS (SELECT 1 FROM p)`,
-    [expired.paymentId, expired.lockedUntil, lockedUntil, expired.pendingOperation, newClaim, claimOnly],
+    `WITH c AS (UPDATE schedule_charges SET locked_until = $3, claimed_by = $4 WHERE payment_id = $1 AND locked_until = $2 RETURNING payment_id)
+     SELECT * FROM payments WHERE id IN (SELECT payment_id FROM c)`,
+    [expired.paymentId, expired.lockedUntil, lockedUntil, newClaim],
   );
   const [row] = rows;
   return row && toPayment(row);
 }
 
-/** A charge's result, written only if its payment is still in flight ('authorize'). */
+/** A charge's result, written only if its payment is still in flight ('authorize'), with its attempt's. */
 export interface ChargeOutcome {
   paymentId: string;
   status: string;
@@ -452,6 +465,7 @@ export interface ChargeOutcome {
   transactionId: string;
   transactionStatus: string;
   transactionDetails: Record<string, unknown>;
+  attempt: AttemptResult;
   at: Date;
 }
 
@@ -475,12 +489,15 @@ export async function recordOutcomes(sql: Sql, outcomes: readonly ChargeOutcome[
   const values = outcomes.map((o) => ({
     id: o.paymentId, status: o.status, captured_amount: o.capturedAmount.toString(), decline_reason: o.declineReason, three_ds: o.threeDs ?? null,
     details: o.details, transaction_id: o.transactionId, transaction_status: o.transactionStatus, transaction_details: o.transactionDetails, updated_at: o.at,
+    at_status: o.attempt.status, at_code: o.attempt.declineCode, at_retry: o.attempt.retry, at_stop: o.attempt.stop ?? null, at_ref: o.attempt.acquirerRef,
+    at_finished: o.attempt.finished ? o.at : null,
   }));
   const outbox = callbacks.map((c) => ({ id: c.id, merchant_id: c.merchantId, payment_id: c.paymentId, url: c.url, protocol: c.protocol, fields: c.fields, body: c.body }));
   const rows = await sql.query<{ id: string }>(
     `WITH v AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, status text, captured_amount text, decline_reason text, three_ds jsonb,
-         details jsonb, transaction_id text, transaction_status text, transaction_details jsonb, updated_at timestamptz)),
+         details jsonb, transaction_id text, transaction_status text, transaction_details jsonb, updated_at timestamptz,
+         at_status text, at_code text, at_retry text, at_stop text, at_ref text, at_finished timestamptz)),
      u AS (
        UPDATE payments p SET status = v.status, captured_amount = v.captured_amount::bigint, decline_reason = v.decline_reason,
          three_ds = COALESCE(v.three_ds, p.three_ds), details = p.details || v.details, pending_operation = NULL,
@@ -489,6 +506,9 @@ export async function recordOutcomes(sql: Sql, outcomes: readonly ChargeOutcome[
      t AS (
        UPDATE transactions tr SET status = v.transaction_status, details = tr.details || v.transaction_details
        FROM v WHERE tr.id = v.transaction_id AND v.id IN (SELECT id FROM u)),
+     a AS (
+       UPDATE payment_attempts pa SET ${ATTEMPT_RESULT_SET({ status: 'v.at_status', code: 'v.at_code', retry: 'v.at_retry', stop: 'v.at_stop', ref: 'v.at_ref', finishedAt: 'v.at_finished' })}
+       FROM v WHERE pa.payment_id = v.id AND pa.seq = ${CURRENT_ATTEMPT('v.id')} AND v.id IN (SELECT id FROM u)),
      cb AS (
        INSERT INTO callbacks (id, merchant_id, payment_id, url, protocol, fields, body, next_attempt_at, created_at)
        SELECT x.id, x.merchant_id, x.payment_id, x.url, x.protocol, x.fields, x.body, $3, $3

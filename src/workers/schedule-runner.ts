@@ -3,15 +3,16 @@
  * however many runners run and wherever they crash.
  *
  * 1. Claim (one transaction): lock due chains (`FOR UPDATE SKIP LOCKED`), write for each its charge row (primary
- *    key (subscription, seq): a payment number can be claimed once), its payment held by this claim's token
- *    with a lease, and the chain's next position.
- * 2. Fence: move the claimed payments to 'authorize' with a compare-and-set on the token. Only then is the
- *    connector called: a runner whose claim was taken over cannot reach the connector.
+ *    key (subscription, seq): a payment number can be claimed once) held by this claim's token with a lease
+ *    (schedule_charges.claimed_by, locked_until), its payment (no operation in flight yet) with its acquirer
+ *    attempt, and the chain's next position.
+ * 2. Fence: move the claimed payments to 'authorize' with a compare-and-set on the token and on the payment's
+ *    operation. Only then is the connector called: a runner whose claim was taken over cannot reach the connector.
  * 3. Charge outside any transaction, then write each answer with its callback (outbox) in one statement,
  *    compare-and-set on the in-flight state.
  *
  * A crash leaves payments in one of two states, which the next pass of any runner resolves once the lease ran
- * out (design principle 4): still claimed (the connector was never called) -> taken over and charged; in
+ * out (design principle 4): only claimed (no operation in flight: the connector was never called) -> taken over and charged; in
  * 'authorize' (the connector may have been called) -> the connector is asked what became of it, never asked
  * to charge again.
  */
@@ -296,7 +297,7 @@ export class ScheduleRunner {
     const claim = newClaim();
     const lockedUntil = new Date(now.getTime() + this.leaseMs);
     const taken = (await Promise.all(expired.map((e) => takeOverCharge(this.ctx.db, e, lockedUntil, claim)))).filter((p): p is Payment => p !== undefined);
-    const charged = await this.charge(claim, taken.filter((p) => p.pendingOperation === claim));
+    const charged = await this.charge(claim, taken.filter((p) => p.pendingOperation === null));
     const asked = await this.inquire(taken.filter((p) => p.pendingOperation === 'authorize'));
     return { claimed: taken.length, recorded: charged.recorded + asked.recorded, left: charged.left + asked.left };
   }

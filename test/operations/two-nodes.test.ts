@@ -21,7 +21,7 @@ import { storeKinds, TEST_DATABASE_URL, type TestStore } from '../support/stores
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { ScriptedConnector } from '../recurring/support.ts';
 import { sale } from '../s2s-card/support.ts';
-import { assertExactlyOnce, ledger, seedChains } from '../schedules/support.ts';
+import { assertExactlyOnce, ledger, resolved, seedChains } from '../schedules/support.ts';
 
 const SALES = 80;
 const CHAINS = 30;
@@ -123,7 +123,7 @@ for (const { kind, skip } of kinds) {
       await waitFor(async () => {
         const [row] = await db.query<{ pending: string }>(`SELECT count(*)::text AS pending FROM callbacks WHERE status <> 'delivered'`);
         const charges = await ledger(db, scheduleId);
-        return row!.pending === '0' && charges.charges.length === CHAINS && charges.charges.every((c) => c.pending === null);
+        return row!.pending === '0' && charges.charges.length === CHAINS && charges.charges.every(resolved);
       }, 60_000);
 
       const [{ n }] = (await db.query<{ n: string }>('SELECT count(*)::text AS n FROM callbacks')) as [{ n: string }];

@@ -84,6 +84,9 @@ for (const { kind, skip } of await storeKinds()) {
       assert.deepEqual(flag.mismatches, [{ field: 'amount', expected: '400', reported: '500' }]);
       const callbacks = () => chain.ours.store.db.query<{ fields: Record<string, string> }>('SELECT fields FROM callbacks WHERE payment_id = $1', [chargeId]);
       assert.deepEqual(await callbacks(), [], 'no callback while held');
+      const attempt = () => chain.ours.store.db.query<{ why: string; status: string; stop: string | null; finished: boolean }>(
+        'SELECT why, status, stop, finished_at IS NOT NULL AS finished FROM payment_attempts WHERE payment_id = $1', [chargeId]);
+      assert.deepEqual(await attempt(), [{ why: 'scheduled', status: 'pending', stop: 'integrity', finished: false }], 'the attempt stays open, held');
       const headers = { authorization: `Bearer ${ADMIN_TOKEN}` };
       const listed = await (await fetch(`${chain.ours.baseUrl}/admin/v1/payments/needs-operator`, { headers })).json() as { payments: { id: string; held: Record<string, unknown> }[] };
       const entry = listed.payments.find((p) => p.id === chargeId);
@@ -98,6 +101,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(settled.status, 'settled');
       assert.equal(settled.capturedAmount, 400n);
       assert.equal(settled.pendingOperation, null);
+      assert.deepEqual(await attempt(), [{ why: 'scheduled', status: 'approved', stop: 'integrity', finished: true }], 'answered by the operator\'s decision');
       const after = await callbacks();
       assert.equal(after.length, 1, 'one callback, once decided');
       assert.equal(after[0]!.fields.status, 'SETTLED');

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { postgresUnavailable, TEST_DATABASE_URL } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { assertExactlyOnce, ledger, seedChains } from './support.ts';
+import { assertExactlyOnce, ledger, resolved, seedChains } from './support.ts';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'runner-process.ts');
 const CHAINS = 60;
@@ -80,7 +80,7 @@ describe('schedule runner processes killed mid-run (postgres)', { skip }, () => 
     await runner('c', 10, names);
     await until(async () => {
       const l = await ledger(gw.store.db, scheduleId);
-      return l.charges.length === CHAINS && l.charges.every((c) => c.pending === null);
+      return l.charges.length === CHAINS && l.charges.every(resolved);
     }, 60_000, 'every payment to be resolved');
     for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
     const calls = names.flatMap(callsOf);

@@ -1,6 +1,7 @@
 /**
  * The schedule runner's exactly-once guarantee on both stores: runners side by side, a runner that dies after
- * its claim, one that dies between the connector's answer and the write, and one that stalls past its lease.
+ * its claim, one that dies between the connector's answer and the write, and one that stalls past its lease; the
+ * claim in its own column (schedule_charges.claimed_by), never in the payment's pending_operation.
  * Crashes are injected at the runner's hook points (a throwing hook ends the pass there, as a dead process
  * would); test/schedules/runner-kill.test.ts kills real processes.
  */
@@ -12,6 +13,7 @@ import { ManualClock } from '../../src/domain/clock.ts';
 import { ScheduleRunner, type ScheduleRunnerOptions } from '../../src/workers/schedule-runner.ts';
 import { scriptConnector, type ScriptedConnector } from '../recurring/support.ts';
 import { assertExactlyOnce, ledger, seedChains } from './support.ts';
+import { migrate } from '../../src/store/migrate.ts';
 
 const DAY = 86_400_000;
 const LEASE = 5_000;
@@ -56,10 +58,11 @@ for (const { kind, skip } of await storeKinds()) {
       await assert.rejects(dying.runOnce(), Crash);
       const before = await ledger(gw.store.db, scheduleId);
       assert.equal(before.charges.length, 6, 'claimed: every payment number has its row and payment');
-      assert.ok(before.charges.every((c) => c.pending?.startsWith('schedule:')), 'held by the dead claim, never fenced');
+      assert.ok(before.charges.every((c) => c.claimedBy?.startsWith('schedule:') && c.pending === null && c.status === 'prepare'), 'held by the dead claim (its own column), never fenced');
       const restarted = runner();
       await drain(restarted);
-      assert.ok((await ledger(gw.store.db, scheduleId)).charges.every((c) => c.pending !== null), 'not taken over while the lease holds');
+      const held = await ledger(gw.store.db, scheduleId);
+      assert.deepEqual(held.charges.map((c) => [c.claimedBy, c.status]), before.charges.map((c) => [c.claimedBy, 'prepare']), 'not taken over while the lease holds');
       clock.advance(LEASE + 1);
       await drain(restarted);
       assertExactlyOnce(await ledger(gw.store.db, scheduleId), connector.calls, 1);
@@ -99,6 +102,58 @@ for (const { kind, skip } of await storeKinds()) {
       const pass = await stalled.runOnce();
       assert.equal(pass.recorded, 0, 'its fence found its claims taken: it called no connector');
       assertExactlyOnce(await ledger(gw.store.db, scheduleId), connector.calls, 1);
+    });
+
+    it('the claim is the charge row\'s own column; pending_operation is null while claimed, authorize only at the acquirer; one attempt row', async () => {
+      const { scheduleId } = await seedChains(gw, 3, today(), { ...DAILY_TWICE, payments_count: '1' });
+      const state = async (paymentId: string) => {
+        const [row] = await gw.store.db.query<{ pending_operation: string | null; claimed_by: string | null; attempts: string }>(
+          `SELECT p.pending_operation, c.claimed_by, (SELECT count(*) FROM payment_attempts a WHERE a.payment_id = p.id)::text AS attempts
+           FROM payments p JOIN schedule_charges c ON c.payment_id = p.id WHERE p.id = $1`, [paymentId]);
+        return row!;
+      };
+      const claimed: Awaited<ReturnType<typeof state>>[] = [];
+      const atAcquirer: Awaited<ReturnType<typeof state>>[] = [];
+      const authorize = connector.authorize;
+      connector.authorize = async (req) => {
+        atAcquirer.push(await state(req.paymentId));
+        return authorize.call(connector, req);
+      };
+      try {
+        await runner({ hooks: { afterClaim: async (ids) => { for (const id of ids) claimed.push(await state(id)); } } }).runOnce();
+      } finally {
+        connector.authorize = authorize;
+      }
+      assert.equal(claimed.length, 3);
+      for (const c of claimed) {
+        assert.equal(c.pending_operation, null, 'a claim is no operation in flight');
+        assert.match(c.claimed_by ?? '', /^schedule:/, 'the runner\'s token, in its own column');
+        assert.equal(c.attempts, '1', 'the attempt is recorded with the claim, before any acquirer call');
+      }
+      assert.deepEqual(atAcquirer.map((c) => c.pending_operation), ['authorize', 'authorize', 'authorize'], 'fenced: in flight as every card payment');
+      const l = await ledger(gw.store.db, scheduleId);
+      assertExactlyOnce(l, connector.calls, 1);
+      const attempts = await gw.store.db.query<{ why: string; status: string; finished: boolean; mid_id: string | null }>(
+        'SELECT a.why, a.status, a.finished_at IS NOT NULL AS finished, a.mid_id FROM payment_attempts a WHERE a.payment_id = ANY($1::text[])', [l.charges.map((c) => c.paymentId)]);
+      assert.deepEqual(attempts.map((a) => [a.why, a.status, a.finished]), [['scheduled', 'approved', true], ['scheduled', 'approved', true], ['scheduled', 'approved', true]]);
+      assert.ok(attempts.every((a) => a.mid_id), 'on the MID routing chose');
+    });
+
+    it('migration 031 moves a claim held in pending_operation to the charge row, and the runner takes it over', async () => {
+      const { scheduleId } = await seedChains(gw, 2, today(), { ...DAILY_TWICE, payments_count: '1' });
+      await assert.rejects(runner({ hooks: { afterClaim: () => { throw new Crash('killed after the claim'); } } }).runOnce(), Crash);
+      const db = gw.store.db;
+      // The store as it was before 031: the token in the payment's pending_operation, no claimed_by column.
+      const ids = (await ledger(db, scheduleId)).charges.map((c) => c.paymentId);
+      await db.query(`UPDATE payments p SET pending_operation = c.claimed_by FROM schedule_charges c WHERE c.payment_id = p.id AND p.id = ANY($1::text[])`, [ids]);
+      await db.query('ALTER TABLE schedule_charges DROP COLUMN claimed_by');
+      await db.query('DELETE FROM schema_migrations WHERE version = 31');
+      assert.deepEqual(await migrate(db), [31]);
+      const moved = await ledger(db, scheduleId);
+      assert.ok(moved.charges.every((c) => c.pending === null && c.claimedBy?.startsWith('schedule:')), 'the token moved to its column');
+      clock.advance(LEASE + 1);
+      await drain(runner());
+      assertExactlyOnce(await ledger(db, scheduleId), connector.calls, 1);
     });
 
     it('a paused schedule charges nothing, however many runners look', async () => {

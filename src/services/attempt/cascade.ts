@@ -13,7 +13,6 @@ import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Mid } from '../../domain/model/mid.ts';
 import type { Payment } from '../../domain/model/payment.ts';
 import { insertTransaction, updatePaymentAndTransaction } from '../../store/payments-repo.ts';
-import { markAttemptStop } from '../../store/attempts-repo.ts';
 import { cascadeStop } from '../../domain/routing/cascade.ts';
 import { attemptResult, type AttemptStop } from '../../domain/model/attempt.ts';
 import { newId } from '../../domain/ids.ts';
@@ -55,8 +54,7 @@ export async function cascade(ctx: ServiceContext, merchant: Merchant, route: Ca
     const next = stop ? undefined : await takeCandidate(ctx, ctx.db, route, current.position + 1, money, (mid) => usableForCascade(ctx, mid, current.pan));
     if (!stop && !next) stop = 'no_more_candidates';
     if (stop || !next) {
-      // A held answer is not applied (integrity.ts): its stop is written alone. Any other goes with the outcome.
-      if (stop === 'integrity') await markAttemptStop(ctx.db, current.payment.id, stop);
+      // The stop is written with the outcome (a held answer's by the hold: integrity.ts).
       return stop ? { ...current, stop } : current;
     }
     await noteOutcome(ctx, merchant, { midId: current.payment.midId, currency: money.currency, brand: current.payment.details.brand, approved: false });

@@ -11,6 +11,7 @@ import type { ConnectorOutcome } from '../../connectors/types.ts';
 import type { RoutingDecision } from '../../domain/routing/route.ts';
 import type { VolumeHold } from '../../domain/routing/caps.ts';
 import { planOutcome } from '../attempt/outcome-plan.ts';
+import { attemptResult } from '../../domain/model/attempt.ts';
 import { nextDueDate, startOfDay } from '../../domain/schedule-calendar.ts';
 import { ERRORS } from '../../domain/errors.ts';
 import { finalTxType } from '../../domain/operations.ts';
@@ -59,7 +60,10 @@ function chargeDetails(chain: DueChain, charge: ScheduleCharge, transactionId: s
   };
 }
 
-/** The claim of a due chain's next payment: its charge row, its payment (held by `claim`), the chain's next position. */
+/**
+ * The claim of a due chain's next payment: its charge row (held by `claim`), its payment (no operation in flight
+ * until the runner's fence), the acquirer attempt it opens when it has a MID, the chain's next position.
+ */
 /** Why a charge has no route: the MIDs' daily caps alone, or no MID at all. */
 export type RouteRefusal = 'dayMidLimit' | 'noEligibleMid';
 
@@ -77,10 +81,11 @@ export function claimOf(
     orderId: origin.orderId, amount: s.amount, currency: s.currency, description: origin.description, status: 'prepare', auth: false,
     capturedAmount: 0n, refundedAmount: 0n, midId: route?.mid.id ?? null, vaultId: origin.vaultId, cardToken: null, payer: origin.payer,
     threeDs: null, declineReason: null, customData: origin.customData, callbackUrl: origin.callbackUrl,
-    details: { ...chargeDetails(chain, charge, ids.transactionId, route), ...(refused ? { routeRefused: refused } : {}) }, pendingOperation: claim, version: 0, createdAt: at, updatedAt: at,
+    details: { ...chargeDetails(chain, charge, ids.transactionId, route), ...(refused ? { routeRefused: refused } : {}) }, pendingOperation: null, version: 0, createdAt: at, updatedAt: at,
   };
   return {
-    subscriptionId: s.id, seq: s.nextSeq, dueDate, transactionId: ids.transactionId, payment, lockedUntil,
+    subscriptionId: s.id, seq: s.nextSeq, dueDate, transactionId: ids.transactionId, payment, claimedBy: claim, lockedUntil,
+    ...(route ? { attempt: { midId: route.mid.id, connector: route.mid.connector, why: 'scheduled' as const } } : {}),
     next: { id: s.id, nextSeq: s.nextSeq + 1, lastDueDate: dueDate, nextDueDate: next ?? null },
   };
 }
@@ -109,6 +114,7 @@ export function outcomeOf(payment: Payment, outcome: FinalOutcome, at: Date): { 
     transactionId,
     transactionStatus: plan.txStatus,
     transactionDetails: plan.txDetails ?? {},
+    attempt: attemptResult(outcome),
     at,
   };
   const after: Payment = {
