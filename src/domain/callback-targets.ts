@@ -30,6 +30,19 @@ export function hostKey(hostname: string): string {
   return hostname.toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
 }
 
+/** Host keys from an operator's list of hosts, blanks dropped. */
+export const hostKeys = (hosts: readonly string[]): Set<string> => new Set(hosts.map((h) => hostKey(h.trim())).filter((h) => h !== ''));
+
+/** The URL parsed, when it is one the gateway can call (http or https); undefined otherwise. */
+export function httpUrl(url: string): URL | undefined {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The policy's key of a whole URL: the parser's normal form without the fragment. */
 function urlKey(url: URL): string {
   return url.href.replace(/#.*$/, '');
@@ -53,7 +66,7 @@ export function callbackTargetPolicy(allowed: readonly string[], allowedUrls: re
       return [];
     }
   });
-  return { allowedPrivateHosts: new Set(allowed.map((h) => hostKey(h.trim())).filter((h) => h !== '')), allowedUrls: new Set(urls) };
+  return { allowedPrivateHosts: hostKeys(allowed), allowedUrls: new Set(urls) };
 }
 
 function isInternalName(host: string): boolean {
@@ -64,13 +77,8 @@ function isInternalName(host: string): boolean {
 
 /** Why the gateway must not POST to this URL, or undefined when it may. */
 export function callbackUrlProblem(url: string, policy: CallbackTargetPolicy = PUBLIC_TARGETS_ONLY): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return MESSAGES.notUrl;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return MESSAGES.notUrl;
+  const parsed = httpUrl(url);
+  if (!parsed) return MESSAGES.notUrl;
   const host = hostKey(parsed.hostname);
   if (policy.allowedPrivateHosts.has(host) || policy.allowedUrls.has(urlKey(parsed))) return undefined;
   if (isPrivateAddressUrl(parsed.href) || isInternalName(host)) return PRIVATE_TARGET_MESSAGE;

@@ -8,7 +8,7 @@
  * refused, an operator-allowed host excepted. The same rule runs at save (the admin API) and at call time on
  * the addresses the name resolves to (connectors/http.ts). Pure: no DNS here.
  */
-import { callbackUrlProblem, hostKey, PRIVATE_TARGET_MESSAGE } from './callback-targets.ts';
+import { callbackUrlProblem, hostKey, hostKeys, httpUrl, PRIVATE_TARGET_MESSAGE } from './callback-targets.ts';
 import { MESSAGES, type FieldError } from './errors.ts';
 
 export interface ConnectorTargetPolicy {
@@ -39,7 +39,7 @@ export function connectorTargetPolicy(opts: { production: boolean; allowedPrivat
       // no origin of its own to allow
     }
   }
-  return { production: opts.production, allowedPrivateHosts: new Set(opts.allowedPrivateHosts.map((h) => hostKey(h.trim())).filter((h) => h !== '')), allowedOrigins: origins };
+  return { production: opts.production, allowedPrivateHosts: hostKeys(opts.allowedPrivateHosts), allowedOrigins: origins };
 }
 
 /** The rule with no exception (production's without CONNECTOR_ALLOWED_PRIVATE_HOSTS, but http allowed). */
@@ -59,13 +59,8 @@ export function allowsInternal(policy: ConnectorTargetPolicy, url: URL): boolean
 
 /** Why the gateway must not send a connector's request to this URL, or undefined when it may. */
 export function connectorUrlProblem(url: string, policy: ConnectorTargetPolicy, knownHosts?: readonly string[]): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return MESSAGES.notUrl;
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return MESSAGES.notUrl;
+  const parsed = httpUrl(url);
+  if (!parsed) return MESSAGES.notUrl;
   if (policy.production && parsed.protocol !== 'https:') return HTTPS_ONLY_MESSAGE;
   if (allowsInternal(policy, parsed)) return undefined;
   if (knownHosts && !isKnownHost(hostKey(parsed.hostname), knownHosts)) return UNKNOWN_HOST_MESSAGE;
