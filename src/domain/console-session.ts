@@ -49,6 +49,28 @@ export function sessionCookie(value: string, opts: { secure: boolean; maxAgeSeco
   ].join('; ');
 }
 
+/** What a sign-in request says of where it came from (browsers send these; scripts and the CLI need not). */
+export interface SignInOrigin {
+  /** Sec-Fetch-Site. */
+  fetchSite?: string;
+  /** Origin. */
+  origin?: string;
+  /** The origins this gateway answers on: BASE_URL's, and the one the request was addressed to. */
+  ownOrigins: readonly string[];
+}
+
+/**
+ * Login CSRF (issue 25, item 9): a page of another site must not sign a browser into the console (the
+ * operator would then work, and type, in the attacker's account). A browser says where a request comes from:
+ * Sec-Fetch-Site must be same-origin, else an Origin header must be one of ours. A request with neither comes
+ * from no browser page (curl, scripts) and has no victim's browser to abuse.
+ */
+export function signInFromOwnOrigin(r: SignInOrigin): boolean {
+  if (r.fetchSite !== undefined) return r.fetchSite === 'same-origin' || r.fetchSite === 'none';
+  if (r.origin !== undefined) return r.ownOrigins.includes(r.origin.toLowerCase());
+  return true;
+}
+
 export interface SessionTimes {
   lastSeenAt: Date;
   expiresAt: Date;

@@ -61,6 +61,7 @@ export const ERRORS = {
   adminUnauthorized: { http: 401, code: '100000', message: 'Authorization: Operator token is not valid.' },
   adminForbidden: { http: 403, code: '100000', message: 'Authorization: Your role does not permit this action.' },
   consoleSignInFailed: { http: 401, code: '100000', message: 'Authorization: E-mail or password is not valid.' },
+  signInCrossSite: { http: 403, code: '100000', message: 'Authorization: Sign-in from another site is not allowed.' },
   metricsUnauthorized: { http: 401, code: '100000', message: 'Authorization: Not allowed to read metrics.' },
   csrfTokenInvalid: { http: 403, code: '100000', message: 'Authorization: CSRF token is missing or not valid.' },
   payloadTooLarge: { http: 413, code: '100000', message: 'Request data is invalid.' },

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { PERMISSIONS, permissionsOf } from '../../domain/admin-roles.ts';
-import { IDLE_TIMEOUT_MS, sessionCookie } from '../../domain/console-session.ts';
+import { IDLE_TIMEOUT_MS, sessionCookie, signInFromOwnOrigin } from '../../domain/console-session.ts';
 import { SIGN_IN_FREE_FAILURES, bucketName } from '../../domain/rate-limits.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { signIn, signOut } from '../../services/admin/console-sessions.ts';
@@ -54,6 +54,17 @@ async function present(ctx: ServiceContext, userId: string, csrfToken: string, e
   return { user: { id, email, name, role }, permissions: permissionsOf(role), csrf_token: csrfToken, idle_timeout_seconds: IDLE_TIMEOUT_MS / 1000, expires_at: expiresAt.toISOString() };
 }
 
+const header = (req: FastifyRequest, name: string): string | undefined => {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** Where the sign-in says it comes from, and the origins that are ours (BASE_URL's; the one it was sent to). */
+function originOf(ctx: ServiceContext, req: FastifyRequest) {
+  const ownOrigins = [new URL(ctx.baseUrl).origin, `${req.protocol}://${req.host}`.toLowerCase()];
+  return { fetchSite: header(req, 'sec-fetch-site'), origin: header(req, 'origin'), ownOrigins };
+}
+
 function clearCookie(req: FastifyRequest, reply: FastifyReply): void {
   reply.header('set-cookie', sessionCookie('', { secure: secureRequest(req), maxAgeSeconds: 0 }));
 }
@@ -65,6 +76,7 @@ export function registerAdminSessionRoutes(app: FastifyInstance, ctx: ServiceCon
       body: SignInBody, response: responses({ 201: Session }, [400]),
     },
   }, async (req, reply) => {
+    if (!signInFromOwnOrigin(originOf(ctx, req))) throw new GatewayError('signInCrossSite');
     // Issue 25, item 12: no lock on an account (anyone could lock admin@localhost out): every sign-in waits as
     // its account's and address's failures this window call for, the right password then goes through.
     const byEmail = bucketName('authFailures', 'email', req.body.email.toLowerCase());

@@ -71,7 +71,8 @@ export async function updateOperatorUserById(db: Database, actor: AuditActor, id
     }
     const after = (await updateOperatorUser(tx, id, patch, now)) as OperatorUser;
     // A new or removed password ends the user's console sessions: whoever signed in with the old one is out.
-    if (input.password !== undefined) await endUserConsoleSessions(tx, id, now);
+    // Disabling ends them too (issue 25, item 10), so enabling the user again revives no old cookie.
+    if (input.password !== undefined || input.disabled === true) await endUserConsoleSessions(tx, id, now);
     const diff = auditDiff(audited(before), audited(after));
     if (diff.changed || input.password !== undefined) {
       await appendAudit(tx, {
