@@ -453,11 +453,15 @@ function nativeStep(action: Json, psp: string | undefined, returnUrl: string | u
   return { kind: 'challenge', state, threeDs, page: { url: nativeThreeDs2PageUrl(returnUrl), method: 'GET', params: {} }, native };
 }
 
-/** The signing string of a standard notification item (Adyen: "Verify HMAC signatures"). */
+/**
+ * The signing string of a standard notification item (Adyen: "Verify HMAC signatures"): the eight fields joined
+ * with ':' as they are, as Adyen's own libraries join them. Escaping ':' and '\' belongs to the key-value form
+ * (HPP), not to webhooks: escaped, a reference holding a colon would be refused forever.
+ */
 export function hmacPayload(item: Json): string {
   const amount = obj(item.amount) ?? {};
-  const esc = (v: unknown) => (v === undefined || v === null ? '' : String(v)).replace(/\\/g, '\\\\').replace(/:/g, '\\:');
-  return [item.pspReference, item.originalReference, item.merchantAccountCode, item.merchantReference, amount.value, amount.currency, item.eventCode, item.success].map(esc).join(':');
+  const text = (v: unknown) => (v === undefined || v === null ? '' : String(v));
+  return [item.pspReference, item.originalReference, item.merchantAccountCode, item.merchantReference, amount.value, amount.currency, item.eventCode, item.success].map(text).join(':');
 }
 
 export function hmacSignature(item: Json, hexKey: string): string {
