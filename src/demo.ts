@@ -5,6 +5,7 @@ import { countMerchants, findMerchantByKey, insertMerchant, insertMid } from './
 import type { DemoMerchantConfig } from './config.ts';
 import { checkout, checkoutHash } from './domain/signatures.ts';
 import { newId } from './domain/ids.ts';
+import { generateMerchantPassword } from './domain/merchant-passwords.ts';
 
 export interface DemoMerchant {
   key: string;
@@ -20,7 +21,7 @@ export async function ensureDemoMerchant(db: Database, demo: DemoMerchantConfig)
   }
   if ((await countMerchants(db)) > 0) return undefined;
   const key = demo.key ?? randomBytes(16).toString('hex');
-  const password = demo.password ?? randomBytes(16).toString('hex');
+  const password = demo.password ?? generateMerchantPassword();
   const merchantId = newId();
   await db.transaction(async (tx) => {
     await insertMerchant(tx, {

@@ -83,7 +83,7 @@ export function documentedActions(
 
 // --- the demo merchant and the values every example shares -------------------------------------------------
 
-export const DEMO = { key: 'demo-key', password: 'demo-password' } as const;
+export const DEMO = { key: 'demo-key', password: 'demo-password-7f3a9c21e4b8' } as const;
 export const BASE = 'https://pay.example.com';
 export const PAYMENT_ID = '5b1f2a9e-7c3d-4e8f-9a1b-2c3d4e5f6a7b';
 export const DATE = '2026-11-24 10:00:00';

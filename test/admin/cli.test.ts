@@ -107,7 +107,7 @@ for (const { kind, skip } of await storeKinds()) {
       const merchant = await runCli(store.env, ['merchant', 'create', '--name', 'CLI Shop', '--live', '--notification-url', 'https://shop.example/cb', '--hash-algorithm', 'sha256']);
       assert.equal(merchant.code, 0, merchant.stderr);
       assert.equal(merchant.json.sandbox, false);
-      assert.match(merchant.json.password, /^[0-9a-f]{32}$/);
+      assert.match(merchant.json.password, /^[0-9a-f]{48}$/);
       made.merchant = merchant.json;
       const list = await runCli(store.env, ['merchant', 'list', '--search', 'cli shop']);
       assert.deepEqual(list.json.merchants.map((m: { id: string }) => m.id), [merchant.json.id]);

@@ -25,7 +25,7 @@ for (const { kind, skip } of await storeKinds()) {
       ]);
       assert.match(res.body.signing_secret, /^whsec_[A-Za-z0-9+/]{20,}={0,2}$/);
       assert.match(res.body.merchant_key, /^[0-9a-f]{32}$/);
-      assert.match(res.body.password, /^[0-9a-f]{32}$/);
+      assert.match(res.body.password, /^[0-9a-f]{48}$/);
       assert.equal(res.body.sandbox, false);
       assert.equal(res.body.hash_algorithm, 'sha256');
       assert.equal(res.body.disabled, false);
@@ -146,7 +146,7 @@ for (const { kind, skip } of await storeKinds()) {
         ['POST', { name: 'x', notification_url: 'http://intranet/cb' }, ['notification_url: This URL must point to a public address.']],
         ['POST', { name: 'x', hash_algorithm: 'sha1' }, ['hash_algorithm: The value you selected is not a valid choice.']],
         ['POST', { name: 'x', sandbox: 'yes' }, ['sandbox: This value should be of type bool.']],
-        ['POST', { name: 'x', password: 'short' }, ['password: This value is too short. It should have 8 characters or more.']],
+        ['POST', { name: 'x', password: 'short' }, ['password: This value is too short. It should have 16 characters or more.']],
         ['POST', { name: 'x', merchant_key: 'has space' }, ['merchant_key: This value is not valid.']],
         ['POST', { name: 'x', extra: 1 }, []],
         ['POST', '{"name"', ['request: This value should be valid JSON.']],

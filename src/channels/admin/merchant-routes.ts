@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS } from '../../domain/password-rotation.ts';
+import { MIN_MERCHANT_PASSWORD_LENGTH } from '../../domain/merchant-passwords.ts';
 import { findMerchantRecord, listMerchantRecords, type MerchantRecord } from '../../services/queries/merchants.ts';
 import { createMerchant, rotatePassword, setMerchantDisabled, updateMerchant } from '../../services/admin/merchants.ts';
 import { issueSigningSecret } from '../../services/signing-secrets.ts';
@@ -36,7 +37,7 @@ const MerchantProps = {
   previous_password_valid_until: Type.Union([Timestamp, Type.Null()], { description: 'After a rotation: until when the previous password still verifies requests.' }),
 };
 const Merchant = Type.Object(MerchantProps, { description: 'A merchant (never its password).', examples: [MERCHANT_EXAMPLE] });
-const PASSWORD_EXAMPLE = '9f86d081884c7d659a2feaa0c55ad015';
+const PASSWORD_EXAMPLE = '9f86d081884c7d659a2feaa0c55ad0157be3a1c94d2e8f60';
 const CreatedMerchant = Type.Object({
   ...MerchantProps,
   password: Type.String({ description: 'Shown in this answer only; never again.' }),
@@ -50,7 +51,7 @@ const CreateBody = Type.Object({
   sandbox: Type.Optional(Type.Boolean({ description: 'Default true.' })),
   hash_algorithm: Type.Optional(HashAlgorithm),
   merchant_key: Type.Optional(Printable(1, 'For a merchant moving from another platform; generated when absent.')),
-  password: Type.Optional(Printable(8, 'For a merchant moving from another platform; generated (128 random bits) when absent.')),
+  password: Type.Optional(Printable(MIN_MERCHANT_PASSWORD_LENGTH, 'For a merchant moving from another platform: at least 16 characters, not a common password; generated (48 random hex characters) when absent.')),
 }, { additionalProperties: false, examples: [{ name: 'Second Shop', notification_url: 'https://shop.example/callbacks', sandbox: true, hash_algorithm: 'md5' }] });
 type CreateBody = Static<typeof CreateBody>;
 
@@ -64,7 +65,7 @@ type PatchBody = Static<typeof PatchBody>;
 
 const RotateBody = Type.Object({
   grace_hours: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_GRACE_HOURS, description: `How long the previous password keeps verifying requests, in hours (default ${DEFAULT_GRACE_HOURS}; 0 ends it at once).` })),
-  password: Type.Optional(Printable(8, 'The new password when the merchant chose it; generated when absent.')),
+  password: Type.Optional(Printable(MIN_MERCHANT_PASSWORD_LENGTH, 'The new password when the merchant chose it: at least 16 characters, not a common password; generated (48 random hex characters) when absent.')),
 }, { additionalProperties: false, examples: [{ grace_hours: 24 }, { grace_hours: 0 }] });
 type RotateBody = Static<typeof RotateBody>;
 

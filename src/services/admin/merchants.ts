@@ -14,6 +14,7 @@ import { isUniqueViolation } from '../../store/unique-violation.ts';
 import { auditDiff } from './audit-diff.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { graceEnd } from '../../domain/password-rotation.ts';
+import { generateMerchantPassword, merchantPasswordProblem } from '../../domain/merchant-passwords.ts';
 import { isHttpUrl } from '../../domain/methods/formats.ts';
 import type { CallbackTargetPolicy } from '../../domain/callback-targets.ts';
 import { checkCallbackUrl } from '../callback-targets.ts';
@@ -30,8 +31,16 @@ export interface NewMerchantInput {
   password?: string;
 }
 
-/** Keys and passwords the gateway makes: 128 random bits each, hex (safe in every channel's encoding). */
+/** Keys the gateway makes: 128 random bits, hex (safe in every channel's encoding); passwords: merchant-passwords.ts. */
 const generated = () => randomBytes(16).toString('hex');
+
+/** A password the operator gives must pass the merchant password rule; absent, one is generated. */
+function chosenOrGenerated(password: string | undefined): string {
+  if (password === undefined) return generateMerchantPassword();
+  const problem = merchantPasswordProblem(password);
+  if (problem) throw GatewayError.field('password', problem);
+  return password;
+}
 
 /** What the audit log keeps of a merchant: the settings an operator sees, never the password. */
 export const auditedMerchant = (m: MerchantRecord) => ({
@@ -52,7 +61,7 @@ export async function createMerchant(db: Database, actor: AuditActor, input: New
   checkNotificationUrl(input.notificationUrl, targets);
   const id = newId();
   const key = input.key ?? generated();
-  const password = input.password ?? generated();
+  const password = chosenOrGenerated(input.password);
   try {
     const merchant = await db.transaction(async (tx) => {
       const [taken] = await tx.query('SELECT 1 FROM merchants WHERE merchant_key = $1', [key]);
@@ -99,7 +108,7 @@ export interface RotationInput {
 }
 
 export async function rotatePassword(db: Database, actor: AuditActor, id: string, input: RotationInput, now: Date): Promise<{ merchant: MerchantRecord; password: string } | undefined> {
-  const password = input.password ?? generated();
+  const password = chosenOrGenerated(input.password);
   const until = graceEnd(now, input.graceHours);
   return db.transaction(async (tx) => {
     const before = await findMerchantRecord(tx, id, true);
