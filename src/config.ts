@@ -1,7 +1,6 @@
 /** Configuration from the environment, read once at start. */
 import path from 'node:path';
 import { isIP } from 'node:net';
-import { merchantPasswordProblem } from './domain/merchant-passwords.ts';
 
 export interface DemoMerchantConfig {
   key?: string;
@@ -224,9 +223,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Outside production the demo merchant's own callback URL (often a developer's localhost) is allowed as set.
   const demoUrl = config.production ? undefined : config.demoMerchant.notificationUrl;
   if (demoUrl && hostOf(demoUrl)) config.callbackAllowedUrls.push(demoUrl);
-  const demoPassword = config.demoMerchant.password;
-  const demoProblem = demoPassword === undefined ? undefined : merchantPasswordProblem(demoPassword);
-  if (demoProblem) throw new Error(`DEMO_MERCHANT_PASSWORD: ${demoProblem}`);
   const problems = config.production ? productionProblems(config, env) : [];
   if (problems.length > 0) throw new Error(`unsafe settings for production mode (GATEWAY_MODE=production):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return config;

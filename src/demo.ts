@@ -5,7 +5,7 @@ import { countMerchants, findMerchantByKey, insertMerchant, insertMid } from './
 import type { DemoMerchantConfig } from './config.ts';
 import { checkout, checkoutHash } from './domain/signatures.ts';
 import { newId } from './domain/ids.ts';
-import { generateMerchantPassword } from './domain/merchant-passwords.ts';
+import { generateMerchantPassword, merchantPasswordProblem } from './domain/merchant-passwords.ts';
 
 export interface DemoMerchant {
   key: string;
@@ -13,8 +13,13 @@ export interface DemoMerchant {
   created: boolean;
 }
 
-/** Creates the demo merchant (sandbox, one SMS/DMS sandbox MID) when the store has no merchant yet. */
+/**
+ * Creates the demo merchant (sandbox, one SMS/DMS sandbox MID) when the store has no merchant yet. A weak
+ * DEMO_MERCHANT_PASSWORD stops the start (the merchant password rule, issue 25 item 8).
+ */
 export async function ensureDemoMerchant(db: Database, demo: DemoMerchantConfig): Promise<DemoMerchant | undefined> {
+  const problem = demo.password === undefined ? undefined : merchantPasswordProblem(demo.password);
+  if (problem) throw new Error(`DEMO_MERCHANT_PASSWORD: ${problem}`);
   if (demo.key) {
     const existing = await findMerchantByKey(db, demo.key);
     if (existing) return { key: existing.key, password: existing.password, created: false };

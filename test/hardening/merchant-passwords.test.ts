@@ -56,8 +56,9 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('refuses a weak DEMO_MERCHANT_PASSWORD at start, and generates a strong demo password', async () => {
-      assert.throws(() => loadConfig({ DEMO_MERCHANT_KEY: 'demo-key', DEMO_MERCHANT_PASSWORD: 'demo-password' }), /DEMO_MERCHANT_PASSWORD: This value is too short/);
-      assert.throws(() => loadConfig({ DEMO_MERCHANT_KEY: 'demo-key', DEMO_MERCHANT_PASSWORD: 'password12345678' }), /DEMO_MERCHANT_PASSWORD: This password is too common/);
+      const demo = (password: string) => ensureDemoMerchant(t.store.db, loadConfig({ DEMO_MERCHANT_KEY: 'demo-key', DEMO_MERCHANT_PASSWORD: password }).demoMerchant);
+      await assert.rejects(demo('demo-password'), /DEMO_MERCHANT_PASSWORD: This value is too short/);
+      await assert.rejects(demo('password12345678'), /DEMO_MERCHANT_PASSWORD: This password is too common/);
     });
   });
 }
