@@ -1,7 +1,8 @@
 /**
  * Payment attempts (migration 030): one row per acquirer attempt. They are opened and answered inside the
  * payment's own statements (payments-repo.ts: a data-modifying CTE beside the payment's, so no round trip is
- * added); this file holds the reads and the SQL those statements share.
+ * added); this file holds the reads, the SQL those statements share, and the answer written alone on the rare
+ * paths that have no statement to fold it into.
  */
 import type { Sql } from './database.ts';
 import type { AttemptResult, AttemptStatus, AttemptStop, AttemptWhy, PaymentAttempt } from '../domain/model/attempt.ts';
@@ -50,6 +51,18 @@ export const NEXT_ATTEMPT_SEQ = (paymentId: string): string => `COALESCE(${CURRE
 export const ATTEMPT_RESULT_SET = (v: { status: string; code: string; retry: string; stop: string; ref: string; finishedAt: string }): string =>
   `status = ${v.status}, decline_code = ${v.code}, retry = ${v.retry}, stop = COALESCE(${v.stop}, stop), ` +
   `acquirer_ref = COALESCE(${v.ref}, acquirer_ref), finished_at = COALESCE(${v.finishedAt}, finished_at)`;
+
+/**
+ * Writes an answer to the payment's current attempt in a statement of its own: for the paths that change the
+ * payment without a transaction update to fold it into (an APM payer's or recipient's step), never the SALE's.
+ */
+export async function answerCurrentAttempt(sql: Sql, paymentId: string, result: AttemptResult, now: Date): Promise<void> {
+  await sql.query(
+    `UPDATE payment_attempts SET ${ATTEMPT_RESULT_SET({ status: '$2', code: '$3', retry: '$4', stop: '$5', ref: '$6', finishedAt: '$7::timestamptz' })}
+     WHERE payment_id = $1 AND seq = ${CURRENT_ATTEMPT('$1')}`,
+    [paymentId, ...attemptResultParams(result, now)],
+  );
+}
 
 /** An AttemptResult as the parameters of ATTEMPT_RESULT_SET, in its order (status, code, retry, stop, ref, finishedAt). */
 export const attemptResultParams = (r: AttemptResult, now: Date): unknown[] =>

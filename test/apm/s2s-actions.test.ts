@@ -35,6 +35,9 @@ for (const { kind, skip } of await storeKinds()) {
       await listener?.close();
     });
 
+    const attemptsOf = (paymentId: string) => gw.store.db.query<{ seq: number; why: string; status: string; finished: boolean }>(
+      'SELECT seq, why, status, finished_at IS NOT NULL AS finished FROM payment_attempts WHERE payment_id = $1 ORDER BY seq', [paymentId]);
+
     const callbackFor = async (transId: string, action: string, status: string) => {
       const [cb] = await listener.waitForMatching((c) => c.fields.trans_id === transId && c.fields.action === action && c.fields.status === status, 1);
       assert.ok(cb);
@@ -54,6 +57,7 @@ for (const { kind, skip } of await storeKinds()) {
       const cb = await callbackFor(res.body.trans_id, 'SALE', 'SETTLED');
       assert.equal(cb.fields.result, 'SUCCESS');
       assert.equal(cb.fields['custom_data[cart]'], 'A-1');
+      assert.deepEqual((await attemptsOf(res.body.trans_id)).map((a) => [a.seq, a.why, a.status, a.finished]), [[1, 'routed', 'approved', true]], 'one attempt at the provider');
       assert.equal(cb.fields.hash, callbackHash(cb.raw, gw.merchant.password));
     });
 
@@ -149,6 +153,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.deepEqual(res.body.redirect_params, []);
       assert.match(res.body.redirect_url, new RegExp(`^${gw.baseUrl}/sandbox/apm/`));
       const redirectCb = await callbackFor(res.body.trans_id, 'SALE', 'REDIRECT');
+      assert.deepEqual((await attemptsOf(res.body.trans_id)).map((a) => [a.status, a.finished]), [['redirect', false]], 'open while the payer is at the provider');
       assert.equal(redirectCb.fields.result, 'REDIRECT');
       assert.equal(redirectCb.fields.hash, callbackHash(redirectCb.raw, gw.merchant.password));
       const page = await fetch(res.body.redirect_url);
@@ -163,6 +168,7 @@ for (const { kind, skip } of await storeKinds()) {
       const back = await (await fetch(paid.headers.get('location')!)).text();
       assert.match(back, /https:\/\/shop\.example\/return/);
       assert.equal((await followUp(gw, 'GET_TRANS_STATUS', res.body.trans_id)).body.status, 'SETTLED');
+      assert.deepEqual((await attemptsOf(res.body.trans_id)).map((a) => [a.seq, a.status, a.finished]), [[1, 'approved', true]], 'the payer\'s word answers the same attempt');
     });
 
     it('declines when the payer cancels on the provider page', async () => {
@@ -192,6 +198,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.deepEqual(Object.keys(res.body), ['action', 'result', 'status', 'order_id', 'trans_id', 'trans_date', 'amount', 'currency']);
       assert.deepEqual([res.body.action, res.body.result, res.body.status, res.body.amount, res.body.currency], ['CREDIT2VIRTUAL', 'SUCCESS', 'SETTLED', '1500', 'XOF']);
       const cb = await callbackFor(res.body.trans_id, 'CREDIT2VIRTUAL', 'SETTLED');
+      assert.deepEqual((await attemptsOf(res.body.trans_id)).map((a) => [a.why, a.status, a.finished]), [['routed', 'approved', true]], 'a payout is one attempt');
       assert.equal(cb.fields.hash, credit2VirtualCallbackHash(cb.fields, gw.merchant.password));
       const declined = { ...fields, order_id: orderId('C2V'), order_currency: 'GHS', order_amount: '10.00', payee_email: 'fail@gmail.com' };
       const no = await gw.postForm('/apm/post', { ...declined, hash: credit2VirtualHash(declined.order_id, '10.00', 'GHS', gw.merchant.password) });

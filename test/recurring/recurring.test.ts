@@ -239,6 +239,9 @@ for (const { kind, skip } of await storeKinds()) {
         assert.equal(payment?.declineReason, null);
         // Both transactions bear the test's fixed clock time: compared without their order.
         assert.deepEqual((await listTransactions(gw.store.db, payment!.id)).map((t) => `${t.type}:${t.status}`).sort(), ['recurring:fail', 'retry:success']);
+        // Two acquirer attempts of one payment (payment_attempts): the charge, declined, and the RETRY, approved.
+        const attempts = await gw.store.db.query<{ seq: number; why: string; status: string; mid_id: string }>('SELECT seq, why, status, mid_id FROM payment_attempts WHERE payment_id = $1 ORDER BY seq', [payment!.id]);
+        assert.deepEqual(attempts.map((a) => [a.seq, a.why, a.status, a.mid_id]), [[1, 'routed', 'declined', payment!.midId], [2, 'retry', 'approved', payment!.midId]]);
         const again = await gw.postForm('/post', { action: 'RETRY', client_key: gw.merchant.key, trans_id: declined.body.trans_id, hash: f1(EMAIL, gw.merchant.password, CARD) });
         assert.equal(errorOf(again).error_message, 'Incorrect transaction', 'a settled charge is not retried');
       });

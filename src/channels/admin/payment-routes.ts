@@ -212,12 +212,12 @@ const Routing = Type.Object({
   explored: Nullable(Type.Boolean({ description: 'A success-rate rule: whether this payment explored (first MID drawn at random)' })),
   attempts: Type.Array(Type.Object({
     mid_id: Type.String(), trans_id: Type.String(),
-    why: Type.String({ description: 'routed: the router\'s choice; cascade: the next candidate after a retryable decline; scheduled: a schedule\'s charge' }),
+    why: Type.String({ description: 'routed: the router\'s choice (an APM initiation or payout too); cascade: the next candidate after a retryable decline; scheduled: a schedule\'s charge; retry: a RETRY of a declined recurring charge' }),
     outcome: Nullable(Type.String({ description: 'pending (sent, no answer yet, or an answer held for an operator), challenge, redirect (waiting for the payer), approved, declined' })),
     code: Nullable(Type.String({ description: 'The unified decline code' })),
     retry: Nullable(Type.String({ description: 'The error table\'s retry decision for that code: no, later, other_mid' })),
     stop: Nullable(Type.String({ description: 'Why no further attempt: hard_decline, authenticated, not_retryable, no_more_candidates, max_attempts, integrity' })),
-  }), { description: 'Every acquirer attempt of the payment, in the order made (one per MID tried; a scheduled charge has one). Before version 030 of the store, only recorded when a payment was tried on more than one MID or a decline stopped the cascade' }),
+  }), { description: 'Every acquirer attempt of the payment, in the order made (one per MID tried and per RETRY; a scheduled charge, an APM initiation or payout has one). Before version 030 of the store, only recorded when a payment was tried on more than one MID or a decline stopped the cascade' }),
 });
 
 const AuditView = Type.Object({

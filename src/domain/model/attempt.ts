@@ -1,13 +1,16 @@
 /**
  * A payment attempt: one request for the payment's authorization sent to one acquirer (a MID), with its outcome
- * (issue 24). A payment has one or more, in order: the router's choice, each MID a cascade moved to; a scheduled
- * charge has one. The store keeps them as rows of payment_attempts (migration 030), its id the transaction the
+ * (issue 24). A payment has one or more, in order: the router's choice, each MID a cascade moved to, each RETRY
+ * of a declined recurring charge; a scheduled charge, an APM initiation and an APM payout have one. The store keeps them as rows of payment_attempts (migration 030), its id the transaction the
  * attempt opened; the steps of services/attempt/ write them with the payment's own writes.
  */
 import { DECLINES, type UnifiedCode } from '../declines.ts';
 
-/** Why the attempt was made: the router's choice, the next candidate after a retryable decline, a schedule's charge. */
-export type AttemptWhy = 'routed' | 'cascade' | 'scheduled';
+/**
+ * Why the attempt was made: the router's choice (an APM initiation or payout too), the next candidate after a
+ * retryable decline, a schedule's charge, a merchant's RETRY of a declined recurring charge.
+ */
+export type AttemptWhy = 'routed' | 'cascade' | 'scheduled' | 'retry';
 
 /** pending: sent, no answer yet (or an answer held for an operator); challenge, redirect: waiting for the payer. */
 export type AttemptStatus = 'pending' | 'challenge' | 'redirect' | 'approved' | 'declined';
@@ -40,7 +43,8 @@ export interface PaymentAttempt {
 
 /** An attempt as it is opened, before its request goes out (its payment, amount and instant come with the write). */
 export interface AttemptOpening {
-  midId: string;
+  /** Null for an APM provider MID's payment, whose provider is the merchant's own. */
+  midId: string | null;
   connector: string;
   why: AttemptWhy;
 }

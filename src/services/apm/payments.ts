@@ -29,6 +29,8 @@ import { applyPayoutOutcome } from './payouts.ts';
 import { heldForIntegrity, mismatchesOf } from '../attempt/integrity.ts';
 import { screen, type ScreenFacts } from '../attempt/screen.ts';
 import { post } from '../attempt/post.ts';
+import { answerCurrentAttempt } from '../../store/attempts-repo.ts';
+import { attemptResult } from '../../domain/model/attempt.ts';
 import type { OperatorDecision, OperatorWrite } from '../operator-write.ts';
 import { pageFields, PAYER_PATHS, type ApmMethod } from './methods.ts';
 import { midSupplied, withPayeeValues } from '../../domain/methods/supplied.ts';
@@ -192,7 +194,9 @@ async function initiate(ctx: ServiceContext, merchant: Merchant, payment: Paymen
   const claimed = await ctx.db.transaction(async (tx) => {
     const claim = await updatePayment(tx, payment.id, { status: payment.status, pendingOperation: null, version: payment.version },
       { pendingOperation: 'apm_initiate', ...(midId ? { midId } : {}), details: { lastTransId: transId, connectorName: connector.name, apm: { ...apm, stage: 'started' } } }, now);
-    if (claim) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: authTxType(payment.operation, intentOf(payment)), status: 'waiting', amount: payment.amount, now });
+    // The transaction opens the payment's acquirer attempt: the provider's initiation (or payout) about to be asked.
+    if (claim) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: authTxType(payment.operation, intentOf(payment)), status: 'waiting', amount: payment.amount, now },
+      { midId: midId ?? payment.midId, connector: connector.name, why: 'routed' });
     return claim;
   });
   if (!claimed) return stepOf(await reload(ctx, payment));
@@ -306,6 +310,7 @@ async function awaitPayer(ctx: ServiceContext, merchant: Merchant, payment: Paym
   };
   const updated = await ctx.db.transaction(async (tx) => {
     const u = await updatePayment(tx, payment.id, expect, patch, now);
+    if (u) await answerCurrentAttempt(tx, u.id, attemptResult({ kind: 'redirect', reference }), now);
     if (u) await post(ctx, tx, { payment: u, transId: u.details.lastTransId ?? u.id, outcome: 'redirect' });
     if (u && u.channel === 's2s_apm') await notify(tx, merchant, u, { transId: u.details.lastTransId ?? u.id, type: 'redirect', status: 'waiting' }, now);
     return u;
@@ -335,7 +340,10 @@ async function finish(ctx: ServiceContext, merchant: Merchant, payment: Payment,
   const txStatus = d.approved ? 'success' : 'fail';
   const write = async (sql: Sql): Promise<Payment | undefined> => {
     const updated = transId
-      ? await updatePaymentAndTransaction(sql, payment.id, expect, patch, now, { id: transId, status: txStatus, details: { ...(d.approved ? {} : { reason: patch.declineReason }), ...byOperator?.txDetails } })
+      ? await updatePaymentAndTransaction(sql, payment.id, expect, patch, now, {
+        id: transId, status: txStatus, details: { ...(d.approved ? {} : { reason: patch.declineReason }), ...byOperator?.txDetails },
+        attempt: attemptResult({ kind: d.approved ? 'approved' : 'declined', ...(d.reference ? { reference: d.reference } : {}) }),
+      })
       : await updatePayment(sql, payment.id, expect, patch, now);
     if (!updated) return undefined;
     await post(ctx, sql, { payment: updated, transId: transId ?? updated.id, outcome: d.approved ? 'approved' : 'declined' });

@@ -24,6 +24,8 @@ import { apmRoute } from './connector.ts';
 import { heldForIntegrity } from '../attempt/integrity.ts';
 import { screen } from '../attempt/screen.ts';
 import { post } from '../attempt/post.ts';
+import { answerCurrentAttempt } from '../../store/attempts-repo.ts';
+import { attemptResult } from '../../domain/model/attempt.ts';
 import { usableConnectors } from '../connector-access.ts';
 import type { ApmDetails } from './details.ts';
 
@@ -66,7 +68,7 @@ export async function startPayout(ctx: ServiceContext, input: NewPayout): Promis
     pendingOperation: 'apm_payout', midId,
     details: { brand: method.key, lastTransId: transId, payee: { ...payee }, parameters: input.params, noCallbacks: input.callbackUrl === undefined && !merchant.notificationUrl },
     now,
-  }, { id: transId, paymentId: id, type: 'credit', status: 'waiting', amount: order.amount.minor, now });
+  }, { id: transId, paymentId: id, type: 'credit', status: 'waiting', amount: order.amount.minor, now }, { midId, connector: connector.name, why: 'routed' });
   let outcome: ApmOutcome;
   if (supplied.missing.length > 0) {
     outcome = { kind: 'declined', reason: `MID setting missing: ${supplied.missing.join(', ')}` };
@@ -104,7 +106,7 @@ export async function applyPayoutOutcome(ctx: ServiceContext, merchant: Merchant
       pendingOperation: null,
       ...(approved ? { capturedAmount: payment.amount } : { declineReason }),
       ...(outcome.reference ? { details: { connectorRef: outcome.reference } } : {}),
-    }, done, { id: transId, status: approved ? 'success' : 'fail' });
+    }, done, { id: transId, status: approved ? 'success' : 'fail', attempt: attemptResult({ kind: outcome.kind, ...(outcome.reference ? { reference: outcome.reference } : {}) }) });
     if (u) await post(ctx, tx, { payment: u, transId, outcome: approved ? 'approved' : 'declined' });
     if (u) await notify(tx, merchant, u, { transId, type: 'credit', status: approved ? 'success' : 'fail', ...(approved ? {} : { reason: u.declineReason ?? undefined }) }, done);
     return u;
@@ -120,6 +122,7 @@ async function awaitRecipient(ctx: ServiceContext, payment: Payment, method: Met
   const apm: ApmDetails = { method: method.key, experience: method.experience as ApmExperience, stage: 'started', params, action };
   const updated = await updatePayment(ctx.db, payment.id, { status: 'prepare', pendingOperation: 'apm_payout' },
     { status: nextStatus('prepare', 'redirect_required') ?? 'redirect', pendingOperation: null, details: { connectorRef: reference, apm } }, ctx.clock.now());
+  if (updated) await answerCurrentAttempt(ctx.db, updated.id, attemptResult({ kind: 'redirect', reference }), ctx.clock.now());
   // A single statement, no transaction to lend the post step (services/attempt/post.ts).
   if (updated) await post(ctx, ctx.db, { payment: updated, transId: updated.details.lastTransId ?? updated.id, outcome: 'redirect' });
   return updated ?? payment;

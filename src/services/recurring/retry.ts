@@ -19,6 +19,7 @@ import { notify } from '../callbacks/index.ts';
 import { nextStatus } from '../../domain/payment-state.ts';
 import { merchantInitiatedOutcome } from './card-on-file.ts';
 import { intentOf, isRecurring } from '../../domain/operations.ts';
+import { attemptResult } from '../../domain/model/attempt.ts';
 
 /** The status an approved retry gives a declined charge, by what the charge asked for (the state table). */
 function retryApproved(payment: Payment): PaymentStatus {
@@ -66,10 +67,13 @@ async function ask(ctx: ServiceContext, mids: readonly Mid[], payment: Payment):
 export async function retryRecurringCharge(ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment): Promise<Payment> {
   if (!isRecurring(payment.operation) || payment.status !== 'decline') throw new GatewayError('incorrectTransaction');
   const transId = newId();
+  // A new acquirer attempt of the payment, on the MID that declined it (none when that MID is gone: nothing is asked).
+  const mid = mids.find((m) => m.id === payment.midId);
+  const attempt = mid && ctx.connectors.has(mid.connector) ? { midId: mid.id, connector: mid.connector, why: 'retry' as const } : undefined;
   const claimed = await ctx.db.transaction(async (tx) => {
     const now = ctx.clock.now();
     const claim = await updatePayment(tx, payment.id, { status: 'decline', pendingOperation: null }, { pendingOperation: 'retry', details: { lastTransId: transId } }, now);
-    if (claim) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: 'retry', status: 'waiting', amount: payment.amount, now });
+    if (claim) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: 'retry', status: 'waiting', amount: payment.amount, now }, attempt);
     return claim;
   });
   if (!claimed) throw new GatewayError('operationInProgress');
@@ -80,7 +84,7 @@ export async function retryRecurringCharge(ctx: ServiceContext, merchant: Mercha
   return ctx.db.transaction(async (tx) => {
     const now = ctx.clock.now();
     const updated = await updatePaymentAndTransaction(tx, payment.id, { status: 'decline', pendingOperation: 'retry' }, { ...patch, pendingOperation: null }, now,
-      { id: transId, status, details: outcome.kind === 'declined' ? { reason: outcome.reason } : { reference: outcome.reference } });
+      { id: transId, status, details: outcome.kind === 'declined' ? { reason: outcome.reason } : { reference: outcome.reference }, ...(attempt ? { attempt: attemptResult(outcome) } : {}) });
     if (!updated) return claimed;
     // The callback reports the charge's own action (RECURRING_SALE or RECURRING_DEBIT), as the platform's newer docs do.
     await notify(tx, merchant, updated, { transId, type: 'recurring', status, ...(outcome.kind === 'declined' ? { reason: outcome.reason } : {}) }, now);
