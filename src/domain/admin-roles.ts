@@ -52,3 +52,13 @@ export function mayDo(role: Role, permission: Permission): boolean {
 export function permissionsOf(role: Role): Permission[] {
   return PERMISSIONS.filter((p) => mayDo(role, p));
 }
+
+/**
+ * Issue 25, item 13: a Checkout session's id is the hosted-fields Token, a bearer credential of the session
+ * while it lives. Roles that may not act on payments see it masked (enough to tell sessions apart).
+ */
+export const seesSessionTokens = (role: Role): boolean => mayDo(role, 'payments.act');
+
+export function maskedToken(token: string): string {
+  return token.length <= 8 ? '****' : `${token.slice(0, 4)}****${token.slice(-4)}`;
+}

@@ -5,6 +5,7 @@
  * connector, so it is never guessed), with the action that resolves them. Authenticated with an operator's
  * Bearer token; answers in D3 bodies. Card numbers appear as masks only.
  */
+import { maskedToken, seesSessionTokens, type Role } from '../../domain/admin-roles.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
@@ -243,7 +244,7 @@ const PaymentDetailView = Type.Object({
     description: Type.String(),
     auth: Type.Boolean({ description: 'true: an authorization (DMS)' }),
     decline_reason: Nullable(Type.String()),
-    session_id: Nullable(Type.String()),
+    session_id: Nullable(Type.String({ description: 'The Checkout session (its id is the hosted-fields Token): masked (`abcd****wxyz`) for roles that may not act on payments.' })),
     callback_url: Nullable(Type.String()),
     card_details: Nullable(Type.Object({
       mask: Nullable(Type.String()), first6: Nullable(Type.String()), last4: Nullable(Type.String()), brand: Nullable(Type.String()), expiry: Nullable(Type.String({ description: 'MM/YYYY' })),
@@ -315,7 +316,7 @@ function payerView(p: Payment): Record<string, string> {
   return Object.fromEntries(Object.entries(p.payer).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
 
-function detailView(d: PaymentDetail): Static<typeof PaymentDetailView> {
+function detailView(d: PaymentDetail, role: Role): Static<typeof PaymentDetailView> {
   const p = d.payment;
   const f6l4 = str(p.details.first6Last4);
   const flag = needsOperatorOf(p);
@@ -325,7 +326,7 @@ function detailView(d: PaymentDetail): Static<typeof PaymentDetailView> {
       description: p.description,
       auth: p.auth,
       decline_reason: p.declineReason,
-      session_id: p.sessionId,
+      session_id: p.sessionId === null || seesSessionTokens(role) ? p.sessionId : maskedToken(p.sessionId),
       callback_url: p.callbackUrl,
       card_details: p.details.cardMask || f6l4
         ? { mask: str(p.details.cardMask), first6: f6l4?.slice(0, 6) ?? null, last4: f6l4?.slice(-4) ?? null, brand: str(p.details.brand), expiry: str(p.details.cardExpiry) }
@@ -427,7 +428,7 @@ export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceCon
       params: IdParams,
       response: { 200: PaymentDetailView, ...ErrorResponses },
     },
-  }, async (req) => detailView(await paymentDetail(ctx, req.params.id)));
+  }, async (req) => detailView(await paymentDetail(ctx, req.params.id), req.operator!.role));
 
   for (const action of ['capture', 'void', 'refund'] as const) {
     app.post<{ Params: IdParams; Body: ActionBody }>(`/payments/:id/${action}`, {
