@@ -69,7 +69,18 @@ const THROUGHPUT = [
   ['POST /api/v1/session', (fx: Fixtures) => load(`${fx.gateway}/api/v1/session`, fx.sessionBody)],
   ['POST /api/v1/payment/status', (fx: Fixtures) => load(`${fx.gateway}/api/v1/payment/status`, fx.statusBody)],
   ['S2S CARD SALE (no 3DS)', (fx: Fixtures) => load(`${fx.gateway}/post`, fx.saleForm)],
+  ['S2S SALE, ledger switched off', (fx: Fixtures) => withoutLedger(fx, () => load(`${fx.gateway}/post`, fx.saleForm))],
 ] as const;
+
+/** Runs a load with the gateway's ledger posting switched off (the baseline of issue 27's ledger targets). */
+async function withoutLedger<T>(fx: Fixtures, run: () => Promise<T>): Promise<T> {
+  await fetch(`${fx.bare}/ledger/off`, { method: 'POST' });
+  try {
+    return await run();
+  } finally {
+    await fetch(`${fx.bare}/ledger/on`, { method: 'POST' });
+  }
+}
 
 type PacedFigures = PacedLoadResult & { cpu: CpuPerRequest };
 
@@ -78,7 +89,7 @@ interface Round {
   /** pgbench's transactions per second in this round, or why there is none. */
   pgbench: { tps: number } | { error: string };
   halfRate: number;
-  latency: { bare: PacedFigures; sale: PacedFigures };
+  latency: { bare: PacedFigures; sale: PacedFigures; saleWithoutLedger: PacedFigures };
 }
 
 /**
@@ -118,6 +129,7 @@ async function measureRound(fx: Fixtures, serverPid: number, pgbench: Pgbench | 
     latency: {
       bare: await paced(`${fx.bare}/bare`, '{}', 'application/json'),
       sale: await paced(`${fx.gateway}/post`, fx.saleForm, 'application/x-www-form-urlencoded'),
+      saleWithoutLedger: await withoutLedger(fx, () => paced(`${fx.gateway}/post`, fx.saleForm, 'application/x-www-form-urlencoded')),
     },
   };
 }
@@ -143,7 +155,7 @@ function report(results: Round[], withCallback: Figures, steal: number): void {
   console.log('endpoint                  offered  served  p50 ms     p99 ms     max ms  errors+non-2xx   server  postgres  generator');
   const cpu = (value: number | undefined, width: number) => (value === undefined ? '-'.padStart(width) : num(value, width));
   for (const r of results) {
-    for (const [name, l] of [['bare INSERT+UPDATE', r.latency.bare], ['S2S CARD SALE (no 3DS)', r.latency.sale]] as const) {
+    for (const [name, l] of [['bare INSERT+UPDATE', r.latency.bare], ['S2S CARD SALE (no 3DS)', r.latency.sale], ['SALE, ledger off', r.latency.saleWithoutLedger]] as const) {
       console.log(`${name.padEnd(24)} ${num(r.halfRate, 8)} ${num(l.rps, 7)} ${num(l.p50, 7, 1)} ${num(l.p99, 10, 1)} ${num(l.max, 10, 1)} ${num(l.errors + l.non2xx, 15)} ${cpu(l.cpu.server, 8)} ${cpu(l.cpu.postgres, 9)} ${cpu(l.cpu.generator, 10)}`);
     }
   }
@@ -165,6 +177,12 @@ function report(results: Round[], withCallback: Figures, steal: number): void {
   console.log(`Target: S2S SALE >= 1.0 of bare: ${saleRatio.toFixed(2)} ${verdict(saleRatio >= 1)}`);
   const cpuRatio = cpuRatios.length > 0 ? median(cpuRatios) : undefined;
   console.log(`Target: CPU per SALE <= 1.3x the bare endpoint's (server process, at half load): ${cpuRatio === undefined ? 'NOT MEASURED (no /proc)' : `${cpuRatio.toFixed(2)}x ${verdict(cpuRatio <= 1.3)}`}`);
+  // Issue 27: the ledger's posting against the same run's SALE with it switched off.
+  const ledgerThroughput = median(results.map((r) => r.throughput[3]!.rps / r.throughput[4]!.rps));
+  const ledgerCpus = results.flatMap((r) => (r.latency.sale.cpu.server !== undefined && r.latency.saleWithoutLedger.cpu.server ? [r.latency.sale.cpu.server / r.latency.saleWithoutLedger.cpu.server] : []));
+  console.log(`Target: SALE throughput with the ledger >= 0.8 of without: ${ledgerThroughput.toFixed(2)}; ${results.map((r) => (r.throughput[3]!.rps / r.throughput[4]!.rps).toFixed(2)).join(' ')} ${verdict(ledgerThroughput >= 0.8)}`);
+  const ledgerCpu = ledgerCpus.length > 0 ? median(ledgerCpus) : undefined;
+  console.log(`Target: the ledger adds < 20 % to the SALE's server CPU (at half load): ${ledgerCpu === undefined ? 'NOT MEASURED (no /proc)' : `+${((ledgerCpu - 1) * 100).toFixed(1)} %; ${ledgerCpus.map((x) => `+${((x - 1) * 100).toFixed(1)}`).join(' ')} ${verdict(ledgerCpu < 1.2)}`}`);
 }
 
 const pgbenchTps = (r: Round): number | undefined => ('tps' in r.pgbench ? r.pgbench.tps : undefined);

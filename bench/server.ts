@@ -14,12 +14,14 @@ import { keyringFromEnv } from '../src/store/card-vault.ts';
 import { createLogger } from '../src/logger.ts';
 import { insertMerchant, insertMid } from '../src/store/merchants-repo.ts';
 import { newId } from '../src/domain/ids.ts';
+import { parseFeeRows } from '../src/domain/ledger/fees.ts';
+import { insertFeeSchedule } from '../src/store/ledger-repo.ts';
 import { card6_4, checkout, checkoutHash, s2sCard, s2sHash } from '../src/domain/signatures.ts';
 
 const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `bench_${randomBytes(4).toString('hex')}`;
 
-async function startBare(): Promise<number> {
+async function startBare(ledger: (on: boolean) => void): Promise<number> {
   // The gateway's pool settings (src/store/database.ts): idle connections kept, so that a latency load, which
   // comes a while after the full-speed one that opened them, times the writes rather than backends starting.
   const pool = new pg.Pool({ connectionString: url, max: 20, idleTimeoutMillis: 5 * 60_000, allowExitOnIdle: true, options: `-c search_path=${schema}` });
@@ -30,6 +32,11 @@ async function startBare(): Promise<number> {
     await pool.query('INSERT INTO bare (id, amount, status) VALUES ($1, $2, $3)', [id, 1000, 'prepare']);
     await pool.query('UPDATE bare SET status = $2, updated_at = now() WHERE id = $1 AND status = $3', [id, 'settled', 'prepare']);
     return { id };
+  });
+  // The load generator switches the gateway's ledger off and on around the baseline SALE (issue 27).
+  app.post<{ Params: { state: string } }>('/ledger/:state', async (req) => {
+    ledger(req.params.state === 'on');
+    return { ledger: req.params.state };
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   return (app.server.address() as { port: number }).port;
@@ -54,7 +61,10 @@ async function main() {
   const merchant = { id: newId(), key: 'bench-key', password: 'bench-password' };
   await insertMerchant(db, { id: merchant.id, name: 'Bench', key: merchant.key, password: merchant.password, sandbox: true });
   await insertMid(db, { id: newId(), merchantId: merchant.id, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
-  const barePort = await startBare();
+  // A platform fee schedule, so each SALE posts its fee with it (four entries): the ledger's cost as in production.
+  const rows = parseFeeRows([{ operation: 'sale', currency: 'USD', percent: '2.9', fixed: '0.30' }]);
+  if ('rows' in rows) await insertFeeSchedule(db, { id: newId(), merchantId: null, effectiveFrom: new Date(0), rows: rows.rows, createdBy: null }, new Date());
+  const barePort = await startBare((on) => { gateway.ctx.ledgerOff = !on; });
   // A second merchant with a notification URL: its sales write a callback with the outcome, which the
   // dispatcher in this process then delivers over HTTP.
   const notified = { id: newId(), key: 'bench-key-callbacks', password: 'bench-password' };

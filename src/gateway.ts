@@ -34,6 +34,7 @@ import type { Resolver } from './workers/callback-http.ts';
 import { PaymentRecheck } from './workers/payment-recheck.ts';
 import { ScheduleRunner, type ScheduleRunnerOptions } from './workers/schedule-runner.ts';
 import { VaultSweeper } from './workers/vault-sweeper.ts';
+import { SettlementWorker } from './workers/settlement-worker.ts';
 
 /** The replica of DATABASE_REPLICA_URL (PostgreSQL only), or undefined. */
 export async function openReplica(config: Pick<Config, 'databaseUrl' | 'databaseReplicaUrl'>): Promise<Database | undefined> {
@@ -78,6 +79,7 @@ export interface Gateway {
   recheck: PaymentRecheck;
   runner: ScheduleRunner;
   sweeper: VaultSweeper;
+  settlement: SettlementWorker;
   /** Set when this start created the store's first admin user (its token, if generated, is printed once). */
   bootstrap?: Bootstrap;
   /** Starts the background workers in this process. */
@@ -139,6 +141,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const fromConfig = Object.fromEntries(Object.entries(parts.config.runner ?? {}).filter(([, v]) => v !== undefined));
   const runner = new ScheduleRunner(ctx, { ...fromConfig, ...parts.runner });
   const sweeper = new VaultSweeper(ctx, { retentionMs: parts.config.vaultRetentionMinutes * 60_000 });
+  const settlement = new SettlementWorker(ctx);
   let started = false;
   return {
     app,
@@ -148,6 +151,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     recheck,
     runner,
     sweeper,
+    settlement,
     bootstrap,
     startWorkers() {
       if (started) return;
@@ -156,6 +160,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
       recheck.start();
       runner.start();
       sweeper.start();
+      settlement.start();
       // VAULT_KEYS changes with a restart: this is when configuration secrets move to a new first key.
       rewrapAllConfigSecrets(parts.db, parts.keyring).then(
         (n) => n > 0 && logger.info({ rewrapped: n }, 'configuration secrets re-sealed with the active vault key'),
@@ -164,7 +169,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     },
     /** Drains HTTP and workers side by side: workers stop claiming and settle what they hold. */
     async close() {
-      const workers = started ? [dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop()] : [];
+      const workers = started ? [dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop(), settlement.stop()] : [];
       await Promise.all([app.close(), apmApp?.close(), watch.stop(), ...workers]);
     },
   };

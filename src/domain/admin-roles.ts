@@ -24,14 +24,20 @@ export const PERMISSIONS = [
   'audit.read',
   /** Users and their tokens. */
   'users.manage',
+  /** Balances, fee schedules, a payment's entries (issue 27). */
+  'money.read',
+  /** Fee schedules and a merchant's money terms. */
+  'money.write',
+  /** Manual adjustments of a merchant's balance. */
+  'money.adjust',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-const READ: readonly Permission[] = ['payments.read', 'callbacks.read', 'merchants.read', 'mids.read', 'audit.read'];
+const READ: readonly Permission[] = ['payments.read', 'callbacks.read', 'merchants.read', 'mids.read', 'audit.read', 'money.read'];
 
 const GRANTS: Readonly<Record<Role, readonly Permission[]>> = {
   admin: PERMISSIONS,
-  operator: [...READ, 'payments.act', 'callbacks.resend', 'callbacks.unblock', 'merchants.write', 'mids.write'],
+  operator: [...READ, 'payments.act', 'callbacks.resend', 'callbacks.unblock', 'merchants.write', 'mids.write', 'money.write'],
   support: [...READ, 'callbacks.resend'],
   viewer: READ,
 };

@@ -82,6 +82,8 @@ export interface ServiceContext {
   reads?: Sql;
   /** Test probes on the attempt's empty steps (services/attempt/screen.ts, post.ts); absent in production. */
   attemptHooks?: AttemptHooks;
+  /** The benchmark's baseline only (bench/server.ts): the same SALE with the ledger's posting switched off. */
+  ledgerOff?: boolean;
 }
 
 /** Called by the attempt's screen and post steps with what they were given (declared here to keep context.ts a leaf). */

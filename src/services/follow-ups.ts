@@ -5,6 +5,7 @@
  * second compare-and-set and writes the callback in the same transaction. What differs between card and
  * alternative-method payments is only who is called: a FollowUpPort.
  */
+import { post } from './attempt/post.ts';
 import type { ServiceContext } from './context.ts';
 import type { Merchant } from '../domain/model/merchant.ts';
 import type { Mid } from '../domain/model/mid.ts';
@@ -93,7 +94,7 @@ async function run(ctx: ServiceContext, merchant: Merchant, payment: Payment, pl
   const done = ctx.clock.now();
   const updated = await ctx.db.transaction(async (tx) => {
     const patch = outcome.kind === 'approved' ? withArn(plan.onApproved(claimed), outcome) : plan.onDeclined;
-    const updated = await settle(tx, merchant, payment.id, { operation: plan.operation, transId, type: plan.type, amount: plan.amount, patch, outcome }, done);
+    const updated = await settle(ctx, tx, merchant, claimed, { operation: plan.operation, transId, type: plan.type, amount: plan.amount, patch, outcome }, done);
     if (!updated) return claimed;
     await origin?.onApplied?.(tx, updated, transId, outcome);
     return updated;
@@ -112,14 +113,18 @@ interface Settlement {
 }
 
 /**
- * Applies a follow-up's final outcome (compare-and-set on the operation in flight), closes its transaction and
- * queues the merchant's callback. Undefined when the operation was no longer in flight.
+ * Applies a follow-up's final outcome (compare-and-set on the operation in flight), closes its transaction, posts
+ * what it moved to the ledger and queues the merchant's callback, in the caller's transaction. `claimed`: the
+ * payment as its claim left it. Undefined when the operation was no longer in flight.
  */
-async function settle(tx: Sql, merchant: Merchant, paymentId: string, s: Settlement, now: Date): Promise<Payment | undefined> {
+async function settle(ctx: ServiceContext, tx: Sql, merchant: Merchant, claimed: Payment, s: Settlement, now: Date): Promise<Payment | undefined> {
   const { outcome } = s;
   const status = outcome.kind === 'approved' ? 'success' : 'fail';
-  const updated = await updatePayment(tx, paymentId, { pendingOperation: s.operation }, { ...s.patch, pendingOperation: null }, now);
+  const updated = await updatePayment(tx, claimed.id, { pendingOperation: s.operation }, { ...s.patch, pendingOperation: null }, now);
   if (!updated) return undefined;
+  // The claim reserved a refund's amount already: the money moves only if the refund is approved.
+  const before = { status: claimed.status, capturedAmount: claimed.capturedAmount, refundedAmount: claimed.refundedAmount - (s.type === 'refund' ? s.amount : 0n) };
+  await post(ctx, tx, { payment: updated, transId: s.transId, outcome: outcome.kind, before });
   // A decline keeps the acquirer's raw code and message on the transaction.
   await updateTransactionStatus(tx, s.transId, status, outcome.kind === 'declined' ? { reason: outcome.reason, ...(outcome.error ?? {}) } : {});
   await notify(tx, merchant, updated, {
@@ -246,7 +251,7 @@ export async function applyLateFollowUp(ctx: ServiceContext, merchant: Merchant,
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
     const patch = outcome.kind === 'approved' ? withArn(effect.approved(payment, transaction.amount), outcome) : effect.declined(payment, transaction.amount);
-    return settle(tx, merchant, payment.id, { operation, transId, type: effect.type, amount: transaction.amount, patch, outcome }, now);
+    return settle(ctx, tx, merchant, payment, { operation, transId, type: effect.type, amount: transaction.amount, patch, outcome }, now);
   });
 }
 

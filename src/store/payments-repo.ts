@@ -10,6 +10,8 @@ import type { Operation } from '../domain/operations.ts';
 import { isUuid } from '../domain/ids.ts';
 import type { AttemptOpening, AttemptResult } from '../domain/model/attempt.ts';
 import { ATTEMPT_RESULT_SET, attemptResultParams, CURRENT_ATTEMPT, NEXT_ATTEMPT_SEQ } from './attempts-repo.ts';
+import { entriesOfRows, entriesParam, postingCtes } from './ledger-repo.ts';
+import type { LedgerEntry } from '../domain/ledger/postings.ts';
 import type { Channel, NeedsOperator, PayerInfo, Payment, PaymentDetails, ThreeDsAttributes, Transaction, TransactionStatus, TransactionType } from '../domain/model/payment.ts';
 
 interface PaymentRow {
@@ -335,6 +337,8 @@ interface PaymentAndTransactionUpdate {
   now: Date;
   transaction: TransactionResult;
   outbox?: OutboxOf;
+  /** The ledger entries the change posts, written by the same statement only when it applies. */
+  entries?: readonly LedgerEntry[];
 }
 
 /** A transaction's new status, and what it answers of the payment's current acquirer attempt (if it answers one). */
@@ -372,13 +376,16 @@ async function updateOneRow(sql: Sql, u: PaymentAndTransactionUpdate): Promise<P
   const { text, params } = updateStatement(u.id, u.expect, u.patch, u.now);
   const n = params.length;
   const attempt = u.transaction.attempt;
+  const posting = u.entries !== undefined && u.entries.length > 0;
+  const entriesAt = n + 4 + (attempt ? 6 : 0);
   const [row] = await sql.query<PaymentRow>(
     `WITH u AS (${text}),
        t AS (UPDATE transactions SET status = $${n + 1}, details = details || $${n + 2}::jsonb WHERE id = $${n + 3} AND EXISTS (SELECT 1 FROM u))${attempt ? `,
        a AS (UPDATE payment_attempts SET ${ATTEMPT_RESULT_SET({ status: `$${n + 4}`, code: `$${n + 5}`, retry: `$${n + 6}`, stop: `$${n + 7}`, ref: `$${n + 8}`, finishedAt: `$${n + 9}::timestamptz` })}
-             WHERE payment_id = $1 AND seq = ${CURRENT_ATTEMPT('$1')} AND EXISTS (SELECT 1 FROM u))` : ''}
+             WHERE payment_id = $1 AND seq = ${CURRENT_ATTEMPT('$1')} AND EXISTS (SELECT 1 FROM u))` : ''}${posting ? `,
+       ${postingCtes(entriesOfRows('u', `$${entriesAt}::jsonb`, 'u.id', 'u.updated_at'))}` : ''}
      SELECT * FROM u`,
-    [...params, u.transaction.status, JSON.stringify(u.transaction.details ?? {}), u.transaction.id, ...(attempt ? attemptResultParams(attempt, u.now) : [])],
+    [...params, u.transaction.status, JSON.stringify(u.transaction.details ?? {}), u.transaction.id, ...(attempt ? attemptResultParams(attempt, u.now) : []), ...(posting ? [entriesParam(u.entries!)] : [])],
   );
   return row && toPayment(row);
 }
@@ -394,9 +401,11 @@ interface UpdateShape {
   pending: 'null' | 'value' | 'any';
   /** The update answers the payment's current acquirer attempt. */
   attempt: boolean;
+  /** Posts ledger entries (a column of their own, folded into the statement). */
+  ledger: boolean;
 }
 
-function shapeOf({ expect, patch, transaction }: PaymentAndTransactionUpdate): UpdateShape | null {
+function shapeOf({ expect, patch, transaction, entries }: PaymentAndTransactionUpdate): UpdateShape | null {
   if (expect.version !== undefined || expect.refundCeiling !== undefined || patch.addRefunded !== undefined) return null;
   return {
     keys: SETTABLE_KEYS.filter((key) => key in patch),
@@ -404,10 +413,11 @@ function shapeOf({ expect, patch, transaction }: PaymentAndTransactionUpdate): U
     status: expect.status !== undefined,
     pending: expect.pendingOperation === null ? 'null' : expect.pendingOperation === undefined ? 'any' : 'value',
     attempt: transaction.attempt !== undefined,
+    ledger: (entries?.length ?? 0) > 0,
   };
 }
 
-const shapeKey = (shape: UpdateShape): string => `${shape.keys.join(',')}|${shape.details}|${shape.status}|${shape.pending}|${shape.attempt}`;
+const shapeKey = (shape: UpdateShape): string => `${shape.keys.join(',')}|${shape.details}|${shape.status}|${shape.pending}|${shape.attempt}|${shape.ledger}`;
 
 const batchedUpdateSql = new Map<string, string>();
 
@@ -442,12 +452,14 @@ function batchedUpdateStatement(shape: UpdateShape): string {
   }
   columns.push(['tx_id', 'text'], ['tx_status', 'text'], ['tx_details', 'jsonb']);
   if (shape.attempt) columns.push(['at_status', 'text'], ['at_code', 'text'], ['at_retry', 'text'], ['at_stop', 'text'], ['at_ref', 'text'], ['at_finished', 'timestamptz']);
+  if (shape.ledger) columns.push(['entries', 'jsonb']);
   const text = `WITH v AS (SELECT * FROM ${jsonRows('v', columns)}),
     u AS (UPDATE payments p SET ${sets.join(', ')} FROM v WHERE ${where.join(' AND ')}
-          RETURNING v.ord AS batch_ord, v.tx_id AS batch_tx_id, v.tx_status AS batch_tx_status, v.tx_details AS batch_tx_details, p.*),
+          RETURNING v.ord AS batch_ord, v.tx_id AS batch_tx_id, v.tx_status AS batch_tx_status, v.tx_details AS batch_tx_details${shape.ledger ? ', v.entries AS batch_entries' : ''}, p.*),
     t AS (UPDATE transactions tr SET status = u.batch_tx_status, details = tr.details || u.batch_tx_details FROM u WHERE tr.id = u.batch_tx_id)${shape.attempt ? `,
     a AS (UPDATE payment_attempts pa SET ${ATTEMPT_RESULT_SET({ status: 'v.at_status', code: 'v.at_code', retry: 'v.at_retry', stop: 'v.at_stop', ref: 'v.at_ref', finishedAt: 'v.at_finished' })}
-          FROM u JOIN v ON v.ord = u.batch_ord WHERE pa.payment_id = u.id AND pa.seq = ${CURRENT_ATTEMPT('u.id')})` : ''}
+          FROM u JOIN v ON v.ord = u.batch_ord WHERE pa.payment_id = u.id AND pa.seq = ${CURRENT_ATTEMPT('u.id')})` : ''}${shape.ledger ? `,
+    ${postingCtes(entriesOfRows('u', 'u.batch_entries', 'u.id', 'u.updated_at'))}` : ''}
     SELECT * FROM u`;
   batchedUpdateSql.set(key, text);
   return text;
@@ -462,6 +474,7 @@ function batchedUpdateRow(u: PaymentAndTransactionUpdate, shape: UpdateShape, or
   if (shape.pending === 'value') row.push(u.expect.pendingOperation);
   row.push(u.transaction.id, u.transaction.status, JSON.stringify(u.transaction.details ?? {}));
   if (shape.attempt) row.push(...attemptResultParams(u.transaction.attempt!, u.now));
+  if (shape.ledger) row.push(entriesParam(u.entries ?? []));
   return row;
 }
 
@@ -493,15 +506,17 @@ const updateGroupCommitted = groupCommitted<PaymentAndTransactionUpdate, Payment
  * updatePayment and, only when it applied, the status of one of its transactions (and the answer of the payment's
  * current acquirer attempt, `transaction.attempt`), in one statement: a connector's answer is written in a single
  * round trip, atomic without a transaction of its own. With
- * `outbox`, the callback the update causes is written with it, atomically. Outside a transaction, updates of
+ * `outbox`, the callback the update causes is written with it, atomically; with `entries`, the ledger entries it
+ * posts are written by the same statement (services/attempt/post.ts). Outside a transaction, updates of
  * the same shape made at the same time share their statements (group commit).
  */
 export function updatePaymentAndTransaction(
   sql: Sql, id: string, expect: Expectation, patch: PaymentPatch, now: Date,
   transaction: TransactionResult,
   outbox?: OutboxOf,
+  entries?: readonly LedgerEntry[],
 ): Promise<Payment | undefined> {
-  return updateGroupCommitted(sql, { id, expect, patch, now, transaction, ...(outbox ? { outbox } : {}) });
+  return updateGroupCommitted(sql, { id, expect, patch, now, transaction, ...(outbox ? { outbox } : {}), ...(entries && entries.length > 0 ? { entries } : {}) });
 }
 
 /**

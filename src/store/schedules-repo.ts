@@ -3,6 +3,8 @@
  * The runner's writes are set-based (one statement per batch, rows as a jsonb recordset) so that a batch of
  * due payments costs a handful of round trips, and every claim is a compare-and-set.
  */
+import { entriesParam, postingCtes } from './ledger-repo.ts';
+import type { LedgerEntry } from '../domain/ledger/postings.ts';
 import type { Sql } from './database.ts';
 import { toPayment } from './payments-repo.ts';
 import type { Payment, PaymentDetails } from '../domain/model/payment.ts';
@@ -482,9 +484,10 @@ export interface OutboxRow {
 /**
  * Writes the outcomes of a batch in one statement: payments (compare-and-set on the in-flight state), their
  * transactions, and the callbacks of the payments that were written (outbox, due at `dueAt` on the real
- * clock even when the merchant's test clock runs ahead). Returns the payment ids written.
+ * clock even when the merchant's test clock runs ahead), and the ledger entries of the payments written (each
+ * entry names its payment). Returns the payment ids written.
  */
-export async function recordOutcomes(sql: Sql, outcomes: readonly ChargeOutcome[], callbacks: readonly OutboxRow[], dueAt: Date): Promise<Set<string>> {
+export async function recordOutcomes(sql: Sql, outcomes: readonly ChargeOutcome[], callbacks: readonly OutboxRow[], dueAt: Date, entries: readonly LedgerEntry[] = []): Promise<Set<string>> {
   if (outcomes.length === 0) return new Set();
   const values = outcomes.map((o) => ({
     id: o.paymentId, status: o.status, captured_amount: o.capturedAmount.toString(), decline_reason: o.declineReason, three_ds: o.threeDs ?? null,
@@ -514,9 +517,11 @@ export async function recordOutcomes(sql: Sql, outcomes: readonly ChargeOutcome[
        SELECT x.id, x.merchant_id, x.payment_id, x.url, x.protocol, x.fields, x.body, $3, $3
        FROM jsonb_to_recordset($2::jsonb) AS x(id text, merchant_id text, payment_id text, url text, protocol text, fields jsonb, body text)
        WHERE x.payment_id IN (SELECT id FROM u)
-       ON CONFLICT (id) DO NOTHING)
+       ON CONFLICT (id) DO NOTHING),
+     ${postingCtes(`(SELECT x->>0 AS ref, x->>1 AS event, x->>2 AS account, x->>3 AS currency, (x->>4)::bigint AS amount, x->>5 AS payment_id, $3::timestamptz AS created_at
+        FROM jsonb_array_elements($4::jsonb) AS x WHERE x->>5 IN (SELECT id FROM u)) AS le`)}
      SELECT id FROM u`,
-    [JSON.stringify(values), JSON.stringify(outbox), dueAt],
+    [JSON.stringify(values), JSON.stringify(outbox), dueAt, entriesParam(entries)],
   );
   return new Set(rows.map((r) => r.id));
 }

@@ -39,7 +39,8 @@ import { merchantInitiatedOutcome } from '../services/recurring/card-on-file.ts'
 import { authorizeRequest } from '../services/attempt/request.ts';
 import { heldForIntegrity, mismatchesOf } from '../services/attempt/integrity.ts';
 import { screen, type ScreenFacts } from '../services/attempt/screen.ts';
-import { post } from '../services/attempt/post.ts';
+import { posted, postingEntries } from '../services/attempt/post.ts';
+import type { LedgerEntry } from '../domain/ledger/postings.ts';
 import { intentOf } from '../domain/operations.ts';
 import { PollingLoop } from './polling.ts';
 
@@ -245,17 +246,19 @@ export class ScheduleRunner {
     const writes = [];
     const outbox: OutboxRow[] = [];
     const afters = new Map<string, Payment>();
+    const entries: LedgerEntry[] = [];
     for (const { payment, answer } of final) {
       const charge = scheduleChargeOf(payment);
       const at = charge ? chargeInstant(charge, now) : now;
       const { write, after, event } = outcomeOf(payment, answer, at);
       writes.push(write);
       afters.set(payment.id, after);
+      entries.push(...await postingEntries(this.ctx, this.ctx.db, { payment: after, transId: write.transactionId, outcome: answer.kind }));
       const merchant = (await this.merchantOf(this.ctx.db, payment.merchantId))?.merchant;
       const row = merchant && outboxRowOf(merchant, after, event, at, newId());
       if (row) outbox.push(row);
     }
-    const written = await recordOutcomes(this.ctx.db, writes, outbox, now);
+    const written = await recordOutcomes(this.ctx.db, writes, outbox, now, entries);
     await this.afterOutcomes(final.filter((a) => written.has(a.payment.id)), afters);
     return { recorded: written.size, left: answers.length - final.length };
   }
@@ -273,12 +276,12 @@ export class ScheduleRunner {
   /**
    * What follows a written outcome: a declined charge gives its daily-cap share back, and the outcome counts
    * towards its MID's success rate. Both after the outcome's write: a crash in between keeps a share reserved
-   * (the cap errs on the side of never being exceeded). The post step (the ledger's place) follows the batch
-   * statement too: see services/attempt/post.ts for what it must become.
+   * (the cap errs on the side of never being exceeded). The post step's entries were written by the batch
+   * statement itself (record); here only its probe.
    */
   private async afterOutcomes(written: readonly { payment: Payment; answer: FinalOutcome }[], afters: ReadonlyMap<string, Payment>): Promise<void> {
     for (const { payment, answer } of written) {
-      await post(this.ctx, this.ctx.db, { payment: afters.get(payment.id) ?? payment, transId: String(payment.details.lastTransId), outcome: answer.kind });
+      posted(this.ctx, { payment: afters.get(payment.id) ?? payment, transId: String(payment.details.lastTransId), outcome: answer.kind });
       if (answer.kind === 'declined') await releaseHold(this.ctx.db, payment.details.volumeHold);
       const merchant = (await this.merchantOf(this.ctx.db, payment.merchantId))?.merchant;
       if (merchant && answer !== NO_MID && answer !== DAY_LIMIT) {

@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { postgresUnavailable, TEST_DATABASE_URL } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { assertExactlyOnce, ledger, resolved, seedChains } from './support.ts';
+import { balanceMismatches, currencySums } from '../../src/store/ledger-repo.ts';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'runner-process.ts');
 const CHAINS = 60;
@@ -86,6 +87,18 @@ describe('schedule runner processes killed mid-run (postgres)', { skip }, () => 
     const calls = names.flatMap(callsOf);
     assert.ok(inFlight > 0, 'runner a was killed mid-run');
     assert.ok(callsOf('a').length > 0 && callsOf('b').length > 0, 'both runners charged side by side');
-    assertExactlyOnce(await ledger(gw.store.db, scheduleId), calls, 1);
+    const charged = await ledger(gw.store.db, scheduleId);
+    assertExactlyOnce(charged, calls, 1);
+    // The money ledger (issue 27): every settled charge posted exactly once (its sale's two legs), in the batch
+    // statement that settled it, whichever runner wrote it; nothing for the others; the books balance.
+    const sales = await gw.store.db.query<{ payment_id: string; legs: number }>(
+      "SELECT payment_id, count(*)::int AS legs FROM ledger_entries WHERE event = 'sale' AND payment_id = ANY($1::text[]) GROUP BY payment_id",
+      [charged.charges.map((c) => c.paymentId)],
+    );
+    const legs = new Map(sales.map((r) => [r.payment_id, r.legs]));
+    for (const c of charged.charges) assert.equal(legs.get(c.paymentId) ?? 0, c.status === 'settled' ? 2 : 0, `${c.paymentId} (${c.status}) posted once`);
+    assert.ok(charged.charges.some((c) => c.status === 'settled'));
+    for (const [currency, sum] of await currencySums(gw.store.db)) assert.equal(sum, 0n, currency);
+    assert.deepEqual(await balanceMismatches(gw.store.db), []);
   });
 });

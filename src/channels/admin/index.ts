@@ -21,6 +21,7 @@ import { registerAdminConfigCatalogRoutes } from './config-catalog-routes.ts';
 import { registerAdminSessionRoutes } from './session-routes.ts';
 import { registerAdminStatsRoutes } from './stats-routes.ts';
 import { registerAdminSigningSecretRoutes } from './signing-secret-routes.ts';
+import { registerAdminMoneyRoutes } from './money-routes.ts';
 
 type Routes = (app: FastifyInstance, ctx: ServiceContext) => void;
 
@@ -39,5 +40,5 @@ export const adminChannel: Channel = async (app, { ctx }) => {
     registerAdminMidRoutes, registerAdminSettingsRoutes, registerAdminRoutingRoutes, registerAdminWalletRoutes, registerAdminConfigCatalogRoutes,
   ]), { ctx });
   await app.register(open, { ctx });
-  await app.register(signedIn([registerAdminStatsRoutes, registerAdminSigningSecretRoutes]), { ctx });
+  await app.register(signedIn([registerAdminStatsRoutes, registerAdminSigningSecretRoutes, registerAdminMoneyRoutes]), { ctx });
 };

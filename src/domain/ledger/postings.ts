@@ -20,7 +20,7 @@ export type AccountKind =
 export type EventKind =
   | 'sale' | 'payout' | 'refund' | 'void' | 'reversal' | 'chargeback' | 'chargeback_reversal'
   | 'fee' | 'fee_refund'
-  | 'settlement' | 'settlement_fees' | 'reserve_hold' | 'reserve_release' | 'merchant_payout'
+  | 'settlement' | 'settlement_fees' | 'settlement_return' | 'reserve_hold' | 'reserve_release' | 'merchant_payout'
   | 'adjustment_credit' | 'adjustment_debit';
 
 /** event -> [the account debited, the account credited]. Nothing else decides where money goes. */
@@ -36,6 +36,7 @@ export const POSTING_RULES: Readonly<Record<EventKind, readonly [debit: AccountK
   fee_refund: ['platform_fee_revenue', 'merchant_fees'], // a voided or reversed payment's fees given back
   settlement: ['merchant_pending', 'merchant_available'], // pending -> available after T+N days
   settlement_fees: ['merchant_available', 'merchant_fees'], // the fees deducted at settlement
+  settlement_return: ['merchant_available', 'merchant_pending'], // refunds above a period's captures, from available
   reserve_hold: ['merchant_available', 'merchant_reserve'],
   reserve_release: ['merchant_reserve', 'merchant_available'],
   merchant_payout: ['merchant_available', 'platform_bank'],

@@ -16,7 +16,8 @@ import { callbackExpected, callbackFor, notify, type PaymentEvent } from '../cal
 import type { RecurringWrite } from '../recurring/recurring-init.ts';
 import type { OperatorWrite } from '../operator-write.ts';
 import { noteOutcome, releaseHold } from './route.ts';
-import { post, POST_IS_TRANSACTIONAL } from './post.ts';
+import { posted } from './post.ts';
+import type { LedgerEntry } from '../../domain/ledger/postings.ts';
 import type { OutcomePlan } from './outcome-plan.ts';
 
 export interface Consequence {
@@ -26,6 +27,8 @@ export interface Consequence {
   within?(sql: Sql, updated: Payment): Promise<void>;
   /** The row it adds to the outcome's single statement instead, when the outcome is one (the callback's outbox row). */
   outbox?: OutboxOf;
+  /** The ledger entries the outcome's own statement writes (the post). */
+  entries?: readonly LedgerEntry[];
   /** Runs once the outcome is written; its failure never undoes the outcome. */
   after?(updated: Payment): Promise<void>;
 }
@@ -42,6 +45,8 @@ export interface Applied {
   recurring?: RecurringWrite;
   byOperator?: OperatorWrite;
   now: Date;
+  /** What the outcome posts (post.ts postingEntries), computed before the write. */
+  entries: readonly LedgerEntry[];
 }
 
 /** The consequences of a card outcome; those that do not apply to it are left out. */
@@ -52,8 +57,9 @@ export function consequencesOf(ctx: ServiceContext, a: Applied): Consequence[] {
   return list.filter((c): c is Consequence => c !== undefined);
 }
 
+/** The post: its entries ride in the outcome's own statement, whichever way it is written. */
 function posting(ctx: ServiceContext, a: Applied): Consequence {
-  return { transactional: POST_IS_TRANSACTIONAL, within: (sql, updated) => post(ctx, sql, { payment: updated, transId: a.transId, outcome: a.outcome.kind }) };
+  return { transactional: false, entries: a.entries, within: async (_sql, updated) => posted(ctx, { payment: updated, transId: a.transId, outcome: a.outcome.kind }) };
 }
 
 /** A payment of a Checkout session marks it paid once it is final (settled, or authorized: pending). */

@@ -17,6 +17,7 @@ import type { OperatorWrite } from '../operator-write.ts';
 import { heldForIntegrity } from './integrity.ts';
 import { planOutcome, type DecidedOutcome, type OutcomePlan } from './outcome-plan.ts';
 import { consequencesOf, needsTransaction, type Consequence } from './consequences.ts';
+import { postingEntries } from './post.ts';
 import type { PaymentStep } from './types.ts';
 
 /** A payment claimed for a step of its authorization, and the transaction that step opened. */
@@ -42,7 +43,8 @@ export async function applyOutcome(ctx: ServiceContext, claim: Claim, answer: Co
   const recurring = outcome.kind === 'approved' ? await prepareRecurring(ctx, merchant, payment) : undefined;
   if (recurring) plan.patch.details = { ...plan.patch.details, ...recurring.details };
   const now = ctx.clock.now();
-  const consequences = consequencesOf(ctx, { merchant, payment, transId, plan, outcome, recurring, byOperator, now });
+  const entries = await postingEntries(ctx, ctx.db, { payment: Object.assign({}, payment, plan.patch, { details: payment.details }), transId, outcome: outcome.kind });
+  const consequences = consequencesOf(ctx, { merchant, payment, transId, plan, outcome, recurring, byOperator, now, entries });
   const updated = await write(ctx, claim, plan, outcome, consequences, now, byOperator);
   if (!updated) return { kind: 'final', payment: (await getPayment(ctx.db, payment.id)) ?? payment, transId };
   for (const c of consequences) await c.after?.(updated);
@@ -53,7 +55,8 @@ export async function applyOutcome(ctx: ServiceContext, claim: Claim, answer: Co
 
 /**
  * The outcome, its transaction and its consequences in one write: a single group-committed statement (the
- * callback's outbox row in it) unless a consequence writes rows of its own, then one transaction.
+ * callback's outbox row and the ledger's entries in it) unless a consequence writes rows of its own, then one
+ * transaction (the entries still in the outcome's statement).
  */
 async function write(ctx: ServiceContext, claim: Claim, plan: OutcomePlan, outcome: DecidedOutcome, consequences: readonly Consequence[], now: Date, byOperator?: OperatorWrite): Promise<Payment | undefined> {
   const { payment, transId } = claim;
@@ -63,14 +66,15 @@ async function write(ctx: ServiceContext, claim: Claim, plan: OutcomePlan, outco
   const transaction: TransactionResult = { id: transId, status: plan.txStatus, details: byOperator ? { ...plan.txDetails, ...byOperator.txDetails } : plan.txDetails };
   // The authorization's outcome answers the payment's current acquirer attempt too, in the same statement.
   if (awaitsAuthorization(claim.operation)) transaction.attempt = attemptResult(outcome, claim.stop);
+  const entries = consequences.find((c) => c.entries)?.entries;
   if (!needsTransaction(consequences)) {
     const outbox = consequences.find((c) => c.outbox)?.outbox;
-    const updated = await updatePaymentAndTransaction(ctx.db, payment.id, expect, patch, now, transaction, outbox);
+    const updated = await updatePaymentAndTransaction(ctx.db, payment.id, expect, patch, now, transaction, outbox, entries);
     if (updated) for (const c of consequences) if (!c.outbox) await c.within?.(ctx.db, updated);
     return updated;
   }
   return ctx.db.transaction(async (tx) => {
-    const updated = await updatePaymentAndTransaction(tx, payment.id, expect, patch, now, transaction);
+    const updated = await updatePaymentAndTransaction(tx, payment.id, expect, patch, now, transaction, undefined, entries);
     if (updated) for (const c of consequences) await c.within?.(tx, updated);
     return updated;
   });

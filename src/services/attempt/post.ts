@@ -1,22 +1,24 @@
 /**
- * Step 11 of an attempt: the post, the ledger's place (issue 27). EMPTY TODAY: posts nothing.
+ * Step 11 of an attempt: the post, the ledger's place (issue 27). Every applied outcome that changes a payment's
+ * state is posted exactly once, with the payment as it reads after the change: card attempts (whatever decided
+ * them: the acquirer's answer, its notification, the re-check, an operator), APM initiations and payouts, the
+ * schedule runner's charges, and the follow-ups (capture, refund, void, reversal). A held outcome (integrity.ts)
+ * is not applied, so it is not posted until an operator decides it.
  *
- * Contract (what the ledger may rely on, and what every payment path must keep):
- * - Every applied outcome that changes a payment's state calls `post` exactly once, with the payment as it reads
- *   after the change and the outcome applied: card attempts (whatever decided them: the acquirer's answer, its
- *   notification, the re-check, an operator), APM initiations and payouts, and the schedule runner's charges.
- *   A held outcome (integrity.ts) is not applied, so it is not posted until an operator decides it.
- * - `sql` is the handle of the outcome's own write: inside its transaction whenever the outcome needs one
- *   (outcome.ts: some consequence is `transactional`), so entries written through it commit or roll back with
- *   the state change. The group-committed outcome (a plain S2S sale: one statement) and the schedule runner's
- *   batch (one statement for many payments) have no transaction to lend today: there `sql` is the database and
- *   `post` runs right after the write. The day `post` writes, its consequence (consequences.ts) turns
- *   `transactional` (and the runner's batch statement gains its rows, as it carries the callbacks' outbox rows),
- *   so that no state change is ever without its entries.
+ * The entries (services/money/postings.ts) are written with the state change, never after it:
+ * - a card outcome computes them before its write (postingEntries) and hands them to the write itself, which
+ *   folds them into its one statement, group-committed or not (store/payments-repo.ts): the compare-and-set
+ *   that applies the outcome is the one that posts it;
+ * - the other paths call `post` with `sql` the handle of their transaction, or of the statement's batch
+ *   (the schedule runner's).
+ * The entries' key (transaction, event, account) makes a second posting of one cause a no-op besides.
  */
 import type { ServiceContext } from '../context.ts';
 import type { Sql } from '../../store/database.ts';
 import type { Payment } from '../../domain/model/payment.ts';
+import type { LedgerEntry } from '../../domain/ledger/postings.ts';
+import { insertEntries } from '../../store/ledger-repo.ts';
+import { entriesOfChange, NOTHING_MOVED, type MoneyState } from '../money/postings.ts';
 
 export interface Posting {
   /** The payment after the state change. */
@@ -25,11 +27,22 @@ export interface Posting {
   transId: string;
   /** What was applied: approved or declined (a challenge or redirect moves no money but is posted all the same). */
   outcome: 'approved' | 'declined' | 'challenge' | 'redirect';
+  /** The payment's money before the change; absent: an attempt's outcome (nothing moved before it). */
+  before?: MoneyState;
 }
 
-/** Whether the post step needs the outcome's write to be a transaction: not while it writes nothing. */
-export const POST_IS_TRANSACTIONAL = false;
+/** The entries a posting writes. */
+export function postingEntries(ctx: ServiceContext, sql: Sql, posting: Posting): Promise<LedgerEntry[]> {
+  return entriesOfChange(ctx, sql, { before: posting.before ?? NOTHING_MOVED, after: posting.payment, transId: posting.transId });
+}
 
-export async function post(ctx: ServiceContext, _sql: Sql, posting: Posting): Promise<void> {
+/** Posts within the caller's write (`sql` its transaction): the entries, then the probe. */
+export async function post(ctx: ServiceContext, sql: Sql, posting: Posting): Promise<void> {
+  await insertEntries(sql, await postingEntries(ctx, sql, posting), ctx.clock.now());
+  posted(ctx, posting);
+}
+
+/** The post of an outcome whose entries its own write carried (outcome.ts): the probe only. */
+export function posted(ctx: ServiceContext, posting: Posting): void {
   ctx.attemptHooks?.posted?.({ paymentId: posting.payment.id, status: posting.payment.status, transId: posting.transId });
 }
