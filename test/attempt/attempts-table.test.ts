@@ -84,6 +84,11 @@ for (const { kind, skip } of await storeKinds()) {
       assert.deepEqual(rows.map((r) => [r.seq, r.why, r.status, r.finished]), [[1, 'routed', 'approved', true]], 'the completion continues the same attempt');
     });
 
+    it('opens an attempt without a foreign key check on its payment (migration 032, as transactions: 007)', async () => {
+      const keys = await t.store.db.query(`SELECT conname FROM pg_constraint WHERE conrelid = 'payment_attempts'::regclass AND contype = 'f'`);
+      assert.deepEqual(keys, []);
+    });
+
     it('concurrent sales, written by the group-committed statements, each get exactly their own attempt', async () => {
       const m = await merchantWith(t, [{ id: newId(), priority: 10 }]);
       const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => sale(t, { order_amount: `${i + 1}.00` }, m)));
