@@ -54,16 +54,16 @@ for (const { kind, skip } of await storeKinds()) {
       t = await startTestGateway(kind, { workers: true, adminToken: ADMIN, notificationUrl: listener.url, settings: { payerRetries: false } });
       bare = await t.addMerchant({ notificationUrl: listener.url, settings: { payerRetries: false } });
       admin = adminClient(t.baseUrl, ADMIN);
-      // The operator sets the mail payout's account and fee option on the merchant's MID.
+      // The operator sets the mail payout's account and fee option, and the Pix payout's source account, on the merchant's MID.
       const mids = await admin('GET', `/admin/v1/merchants/${t.merchant.id}/mids`);
       assert.equal(mids.status, 200, mids.text);
       const midId = mids.body.mids[0].id as string;
       const refused = await admin('PATCH', `/admin/v1/merchants/${t.merchant.id}/mids/${midId}`, { settings: { account_uuid: 'acc-7f3c', fee_calculation_method: 'per_item' } });
       assert.equal(refused.status, 400, refused.text);
       assert.ok(refused.text.includes('settings.fee_calculation_method: The value you selected is not a valid choice.'), refused.text);
-      const set = await admin('PATCH', `/admin/v1/merchants/${t.merchant.id}/mids/${midId}`, { settings: { account_uuid: 'acc-7f3c', fee_calculation_method: 'transaction_level' } });
+      const set = await admin('PATCH', `/admin/v1/merchants/${t.merchant.id}/mids/${midId}`, { settings: { account_uuid: 'acc-7f3c', fee_calculation_method: 'transaction_level', source_account_number: '12345-6', branch_identifier: '0001' } });
       assert.equal(set.status, 200, set.text);
-      assert.deepEqual(set.body.settings, { account_uuid: 'acc-7f3c', fee_calculation_method: 'transaction_level' });
+      assert.deepEqual(set.body.settings, { account_uuid: 'acc-7f3c', fee_calculation_method: 'transaction_level', source_account_number: '12345-6', branch_identifier: '0001' });
       browser = await launchBrowser();
     });
     after(async () => {

@@ -583,9 +583,10 @@ describe('what a payout takes from its payee and its MID (issue 17)', () => {
       { values: { account_uuid: 'acc-1', fee_calculation_method: 'transaction_level' }, missing: [] }, 'the MID setting, never the request');
   });
 
-  it("takes the Pix payout's source account and branch from the MID only when the request lacks them", () => {
+  it("takes the Pix payout's source account and branch from the MID only when the request lacks them; names them when neither has them", () => {
     assert.deepEqual(midSupplied(method('pix-payout'), {}, { source_account_number: '123', branch_identifier: '0001' }), { values: { source_account_number: '123', branch_identifier: '0001' }, missing: [] });
-    assert.deepEqual(midSupplied(method('pix-payout'), { branch_identifier: '0002' }, { branch_identifier: '0001' }), { values: {}, missing: [] });
+    assert.deepEqual(midSupplied(method('pix-payout'), { branch_identifier: '0002' }, { branch_identifier: '0001' }), { values: {}, missing: ['source_account_number'] });
+    assert.deepEqual(midSupplied(method('pix-payout'), { source_account_number: '9', branch_identifier: '0002' }, {}), { values: {}, missing: [] });
   });
 
   it('knows which MID settings the methods read and the values they allow', () => {

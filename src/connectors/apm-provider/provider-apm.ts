@@ -21,6 +21,7 @@ const TIMEOUT_MS = 15_000;
 const NOT_SUPPORTED = 'Operation not supported by the provider.';
 export const UNKNOWN_TRANSACTION = 'Transaction does not exist';
 const TOKEN_REFUSED = 'Authorization refused by the provider';
+const NO_TOKEN_KEY = "No private key for the token call (the MID's private_key or the merchant's token_call option)";
 
 type Json = Record<string, unknown>;
 
@@ -251,6 +252,8 @@ export class ProviderApmConnector implements ApmConnector {
   /** The token call: the MID's API key and a timestamp, signed with its private key. A refusal or no answer is passed on. */
   private async accessToken(): Promise<{ token: string } | Exclude<Answer, { ok: true }>> {
     if (this.token) return { token: this.token };
+    // Neither the MID nor the merchant's token_call option holds a key: a refusal the merchant can read, no call.
+    if (!this.credential('private_key')) return { ok: false, refused: NO_TOKEN_KEY };
     const apiKey = this.credential('api_key');
     const timestamp = String(Math.floor(Date.now() / 1000));
     const answer = readAnswer(await this.send('POST', '/reference-auth/token', { api_key: apiKey, timestamp, signature: this.sign(`${apiKey}.${timestamp}`) }, {}));

@@ -8,7 +8,7 @@ import type { Channel, MethodEntry, ParamSpec } from './types.ts';
 
 const CHANNELS: readonly Channel[] = ['checkout', 's2s_apm'];
 const ORDER_AMOUNT = fromRequest('order.amount', 'required', { type: 'number' });
-const MID_OR_SENT = 'Mandatory, but may be set in the MID instead, which the request does not show: checked only when sent.';
+const MID_OR_SENT = 'Mandatory: sent in the request or set in the MID (its settings); with neither the payout is declined before the provider is asked. Its shape is checked when sent.';
 const PHONE_WITH_CODE = { pattern: '^\\+?[0-9]{8,15}$', example: '+233241234567' };
 /**
  * On Checkout the payee is on the hosted page: what a payout needs and the request lacks, the page asks for

@@ -35,11 +35,18 @@ export interface ProviderKind {
   settings: readonly string[];
 }
 
-const HEADER_KEY = ['api_key', 'api_secret'] as const;
-const PRIVATE_KEY = ['api_key', 'private_key'] as const;
+/**
+ * The credentials a MID must hold per way of authenticating. The token call's private key may instead be the
+ * merchant's (connector_options.token_call.private_key of the admin panel), so a token MID needs only its API key.
+ */
+const CREDENTIALS: Readonly<Record<ProviderAuth, readonly string[]>> = {
+  header_key: ['api_key', 'api_secret'],
+  token: ['api_key'],
+  signature: ['api_key', 'private_key'],
+};
 
 const kind = (name: ProviderKindName, auth: ProviderAuth, experience: ApmExperience, methods: readonly string[], settings: readonly string[] = []): ProviderKind => ({
-  name, auth, experience, methods, settings, credentials: auth === 'header_key' ? HEADER_KEY : PRIVATE_KEY,
+  name, auth, experience, methods, settings, credentials: CREDENTIALS[auth],
 });
 
 /** The kinds, one row each. */

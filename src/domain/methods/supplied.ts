@@ -24,9 +24,12 @@ const fromMid = (spec: ParamSpec) => spec.source === 'mid' || spec.orMid === tru
 /** A MID setting as a parameter value: scalars only (settings are flat scalars). */
 const settingValue = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
 
+/** A member the payout cannot go without: a required MID setting, or a member the request or the MID must give. */
+const mandatory = (spec: ParamSpec) => (spec.source === 'mid' && spec.requirement === 'required') || spec.orMid === true;
+
 /**
  * What the MID supplies: `values` the members it sets (or their defaults) that the request lacks, `missing` the
- * required MID members it does not set (the payout cannot go without them).
+ * mandatory members neither the request nor the MID gives (the payout cannot go without them).
  */
 export function midSupplied(entry: MethodEntry, params: Readonly<Obj>, settings: Readonly<Obj>): { values: Obj; missing: string[] } {
   const values: Obj = {};
@@ -35,9 +38,20 @@ export function midSupplied(entry: MethodEntry, params: Readonly<Obj>, settings:
     if (spec.source !== 'mid' && !absent(params[spec.name])) continue;
     const value = settingValue(settings[spec.name]) ?? (spec.default === undefined ? undefined : String(spec.default));
     if (value !== undefined) values[spec.name] = value;
-    else if (spec.source === 'mid' && spec.requirement === 'required') missing.push(spec.name);
+    else if (mandatory(spec)) missing.push(spec.name);
   }
   return { values, missing };
+}
+
+/** The decline reason of a payout stopped for `missing` members (midSupplied): where each could have come from. */
+export function missingReason(entry: MethodEntry, missing: readonly string[]): string {
+  const orMid = new Set(entry.params.filter((p) => p.orMid === true).map((p) => p.name));
+  const midOnly = missing.filter((name) => !orMid.has(name));
+  const either = missing.filter((name) => orMid.has(name));
+  return [
+    midOnly.length > 0 && `MID setting missing: ${midOnly.join(', ')}`,
+    either.length > 0 && `Missing in the request and the MID settings: ${either.join(', ')}`,
+  ].filter(Boolean).join('; ');
 }
 
 export interface MidSettingRule {

@@ -74,7 +74,10 @@ export interface ParamSpec {
    * parameters lack it, before the page asks (issue 17: the request's payee values reach the payout).
    */
   payee?: PayeeField;
-  /** May be set in the MID instead (settings.<name> of the MID the payment routes to): used when the request lacks it. */
+  /**
+   * Mandatory, but may be set in the MID instead (settings.<name> of the MID the payment routes to): used when the
+   * request lacks it; with neither, the payout is declined before the provider is asked.
+   */
   orMid?: boolean;
   /** Billing countries (alpha-2) where a conditional member is required; elsewhere it is not asked. */
   requiredIn?: readonly string[];

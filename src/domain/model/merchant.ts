@@ -42,6 +42,23 @@ export interface ConnectorOptions {
   tokenCall?: { privateKeyFingerprint: string };
 }
 
+/**
+ * The MID settings a merchant's connector options stand in for: a MID's own setting wins, these fill what it leaves
+ * out (the voucher partner's PartnerId per currency, language and domain; the mobile-money fee bearer; the mail
+ * payout's account_uuid and fee_calculation_method).
+ */
+export function connectorOptionSettings(o: ConnectorOptions = {}): Record<string, unknown> {
+  return {
+    ...(o.voucherPartner ? { partner_ids: o.voucherPartner.partnerIds, language: o.voucherPartner.language, ...(o.voucherPartner.domain ? { domain: o.voucherPartner.domain } : {}) } : {}),
+    ...(o.mobileMoney ? { fee_bearer: o.mobileMoney.feeBearer === 'merchant' } : {}),
+    ...(o.mailPayout ? { account_uuid: o.mailPayout.accountUuid, fee_calculation_method: o.mailPayout.feeCalculationMethod } : {}),
+  };
+}
+
+/** A MID's settings over the merchant's connector options: what a connector or a payout reads. */
+export const withConnectorOptions = (merchant: Pick<Merchant, 'settings'>, midSettings: Readonly<Record<string, unknown>> = {}): Record<string, unknown> =>
+  ({ ...connectorOptionSettings(merchant.settings.connectorOptions), ...midSettings });
+
 export interface Merchant {
   id: string;
   name: string;

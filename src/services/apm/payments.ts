@@ -9,7 +9,7 @@
  */
 import type { ServiceContext } from '../context.ts';
 import { findMerchantById } from '../../store/merchants-repo.ts';
-import type { Merchant } from '../../domain/model/merchant.ts';
+import { withConnectorOptions, type Merchant } from '../../domain/model/merchant.ts';
 import type { PayerInfo, Payment, TransactionType } from '../../domain/model/payment.ts';
 import { getPayment, insertPayment, insertTransaction, needsOperatorOf, updatePayment, updatePaymentAndTransaction, type Expectation, type PaymentPatch } from '../../store/payments-repo.ts';
 import type { Sql } from '../../store/database.ts';
@@ -33,7 +33,7 @@ import { answerCurrentAttempt } from '../../store/attempts-repo.ts';
 import { attemptResult } from '../../domain/model/attempt.ts';
 import type { OperatorDecision, OperatorWrite } from '../operator-write.ts';
 import { pageFields, PAYER_PATHS, type ApmMethod } from './methods.ts';
-import { midSupplied, withPayeeValues } from '../../domain/methods/supplied.ts';
+import { midSupplied, missingReason, withPayeeValues } from '../../domain/methods/supplied.ts';
 import type { MethodEntry, Operation } from '../../domain/methods/catalog.ts';
 import { listMids } from '../../store/merchants-repo.ts';
 
@@ -205,7 +205,7 @@ async function initiate(ctx: ServiceContext, merchant: Merchant, payment: Paymen
   const unavailable: ApmOutcome = { kind: 'pending', reason: 'Connector unavailable' };
   if (isPayout(claimed.operation)) {
     const payout = await payoutRequest(ctx, merchant, claimed, apm);
-    const outcome = 'missing' in payout ? { kind: 'declined' as const, reason: `MID setting missing: ${payout.missing.join(', ')}` } : await call<ApmOutcome>(ctx, payment.id, () => connector.payout(payout), unavailable);
+    const outcome = 'missing' in payout ? { kind: 'declined' as const, reason: payout.missing } : await call<ApmOutcome>(ctx, payment.id, () => connector.payout(payout), unavailable);
     return applyInitiation(ctx, merchant, claimed, outcome);
   }
   const request = initiateRequest(ctx, merchant, claimed, apm);
@@ -224,14 +224,14 @@ export function apmScreenFacts(p: Payment, method: string): ScreenFacts {
 
 /**
  * A hosted Checkout payout to an alternative method: the parameters the payee completed, with what the MID the
- * session routed to supplies (account_uuid, fee_calculation_method, a source account). A required MID setting
- * that is not there stops the payout before the provider is asked.
+ * session routed to supplies (account_uuid, fee_calculation_method, a source account), else the merchant's connector
+ * options. A mandatory member neither gives stops the payout before the provider is asked (its decline reason).
  */
-async function payoutRequest(ctx: ServiceContext, merchant: Merchant, payment: Payment, apm: ApmDetails): Promise<ApmPayoutRequest | { missing: string[] }> {
+async function payoutRequest(ctx: ServiceContext, merchant: Merchant, payment: Payment, apm: ApmDetails): Promise<ApmPayoutRequest | { missing: string }> {
   const method = findMethod(apm.method) as MethodEntry;
   const mid = payment.midId ? (await listMids(ctx.db, merchant.id)).find((m) => m.id === payment.midId) : undefined;
-  const supplied = midSupplied(method, apm.params, mid?.settings ?? {});
-  if (supplied.missing.length > 0) return { missing: supplied.missing };
+  const supplied = midSupplied(method, apm.params, withConnectorOptions(merchant, mid?.settings));
+  if (supplied.missing.length > 0) return { missing: missingReason(method, supplied.missing) };
   const p = payment.payer;
   return {
     paymentId: payment.id, method: apm.method, amount: payment.amount, currency: payment.currency, orderId: payment.orderId, description: payment.description,

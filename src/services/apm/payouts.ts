@@ -9,12 +9,12 @@
  */
 import type { ServiceContext } from '../context.ts';
 import { listMids } from '../../store/merchants-repo.ts';
-import type { Merchant } from '../../domain/model/merchant.ts';
+import { withConnectorOptions, type Merchant } from '../../domain/model/merchant.ts';
 import type { PayerInfo, Payment } from '../../domain/model/payment.ts';
 import { insertPaymentWithTransaction, updatePayment, updatePaymentAndTransaction } from '../../store/payments-repo.ts';
 import { nextStatus } from '../../domain/payment-state.ts';
 import type { MethodEntry } from '../../domain/methods/catalog.ts';
-import { midSupplied } from '../../domain/methods/supplied.ts';
+import { midSupplied, missingReason } from '../../domain/methods/supplied.ts';
 import { NO_RULES, PATHS, route } from '../../domain/routing/route.ts';
 import type { Money } from '../../domain/money.ts';
 import { newId } from '../../domain/ids.ts';
@@ -40,13 +40,13 @@ export interface NewPayout {
 }
 
 /**
- * The settings of the merchant's first MID that may carry a payout, whatever its limits (none: nothing is
- * supplied): the router's first on the survey path.
+ * The settings of the merchant's first MID that may carry a payout, whatever its limits, over the merchant's
+ * connector options (the mail payout's account): the router's first on the survey path.
  */
 async function payoutMidSettings(ctx: ServiceContext, merchant: Merchant, money: Money): Promise<Record<string, unknown>> {
   const facts = { intent: 'payout' as const, money, method: 'apm', recurring: false };
   const [mid] = route(facts, await listMids(ctx.db, merchant.id), NO_RULES, { connectors: usableConnectors(ctx, merchant), checks: PATHS.survey }).candidates;
-  return mid?.settings ?? {};
+  return withConnectorOptions(merchant, mid?.settings);
 }
 
 export async function startPayout(ctx: ServiceContext, input: NewPayout): Promise<{ payment: Payment; settled: boolean }> {
@@ -71,7 +71,7 @@ export async function startPayout(ctx: ServiceContext, input: NewPayout): Promis
   }, { id: transId, paymentId: id, type: 'credit', status: 'waiting', amount: order.amount.minor, now }, { midId, connector: connector.name, why: 'routed' });
   let outcome: ApmOutcome;
   if (supplied.missing.length > 0) {
-    outcome = { kind: 'declined', reason: `MID setting missing: ${supplied.missing.join(', ')}` };
+    outcome = { kind: 'declined', reason: missingReason(method, supplied.missing) };
   } else {
     try {
       outcome = await connector.payout({

@@ -6,10 +6,12 @@
  * MID's, services/apm/connector.ts, or the sandbox).
  */
 import type { ServiceContext } from '../context.ts';
-import type { Merchant } from '../../domain/model/merchant.ts';
+import { withConnectorOptions, type Merchant } from '../../domain/model/merchant.ts';
 import type { Mid } from '../../domain/model/mid.ts';
 import type { Payment } from '../../domain/model/payment.ts';
 import { findMidById, listMids } from '../../store/merchants-repo.ts';
+import { loadMerchantConfig, openOptionSecrets } from '../../store/merchant-config-repo.ts';
+import type { MidAccess } from '../../connectors/types.ts';
 import type { ApmConnector } from '../../connectors/apm-types.ts';
 import { NodeHttpPort, type HttpPort } from '../../connectors/http.ts';
 import { NO_EXCEPTIONS, type ConnectorTargetPolicy } from '../../domain/connector-targets.ts';
@@ -46,20 +48,21 @@ export async function providerMidFor(ctx: ServiceContext, merchant: Merchant, me
 }
 
 /**
- * The merchant's connector options of the admin panel (settings.connector_options) fill what the MID's own
- * settings leave out: the voucher partner's PartnerId per currency, language and domain, the mobile-money fee bearer.
+ * The private key of the token call: the MID's own, else the merchant's `connector_options.token_call.private_key`
+ * of the admin panel (sealed with the merchant's option secrets, opened only here).
  */
-function fromMerchantOptions(merchant: Merchant): Record<string, unknown> {
-  const o = merchant.settings.connectorOptions ?? {};
-  return {
-    ...(o.voucherPartner ? { partner_ids: o.voucherPartner.partnerIds, language: o.voucherPartner.language, ...(o.voucherPartner.domain ? { domain: o.voucherPartner.domain } : {}) } : {}),
-    ...(o.mobileMoney ? { fee_bearer: o.mobileMoney.feeBearer === 'merchant' } : {}),
-  };
+async function withTokenCallKey(ctx: ServiceContext, merchant: Merchant, credentials: MidAccess['credentials']): Promise<MidAccess['credentials']> {
+  if (credentials.expose().private_key || !merchant.settings.connectorOptions?.tokenCall) return credentials;
+  const config = await loadMerchantConfig(ctx.db, merchant.id);
+  const key = config ? openOptionSecrets(ctx.keyring, config).expose().token_call_private_key : undefined;
+  return key ? credentials.map((c) => ({ ...c, private_key: key })) : credentials;
 }
 
-export function providerConnector(ctx: ServiceContext, mid: Mid, merchant: Merchant): ApmConnector {
+/** A provider MID's connector: its settings over the merchant's connector options, its credentials over the token-call key. */
+export async function providerConnector(ctx: ServiceContext, mid: Mid, merchant: Merchant): Promise<ApmConnector> {
   const access = midAccess(ctx, mid);
-  return new ProviderApmConnector(http(ctx.connectorTargets ?? NO_EXCEPTIONS), { ...access, settings: { ...fromMerchantOptions(merchant), ...access.settings } });
+  const credentials = await withTokenCallKey(ctx, merchant, access.credentials);
+  return new ProviderApmConnector(http(ctx.connectorTargets ?? NO_EXCEPTIONS), { ...access, credentials, settings: withConnectorOptions(merchant, access.settings) });
 }
 
 /** The connector of a payment: its provider MID's, or the merchant's default one. */
