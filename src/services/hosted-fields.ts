@@ -112,6 +112,12 @@ export interface SessionChange {
   customData?: Record<string, unknown>;
 }
 
+/** The order a hosted-fields session holds, as the merchant signs it (the session formula), and its merchant. */
+export async function hostedSessionOrder(ctx: ServiceContext, token: unknown): Promise<{ merchantId: string; number: string; amount: string; currency: string; description: string }> {
+  const { session } = await sessionByToken(ctx, token, 'sessionTokenForbidden');
+  return { merchantId: session.merchantId, number: session.orderNumber, amount: formatAmount(session.amount, session.currency), currency: session.currency, description: session.description };
+}
+
 /** Applies the changed fields to a session no one has tried to pay yet ("Session can not be updated" after). */
 export async function updateHostedSession(ctx: ServiceContext, token: unknown, change: SessionChange): Promise<void> {
   const state = await sessionByToken(ctx, token, 'sessionTokenForbidden');

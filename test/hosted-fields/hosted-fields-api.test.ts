@@ -12,6 +12,7 @@ import { ManualClock } from '../../src/domain/clock.ts';
 import { buildApp } from '../../src/app.ts';
 import {
   callbackHashOk, collect, newOrder, openToken, processing, processingBody, spyOnConnector, status, tokenBody, update,
+  signedChange,
 } from './support.ts';
 
 const TOKEN = /^[A-Za-z0-9_-]{32}$/;
@@ -198,7 +199,7 @@ for (const { kind, skip } of await storeKinds()) {
         assert.ok(res.body.redirect_params.PaReq);
         const again = await processing(t, token);
         assert.deepEqual(again.body, res.body);
-        assert.equal((await update(t, token, { order_amount: '1.00' })).body.error_message, 'Session can not be updated');
+        assert.equal((await update(t, token, { order: { description: 'Too late' } })).body.error_message, 'Session can not be updated');
 
         const acs = await fetch(`${t.baseUrl}/sandbox/acs/${id}/complete`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=submit&otp=123456' });
         const html = (await acs.text()).replace(/&amp;/g, '&');
@@ -369,7 +370,7 @@ for (const { kind, skip } of await storeKinds()) {
         const token = await openToken(t, order);
         // A processing call with nothing collected yet is no attempt: the session stays updatable.
         assert.equal((await processing(t, token)).status, 400);
-        const res = await update(t, token, { order_amount: '25.50', order_currency: 'EUR', custom_data: { basket: 'b-9' }, customer: { email: 'new@example.com' } });
+        const res = await update(t, token, signedChange(t.merchant, order, { order_amount: '25.50', order_currency: 'EUR', custom_data: { basket: 'b-9' }, customer: { email: 'new@example.com' } }));
         assert.equal(res.status, 200, res.text);
         assert.deepEqual(res.body, { result: 'success' });
         const nested = await update(t, token, { order: { description: 'Changed order' } });
@@ -388,19 +389,37 @@ for (const { kind, skip } of await storeKinds()) {
         assert.equal(cb.order_currency, 'EUR');
         assert.equal(cb['custom_data[basket]'], 'b-9');
         assert.equal(cb.customer_email, 'success@gmail.com', 'the processing call\'s email wins over the session\'s');
-        assert.equal((await update(t, token, { order_amount: '1.00' })).body.error_message, 'Session can not be updated');
+        assert.equal((await update(t, token, signedChange(t.merchant, { ...order, amount: '25.50', currency: 'EUR', description: 'Changed order' }, { order_amount: '1.00' }))).body.error_message, 'Session can not be updated');
       });
 
-      it('rejects merchant_key and hash, bad values and an empty change with 400', async () => {
-        const token = await openToken(t, newOrder());
-        const withKey = await update(t, token, { order_amount: '5.00', merchant_key: t.merchant.key, hash: 'x' });
+      it('changes amount or currency only with the merchant\'s hash, never with the Token alone (issue 25, item 6)', async () => {
+        const order = newOrder('payer');
+        const token = await openToken(t, order);
+        for (const change of [{ order_amount: '0.01' }, { order_currency: 'IDR' }, { order: { amount: '0.01', currency: 'IDR' } }]) {
+          const res = await update(t, token, change);
+          assert.equal(res.status, 400, res.text);
+          assert.ok(res.body.errors.every((e: { error_message: string }) => /changes only with the merchant's merchant_key and hash/.test(e.error_message)), res.text);
+        }
+        const forged = await update(t, token, { order_amount: '0.01', merchant_key: t.merchant.key, hash: 'f'.repeat(40) });
+        assert.equal(forged.status, 401, forged.text);
+        const other = await t.addMerchant();
+        const foreign = await update(t, token, signedChange(other, order, { order_amount: '0.01' }));
+        assert.equal(foreign.status, 403, 'another merchant\'s signature does not change this session');
+        assert.deepEqual((await status(t, { order_id: order.number })).body.order, { number: order.number, amount: order.amount, currency: order.currency, description: order.description }, 'nothing changed');
+        assert.equal((await update(t, token, { order: { description: 'Only the description' } })).status, 200, 'the rest stays the Token\'s');
+      });
+
+      it('rejects merchant_key and hash on other changes, bad values and an empty change with 400', async () => {
+        const order = newOrder();
+        const token = await openToken(t, order);
+        const withKey = await update(t, token, { order_description: 'A new description', merchant_key: t.merchant.key, hash: 'x' });
         assert.equal(withKey.status, 400);
         assert.deepEqual(withKey.body.errors.map((e: { error_message: string }) => e.error_message), ['merchant_key: This field was not expected.', 'hash: This field was not expected.']);
         for (const [body, message] of [
-          [{ order_amount: '0.00' }, 'order.amount: This value should be greater than 0.'],
-          [{ order_amount: '1.001' }, 'order.amount: This value is not valid.'],
-          [{ order_amount: '99999999999999999999999' }, 'order.amount: This value is not valid.'],
-          [{ order_currency: 'XYZ' }, 'order.currency: This value is not valid.'],
+          [signedChange(t.merchant, order, { order_amount: '0.00' }), 'order.amount: This value should be greater than 0.'],
+          [signedChange(t.merchant, order, { order_amount: '1.001' }), 'order.amount: This value is not valid.'],
+          [signedChange(t.merchant, order, { order_amount: '99999999999999999999999' }), 'order.amount: This value is not valid.'],
+          [signedChange(t.merchant, order, { order_currency: 'XYZ' }), 'order.currency: This value is not valid.'],
           [{ order_currency: 'usd' }, 'order_currency: This value is not valid.'],
           [{ customer: { email: 'nope' } }, 'customer.email: This value is not a valid email address.'],
           [{}, 'request: This value should not be blank.'],
@@ -409,7 +428,7 @@ for (const { kind, skip } of await storeKinds()) {
           assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
           assert.equal(res.body.errors[0].error_message, message);
         }
-        assert.equal((await update(t, token, { order_amount: 7 })).status, 200, 'a JSON number amount');
+        assert.equal((await update(t, token, signedChange(t.merchant, order, { order_amount: 7 }))).status, 200, 'a JSON number amount');
       });
 
       it('answers 403 for a missing, unknown or expired token, and refuses after a declined attempt', async () => {
@@ -420,10 +439,11 @@ for (const { kind, skip } of await storeKinds()) {
         clock.advance(61_000);
         assert.equal((await update(t, token, { order_amount: '1.00' })).status, 403);
 
-        const declined = await openToken(t, newOrder());
+        const declinedOrder = newOrder();
+        const declined = await openToken(t, declinedOrder);
         await collect(t, declined, { expiry: '02/38' });
         assert.equal((await processing(t, declined)).body.result, 'decline');
-        const res = await update(t, declined, { order_amount: '1.00' });
+        const res = await update(t, declined, signedChange(t.merchant, declinedOrder, { order_amount: '1.00' }));
         assert.deepEqual(res.body, { http_code: 400, error_code: '100000', error_message: 'Session can not be updated' });
       });
     });

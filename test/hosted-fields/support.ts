@@ -72,6 +72,14 @@ export async function update(t: TestGateway, token: string | undefined, body: un
   return readAnswer(res);
 }
 
+/** A change of amount or currency as the merchant's backend signs it: the session formula over the new order. */
+export function signedChange(m: TestMerchant, order: Order, change: Record<string, unknown>): Record<string, unknown> {
+  const amount = String(change.order_amount ?? order.amount);
+  const currency = String(change.order_currency ?? order.currency);
+  const description = String(change.order_description ?? order.description);
+  return { ...change, merchant_key: m.key, hash: checkoutHash(m.password, order.number, amount, currency, description) };
+}
+
 export function status(t: TestGateway, lookup: { payment_id?: string; order_id?: string; size?: number }, m: TestMerchant = t.merchant) {
   return t.postJson('/api/v1/payment/status', { merchant_key: m.key, ...lookup, hash: checkoutHash(m.password, lookup.payment_id ?? lookup.order_id ?? '') });
 }

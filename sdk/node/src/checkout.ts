@@ -261,9 +261,19 @@ export class CheckoutClient {
     return this.post('/api/v1/session/token', { ...req, hash: this.hash(checkoutFields.session(req.order)) }, opts);
   }
 
-  /** Hosted payment fields: changes the session (amount, customer...) before the payment is attempted. */
-  updateSession(token: string, change: SessionUpdate): Promise<{ result: 'success' }> {
-    return this.transport.send('PUT', `${this.baseUrl}/api/v1/session/update`, { json: change }, { headers: { token } });
+  /**
+   * Hosted payment fields: changes the session (amount, customer...) before the payment is attempted. A change
+   * of amount or currency is signed: pass the session's order as it stands (`current`), and the SDK adds
+   * merchant_key and the session hash over the new order (the Token alone, which the payer's browser holds,
+   * may not change what the payer is charged).
+   */
+  updateSession(token: string, change: SessionUpdate, current?: Order): Promise<{ result: 'success' }> {
+    const money = change.order?.amount !== undefined || change.order?.currency !== undefined;
+    if (money && !current) throw new TypeError('updateSession: a change of amount or currency needs the session\'s current order to sign the new one');
+    const json = money && current
+      ? { ...change, merchant_key: this.credentials.merchantKey, hash: this.hash(checkoutFields.session({ ...current, ...change.order, number: current.number })) }
+      : change;
+    return this.transport.send('PUT', `${this.baseUrl}/api/v1/session/update`, { json }, { headers: { token } });
   }
 
   /**

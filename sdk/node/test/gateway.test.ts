@@ -110,7 +110,8 @@ for (const { kind, skip } of await storeKinds()) {
       it('hosted payment fields: session token, update, the fields collect the card, the charge is verified', async () => {
         const order = { number: orderNo('HPF'), amount: '10.00', currency: 'USD', description: 'Hosted fields' };
         const { token } = await sdk.checkout.sessionToken({ operation: 'purchase', order, return_url: 'https://shop.example/return' });
-        assert.deepEqual(await sdk.checkout.updateSession(token, { order: { amount: '12.00' } }), { result: 'success' });
+        assert.throws(() => sdk.checkout.updateSession(token, { order: { amount: '12.00' } }), /needs the session's current order/);
+        assert.deepEqual(await sdk.checkout.updateSession(token, { order: { amount: '12.00' } }, order), { result: 'success' });
         // What the gateway's own card frame posts from the payer's browser (not a merchant call).
         const collected = await gw.postJson('/hosted-fields/collect', { card_number: '4111111111111111', card_expiry: '01/38', card_cvv: '123' }, { origin: gw.baseUrl, token });
         assert.equal(collected.status, 200, collected.text);

@@ -1,7 +1,8 @@
 /**
  * Hosted payment fields on the Checkout channel (decisions D4, wire-reference 2.1, 3.1 and 7.4):
  * - `POST /api/v1/session/token` (merchant backend, Checkout session hash) -> `{token}`;
- * - `PUT /api/v1/session/update` (header Token) changes what is not paid yet;
+ * - `PUT /api/v1/session/update` (header Token) changes what is not paid yet; amount and currency only with the
+ *   merchant's merchant_key and hash (issue 25, item 6);
  * - `POST /api/v1/processing/{purchase|debit}/card` (header Token) charges the collected card;
  * - the browser side: the SDK at `/sdk/hosted-fields.js`, the field frames at `/hosted-fields/frame/{field}`
  *   and `POST /hosted-fields/collect`, where the card frame posts the card (same origin, never via the merchant).
@@ -14,7 +15,7 @@ import { checkout, checkoutHash } from '../../domain/signatures.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
 import { openSession, DEFAULT_SESSION_EXPIRY_MINUTES } from '../../services/checkout-sessions.ts';
 import {
-  CollectedCvvs, billingPayer, collectCard, processHostedFields, updateHostedSession,
+  CollectedCvvs, billingPayer, collectCard, hostedSessionOrder, processHostedFields, updateHostedSession,
   type ProcessingOutcome, type SessionChange,
 } from '../../services/hosted-fields.ts';
 import { payerRedirect } from '../../services/s2s-card/payer-redirect.ts';
@@ -111,6 +112,23 @@ function ownOrigins(ctx: ServiceContext, req: FastifyRequest): Set<string> {
 
 const REJECTED_ON_UPDATE = ['merchant_key', 'hash'] as const;
 
+/** Issue 25, item 6: the Token lives in the payer's browser, so it never changes what the payer is charged. */
+export const SIGNED_CHANGE_ONLY = 'This value changes only with the merchant\'s merchant_key and hash (the session formula over the new order).';
+
+/**
+ * A change of amount or currency must come from the merchant's backend: merchant_key and the session formula's
+ * hash over the order it makes (number, new amount, new currency, description), for the session's own merchant.
+ */
+async function checkSignedMoneyChange(ctx: ServiceContext, req: FastifyRequest<{ Body: SessionUpdateRequest }>, change: SessionChange): Promise<void> {
+  const { merchant_key: key, hash } = req.body;
+  const fields = [...(change.amount !== undefined ? ['order.amount'] : []), ...(change.currency !== undefined ? ['order.currency'] : [])];
+  const order = await hostedSessionOrder(ctx, req.headers.token);
+  if (key === undefined || hash === undefined) throw GatewayError.invalid(fields.map((field) => ({ field, message: SIGNED_CHANGE_ONLY })));
+  const next = { number: order.number, amount: change.amount ?? order.amount, currency: change.currency ?? order.currency, description: change.description ?? order.description };
+  const { merchant } = await authenticate(ctx, req, key, hash, (m) => [(upper) => checkoutHash(checkout.session(next), m.password, m.digest, upper)]);
+  if (merchant.id !== order.merchantId) throw new GatewayError('sessionTokenForbidden');
+}
+
 // --- the documents' examples ----------------------------------------------------------------------------
 
 const TOKEN_PARAM: Json = { name: 'Token', in: 'header', required: true, description: 'The token answered by POST /api/v1/session/token', schema: { type: 'string' } };
@@ -171,14 +189,12 @@ export function registerHostedFieldsRoutes(app: FastifyInstance, ctx: ServiceCon
     schema: { ...TAG, summary: 'Change a hosted-fields session before any payment attempt (header Token)', body: SessionUpdateRequest },
     config: {
       doc: {
-        description: 'Changes a hosted-fields session before any payment attempt: only what changes. No hash: the `Token` header (from POST /api/v1/session/token) authenticates.',
-        example: { order: { amount: '12.00' } }, parameters: [TOKEN_PARAM], answer: SessionUpdateAnswer, answerExample: { result: 'success' }, errors: ['sessionTokenForbidden', 'sessionNotUpdatable'],
+        description: 'Changes a hosted-fields session before any payment attempt: only what changes. The `Token` header (from POST /api/v1/session/token) authenticates, except for a change of amount or currency: the Token lives in the payer\'s browser, so such a change also carries `merchant_key` and `hash`, the session formula over the new order (order number, new amount, new currency, description), computed by the merchant\'s backend. Without them: 400 on `order.amount` / `order.currency`. `merchant_key` and `hash` are refused on any other change.',
+        example: { order: { description: 'Two tickets, row 5' } }, parameters: [TOKEN_PARAM], answer: SessionUpdateAnswer, answerExample: { result: 'success' }, errors: ['sessionTokenForbidden', 'sessionNotUpdatable'],
       },
     },
   }, async (req) => {
     const body = req.body;
-    const rejected = REJECTED_ON_UPDATE.filter((key) => Object.hasOwn(body, key));
-    if (rejected.length > 0) throw GatewayError.invalid(rejected.map((field) => ({ field, message: MESSAGES.extraField })));
     const amount = body.order_amount ?? body.order?.amount;
     const change: SessionChange = {
       amount: amount === undefined ? undefined : amountText(amount),
@@ -189,6 +205,11 @@ export function registerHostedFieldsRoutes(app: FastifyInstance, ctx: ServiceCon
       customData: body.custom_data,
     };
     if (Object.values(change).every((v) => v === undefined)) throw GatewayError.field('request', MESSAGES.blank);
+    if (change.amount !== undefined || change.currency !== undefined) await checkSignedMoneyChange(ctx, req, change);
+    else {
+      const rejected = REJECTED_ON_UPDATE.filter((key) => Object.hasOwn(body, key));
+      if (rejected.length > 0) throw GatewayError.invalid(rejected.map((field) => ({ field, message: MESSAGES.extraField })));
+    }
     await updateHostedSession(ctx, req.headers.token, change);
     return { result: 'success' };
   });

@@ -130,6 +130,9 @@ export const SessionUpdateRequest = Type.Object({
   customer: SessionRequest.properties.customer,
   billing_address: SessionRequest.properties.billing_address,
   custom_data: SessionRequest.properties.custom_data,
+  /** Only with a change of amount or currency: the merchant's backend signs the new order (session formula). */
+  merchant_key: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  hash: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
 });
 export type SessionUpdateRequest = Static<typeof SessionUpdateRequest>;
 
