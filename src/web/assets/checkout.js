@@ -441,7 +441,7 @@
 
     var summary = doc.getElementById('error-summary');
     var payButton = doc.getElementById('pay-button');
-    var stateCountries = config.stateCountries || ['CA', 'US', 'JP', 'AU', 'IN'];
+    var stateCountries = config.stateCountries || []; // the server's list (domain/countries.ts), never a copy
     var expiredUrl = config.expiredUrl;
     var expired = false;
 
