@@ -65,6 +65,8 @@ export interface Config {
   walletRoots: { googleTest?: string; googleProduction?: string; appleRoot?: string };
   /** A JSON file of BIN ranges -> issuing country (and brand) for routing rules; unset: the built-in sandbox sample. */
   binTableFile?: string;
+  /** A JSON file of IP blocks -> country for risk rules ([{cidr, country}]); unset: the built-in documentation-range sample. */
+  ipCountryFile?: string;
   /**
    * Which proxies' X-Forwarded-For / -Proto / -Host the gateway believes (TRUST_PROXY), as Fastify's trustProxy
    * takes it: false (the default: the client address is the socket's), a hop count, or proxy addresses/CIDRs.
@@ -210,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     binTableFile: env.BIN_TABLE_FILE || undefined,
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
     metricsAccess: metricsAccessFrom(env),
+    ipCountryFile: env.IP_COUNTRY_FILE || undefined,
     rateLimits: {
       enabled: env.RATE_LIMITS !== 'off',
       windowSeconds: intAtLeast(env.RATE_LIMIT_WINDOW_SECONDS, 60, 1, 'RATE_LIMIT_WINDOW_SECONDS'),

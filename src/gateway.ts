@@ -4,6 +4,7 @@
  */
 import { loadWalletTrust } from './services/wallets/wallet-trust.ts';
 import { BinTable, parseBinRanges, SAMPLE_BIN_TABLE } from './domain/bin-table.ts';
+import { parseIpCountries, SAMPLE_IP_TABLE, type IpCountryTable } from './domain/risk/ip.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -127,6 +128,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   ctx.signingKeys = new SigningKeys(ctx);
   ctx.walletTrust = await loadWalletTrust(parts.config.walletRoots ?? {});
   ctx.binTable = await loadBinTable(parts.config.binTableFile);
+  ctx.ipTable = await loadIpTable(parts.config.ipCountryFile);
   if (parts.config.rateLimits) ctx.rateLimiter = new RateLimiter({ db: parts.db, clock: ctx.clock, config: parts.config.rateLimits });
   await issueMissingSigningSecrets(ctx);
   // Every node watches for merchant and MID changes made elsewhere (workers or not: every node serves requests).
@@ -176,6 +178,20 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
 }
 
 /** The operator's BIN table file, validated whole (start-up stops naming every bad entry); unset: the sample. */
+/** The IP-to-country table of the risk rules (IP_COUNTRY_FILE), checked whole at start-up like the BIN table. */
+export async function loadIpTable(file: string | undefined): Promise<IpCountryTable> {
+  if (!file) return SAMPLE_IP_TABLE;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`IP_COUNTRY_FILE ${file}: ${(err as Error).message}`);
+  }
+  const result = parseIpCountries(parsed);
+  if ('problems' in result) throw new Error(`IP_COUNTRY_FILE ${file}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`);
+  return result.table;
+}
+
 export async function loadBinTable(file: string | undefined): Promise<BinTable> {
   if (!file) return SAMPLE_BIN_TABLE;
   let parsed: unknown;

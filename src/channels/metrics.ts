@@ -13,6 +13,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { ServiceContext } from '../services/context.ts';
 import { currentFigures } from '../services/operational-figures.ts';
 import type { OperationalFigures } from '../services/operational-figures.ts';
+import { riskMetrics } from '../services/risk/metrics.ts';
 
 /** Each store figure and its gauge (a gauge per figure: Prometheus alerts name them one by one). */
 const FIGURE_GAUGES: Readonly<Record<keyof OperationalFigures, { name: string; help: string }>> = {
@@ -86,7 +87,7 @@ export function installMetrics(app: FastifyInstance, ctx?: Pick<ServiceContext, 
     if (!allowed(req)) throw new GatewayError('metricsUnauthorized');
     await refreshFigures?.();
     reply.type(registry.contentType);
-    return registry.metrics();
+    return `${await registry.metrics()}${riskMetrics.render().join('\n')}\n`;
   });
   return registry;
 }

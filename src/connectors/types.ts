@@ -89,6 +89,8 @@ export interface AuthorizeRequest {
   idempotencyKey?: string;
   /** A wallet payment: its token (virtual flow) or the decrypted card's cryptogram and ECI. */
   wallet?: WalletPayment;
+  /** The risk screen asks for a 3-D Secure challenge (issue 26): a connector that can, challenges the payer. */
+  challenge?: 'required';
 }
 
 /**

@@ -22,6 +22,10 @@ export const PERMISSIONS = [
   /** Set the endpoints and credentials of a live MID (where card data goes, and as whom). */
   'mids.live',
   'audit.read',
+  /** Risk rules, lists, evaluations and backtests (issue 26). */
+  'risk.read',
+  /** Change risk rules and lists. */
+  'risk.write',
   /** Users and their tokens. */
   'users.manage',
   /** Balances, fee schedules, a payment's entries (issue 27). */
@@ -33,11 +37,11 @@ export const PERMISSIONS = [
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-const READ: readonly Permission[] = ['payments.read', 'callbacks.read', 'merchants.read', 'mids.read', 'audit.read', 'money.read'];
+const READ: readonly Permission[] = ['payments.read', 'callbacks.read', 'merchants.read', 'mids.read', 'audit.read', 'money.read', 'risk.read'];
 
 const GRANTS: Readonly<Record<Role, readonly Permission[]>> = {
   admin: PERMISSIONS,
-  operator: [...READ, 'payments.act', 'callbacks.resend', 'callbacks.unblock', 'merchants.write', 'mids.write', 'money.write'],
+  operator: [...READ, 'payments.act', 'callbacks.resend', 'callbacks.unblock', 'merchants.write', 'mids.write', 'money.write', 'risk.write'],
   support: [...READ, 'callbacks.resend'],
   viewer: READ,
 };

@@ -57,6 +57,8 @@ export const DECLINES = {
   invalid_request: { message: 'Request refused by the acquirer', retry: 'no', payerAdvice: 'generic' },
   acquirer_error: { message: 'Acquirer error', retry: 'other_mid', payerAdvice: 'tryAgain' },
   configuration_error: { message: 'Acquirer configuration error', retry: 'other_mid', payerAdvice: 'generic' },
+  // The gateway's own risk screen (issue 26): no acquirer was asked; the payer is not told which rule.
+  risk_blocked: { message: 'Declined by risk management', retry: 'no', payerAdvice: 'tryAnotherCard' },
 } as const satisfies Readonly<Record<string, Decline>>;
 
 export type UnifiedCode = keyof typeof DECLINES;

@@ -57,6 +57,8 @@ export const ERRORS = {
   // The sandbox APM provider refusing a caller: API key and secret, access token or Signature that do not verify.
   providerAuthInvalid: { http: 401, code: '100000', message: 'Authorization: Provider credentials are not valid.' },
   // Admin: resolving a payment that has no operation waiting for an operator (or one resolved a moment ago).
+  // Admin: saving a risk rule set over a version other than the one the operator read.
+  riskRulesChanged: { http: 409, code: '100000', message: 'The rule set was changed since it was read: read it again.' },
   nothingToResolve: { http: 409, code: '100000', message: 'Payment has no operation waiting for an operator.' },
   adminUnauthorized: { http: 401, code: '100000', message: 'Authorization: Operator token is not valid.' },
   adminForbidden: { http: 403, code: '100000', message: 'Authorization: Your role does not permit this action.' },

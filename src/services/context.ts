@@ -8,6 +8,7 @@ import type { CallbackTargetPolicy } from '../domain/callback-targets.ts';
 import type { ConnectorTargetPolicy } from '../domain/connector-targets.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { BinTable } from '../domain/bin-table.ts';
+import type { IpCountryTable } from '../domain/risk/ip.ts';
 import type { ApmConnector } from '../connectors/apm-types.ts';
 import type { Secret } from '../domain/secret.ts';
 import type { GoogleRootKey } from '../domain/wallets/google-pay-token.ts';
@@ -76,6 +77,8 @@ export interface ServiceContext {
   appleSessionPort?: AppleSessionPort;
   /** BIN ranges -> issuing country for routing rules (BIN_TABLE_FILE); absent: the built-in sandbox sample. */
   binTable?: BinTable;
+  /** IP ranges -> country for risk rules (IP_COUNTRY_FILE); absent: the built-in documentation-range sample. */
+  ipTable?: IpCountryTable;
   /** The sandbox (its APM provider, its wallet roots); absent: sandbox merchants have neither. */
   sandbox?: SandboxPort;
   /** Where status lookups read: a replica kept read-your-writes (store/replica.ts) when one is configured. */

@@ -41,6 +41,7 @@ import { heldForIntegrity, mismatchesOf } from '../services/attempt/integrity.ts
 import { screen, type ScreenFacts } from '../services/attempt/screen.ts';
 import { posted, postingEntries } from '../services/attempt/post.ts';
 import type { LedgerEntry } from '../domain/ledger/postings.ts';
+import { screenRefusal } from '../services/attempt/source.ts';
 import { intentOf } from '../domain/operations.ts';
 import { PollingLoop } from './polling.ts';
 
@@ -220,7 +221,9 @@ export class ScheduleRunner {
     const card = await cards.get(vaultId);
     if (!card) return { kind: 'declined', reason: 'Card no longer available' };
     if (passFailed()) return NOT_SENT;
-    await screen(this.ctx, chargeScreenFacts(payment, card));
+    const verdict = await screen(this.ctx, chargeScreenFacts(payment, card));
+    // A charge no payer waits for cannot be held for review: a review declines it as a block does.
+    if (verdict.action === 'block' || verdict.action === 'review') return screenRefusal({ ...verdict, action: 'block' })!;
     // The one request builder of every card attempt: the chain's card-on-file use and the acquirer's own reference.
     const request = authorizeRequest(this.ctx, payment, {
       intent: intentOf(payment), card: { pan: card.pan(), expMonth: card.expMonth, expYear: card.expYear, holder: card.holder ?? undefined },
@@ -321,7 +324,7 @@ function chargeScreenFacts(p: Payment, card: LoadedCard): ScreenFacts {
   const pan = card.pan();
   return {
     paymentId: p.id, merchantId: p.merchantId, midId: p.midId, channel: 'schedule', kind: 'card', operation: p.operation, intent: intentOf(p),
-    amount: p.amount, currency: p.currency, card: { bin: pan.slice(0, 8), last4: pan.slice(-4), stored: true },
+    amount: p.amount, currency: p.currency, card: { bin: pan.slice(0, 8), last4: pan.slice(-4), stored: true, pan },
     payer: { ip: p.payer.ip, email: p.payer.email, country: p.payer.country }, merchantInitiated: true, recurring: true,
   };
 }

@@ -14,7 +14,7 @@ import { cardFingerprint, deriveRiskKey } from '../../src/domain/risk/fingerprin
 const base: RiskFacts = {
   merchantId: 'm1', channel: 's2s_card', method: 'card', intent: 'sale', money: { minor: 1050n, currency: 'EUR' },
   brand: 'visa', bin: '41111111', cardCountry: 'US', billingCountry: 'DE', ip: parseIp('203.0.113.7'), ipCountry: 'DE',
-  emailDomain: 'example.com', recurring: false, merchantInitiated: false, customData: { tier: 'gold' },
+  emailDomain: 'example.com', recurring: false, merchantInitiated: false, sandbox: false, customData: { tier: 'gold' },
 };
 const none: RiskInputs = { velocity: new Map(), lists: [] };
 const rule = (when: RiskConditions, then: RiskRule['then'] = { action: 'block' }, mode: RiskRule['mode'] = 'active'): RiskRule => ({ name: 'r', mode, when, then });
@@ -76,6 +76,7 @@ describe('risk conditions: one test each', () => {
     ['channel', { channels: ['s2s_card'] }, { channels: ['checkout'] }],
     ['recurring', { recurring: false }, { recurring: true }],
     ['merchant-initiated', { merchant_initiated: false }, { merchant_initiated: true }],
+    ['sandbox', { sandbox: false }, { sandbox: true }],
     ['custom_data', { custom_data: { tier: 'gold' } }, { custom_data: { tier: 'silver' } }],
     ['3-D Secure result', { three_ds: ['failed'] }, { three_ds: ['authenticated'] }, { threeDs: 'failed' }],
   ];

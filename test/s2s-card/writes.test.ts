@@ -1,7 +1,9 @@
 /**
  * The database work of a SALE, as the performance of a payment write depends on it: two statements and no
  * transaction for a payment whose outcome sends no callback; the outcome and its callback in one transaction
- * otherwise. A regression here shows in `npm run bench` long before anyone reads a profile.
+ * otherwise. Beside them the risk engine (issue 26) writes its evaluation with the attempt's counters, and the
+ * outcome's counters, one statement each; with no rule that could read a counter and no list entry it reads
+ * nothing. A regression here shows in `npm run bench` long before anyone reads a profile.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,14 +13,16 @@ import { sale, startListener, type Listener } from './support.ts';
 
 /** The merchant cache's version poll runs on its own timer, whatever the requests; it is not a SALE's work. */
 const BACKGROUND = /FROM directory_version/;
+/** The risk engine's own statements (its evaluation and counters), counted apart. */
+const RISK = /risk_evaluations|risk_velocity|risk_list_entries|risk_rule_sets/;
 
 /** Records the statements run through the store, and the transactions opened. */
 function spy(gw: TestGateway) {
   const db = gw.store.db;
-  const seen = { statements: [] as string[], transactions: 0 };
+  const seen = { statements: [] as string[], risk: [] as string[], transactions: 0 };
   const query = db.query.bind(db);
   db.query = (text, params) => {
-    if (!BACKGROUND.test(text)) seen.statements.push(text);
+    if (!BACKGROUND.test(text)) (RISK.test(text) ? seen.risk : seen.statements).push(text);
     return query(text, params);
   };
   const transaction = db.transaction.bind(db);
@@ -26,7 +30,7 @@ function spy(gw: TestGateway) {
     seen.transactions += 1;
     return transaction((tx) => fn({
       query: (text, params) => {
-        seen.statements.push(text);
+        (RISK.test(text) ? seen.risk : seen.statements).push(text);
         return tx.query(text, params);
       },
     }));
@@ -35,6 +39,7 @@ function spy(gw: TestGateway) {
     seen,
     reset() {
       seen.statements.length = 0;
+      seen.risk.length = 0;
       seen.transactions = 0;
     },
   };
@@ -64,6 +69,9 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(watch.seen.statements.length, 2, watch.seen.statements.join('\n'));
       assert.match(watch.seen.statements[0]!, /INSERT INTO payments/);
       assert.match(watch.seen.statements[1]!, /UPDATE payments/);
+      assert.equal(watch.seen.risk.length, 2, watch.seen.risk.join('\n'));
+      assert.match(watch.seen.risk[0]!, /INSERT INTO risk_evaluations/);
+      assert.match(watch.seen.risk[1]!, /UPDATE risk_evaluations/);
     });
 
     it('writes the outcome of a SALE with a callback URL in one transaction with its callback', async () => {

@@ -22,6 +22,7 @@ import { registerAdminSessionRoutes } from './session-routes.ts';
 import { registerAdminStatsRoutes } from './stats-routes.ts';
 import { registerAdminSigningSecretRoutes } from './signing-secret-routes.ts';
 import { registerAdminMoneyRoutes } from './money-routes.ts';
+import { registerAdminRiskRoutes } from './risk-routes.ts';
 
 type Routes = (app: FastifyInstance, ctx: ServiceContext) => void;
 
@@ -40,5 +41,5 @@ export const adminChannel: Channel = async (app, { ctx }) => {
     registerAdminMidRoutes, registerAdminSettingsRoutes, registerAdminRoutingRoutes, registerAdminWalletRoutes, registerAdminConfigCatalogRoutes,
   ]), { ctx });
   await app.register(open, { ctx });
-  await app.register(signedIn([registerAdminStatsRoutes, registerAdminSigningSecretRoutes, registerAdminMoneyRoutes]), { ctx });
+  await app.register(signedIn([registerAdminStatsRoutes, registerAdminSigningSecretRoutes, registerAdminMoneyRoutes, registerAdminRiskRoutes]), { ctx });
 };

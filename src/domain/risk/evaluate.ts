@@ -34,6 +34,8 @@ export interface RiskFacts {
   emailDomain?: string;
   recurring: boolean;
   merchantInitiated: boolean;
+  /** A sandbox merchant's payment. */
+  sandbox: boolean;
   customData?: Readonly<Record<string, unknown>> | null;
   threeDs?: ThreeDsResult;
 }
@@ -151,6 +153,7 @@ const CONDITION_TESTS: ConditionTests = {
   channels: (c, { facts }) => (c as readonly string[]).includes(facts.channel),
   recurring: (c, { facts }) => c === facts.recurring,
   merchant_initiated: (c, { facts }) => c === facts.merchantInitiated,
+  sandbox: (c, { facts }) => c === facts.sandbox,
   custom_data: (c, { facts }) => Object.entries(c).every(([key, value]) => {
     const given = facts.customData?.[key];
     return given !== undefined && given !== null && (value === null || String(given) === value);

@@ -67,6 +67,7 @@ export const RiskConditions = Type.Object({
   channels: Type.Optional(Type.Array(Type.Union([Type.Literal('s2s_card'), Type.Literal('checkout'), Type.Literal('s2s_apm'), Type.Literal('schedule')]), { minItems: 1, uniqueItems: true })),
   recurring: Type.Optional(Type.Boolean({ description: 'true: payments of a recurring chain only; false: the others only.' })),
   merchant_initiated: Type.Optional(Type.Boolean({ description: 'true: charges the payer is not present for only; false: the others only.' })),
+  sandbox: Type.Optional(Type.Boolean({ description: 'true: sandbox merchants\' payments only; false: live merchants\' only (the sandbox\'s test cards are shared by every sandbox merchant).' })),
   custom_data: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 64 }), Type.Union([Type.String({ maxLength: 255 }), Type.Null()]), { minProperties: 1, maxProperties: 20, description: 'Keys the payment\'s custom_data must hold; a string value must be equal, null: any value.' })),
   three_ds: Type.Optional(Type.Array(ThreeDsResult, { minItems: 1, uniqueItems: true, description: 'The 3-D Secure result when known before the screen; unknown: no match.' })),
   velocity: Type.Optional(Type.Array(VelocityCondition, { minItems: 1, maxItems: 5, description: 'Every velocity test given must hold.' })),
@@ -185,9 +186,17 @@ export function validateRuleSet(value: unknown): FieldError[] {
   return schema.length > 0 ? schema : meaningErrors(value as RiskRuleSet);
 }
 
-/** Whether any rule that runs (active or shadow) has a velocity condition (then counters are read for it). */
-export const velocityConditions = (sets: readonly RiskRuleSet[]): VelocityCondition[] =>
-  sets.flatMap((s) => s.rules.flatMap((r) => (r.mode === 'off' ? [] : r.when.velocity ?? [])));
+/**
+ * The velocity conditions whose counters a payment's screen reads: those of rules that run (active or shadow) and
+ * that its merchant-level facts do not rule out already (a rule for live merchants only, or for other merchants).
+ */
+export const velocityConditions = (sets: readonly RiskRuleSet[], payment: { merchantId: string; sandbox: boolean }): VelocityCondition[] =>
+  sets.flatMap((s) => s.rules.flatMap((r) => {
+    const w = r.when;
+    if (r.mode === 'off' || !w.velocity) return [];
+    if ((w.sandbox !== undefined && w.sandbox !== payment.sandbox) || (w.merchants && !w.merchants.includes(payment.merchantId))) return [];
+    return w.velocity;
+  }));
 
 /** The counter a velocity condition reads, as one key (rules reading the same counter share one read). */
 export const velocityKey = (v: VelocityCondition): string => `${v.measure}:${v.by}:${v.window_minutes}:${v.currency ?? ''}`;

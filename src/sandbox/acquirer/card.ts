@@ -99,7 +99,9 @@ export class SandboxCardConnector implements CardConnector {
     if (forced) return forced;
     const wallet = walletOutcome(req);
     if (wallet) return withArn(wallet, req.intent);
-    const outcome = AUTHORIZE_OUTCOMES[scenarioFor(req.card.pan, req.card.expMonth, req.card.expYear, req.intent)]();
+    const scenario = scenarioFor(req.card.pan, req.card.expMonth, req.card.expYear, req.intent);
+    // Asked for a challenge (the risk screen's require_3ds), a card that would pass frictionless is challenged.
+    const outcome = AUTHORIZE_OUTCOMES[req.challenge === 'required' && scenario === 'success' ? '3ds_success' : scenario]();
     // The challenge or redirect remembers what was asked, so its completion knows whether funds moved (ARN).
     if (outcome.kind === 'challenge' || outcome.kind === 'redirect') outcome.state.intent = req.intent;
     return withArn(outcome, req.intent);

@@ -7,6 +7,7 @@
  * transaction (design principle 4). What the provider says is always asked of the provider itself, so a
  * notification or a page reload can only make the gateway look, never decide.
  */
+import { DECLINES } from '../../domain/declines.ts';
 import type { ServiceContext } from '../context.ts';
 import { findMerchantById } from '../../store/merchants-repo.ts';
 import { withConnectorOptions, type Merchant } from '../../domain/model/merchant.ts';
@@ -201,7 +202,9 @@ async function initiate(ctx: ServiceContext, merchant: Merchant, payment: Paymen
   });
   if (!claimed) return stepOf(await reload(ctx, payment));
   // Once per attempt, on the claim that makes it one, before the provider is asked (services/attempt/screen.ts).
-  await screen(ctx, apmScreenFacts(claimed, apm.method));
+  const verdict = await screen(ctx, { ...apmScreenFacts(claimed, apm.method), sandbox: merchant.sandbox });
+  // Blocked (or held for a review no APM experience can wait on): declined, the provider never asked.
+  if (verdict.action === 'block' || verdict.action === 'review') return applyInitiation(ctx, merchant, claimed, riskDecline());
   const unavailable: ApmOutcome = { kind: 'pending', reason: 'Connector unavailable' };
   if (isPayout(claimed.operation)) {
     const payout = await payoutRequest(ctx, merchant, claimed, apm);
@@ -212,6 +215,9 @@ async function initiate(ctx: ServiceContext, merchant: Merchant, payment: Paymen
   const outcome = await call<ApmOutcome>(ctx, payment.id, () => connector.initiate(request), unavailable);
   return applyInitiation(ctx, merchant, claimed, outcome);
 }
+
+/** An APM attempt the risk screen stopped, as the decline it is recorded with. */
+export const riskDecline = (): ApmOutcome => ({ kind: 'declined', reason: DECLINES.risk_blocked.message });
 
 /** What the screen reads of an APM attempt (an initiation or a payout). */
 export function apmScreenFacts(p: Payment, method: string): ScreenFacts {

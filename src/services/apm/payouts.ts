@@ -8,6 +8,7 @@
  * MID that may carry a payout.
  */
 import type { ServiceContext } from '../context.ts';
+import { DECLINES } from '../../domain/declines.ts';
 import { listMids } from '../../store/merchants-repo.ts';
 import { withConnectorOptions, type Merchant } from '../../domain/model/merchant.ts';
 import type { PayerInfo, Payment } from '../../domain/model/payment.ts';
@@ -53,9 +54,9 @@ export async function startPayout(ctx: ServiceContext, input: NewPayout): Promis
   const { merchant, method, order, payee } = input;
   const id = newId();
   // Before it is routed or written (services/attempt/screen.ts).
-  await screen(ctx, {
+  const verdict = await screen(ctx, {
     paymentId: id, merchantId: merchant.id, channel: 's2s_apm', kind: 'apm', operation: 'credit', intent: 'payout', amount: order.amount.minor, currency: order.amount.currency,
-    method: method.key, payer: { email: payee.email }, merchantInitiated: false, recurring: false,
+    method: method.key, payer: { email: payee.email }, merchantInitiated: false, recurring: false, sandbox: merchant.sandbox,
   });
   const { connector, midId } = await apmRoute(ctx, merchant, { midId: null, amount: order.amount.minor, currency: order.amount.currency });
   const supplied = midSupplied(method, input.params, await payoutMidSettings(ctx, merchant, order.amount));
@@ -70,7 +71,9 @@ export async function startPayout(ctx: ServiceContext, input: NewPayout): Promis
     now,
   }, { id: transId, paymentId: id, type: 'credit', status: 'waiting', amount: order.amount.minor, now }, { midId, connector: connector.name, why: 'routed' });
   let outcome: ApmOutcome;
-  if (supplied.missing.length > 0) {
+  if (verdict.action === 'block' || verdict.action === 'review') {
+    outcome = { kind: 'declined', reason: DECLINES.risk_blocked.message };
+  } else if (supplied.missing.length > 0) {
     outcome = { kind: 'declined', reason: missingReason(method, supplied.missing) };
   } else {
     try {

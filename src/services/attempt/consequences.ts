@@ -16,7 +16,7 @@ import { callbackExpected, callbackFor, notify, type PaymentEvent } from '../cal
 import type { RecurringWrite } from '../recurring/recurring-init.ts';
 import type { OperatorWrite } from '../operator-write.ts';
 import { noteOutcome, releaseHold } from './route.ts';
-import { posted } from './post.ts';
+import { countForRisk, posted } from './post.ts';
 import type { LedgerEntry } from '../../domain/ledger/postings.ts';
 import type { OutcomePlan } from './outcome-plan.ts';
 
@@ -59,7 +59,14 @@ export function consequencesOf(ctx: ServiceContext, a: Applied): Consequence[] {
 
 /** The post: its entries ride in the outcome's own statement, whichever way it is written. */
 function posting(ctx: ServiceContext, a: Applied): Consequence {
-  return { transactional: false, entries: a.entries, within: async (_sql, updated) => posted(ctx, { payment: updated, transId: a.transId, outcome: a.outcome.kind }) };
+  return {
+    transactional: false, entries: a.entries,
+    within: async (sql, updated) => {
+      const applied = { payment: updated, transId: a.transId, outcome: a.outcome.kind };
+      posted(ctx, applied);
+      await countForRisk(ctx, sql, applied);
+    },
+  };
 }
 
 /** A payment of a Checkout session marks it paid once it is final (settled, or authorized: pending). */

@@ -15,7 +15,7 @@ import { loadCard } from '../../store/card-vault.ts';
 import { NO_CARD } from '../../connectors/types.ts';
 import { cardFacts } from '../../domain/routing/facts.ts';
 import { midAccess } from '../connector-access.ts';
-import { cardDataOf, midsFor, refusalOutcome, sentCard, type CardSource } from './source.ts';
+import { cardDataOf, midsFor, refusalOutcome, screenRefusal, sentCard, type CardSource } from './source.ts';
 import { screen, type ScreenFacts } from './screen.ts';
 import { configFor, releaseHold, routeAttempt } from './route.ts';
 import { parametersOf, recordAuthorization, type Recorded } from './record.ts';
@@ -74,7 +74,7 @@ export async function createAndAuthorize(ctx: ServiceContext, input: Omit<Author
 async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite): Promise<PaymentStep> {
   const { merchant, intent, source } = input;
   const payment = target.subject;
-  await screen(ctx, screenFacts(input, target));
+  const verdict = await screen(ctx, screenFacts(input, target));
   // A merchant-initiated charge stays on its chain's MID; a wallet token outside the decrypted flow on the MID it
   // was made for (the flow rules 1, 3 and 4: no routing, no cascading).
   const config = configFor(merchant, payment.details?.merchantInitiated === true || (source.kind === 'wallet' && !source.use.smartRouting));
@@ -100,8 +100,9 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
   const cardData = await cardDataOf(ctx, source, recorded.card, NO_CARD);
   const request = authorizeRequest(ctx, claimed, {
     intent, card: cardData, connector: connector.name, midId: mid.id, parameters: parametersOf(input, payment), ...(source.kind === 'wallet' ? { wallet: source.use } : {}),
+    challenge: verdict.action === 'require_3ds',
   });
-  const refusal = refusalOutcome(source);
+  const refusal = screenRefusal(verdict) ?? refusalOutcome(source);
   const outcome = refusal ?? await callConnector(ctx, () => connector.authorize(request, midAccess(ctx, mid)));
   // A refusal asked no connector: another MID could do nothing differently, so it never cascades (the outcome
   // gives the cap reservation back with the decline).
@@ -121,9 +122,10 @@ function screenFacts(input: Omit<AuthorizeInput, 'payment'>, target: Authorizati
   return {
     paymentId: p.id, merchantId: input.merchant.id, channel: p.channel, kind: 'card', operation: p.operation, intent: input.intent,
     amount: p.amount, currency: p.currency,
-    card: { bin: pan?.slice(0, 8), last4: pan?.slice(-4), wallet: source.kind === 'wallet' ? source.use.name : undefined, stored: source.kind === 'vault' },
+    card: { bin: pan?.slice(0, 8), last4: pan?.slice(-4), wallet: source.kind === 'wallet' ? source.use.name : undefined, stored: source.kind === 'vault', pan, vaultId: source.kind === 'vault' ? source.vaultId : undefined },
     payer: { ip: payer?.ip ?? p.payer.ip, email: payer?.email ?? p.payer.email, country: payer?.country ?? p.payer.country },
     merchantInitiated: (input.details?.merchantInitiated ?? p.details?.merchantInitiated) === true,
     recurring: isRecurring(p.operation) || recurringInit === true,
+    sessionId: p.sessionId, customData: p.customData, sandbox: input.merchant.sandbox,
   };
 }

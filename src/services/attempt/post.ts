@@ -19,6 +19,7 @@ import type { Payment } from '../../domain/model/payment.ts';
 import type { LedgerEntry } from '../../domain/ledger/postings.ts';
 import { insertEntries } from '../../store/ledger-repo.ts';
 import { entriesOfChange, NOTHING_MOVED, type MoneyState } from '../money/postings.ts';
+import { countRiskOutcome } from '../risk/engine.ts';
 
 export interface Posting {
   /** The payment after the state change. */
@@ -40,6 +41,15 @@ export function postingEntries(ctx: ServiceContext, sql: Sql, posting: Posting):
 export async function post(ctx: ServiceContext, sql: Sql, posting: Posting): Promise<void> {
   await insertEntries(sql, await postingEntries(ctx, sql, posting), ctx.clock.now());
   posted(ctx, posting);
+  await countForRisk(ctx, sql, posting);
+}
+
+/**
+ * The risk engine's velocity counts an attempt's final outcome, declines apart from approvals (issue 26), with
+ * the outcome's write where it has a transaction. A follow-up (capture, refund) is no attempt's outcome.
+ */
+export async function countForRisk(ctx: ServiceContext, sql: Sql, posting: Posting): Promise<void> {
+  if (posting.before === undefined && (posting.outcome === 'approved' || posting.outcome === 'declined')) await countRiskOutcome(ctx, sql, posting.payment.id, posting.outcome);
 }
 
 /** The post of an outcome whose entries its own write carried (outcome.ts): the probe only. */

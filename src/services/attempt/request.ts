@@ -19,6 +19,8 @@ export interface RequestParts {
   /** The card parameter sets of the request (parameters.card of Checkout, parameters of S2S CARD). */
   parameters?: Record<string, unknown>;
   wallet?: WalletUse;
+  /** The risk screen's require_3ds. */
+  challenge?: boolean;
 }
 
 /** The acquirer's request for a payment claimed for authorization. */
@@ -35,6 +37,7 @@ export function authorizeRequest(ctx: ServiceContext, payment: Payment, parts: R
   const stored = storedCardUse(payment);
   if (stored) request.storedCard = stored;
   if (parts.wallet) request.wallet = walletPayment(parts.wallet);
+  if (parts.challenge) request.challenge = 'required';
   return request;
 }
 

@@ -1,5 +1,6 @@
 /**
- * Step 2 of an attempt: the screen, the risk engine's place (issue 26). EMPTY TODAY: every attempt is allowed.
+ * Step 2 of an attempt: the screen, the risk engine (issue 26, services/risk/engine.ts): every attempt is
+ * evaluated against the platform's and its merchant's risk rules and lists, and the verdict returned.
  *
  * Contract (what the risk engine may rely on, and what every payment path must keep):
  * - Every attempt calls `screen` exactly once, before ANY acquirer or provider call, on every channel and kind:
@@ -9,11 +10,16 @@
  * - It is called before the attempt is routed and before anything of it is written, so a refusal leaves nothing
  *   behind (the schedule runner, whose payment is written by its claim, screens before its connector call).
  * - Its input is the attempt's facts only (no I/O handles): it may read its own stores through `ctx` later.
- * - Its answer is a verdict. Today only `allow`; `deny` (declined before routing, never sent) and `review`
- *   (held for an operator) come with the risk engine, and each path will map them onto its existing decline and
- *   hold-for-operator steps (outcome.ts, integrity.ts).
+ * - Its answer is a verdict: `allow`; `block` (declined with the unified code `risk_blocked`, never sent to an
+ *   acquirer, never cascaded); `require_3ds` (the connector is asked for a challenge); `review` (held for an
+ *   operator before the acquirer call). Each path maps it onto its decline and hold steps; a path that cannot
+ *   hold or challenge declines a review and sends a require_3ds as it is (see docs/operators/risk.md).
+ * - The screen's own store (counters, lists, evaluations) is the risk engine's: recording the evaluation is not
+ *   writing the payment.
  */
 import type { ServiceContext } from '../context.ts';
+import type { RiskAction, ThreeDsResult } from '../../domain/risk/rules.ts';
+import { screenRisk } from '../risk/engine.ts';
 
 export interface ScreenFacts {
   paymentId: string;
@@ -29,7 +35,13 @@ export interface ScreenFacts {
   intent: 'sale' | 'auth' | 'payout';
   amount: bigint;
   currency: string;
-  card?: { bin?: string; last4?: string; brand?: string; country?: string; wallet?: string; stored: boolean };
+  card?: {
+    bin?: string; last4?: string; brand?: string; country?: string; wallet?: string; stored: boolean;
+    /** The number when at hand: read for the card's fingerprint (a keyed hash), never kept nor passed on. */
+    pan?: string;
+    /** A stored card: opened for its fingerprint when no number is at hand. */
+    vaultId?: string;
+  };
   /** The APM method key (an APM attempt). */
   method?: string;
   payer: { ip?: string; email?: string; country?: string };
@@ -37,12 +49,34 @@ export interface ScreenFacts {
   merchantInitiated: boolean;
   /** A payment of a recurring chain (its first one or a later charge). */
   recurring: boolean;
+  /** A sandbox merchant's attempt (undefined: not known to the caller, read as live). */
+  sandbox?: boolean;
+  /** The Checkout or hosted-fields session the attempt is made in. */
+  sessionId?: string | null;
+  /** The payer's device as the hosted page identifies it. */
+  deviceId?: string;
+  customData?: Readonly<Record<string, unknown>> | null;
+  threeDs?: ThreeDsResult;
 }
 
-export type ScreenVerdict = 'allow';
+export interface ScreenVerdict {
+  action: RiskAction;
+  /** Why, for the operator (the evaluation's reason). */
+  reason: string;
+  /** review: when an undecided hold is declined. */
+  reviewDeadline?: Date;
+}
 
-/** Screens an attempt before any acquirer call (see the contract above). Allows every attempt today. */
+/** Screens an attempt before any acquirer call (see the contract above). */
 export async function screen(ctx: ServiceContext, facts: ScreenFacts): Promise<ScreenVerdict> {
-  ctx.attemptHooks?.screened?.(facts);
-  return 'allow';
+  const { card, payer } = facts;
+  ctx.attemptHooks?.screened?.(card?.pan ? { ...facts, card: { ...card, pan: undefined } } : facts);
+  const { evaluation, reviewDeadline } = await screenRisk(ctx, {
+    paymentId: facts.paymentId, merchantId: facts.merchantId, midId: facts.midId, channel: facts.channel,
+    method: facts.kind === 'card' ? 'card' : facts.method ?? 'apm', intent: facts.intent, amount: facts.amount, currency: facts.currency,
+    pan: card?.pan, vaultId: card?.pan ? undefined : card?.vaultId, bin: card?.bin, brand: card?.brand,
+    ip: payer.ip, email: payer.email, billingCountry: payer.country, sessionId: facts.sessionId ?? undefined, deviceId: facts.deviceId,
+    merchantInitiated: facts.merchantInitiated, sandbox: facts.sandbox === true, recurring: facts.recurring, customData: facts.customData, threeDs: facts.threeDs,
+  });
+  return reviewDeadline ? { action: evaluation.action, reason: evaluation.reason, reviewDeadline } : { action: evaluation.action, reason: evaluation.reason };
 }

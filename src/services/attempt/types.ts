@@ -31,7 +31,7 @@ export type PaymentStep =
 /** How the first write of an authorization lands: claiming a stored payment, or creating it already claimed. */
 export interface AuthorizationWrite {
   /** What the step needs of the payment before it is written. */
-  subject: { id: string; channel: string; operation: Operation; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null; details?: PaymentDetails; customData?: Record<string, unknown> | null };
+  subject: { id: string; channel: string; operation: Operation; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null; details?: PaymentDetails; customData?: Record<string, unknown> | null; sessionId?: string | null };
   /** The write is one statement, atomic without a transaction of its own when nothing is vaulted with it. */
   single: boolean;
   /** `attempt`: the acquirer attempt the transaction opens (none when a refusal asks no acquirer). */

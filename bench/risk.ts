@@ -1,0 +1,82 @@
+/**
+ * `npm run bench:risk` (and part of `npm run bench`): the gateway CPU the risk screen adds to a card SALE
+ * (issue 26), at 50 active platform rules of which 3 test velocity (none matching: every rule is evaluated), for a
+ * live merchant's payment with a card, e-mail, IP and session, against the screen with no rules. It runs the real
+ * screen (services/risk/engine.ts: facts, BIN and IP-country lookups, the card fingerprint and keyed hashes, the
+ * counter plan, the evaluation, the record's parameters) over a store that answers at once with what PostgreSQL
+ * would (the counters read, no list entry): the statements' round trips are the database's time, not the
+ * gateway's. Measured with process.cpuUsage, side by side in one run; target: under 150 µs added per SALE.
+ */
+import { screenRisk, type RiskSubject } from '../src/services/risk/engine.ts';
+import type { ServiceContext } from '../src/services/context.ts';
+import type { RiskRule, RiskRuleSet } from '../src/domain/risk/rules.ts';
+import { SAMPLE_BIN_TABLE } from '../src/domain/bin-table.ts';
+import { SAMPLE_IP_TABLE } from '../src/domain/risk/ip.ts';
+import { newId } from '../src/domain/ids.ts';
+
+const TARGET_US = 150;
+const ROUNDS = Number(process.env.BENCH_RISK_ROUNDS ?? 20_000);
+
+// 47 rules that each fail on their last condition (the earlier ones hold), then 3 velocity rules under their figure.
+const misses: RiskRule[] = Array.from({ length: 47 }, (_, i) => ({
+  name: `miss ${i}`, mode: 'active',
+  when: { currencies: ['EUR', 'USD'], amount: { min: '1', max: '5000' }, brands: ['visa'], card_countries: ['US', 'GB'], ip_countries: ['DE', 'US'], email_domains: ['example.com', `shop${i}.example`], custom_data: { tier: `t${i}` } },
+  then: i % 2 ? { action: 'block' } : { action: 'score', points: 10 },
+}));
+const velocity: RiskRule[] = [
+  { name: 'declines per card', mode: 'active', when: { velocity: [{ measure: 'declines', by: 'card', window_minutes: 10, more_than: 5 }] }, then: { action: 'block' } },
+  { name: 'cards per IP', mode: 'active', when: { velocity: [{ measure: 'distinct_cards', by: 'ip', window_minutes: 60, more_than: 10 }] }, then: { action: 'block' } },
+  { name: 'cards per e-mail', mode: 'active', when: { velocity: [{ measure: 'distinct_cards', by: 'email', window_minutes: 1440, more_than: 3 }] }, then: { action: 'review' } },
+];
+const FIFTY: RiskRuleSet = { rules: [...misses, ...velocity], score_thresholds: { review: 90 } };
+const NONE: RiskRuleSet = { rules: [] };
+
+/** A store that answers the screen's statements at once: the rule set, then the counters as PostgreSQL reads them. */
+function ctxWith(platform: RiskRuleSet): ServiceContext {
+  const db = {
+    kind: 'postgres',
+    async query(text: string, params?: readonly unknown[]) {
+      if (text.includes('FROM risk_rule_sets')) return [{ scope: 'platform', version: 1, rules: platform, updated_at: new Date(), updated_by: null }];
+      if (text.includes('SELECT DISTINCT scope FROM risk_list_entries')) return [];
+      if (text.includes('json_agg')) {
+        const counters = JSON.parse(params![0] as string) as { id: string }[];
+        return [{ counters: counters.map((c) => ({ id: c.id, value: '2', seen: false })), lists: null }];
+      }
+      return [];
+    },
+    transaction: () => { throw new Error('no transaction in the screen'); },
+  };
+  const key = Buffer.alloc(32, 3);
+  return {
+    db, clock: { now: () => new Date() }, keyring: { activeKeyId: 'k1', keys: new Map([['k1', { expose: () => key }]]) },
+    binTable: SAMPLE_BIN_TABLE, ipTable: SAMPLE_IP_TABLE, logger: { error() {}, warn() {}, info() {} },
+  } as unknown as ServiceContext;
+}
+
+const subject = (): RiskSubject => ({
+  paymentId: newId(), merchantId: '0190f3c1-8a4e-7c55-9a4e-1f2b3c4d5e6f', channel: 's2s_card', method: 'card', intent: 'sale', amount: 2500n, currency: 'EUR',
+  pan: '4111111111111111', ip: '203.0.113.7', email: 'payer@example.com', billingCountry: 'DE', sessionId: 'sess-1',
+  merchantInitiated: false, sandbox: false, recurring: false, customData: { tier: 'gold' },
+});
+
+async function cpuPerScreen(platform: RiskRuleSet): Promise<number> {
+  const ctx = ctxWith(platform);
+  const check = await screenRisk(ctx, subject());
+  if (check.evaluation.action !== 'allow' || (platform.rules.length > 0 && Object.keys(check.evaluation.velocity).length !== 3)) {
+    throw new Error(`the benchmark payment should pass every rule, reading 3 counters: ${JSON.stringify(check.evaluation)}`);
+  }
+  for (let i = 0; i < 2_000; i += 1) await screenRisk(ctx, subject()); // warm up
+  const start = process.cpuUsage();
+  for (let i = 0; i < ROUNDS; i += 1) await screenRisk(ctx, subject());
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / ROUNDS;
+}
+
+const none = await cpuPerScreen(NONE);
+const fifty = await cpuPerScreen(FIFTY);
+console.log(`risk screen CPU per SALE (${ROUNDS} screens each, store answering at once): no rules ${none.toFixed(2)} µs, `
+  + `50 rules with 3 velocity conditions ${fifty.toFixed(2)} µs, added by the rules ${(fifty - none).toFixed(2)} µs; target < ${TARGET_US} µs for the screen`);
+if (fifty > TARGET_US) {
+  console.error(`the risk screen at 50 rules took ${fifty.toFixed(2)} µs per SALE, over the ${TARGET_US} µs target`);
+  process.exitCode = 1;
+}

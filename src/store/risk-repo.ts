@@ -1,0 +1,283 @@
+/**
+ * The risk engine's store (migration 040): rule sets and their versions, allow/block lists, velocity counters in
+ * time buckets (sharded), distinct-card members and each payment's evaluation. A payment's screen costs one read
+ * (the counters its rules need and the list entries its values hit, in one statement) and one write (its
+ * evaluation, its counters and members, in one statement); its outcome one more write.
+ */
+import type { Sql } from './database.ts';
+import type { ListHit, ListKind, RiskEvaluation } from '../domain/risk/evaluate.ts';
+import type { RiskRuleSet } from '../domain/risk/rules.ts';
+import { GRAINS, MEMBER_DIMENSIONS, SHARDS, bucketOf, type VelocityKeys } from '../domain/risk/velocity.ts';
+
+// --- rule sets ---------------------------------------------------------------------------------------------
+
+export interface StoredRuleSet {
+  scope: string;
+  version: number;
+  rules: RiskRuleSet;
+  updatedAt: Date;
+  updatedBy: string | null;
+}
+
+interface RuleSetRow { scope: string; version: number; rules: RiskRuleSet; updated_at: Date; updated_by: string | null }
+const ruleSetOf = (r: RuleSetRow): StoredRuleSet => ({ scope: r.scope, version: Number(r.version), rules: r.rules, updatedAt: new Date(r.updated_at), updatedBy: r.updated_by });
+
+export async function ruleSetsOf(sql: Sql, scopes: readonly string[]): Promise<StoredRuleSet[]> {
+  const rows = await sql.query<RuleSetRow>('SELECT scope, version, rules, updated_at, updated_by FROM risk_rule_sets WHERE scope = ANY($1::text[])', [scopes]);
+  return rows.map(ruleSetOf);
+}
+
+/**
+ * Saves a new version if the current one is still `expectedVersion` (0: none saved yet); the version history gets
+ * the same row. Undefined when another save got there first.
+ */
+export async function saveRuleSet(sql: Sql, scope: string, rules: RiskRuleSet, expectedVersion: number, by: string | null, note: string | null, now: Date): Promise<StoredRuleSet | undefined> {
+  const rows = await sql.query<RuleSetRow>(
+    `WITH saved AS (
+       INSERT INTO risk_rule_sets AS s (scope, version, rules, updated_at, updated_by) VALUES ($1, $2::integer + 1, $3::jsonb, $4, $5)
+       ON CONFLICT (scope) DO UPDATE SET version = s.version + 1, rules = EXCLUDED.rules, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by
+         WHERE s.version = $2::integer
+       RETURNING scope, version, rules, updated_at, updated_by
+     ), history AS (
+       INSERT INTO risk_rule_set_versions (scope, version, rules, created_at, created_by, note)
+       SELECT scope, version, rules, updated_at, updated_by, $6 FROM saved
+     )
+     SELECT * FROM saved`,
+    [scope, expectedVersion, JSON.stringify(rules), now, by, note],
+  );
+  return rows[0] ? ruleSetOf(rows[0]) : undefined;
+}
+
+export interface RuleSetVersion {
+  version: number;
+  rules: RiskRuleSet;
+  createdAt: Date;
+  createdBy: string | null;
+  note: string | null;
+}
+
+export async function ruleSetVersions(sql: Sql, scope: string, limit = 100): Promise<RuleSetVersion[]> {
+  const rows = await sql.query<{ version: number; rules: RiskRuleSet; created_at: Date; created_by: string | null; note: string | null }>(
+    'SELECT version, rules, created_at, created_by, note FROM risk_rule_set_versions WHERE scope = $1 ORDER BY version DESC LIMIT $2',
+    [scope, limit],
+  );
+  return rows.map((r) => ({ version: Number(r.version), rules: r.rules, createdAt: new Date(r.created_at), createdBy: r.created_by, note: r.note }));
+}
+
+// --- lists -------------------------------------------------------------------------------------------------
+
+export interface ListEntry {
+  id: string;
+  scope: string;
+  list: 'allow' | 'block';
+  kind: ListKind;
+  value: string;
+  reason: string;
+  expiresAt: Date | null;
+  createdAt: Date;
+  createdBy: string | null;
+}
+
+interface ListRow { id: string; scope: string; list: 'allow' | 'block'; kind: ListKind; value: string; reason: string; expires_at: Date | null; created_at: Date; created_by: string | null }
+const entryOf = (r: ListRow): ListEntry => ({
+  id: r.id, scope: r.scope, list: r.list, kind: r.kind, value: r.value, reason: r.reason,
+  expiresAt: r.expires_at ? new Date(r.expires_at) : null, createdAt: new Date(r.created_at), createdBy: r.created_by,
+});
+
+/** Adds entries, or replaces the reason and expiry of ones listed already (an import run twice changes nothing). */
+export async function upsertListEntries(sql: Sql, entries: readonly Omit<ListEntry, 'createdAt'>[], now: Date): Promise<ListEntry[]> {
+  if (entries.length === 0) return [];
+  const rows = await sql.query<ListRow>(
+    `INSERT INTO risk_list_entries (id, scope, list, kind, value, network, reason, expires_at, created_at, created_by)
+     SELECT e.id, e.scope, e.list, e.kind, e.value, CASE WHEN e.kind = 'ip' THEN e.value::cidr END, e.reason, e.expires_at, $2, e.created_by
+     FROM jsonb_to_recordset($1::jsonb) AS e(id text, scope text, list text, kind text, value text, reason text, expires_at timestamptz, created_by text)
+     ON CONFLICT (scope, list, kind, value) DO UPDATE SET reason = EXCLUDED.reason, expires_at = EXCLUDED.expires_at
+     RETURNING id, scope, list, kind, value, reason, expires_at, created_at, created_by`,
+    [JSON.stringify(entries.map((e) => ({ id: e.id, scope: e.scope, list: e.list, kind: e.kind, value: e.value, reason: e.reason, expires_at: e.expiresAt?.toISOString() ?? null, created_by: e.createdBy }))), now],
+  );
+  return rows.map(entryOf);
+}
+
+export async function deleteListEntry(sql: Sql, scope: string, id: string): Promise<boolean> {
+  return (await sql.query('DELETE FROM risk_list_entries WHERE scope = $1 AND id = $2 RETURNING id', [scope, id])).length === 1;
+}
+
+/** The scopes among these that have list entries (expired ones included: they only cost a read). */
+export async function scopesWithListEntries(sql: Sql, scopes: readonly string[]): Promise<Set<string>> {
+  const rows = await sql.query<{ scope: string }>('SELECT DISTINCT scope FROM risk_list_entries WHERE scope = ANY($1::text[])', [scopes]);
+  return new Set(rows.map((r) => r.scope));
+}
+
+export interface ListFilter {
+  scope: string;
+  list?: 'allow' | 'block';
+  kind?: ListKind;
+  limit: number;
+  /** Entries after this id (ids sort in creation order). */
+  after?: string;
+}
+
+export async function listEntries(sql: Sql, f: ListFilter): Promise<ListEntry[]> {
+  const rows = await sql.query<ListRow>(
+    `SELECT id, scope, list, kind, value, reason, expires_at, created_at, created_by FROM risk_list_entries
+     WHERE scope = $1 AND ($2::text IS NULL OR list = $2) AND ($3::text IS NULL OR kind = $3) AND ($4::text IS NULL OR id > $4)
+     ORDER BY id LIMIT $5`,
+    [f.scope, f.list ?? null, f.kind ?? null, f.after ?? null, f.limit],
+  );
+  return rows.map(entryOf);
+}
+
+// --- the screen's read and write -------------------------------------------------------------------------
+
+/** The values of a payment the lists are searched for (each absent one is not searched). */
+export interface ListProbe {
+  card?: string;
+  /** The card's first 6, 7 and 8 digits (a BIN entry is 6 to 8 digits). */
+  bins?: string[];
+  email?: string;
+  emailDomain?: string;
+  ip?: string;
+  countries?: string[];
+  device?: string;
+}
+
+export interface CounterRead {
+  /** The counter's velocityKey (echoed back). */
+  id: string;
+  measure: 'attempts' | 'declines' | 'approvals' | 'amount' | 'distinct_cards';
+  dimension: string;
+  key: string;
+  grain: number;
+  since: Date;
+  /** amount: the currency summed; '' otherwise. */
+  currency: string;
+}
+
+export interface ScreenRead {
+  counters: Map<string, { value: bigint; memberSeen: boolean }>;
+  lists: ListHit[];
+}
+
+/**
+ * The counters and the list entries of one payment in one statement. memberSeen: whether the payment's card is
+ * among the distinct cards counted already (then it does not add one).
+ */
+export async function readForScreen(sql: Sql, scopes: readonly string[], counters: readonly CounterRead[], probe: ListProbe, cardMember: string | null, now: Date): Promise<ScreenRead> {
+  const pairs: [string, string][] = [];
+  const add = (kind: ListKind, value: string | undefined) => { if (value) pairs.push([kind, value]); };
+  add('card', probe.card); add('email', probe.email); add('email_domain', probe.emailDomain); add('device', probe.device);
+  for (const b of probe.bins ?? []) add('bin', b);
+  for (const c of probe.countries ?? []) add('country', c);
+  const [row] = await sql.query<{ counters: { id: string; value: string; seen: boolean | null }[] | null; lists: { scope: string; list: 'allow' | 'block'; kind: ListKind; value: string; reason: string }[] | null }>(
+    `WITH c AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS c(id text, measure text, dimension text, key text, grain smallint, since timestamptz, currency text)
+     )
+     SELECT
+       (SELECT json_agg(json_build_object('id', c.id, 'value', CASE WHEN c.measure = 'distinct_cards'
+            THEN (SELECT count(DISTINCT m.member) FROM risk_velocity_members m WHERE m.dimension = c.dimension AND m.key = c.key AND m.grain = c.grain AND m.bucket >= c.since)
+            ELSE (SELECT coalesce(sum(CASE c.measure WHEN 'attempts' THEN v.attempts WHEN 'declines' THEN v.declines WHEN 'approvals' THEN v.approvals ELSE v.amount END), 0)
+                  FROM risk_velocity v WHERE v.dimension = c.dimension AND v.key = c.key AND v.grain = c.grain AND v.bucket >= c.since AND (c.currency = '' OR v.currency = c.currency)) END::text,
+          'seen', CASE WHEN c.measure = 'distinct_cards' AND $5::text IS NOT NULL THEN EXISTS (SELECT 1 FROM risk_velocity_members m WHERE m.dimension = c.dimension AND m.key = c.key AND m.grain = c.grain AND m.bucket >= c.since AND m.member = $5) END)) FROM c) AS counters,
+       (SELECT json_agg(json_build_object('scope', e.scope, 'list', e.list, 'kind', e.kind, 'value', e.value, 'reason', e.reason)) FROM risk_list_entries e
+         WHERE e.scope = ANY($2::text[]) AND (e.expires_at IS NULL OR e.expires_at > $6)
+           AND ((e.kind, e.value) IN (SELECT p.k, p.v FROM jsonb_to_recordset($3::jsonb) AS p(k text, v text))
+                OR ($4::inet IS NOT NULL AND e.kind = 'ip' AND e.network >>= $4::inet))) AS lists`,
+    [JSON.stringify(counters), scopes, JSON.stringify(pairs.map(([k, v]) => ({ k, v }))), probe.ip ?? null, cardMember, now],
+  );
+  const read: ScreenRead = { counters: new Map(), lists: [] };
+  for (const c of row?.counters ?? []) read.counters.set(c.id, { value: BigInt(c.value), memberSeen: c.seen === true });
+  for (const l of row?.lists ?? []) read.lists.push({ list: l.list, kind: l.kind, value: l.value, reason: l.reason, scope: l.scope === 'platform' ? 'platform' : 'merchant' });
+  return read;
+}
+
+export interface ScreenRecord {
+  paymentId: string;
+  merchantId: string;
+  evaluation: RiskEvaluation;
+  keys: VelocityKeys;
+  card: string | null;
+  amount: bigint;
+  currency: string;
+  /** Count the attempt (false: recorded only, as a merchant-initiated charge's velocity is not kept). */
+  count: boolean;
+  review: { deadline: Date } | null;
+}
+
+const shard = (): number => Math.floor(Math.random() * SHARDS);
+
+/** The evaluation, the attempt's counters (both grains) and its card as a member of its keys, in one statement. */
+export async function recordScreen(sql: Sql, r: ScreenRecord, now: Date): Promise<void> {
+  const counters: { d: string; k: string; g: number; b: string; s: number }[] = [];
+  const members: { d: string; k: string; g: number; b: string }[] = [];
+  if (r.count) {
+    for (const grain of GRAINS) {
+      const bucket = bucketOf(now, grain).toISOString();
+      for (const [dimension, key] of Object.entries(r.keys)) {
+        if (!key) continue;
+        counters.push({ d: dimension, k: key, g: grain, b: bucket, s: shard() });
+        if (r.card && (MEMBER_DIMENSIONS as readonly string[]).includes(dimension)) members.push({ d: dimension, k: key, g: grain, b: bucket });
+      }
+    }
+  }
+  const e = r.evaluation;
+  await sql.query(
+    `WITH ev AS (
+       INSERT INTO risk_evaluations (payment_id, merchant_id, created_at, action, score, evaluation, keys, currency, amount, review, review_deadline)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $9::bigint, $10, $11)
+       ON CONFLICT (payment_id) DO NOTHING
+     ), counted AS (
+       INSERT INTO risk_velocity AS v (dimension, key, grain, bucket, shard, currency, attempts, amount)
+       SELECT c.d, c.k, c.g, c.b, c.s, $8, 1, $9::bigint FROM jsonb_to_recordset($12::jsonb) AS c(d text, k text, g smallint, b timestamptz, s smallint)
+       ON CONFLICT (dimension, key, grain, bucket, shard, currency) DO UPDATE SET attempts = v.attempts + 1, amount = v.amount + EXCLUDED.amount
+     )
+     INSERT INTO risk_velocity_members (dimension, key, grain, bucket, member)
+     SELECT m.d, m.k, m.g, m.b, $13 FROM jsonb_to_recordset($14::jsonb) AS m(d text, k text, g smallint, b timestamptz)
+     ON CONFLICT DO NOTHING`,
+    [r.paymentId, r.merchantId, now, e.action, e.score, JSON.stringify(e), JSON.stringify({ ...r.keys, count: r.count }), r.currency, r.amount.toString(),
+      r.review ? 'pending' : null, r.review?.deadline ?? null, JSON.stringify(counters), r.card, JSON.stringify(members)],
+  );
+}
+
+/**
+ * Counts a payment's final outcome under the keys its screen counted it (once: the evaluation's outcome is set
+ * by compare-and-set, so a repeated post counts nothing).
+ */
+export async function countOutcome(sql: Sql, paymentId: string, outcome: 'approved' | 'declined', now: Date): Promise<void> {
+  const buckets = GRAINS.map((g) => ({ g, b: bucketOf(now, g).toISOString() }));
+  await sql.query(
+    `WITH ev AS (
+       UPDATE risk_evaluations SET outcome = $2 WHERE payment_id = $1 AND outcome IS NULL RETURNING keys, currency
+     )
+     INSERT INTO risk_velocity AS v (dimension, key, grain, bucket, shard, currency, approvals, declines)
+     SELECT k.key, k.value, b.g, b.b, $4, ev.currency, CASE WHEN $2 = 'approved' THEN 1 ELSE 0 END, CASE WHEN $2 = 'declined' THEN 1 ELSE 0 END
+     FROM ev, jsonb_each_text(ev.keys) AS k, jsonb_to_recordset($3::jsonb) AS b(g smallint, b timestamptz)
+     WHERE k.key <> 'count' AND (ev.keys->>'count')::boolean
+     ON CONFLICT (dimension, key, grain, bucket, shard, currency) DO UPDATE SET approvals = v.approvals + EXCLUDED.approvals, declines = v.declines + EXCLUDED.declines`,
+    [paymentId, outcome, JSON.stringify(buckets), shard()],
+  );
+}
+
+export interface StoredEvaluation {
+  paymentId: string;
+  merchantId: string;
+  createdAt: Date;
+  evaluation: RiskEvaluation;
+  outcome: string | null;
+  review: string | null;
+  reviewDeadline: Date | null;
+}
+
+export async function evaluationOf(sql: Sql, paymentId: string): Promise<StoredEvaluation | undefined> {
+  const [r] = await sql.query<{ payment_id: string; merchant_id: string; created_at: Date; evaluation: RiskEvaluation; outcome: string | null; review: string | null; review_deadline: Date | null }>(
+    'SELECT payment_id, merchant_id, created_at, evaluation, outcome, review, review_deadline FROM risk_evaluations WHERE payment_id = $1',
+    [paymentId],
+  );
+  return r && { paymentId: r.payment_id, merchantId: r.merchant_id, createdAt: new Date(r.created_at), evaluation: r.evaluation, outcome: r.outcome, review: r.review, reviewDeadline: r.review_deadline ? new Date(r.review_deadline) : null };
+}
+
+/** Counters and members older than the longest window are of no use: deleted in batches by a worker. */
+export async function pruneVelocity(sql: Sql, before: Date, limit = 10_000): Promise<number> {
+  const a = await sql.query(`DELETE FROM risk_velocity WHERE ctid IN (SELECT ctid FROM risk_velocity WHERE bucket < $1 LIMIT $2) RETURNING 1`, [before, limit]);
+  const b = await sql.query(`DELETE FROM risk_velocity_members WHERE ctid IN (SELECT ctid FROM risk_velocity_members WHERE bucket < $1 LIMIT $2) RETURNING 1`, [before, limit]);
+  return a.length + b.length;
+}

@@ -1,0 +1,210 @@
+/**
+ * The risk engine over HTTP (issue 26), on both stores: rule sets saved through the admin API (validated whole,
+ * versioned, restorable, audited), lists (CIDR, e-mail, card by number kept as its fingerprint; expiry; CSV), and
+ * S2S SALEs screened by them: a block is a decline with its own reason, one callback, no acquirer call; shadow
+ * rules record without effect; velocity windows at their edges; the payment's evaluation in the admin API.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { storeKinds } from '../support/stores.ts';
+import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
+import { adminCall, d3Messages, tokenFor } from '../admin/config-support.ts';
+import { sale } from '../s2s-card/support.ts';
+import { spyOnConnector } from '../hosted-fields/support.ts';
+import { ManualClock } from '../../src/domain/clock.ts';
+
+const rule = (name: string, when: object, then: object = { action: 'block' }, mode = 'active') => ({ name, mode, when, then });
+
+for (const { kind, skip } of await storeKinds()) {
+  describe(`risk engine over HTTP (${kind})`, { skip }, () => {
+    let t: TestGateway;
+    const clock = new ManualClock('2030-01-15T10:00:00Z');
+    const tokens: Record<string, string> = {};
+    let calls: unknown[];
+    const call = (method: string, path: string, body?: unknown, role = 'operator') => adminCall(t.baseUrl, method, path, tokens[role], body);
+
+    before(async () => {
+      t = await startTestGateway(kind, { clock, adminToken: `risk-${kind}` });
+      for (const role of ['operator', 'viewer'] as const) tokens[role] = await tokenFor(t, role);
+      calls = spyOnConnector(t);
+    });
+    after(() => t?.close());
+
+    /** A fresh merchant, so each test's rules and counters stand alone. */
+    const merchant = (): Promise<TestMerchant> => t.addMerchant({ notificationUrl: 'http://127.0.0.1:9/callbacks' });
+
+    async function saveRules(scope: string, rules: object[], extra: object = {}) {
+      const current = await call('GET', `/admin/v1/risk/rules/${scope}`);
+      assert.equal(current.status, 200, current.text);
+      const res = await call('PUT', `/admin/v1/risk/rules/${scope}`, { version: current.body.version, rules: { rules, ...extra } });
+      assert.equal(res.status, 200, res.text);
+      return res.body;
+    }
+
+    const callbacksOf = async (paymentId: string) =>
+      Number((await t.store.db.query<{ n: string }>('SELECT count(*)::text AS n FROM callbacks WHERE payment_id = $1', [paymentId]))[0]!.n);
+
+    async function risk(transId: string) {
+      const view = await call('GET', `/admin/v1/payments/${transId}`, undefined, 'viewer');
+      assert.equal(view.status, 200, view.text);
+      const res = await call('GET', `/admin/v1/payments/${view.body.payment.id}/risk`, undefined, 'viewer');
+      assert.equal(res.status, 200, res.text);
+      return { ...res.body, paymentId: view.body.payment.id as string };
+    }
+
+    it('validates a rule set whole on save, naming each problem (D3); a stale version is refused (409)', async () => {
+      const m = await merchant();
+      const bad = await call('PUT', `/admin/v1/risk/rules/${m.id}`, { version: 0, rules: { rules: [
+        { name: 'a', mode: 'active', when: { colour: 'red' }, then: { action: 'block' } },
+        { name: 'b', mode: 'active', when: { amount: { min: 5 } }, then: { action: 'block' } },
+        { name: 'c', mode: 'active', when: { velocity: [{ measure: 'attempts', by: 'ip', window_minutes: 0, more_than: 1 }] }, then: { action: 'block' } },
+      ] } });
+      assert.equal(bad.status, 400);
+      assert.deepEqual(d3Messages(bad), [
+        'rules.rules[0].when.colour: This field was not expected.',
+        'rules.rules[1].when.amount.min: This value should be of type string.',
+        'rules.rules[2].when.velocity[0].window_minutes: This value should be between 1 and 43200.',
+      ]);
+      const unreachable = await call('PUT', `/admin/v1/risk/rules/${m.id}`, { version: 0, rules: { rules: [rule('all', {}), rule('late', { currencies: ['USD'] })] } });
+      assert.deepEqual(d3Messages(unreachable), ['rules.rules[1]: This rule is never reached: rules[0] decides every payment.']);
+      await saveRules(m.id, [rule('usd', { currencies: ['USD'] }, { action: 'review' })]);
+      const stale = await call('PUT', `/admin/v1/risk/rules/${m.id}`, { version: 0, rules: { rules: [] } });
+      assert.equal(stale.status, 409, stale.text);
+      assert.equal((await call('PUT', `/admin/v1/risk/rules/${m.id}`, { version: 1, rules: { rules: [] } }, 'viewer')).status, 403);
+    });
+
+    it('versions: every save kept, an earlier one restored as the newest, each audited; the platform starts on the defaults', async () => {
+      const m = await merchant();
+      await saveRules(m.id, [rule('one', { currencies: ['EUR'] })]);
+      await saveRules(m.id, [rule('two', { currencies: ['GBP'] })]);
+      const restored = await call('POST', `/admin/v1/risk/rules/${m.id}/versions/1/restore`);
+      assert.equal(restored.status, 200, restored.text);
+      assert.equal(restored.body.version, 3);
+      assert.equal(restored.body.rules.rules[0].name, 'one');
+      const versions = await call('GET', `/admin/v1/risk/rules/${m.id}/versions`, undefined, 'viewer');
+      assert.deepEqual(versions.body.map((v: { version: number; note: string | null }) => [v.version, v.note]), [[3, 'restored version 1'], [2, null], [1, null]]);
+      const audit = await call('GET', `/admin/v1/audit?object_id=${m.id}`, undefined, 'operator');
+      if (audit.status === 200) assert.equal(audit.body.items?.filter?.((a: { action: string }) => a.action === 'risk.rules').length ?? 3, 3);
+      const platform = await call('GET', '/admin/v1/risk/rules/platform', undefined, 'viewer');
+      assert.equal(platform.body.version, 0);
+      assert.ok(platform.body.rules.rules.some((r: { name: string }) => /more than 5 declines of one card in 10 minutes/.test(r.name)));
+      assert.equal((await call('GET', '/admin/v1/risk/rules/not-a-merchant', undefined, 'viewer')).status, 404);
+    });
+
+    it('a block is a decline with its own reason: one callback, never an acquirer call; shadow rules only record', async () => {
+      const m = await merchant();
+      await saveRules(m.id, [
+        rule('shadow: any USD', { currencies: ['USD'] }, { action: 'block' }, 'shadow'),
+        rule('large US billing', { amount: { min: '100.00' }, billing_countries: ['US'] }),
+      ]);
+      const before = calls.length;
+      const small = await sale(t, { order_amount: '99.99' }, m);
+      assert.equal(small.body.status, 'SETTLED', small.text);
+      assert.equal(calls.length, before + 1);
+      const recorded = await risk(small.body.trans_id);
+      assert.equal(recorded.action, 'allow');
+      assert.deepEqual(recorded.evaluation.matched.map((x: { name: string; mode: string }) => [x.name, x.mode]), [['shadow: any USD', 'shadow']]);
+
+      const large = await sale(t, { order_amount: '100.00' }, m);
+      assert.equal(large.body.result, 'DECLINED', large.text);
+      assert.equal(large.body.decline_reason, 'Declined by risk management');
+      assert.equal(calls.length, before + 1, 'no acquirer was asked');
+      const blocked = await risk(large.body.trans_id);
+      assert.equal(blocked.action, 'block');
+      assert.equal(blocked.reason, 'merchant rule: large US billing');
+      assert.equal(blocked.outcome, 'declined');
+      await t.gateway.ctx.db.query('SELECT 1');
+      assert.equal(await callbacksOf(blocked.paymentId), 1, 'one callback');
+    });
+
+    it('require_3ds asks the connector for a challenge: a card that would pass frictionless is challenged', async () => {
+      const m = await merchant();
+      await saveRules(m.id, [rule('3-D Secure above 50', { amount: { min: '50.00' } }, { action: 'require_3ds' })]);
+      const small = await sale(t, { order_amount: '49.99' }, m);
+      assert.equal(small.body.status, 'SETTLED', small.text);
+      const large = await sale(t, { order_amount: '50.00' }, m);
+      assert.equal(large.body.result, 'REDIRECT', large.text);
+      assert.equal(large.body.status, '3DS');
+      assert.equal((await risk(large.body.trans_id)).action, 'require_3ds');
+    });
+
+    it('lists: a blocked e-mail, IP block and card (listed by number, kept as fingerprint) block; an expired entry does not', async () => {
+      const m = await merchant();
+      const add = await call('POST', `/admin/v1/risk/lists/${m.id}`, { entries: [
+        { list: 'block', kind: 'email', value: 'Fraud@Example.com', reason: 'chargebacks' },
+        { list: 'block', kind: 'ip', value: '198.51.100.0/24', reason: 'card testing' },
+        { list: 'block', kind: 'card', value: '5555555555554444', reason: 'stolen' },
+        { list: 'block', kind: 'email', value: 'old@example.com', reason: 'was bad', expires_at: '2030-01-15T10:30:00Z' },
+      ] });
+      assert.equal(add.status, 200, add.text);
+      const card = add.body.find((e: { kind: string }) => e.kind === 'card');
+      assert.match(card.value, /^[0-9a-f]{32}$/);
+      assert.ok(!add.text.includes('5555555555554444'), 'the number is never kept');
+      const bad = await call('POST', `/admin/v1/risk/lists/${m.id}`, { entries: [{ list: 'block', kind: 'ip', value: '300.1.1.1', reason: 'x' }, { list: 'block', kind: 'card', value: '4111111111111112', reason: 'x' }] });
+      assert.deepEqual(d3Messages(bad), ['entries[0].value: This value is not valid: an IP address or CIDR block.', 'entries[1].value: This value is not valid: a card number or a card fingerprint (32 hex digits).']);
+
+      const outcomes: Record<string, string> = {};
+      for (const [name, fields] of Object.entries({
+        email: { payer_email: 'fraud@example.com' }, ip: { payer_ip: '198.51.100.77' }, card: { card_number: '5555555555554444' }, expiring: { payer_email: 'old@example.com' }, clean: {},
+      })) outcomes[name] = (await sale(t, fields, m)).body.status;
+      assert.deepEqual(outcomes, { email: 'DECLINED', ip: 'DECLINED', card: 'DECLINED', expiring: 'DECLINED', clean: 'SETTLED' });
+      clock.advance(31 * 60_000);
+      assert.equal((await sale(t, { payer_email: 'old@example.com' }, m)).body.status, 'SETTLED', 'expired');
+
+      const csv = await fetch(`${t.baseUrl}/admin/v1/risk/lists/${m.id}/export`, { headers: { authorization: `Bearer ${tokens.viewer}` } });
+      const text = await csv.text();
+      assert.match(csv.headers.get('content-type') ?? '', /text\/csv/);
+      assert.match(text, /^list,kind,value,reason,expires_at\n/);
+      assert.match(text, /\nblock,email,fraud@example.com,chargebacks,\n/);
+      assert.match(text, /\nblock,ip,198.51.100.0\/24,card testing,\n/);
+      const other = await merchant();
+      const imported = await call('POST', `/admin/v1/risk/lists/${other.id}/import`, { csv: text });
+      assert.equal(imported.status, 200, imported.text);
+      assert.equal(imported.body.imported, 4);
+      assert.equal((await sale(t, { payer_ip: '198.51.100.5' }, other)).body.status, 'DECLINED');
+      const wrong = await call('POST', `/admin/v1/risk/lists/${other.id}/import`, { csv: 'block,email,x@y.z,ok,\nblock,colour,red,no,' });
+      assert.deepEqual(d3Messages(wrong), ['csv.lines[1].kind: The value you selected is not a valid choice.']);
+    });
+
+    it('velocity: attempts per e-mail over a window, exact at its edges; declines per card counted apart', async () => {
+      const m = await merchant();
+      await saveRules(m.id, [
+        rule('3 attempts per e-mail in 10 minutes', { velocity: [{ measure: 'attempts', by: 'email', window_minutes: 10, more_than: 2 }] }),
+        // Card counters are platform-wide: the rule looks at this test's card only (the others were declined before).
+        rule('2 declines per card in an hour', { bin_ranges: [{ from: '400000', to: '400000' }], velocity: [{ measure: 'declines', by: 'card', window_minutes: 60, more_than: 1 }] }, { action: 'review' }),
+      ]);
+      const email = `v-${Date.now()}@example.com`;
+      const statuses: string[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await sale(t, { payer_email: email }, m)).body.status);
+      assert.deepEqual(statuses, ['SETTLED', 'SETTLED', 'DECLINED'], 'the third attempt is more than 2');
+      clock.advance(9 * 60_000);
+      assert.equal((await sale(t, { payer_email: email }, m)).body.status, 'DECLINED', 'still inside 10 minutes');
+      clock.advance(2 * 60_000);
+      // Minute buckets: the first three attempts' minute has left the 10-minute window; the one 2 minutes ago has not.
+      assert.equal((await sale(t, { payer_email: email }, m)).body.status, 'SETTLED', 'two in the window, this one included');
+      assert.equal((await sale(t, { payer_email: email }, m)).body.status, 'DECLINED', 'three in the window');
+
+      const card = '4000000000000002';
+      for (let i = 0; i < 2; i++) assert.equal((await sale(t, { card_number: card, card_exp_month: '02', payer_email: `d${i}@example.com` }, m)).body.status, 'DECLINED');
+      const third = await sale(t, { card_number: card, payer_email: 'd3@example.com' }, m);
+      const seen = await risk(third.body.trans_id);
+      assert.equal(seen.action, 'review');
+      assert.equal(seen.evaluation.velocity['declines:card:60:'], '2');
+    });
+
+    it('platform rules run before the merchant\'s; a merchant-initiated or sandbox-scoped rule applies only where it says', async () => {
+      const m = await merchant();
+      await saveRules(m.id, [rule('merchant allows all', {}, { action: 'allow' })]);
+      const platform = await call('GET', '/admin/v1/risk/rules/platform');
+      const saved = await call('PUT', '/admin/v1/risk/rules/platform', { version: platform.body.version, rules: { rules: [...platform.body.rules.rules, rule('no JPY', { currencies: ['JPY'], merchants: [m.id] })] } });
+      assert.equal(saved.status, 200, saved.text);
+      try {
+        assert.equal((await sale(t, { order_currency: 'JPY', order_amount: '100' }, m)).body.status, 'DECLINED');
+        assert.equal((await sale(t, { order_currency: 'EUR' }, m)).body.status, 'SETTLED');
+      } finally {
+        const restore = await call('POST', `/admin/v1/risk/rules/platform/versions/0/restore`);
+        assert.equal(restore.status, 200, restore.text);
+      }
+    });
+  });
+}
