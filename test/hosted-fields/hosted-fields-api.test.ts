@@ -212,6 +212,9 @@ for (const { kind, skip } of await storeKinds()) {
         await callbackOf(order.number, 'settled');
         const final = await processing(t, token);
         assert.equal(final.body.result, 'success');
+        // One acquirer attempt (payment_attempts), answered by the challenge's completion.
+        const attempts = await t.store.db.query<{ why: string; status: string; finished: boolean }>('SELECT why, status, finished_at IS NOT NULL AS finished FROM payment_attempts WHERE payment_id = $1', [id]);
+        assert.deepEqual(attempts.map((a) => [a.why, a.status, a.finished]), [['routed', 'approved', true]]);
       });
 
       it('debit: processing/debit/card on a debit session; card_token in the callback; the endpoint must match the operation', async () => {

@@ -200,7 +200,8 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(res.body.result, 'DECLINED', res.text);
       assert.equal(seen.length, before, 'no connector call');
       const payment = await getPayment(gw.store.db, res.body.trans_id);
-      assert.equal((payment?.details.routing as { attempts?: unknown } | undefined)?.attempts, undefined, 'no attempt recorded: nothing was tried');
+      assert.ok(payment, 'the refused payment is recorded');
+      assert.deepEqual(await gw.store.db.query('SELECT id FROM payment_attempts WHERE payment_id = $1', [payment.id]), [], 'no attempt recorded: nothing was tried');
     });
 
     it('a merchant whose MIDs take no wallet payment at all is declined with the reason', async () => {
