@@ -52,3 +52,16 @@ export function openOptionSecrets(keyring: Keyring, config: Pick<MerchantConfig,
 export function openWalletSecrets(keyring: Keyring, config: Pick<MerchantConfig, 'merchant' | 'walletSecrets'>): Secret<SecretFields> {
   return config.walletSecrets ? openSecret(keyring, config.walletSecrets, walletSecretsOwner(config.merchant.id)) : new Secret({});
 }
+
+/**
+ * The Apple Pay domain-association file uploaded last, of all enabled merchants (the Wallets tab keeps one per
+ * merchant; Apple reads the gateway's one path when the operator verifies a merchant identifier's domain).
+ */
+export async function latestAppleDomainAssociation(sql: Sql): Promise<string | undefined> {
+  const [row] = await sql.query<{ content: string }>(
+    `SELECT wallets->'applePay'->'domainAssociation'->>'content' AS content FROM merchants
+      WHERE NOT disabled AND wallets->'applePay'->'domainAssociation' IS NOT NULL
+      ORDER BY wallets->'applePay'->'domainAssociation'->>'uploadedAt' DESC, id LIMIT 1`,
+  );
+  return row?.content ?? undefined;
+}

@@ -29,6 +29,11 @@ const ApplePayBody = Type.Object({
   merchant_capabilities: SetOf(APPLE_PAY_CAPABILITIES, 'Merchant capabilities.'),
   supported_networks: SetOf(APPLE_PAY_NETWORKS, 'Supported networks.'),
   domains: Type.Array(Hostname, { maxItems: 100, uniqueItems: true, description: 'Domains registered and verified with Apple.' }),
+  domain_association: Type.Optional(Nullable(Type.String({
+    minLength: 1, maxLength: 65_536,
+    description: "The domain-association file Apple gives for the gateway's page domain, its content as text: served as-is at "
+      + '/.well-known/apple-developer-merchantid-domain-association (the latest uploaded of all merchants). null removes it; omitted: kept.',
+  }))),
 }, { additionalProperties: false });
 
 const GooglePayBody = Type.Object({
@@ -72,6 +77,7 @@ const WalletsView = Type.Object({
     merchant_capabilities: Type.Array(Type.String()),
     supported_networks: Type.Array(Type.String()),
     domains: Type.Array(Type.String()),
+    domain_association: Nullable(Type.Object({ sha256: Type.String(), size: Type.Integer({ description: 'bytes' }), uploaded_at: Type.String({ format: 'date-time' }) })),
   })),
   google_pay: Nullable(Type.Object({
     enabled: Type.Boolean(),
@@ -86,7 +92,7 @@ const WalletsView = Type.Object({
   })),
 }, {
   examples: [{
-    apple_pay: { ...example.apple_pay, enabled: true, certificate: { fingerprint: 'sha256:3f5a…', subject: 'CN=merchant.com.example.shop', valid_to: '2027-01-01T00:00:00.000Z' }, private_key: { set: true, fingerprint: 'sha256:9b1c…' }, processing_private_key: null },
+    apple_pay: { ...example.apple_pay, enabled: true, certificate: { fingerprint: 'sha256:3f5a…', subject: 'CN=merchant.com.example.shop', valid_to: '2027-01-01T00:00:00.000Z' }, private_key: { set: true, fingerprint: 'sha256:9b1c…' }, processing_private_key: null, domain_association: { sha256: 'sha256:5e0f…', size: 9843, uploaded_at: '2026-11-28T19:40:00.000Z' } },
     google_pay: { ...example.google_pay, enabled: true, private_key: null },
   }],
 });

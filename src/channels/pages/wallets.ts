@@ -9,6 +9,7 @@ import { ERRORS, GatewayError } from '../../domain/errors.ts';
 import { walletMethod } from '../../domain/wallets/wallet-flow.ts';
 import { missingPageFields } from '../../services/wallets/wallet-buttons.ts';
 import { validateAppleMerchant } from '../../services/wallets/apple-merchant-validation.ts';
+import { APPLE_DOMAIN_ASSOCIATION_PATH, appleDomainAssociation } from '../../services/wallets/apple-domain.ts';
 import { localizeMessage, parseWalletPagePayer } from '../../web/checkout-form.ts';
 import { methodName } from './receipt.ts';
 import { PAGE, message, stringFields } from './reply.ts';
@@ -46,6 +47,21 @@ export function registerWalletPages(app: FastifyInstance, ctx: ServiceContext): 
     if (state.kind !== 'open' || !state.session.request.methods.some((m) => walletMethod(m)?.wallet === 'applepay')) throw new GatewayError('notFound');
     const session = await validateAppleMerchant(ctx, state.merchant, stringFields(req.body, ['validation_url']).validation_url);
     return reply.header('cache-control', 'no-store').send(session);
+  });
+
+  /** Apple's domain verification of the gateway's page domain: the uploaded file, as it was uploaded. */
+  app.get(APPLE_DOMAIN_ASSOCIATION_PATH, {
+    schema: {
+      tags: ['Checkout'],
+      summary: "Apple Pay domain verification: the domain-association file uploaded in a merchant's Wallets tab, as-is",
+      description: 'The latest `apple_pay.domain_association` of the Wallets tab (PUT /admin/v1/merchants/{id}/wallets) of all merchants, '
+        + 'answered as `text/plain` byte for byte; 404 while none is uploaded.',
+      response: { 200: { type: 'string', description: 'The file, as uploaded.' } },
+    },
+  }, async (_req, reply) => {
+    const file = await appleDomainAssociation(ctx);
+    if (file === undefined) throw new GatewayError('notFound');
+    return reply.type('text/plain; charset=utf-8').header('cache-control', 'no-cache').send(file);
   });
 }
 

@@ -5,6 +5,7 @@
  * Pay merchant identity key the certificate's own). Private keys are sealed with the vault keyring and never
  * leave again: answers and the audit log show their fingerprints.
  */
+import { createHash } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import { GatewayError, type FieldError } from '../../domain/errors.ts';
 import { parseCertificate, parsePrivateKey, type ParsedKey } from '../../domain/pem-keys.ts';
@@ -38,7 +39,11 @@ interface StoredApplePay {
   merchantCapabilities: string[];
   supportedNetworks: string[];
   domains: string[];
+  /** Apple's domain-association file, as uploaded: served as-is at /.well-known/ (services/wallets/apple-domain.ts). */
+  domainAssociation?: StoredDomainAssociation;
 }
+
+export interface StoredDomainAssociation { content: string; sha256: string; uploadedAt: string }
 
 interface StoredGooglePay {
   enabled: boolean;
@@ -71,6 +76,8 @@ export interface ApplePayInput {
   merchant_capabilities: string[];
   supported_networks: string[];
   domains: string[];
+  /** The domain-association file's content: a text replaces, null removes, absent keeps. */
+  domain_association?: string | null;
 }
 
 export interface GooglePayInput {
@@ -108,6 +115,7 @@ export function walletsView(w: StoredWallets) {
       merchant_capabilities: a.merchantCapabilities,
       supported_networks: a.supportedNetworks,
       domains: a.domains,
+      domain_association: a.domainAssociation ? { sha256: a.domainAssociation.sha256, size: Buffer.byteLength(a.domainAssociation.content, 'utf8'), uploaded_at: a.domainAssociation.uploadedAt } : null,
     } : null,
     google_pay: g ? {
       enabled: g.enabled,
@@ -150,7 +158,14 @@ function applySecret(p: Problems, secrets: SecretFields, slot: string, field: st
   return key.fingerprint;
 }
 
-function applyApplePay(p: Problems, secrets: SecretFields, current: StoredApplePay | undefined, input: ApplePayInput): StoredApplePay | undefined {
+/** The domain-association file a request leaves: a text replaces (stamped now), null removes, absent keeps. */
+function applyDomainAssociation(current: StoredDomainAssociation | undefined, given: string | null | undefined, now: Date): StoredDomainAssociation | undefined {
+  if (given === undefined) return current;
+  if (given === null) return undefined;
+  return { content: given, sha256: `sha256:${createHash('sha256').update(given, 'utf8').digest('hex')}`, uploadedAt: now.toISOString() };
+}
+
+function applyApplePay(p: Problems, secrets: SecretFields, current: StoredApplePay | undefined, input: ApplePayInput, now: Date): StoredApplePay | undefined {
   let certificate = current?.certificate;
   if (input.certificate !== undefined) {
     const parsed = parseCertificate(input.certificate);
@@ -177,8 +192,11 @@ function applyApplePay(p: Problems, secrets: SecretFields, current: StoredAppleP
     merchantCapabilities: input.merchant_capabilities,
     supportedNetworks: input.supported_networks,
     domains: input.domains.map((d) => d.toLowerCase()),
+    ...optional('domainAssociation', applyDomainAssociation(current?.domainAssociation, input.domain_association, now)),
   };
 }
+
+const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> => (value === undefined ? {} : ({ [key]: value } as Record<K, V>));
 
 function parseCertificateOrThrow(pem: string) {
   const parsed = parseCertificate(pem);
@@ -203,14 +221,14 @@ function applyGooglePay(p: Problems, secrets: SecretFields, current: StoredGoogl
 const APPLE_SLOTS = ['apple_pay_private_key', 'apple_pay_processing_private_key'];
 
 /** The wallets a request leaves, with `secrets` (the opened wallet keys) changed in place. */
-function applyWallets(current: StoredWallets, input: WalletsInput, secrets: SecretFields): StoredWallets {
+function applyWallets(current: StoredWallets, input: WalletsInput, secrets: SecretFields, now: Date): StoredWallets {
   const p = new Problems();
   const next: StoredWallets = { ...current };
   if (input.apple_pay === null) {
     delete next.applePay;
     for (const slot of APPLE_SLOTS) delete secrets[slot];
   } else if (input.apple_pay) {
-    next.applePay = applyApplePay(p, secrets, current.applePay, input.apple_pay);
+    next.applePay = applyApplePay(p, secrets, current.applePay, input.apple_pay, now);
   }
   if (input.google_pay === null) {
     delete next.googlePay;
@@ -235,9 +253,9 @@ export async function putWallets(ctx: ServiceContext, actor: AuditActor, merchan
     if (!config) throw new GatewayError('notFound');
     const current = config.wallets as StoredWallets;
     const secrets = { ...openWalletSecrets(ctx.keyring, config).expose() };
-    const next = applyWallets(current, input, secrets);
-    const sealed = Object.keys(secrets).length > 0 ? sealSecret(ctx.keyring, secrets, walletSecretsOwner(merchantId)) : null;
     const now = ctx.clock.now();
+    const next = applyWallets(current, input, secrets, now);
+    const sealed = Object.keys(secrets).length > 0 ? sealSecret(ctx.keyring, secrets, walletSecretsOwner(merchantId)) : null;
     await writeMerchantWallets(tx, merchantId, next as Record<string, unknown>, sealed, now);
     const after = walletsView(next);
     await appendAudit(tx, { actor, action: 'merchant.wallets.update', objectType: 'merchant', objectId: merchantId, before: walletsView(current), after }, now);
