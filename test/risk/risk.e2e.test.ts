@@ -115,6 +115,9 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(blocked.outcome, 'declined');
       await t.gateway.ctx.db.query('SELECT 1');
       assert.equal(await callbacksOf(blocked.paymentId), 1, 'one callback');
+      const attempts = (id: string) => t.store.db.query<{ status: string }>('SELECT status FROM payment_attempts WHERE payment_id = $1', [id]);
+      assert.deepEqual(await attempts(blocked.paymentId), [], 'no acquirer attempt recorded (payment_attempts)');
+      assert.deepEqual(await attempts(small.body.trans_id), [{ status: 'approved' }]);
     });
 
     it('require_3ds asks the connector for a challenge: a card that would pass frictionless is challenged', async () => {

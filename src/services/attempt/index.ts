@@ -88,9 +88,10 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
     recurring: isRecurring(payment.operation) || payment.details?.recurringInit === true, customData: payment.customData,
   }, ctx.binTable);
   const routed = await routeAttempt(ctx, ctx.db, merchant, mids, facts, config);
+  const refusal = screenRefusal(verdict) ?? refusalOutcome(source);
   let recorded: Recorded;
   try {
-    recorded = await recordAuthorization(ctx, input, target, routed);
+    recorded = await recordAuthorization(ctx, input, target, routed, refusal !== undefined);
   } catch (err) {
     await releaseHold(ctx.db, routed.taken.hold); // nothing was sent: the reservation goes back
     throw err;
@@ -102,7 +103,6 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
     intent, card: cardData, connector: connector.name, midId: mid.id, parameters: parametersOf(input, payment), ...(source.kind === 'wallet' ? { wallet: source.use } : {}),
     challenge: verdict.action === 'require_3ds',
   });
-  const refusal = screenRefusal(verdict) ?? refusalOutcome(source);
   const outcome = refusal ?? await callConnector(ctx, () => connector.authorize(request, midAccess(ctx, mid)));
   // A refusal asked no connector: another MID could do nothing differently, so it never cascades (the outcome
   // gives the cap reservation back with the decline).

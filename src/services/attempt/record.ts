@@ -15,7 +15,7 @@ import { newId } from '../../domain/ids.ts';
 import { unsentParameterSets } from '../../domain/card-parameter-sets.ts';
 import type { CardConnector } from '../../connectors/types.ts';
 import { midAccess, refuseTestCardOnLiveMid } from '../connector-access.ts';
-import { expiryOf, panOf, refusalOutcome, sentCard, storesCard, transientCard, vaultCard } from './source.ts';
+import { expiryOf, panOf, sentCard, storesCard, transientCard, vaultCard } from './source.ts';
 import type { AttemptOpening } from '../../domain/model/attempt.ts';
 import type { Routed } from './route.ts';
 import type { AuthorizationWrite, AuthorizeInput } from './types.ts';
@@ -31,7 +31,8 @@ export interface Recorded {
 export const parametersOf = (input: Omit<AuthorizeInput, 'payment'>, subject: AuthorizationWrite['subject']): Record<string, unknown> | undefined =>
   (input.details?.parameters ?? subject.details?.parameters ?? undefined) as Record<string, unknown> | undefined;
 
-export async function recordAuthorization(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite, routed: Routed): Promise<Recorded> {
+/** `refused`: the screen or the wallet token's checks decline it before any acquirer is asked (no attempt is opened). */
+export async function recordAuthorization(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite, routed: Routed, refused: boolean): Promise<Recorded> {
   const { merchant, intent, source } = input;
   const { route, taken } = routed;
   const payment = target.subject;
@@ -50,7 +51,7 @@ export async function recordAuthorization(ctx: ServiceContext, input: Omit<Autho
   const stored = storesCard(source);
   const card = sentCard(source);
   // The attempt opened with the transaction: the request the connector is about to get (a refusal asks none).
-  const attempt: AttemptOpening | undefined = refusalOutcome(source) ? undefined : { midId: mid.id, connector: mid.connector, why: 'routed' };
+  const attempt: AttemptOpening | undefined = refused ? undefined : { midId: mid.id, connector: mid.connector, why: 'routed' };
   const record = async (sql: Sql) => {
     const vaulted = stored ? await vaultCard(ctx, sql, merchant.id, source, now) : card ? transientCard(merchant.id, card) : undefined;
     const token = input.tokenize && stored && vaulted ? await issueCardToken(sql, { merchantId: merchant.id, vaultId: vaulted.id, now }) : null;
