@@ -22,10 +22,10 @@ export interface IssuedToken {
 }
 
 /** Creates a token for a user; `token` lets the bootstrap take ADMIN_TOKEN instead of a generated one. */
-export async function issueOperatorToken(sql: Sql, userId: string, name: string, token = newOperatorToken()): Promise<IssuedToken> {
+export async function issueOperatorToken(sql: Sql, userId: string, name: string, token = newOperatorToken(), expiresAt?: Date): Promise<IssuedToken> {
   const id = newId();
   const prefix = operatorTokenPrefix(token);
-  await insertOperatorToken(sql, { id, userId, name, digest: operatorTokenDigest(token), prefix });
+  await insertOperatorToken(sql, { id, userId, name, digest: operatorTokenDigest(token), prefix, ...(expiresAt ? { expiresAt } : {}) });
   return { id, token, prefix };
 }
 

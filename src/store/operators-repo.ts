@@ -26,14 +26,17 @@ export interface NewOperatorToken {
   name: string;
   digest: Buffer;
   prefix: string;
+  /** Past this the token authenticates nothing; absent: it never expires. */
+  expiresAt?: Date;
 }
 
-export async function findOperatorByTokenDigest(sql: Sql, digest: Buffer): Promise<Operator | undefined> {
+/** The operator of a live token: not revoked, not expired at `now`, of an enabled user. */
+export async function findOperatorByTokenDigest(sql: Sql, digest: Buffer, now: Date): Promise<Operator | undefined> {
   const [row] = await sql.query<{ user_id: string; name: string; email: string; role: Role; token_id: string; last_used_at: Date | null }>(
     `SELECT u.id AS user_id, u.name, u.email, u.role, t.id AS token_id, t.last_used_at
        FROM operator_tokens t JOIN operator_users u ON u.id = t.user_id
-      WHERE t.token_digest = $1 AND t.revoked_at IS NULL AND NOT u.disabled`,
-    [digest],
+      WHERE t.token_digest = $1 AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2) AND NOT u.disabled`,
+    [digest, now],
   );
   return row && {
     userId: row.user_id, name: row.name, email: row.email, role: row.role, tokenId: row.token_id,
@@ -55,8 +58,8 @@ export async function insertOperatorUser(sql: Sql, user: NewOperatorUser): Promi
 
 export async function insertOperatorToken(sql: Sql, token: NewOperatorToken): Promise<void> {
   await sql.query(
-    'INSERT INTO operator_tokens (id, user_id, name, token_digest, prefix) VALUES ($1, $2, $3, $4, $5)',
-    [token.id, token.userId, token.name, token.digest, token.prefix],
+    'INSERT INTO operator_tokens (id, user_id, name, token_digest, prefix, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+    [token.id, token.userId, token.name, token.digest, token.prefix, token.expiresAt ?? null],
   );
 }
 
@@ -136,6 +139,7 @@ export interface OperatorToken {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  expiresAt: Date | null;
 }
 
 interface TokenRow {
@@ -146,13 +150,14 @@ interface TokenRow {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  expires_at: Date | null;
 }
 
-const TOKEN_COLUMNS = 'id, user_id, name, prefix, created_at, last_used_at, revoked_at';
+const TOKEN_COLUMNS = 'id, user_id, name, prefix, created_at, last_used_at, revoked_at, expires_at';
 const dateOrNull = (d: Date | string | null) => (d ? new Date(d) : null);
 const toToken = (r: TokenRow): OperatorToken => ({
   id: r.id, userId: r.user_id, name: r.name, prefix: r.prefix, createdAt: new Date(r.created_at),
-  lastUsedAt: dateOrNull(r.last_used_at), revokedAt: dateOrNull(r.revoked_at),
+  lastUsedAt: dateOrNull(r.last_used_at), revokedAt: dateOrNull(r.revoked_at), expiresAt: dateOrNull(r.expires_at),
 });
 
 export async function listOperatorTokens(sql: Sql, userId: string): Promise<OperatorToken[]> {

@@ -64,7 +64,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(list.status, 200);
       assert.equal(list.body.tokens.length, 1);
       assert.equal(list.text.includes(issued.body.token), false, 'a token list never shows the token');
-      assert.deepEqual(Object.keys(list.body.tokens[0]).sort(), ['created_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at', 'user_id']);
+      assert.deepEqual(Object.keys(list.body.tokens[0]).sort(), ['created_at', 'expires_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at', 'user_id']);
       assert.equal(list.body.tokens[0].last_used_at, clock.now().toISOString(), 'the use by GET /me was recorded');
 
       const users = await admin('GET', '/admin/v1/users');

@@ -1,8 +1,8 @@
 /**
- * Issue 25, items 9, 10 and 11 in the browser: a page of another site cannot sign the browser into the console
+ * Issue 25, items 9, 10, 11 (and 15's console) in the browser: a page of another site cannot sign the browser into the console
  * (login CSRF); disabling a user ends its console session at once and enabling it again revives no old cookie;
  * in production the session cookie is Secure though the browser spoke plain HTTP to the node (TLS ends at the
- * operator's proxy).
+ * operator's proxy). The console lists each API token's expiry and issues tokens that expire (item 15).
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,8 +27,8 @@ describe('console sessions in the browser (issue 25, items 9, 10, 11)', { skip: 
     ensureConsoleBuilt();
     t = await startTestGateway('pglite', { adminToken: ADMIN });
     production = await startTestGateway('pglite', { adminToken: ADMIN, production: true });
-    for (const [g, email] of [[t, 'ops@example.com'], [t, 'attacker@example.com'], [production, 'ops@example.com']] as const) {
-      const res = await adminClient(g.baseUrl, ADMIN)('POST', '/admin/v1/users', { email, role: 'operator', password: PASSWORD });
+    for (const [g, email, role] of [[t, 'ops@example.com', 'operator'], [t, 'attacker@example.com', 'operator'], [t, 'boss@example.com', 'admin'], [production, 'ops@example.com', 'operator']] as const) {
+      const res = await adminClient(g.baseUrl, ADMIN)('POST', '/admin/v1/users', { email, role, password: PASSWORD });
       assert.equal(res.status, 201, res.text);
     }
     // Another site (localhost, not 127.0.0.1) whose page posts the attacker's credentials to the console's sign-in.
@@ -100,6 +100,24 @@ describe('console sessions in the browser (issue 25, items 9, 10, 11)', { skip: 
     assert.equal(cookie.secure, true);
     assert.equal(cookie.httpOnly, true);
     assert.equal(cookie.sameSite, 'Strict');
+    await context.close();
+  });
+
+  it('item 15: the console issues a token that expires and lists each token\'s expiry', async () => {
+    const { context, page } = await signIn(t, 'boss@example.com');
+    await page.goto(`${t.baseUrl}/admin/users`);
+    await page.getByRole('row').filter({ hasText: 'attacker@example.com' }).getByRole('button', { name: 'Tokens' }).click();
+    const form = page.getByRole('form', { name: 'New token for attacker@example.com' });
+    await form.getByLabel('Token name').fill('short-lived');
+    await form.getByLabel('Expires (optional)').fill('2099-12-31');
+    await form.getByRole('button', { name: 'New token' }).click();
+    const item = page.getByRole('listitem').filter({ hasText: 'short-lived' });
+    await item.getByText('expires').waitFor();
+    await item.locator('time[datetime^="2099-12-31"], time[datetime^="2100-01-01"]').last().waitFor();
+    const users = await adminClient(t.baseUrl, ADMIN)('GET', '/admin/v1/users');
+    const id = users.body.users.find((u: { email: string }) => u.email === 'attacker@example.com').id as string;
+    const tokens = await adminClient(t.baseUrl, ADMIN)('GET', `/admin/v1/users/${id}/tokens`);
+    assert.match(tokens.body.tokens.find((x: { name: string }) => x.name === 'short-lived').expires_at, /^(2099-12-31|2100-01-01)T/);
     await context.close();
   });
 });

@@ -37,10 +37,14 @@ function Tokens({ user }: { user: User }) {
   const tokens = useLoad(() => call('get', '/admin/v1/users/{id}/tokens', { params: { id: user.id } }), user.id);
   const [created, setCreated] = useState<string>();
   const [name, setName] = useState('');
+  const [expires, setExpires] = useState('');
   const { error, submit } = useSubmit(async () => {
-    const t = await call('post', '/admin/v1/users/{id}/tokens', { params: { id: user.id }, body: name ? { name } : {} });
+    // The date picker's day, to its end in the operator's time zone.
+    const body = { ...(name ? { name } : {}), ...(expires ? { expires_at: new Date(`${expires}T23:59:59`).toISOString() } : {}) };
+    const t = await call('post', '/admin/v1/users/{id}/tokens', { params: { id: user.id }, body });
     setCreated(t.token);
     setName('');
+    setExpires('');
     tokens.reload();
   });
   return (
@@ -50,7 +54,9 @@ function Tokens({ user }: { user: User }) {
         {(d) => d.tokens.length === 0 ? <Empty>No token.</Empty> : (
           <ul>{d.tokens.map((t) => (
             <li key={t.id}>
-              <code>{t.prefix}…</code> {t.name} · last used <Time iso={t.last_used_at as string | null} /> {t.revoked_at ? <>· revoked <Time iso={t.revoked_at} /></> : (
+              <code>{t.prefix}…</code> {t.name} · last used <Time iso={t.last_used_at as string | null} />
+              {' '}· {t.expires_at ? <>{new Date(t.expires_at) <= new Date() ? 'expired' : 'expires'} <Time iso={t.expires_at} /></> : 'never expires'}{' '}
+              {t.revoked_at ? <>· revoked <Time iso={t.revoked_at} /></> : (
                 <ConfirmButton label="Revoke" danger title={`Revoke token ${t.name}?`} action={async () => { await call('post', '/admin/v1/users/{id}/tokens/{token_id}/revoke', { params: { id: user.id, token_id: t.id } }); tokens.reload(); }} />
               )}
             </li>))}
@@ -59,6 +65,7 @@ function Tokens({ user }: { user: User }) {
       </Show>
       <form className="inline" onSubmit={(e) => void submit(e)} aria-label={`New token for ${user.email}`}>
         <Field label="Token name">{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} placeholder="api" />}</Field>
+        <Field label="Expires (optional)">{(id) => <input id={id} type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />}</Field>
         <button type="submit">New token</button>
       </form>
       {error && <ErrorNote error={error} />}

@@ -37,9 +37,9 @@ async function signedIn(ctx: Pick<ServiceContext, 'db' | 'clock'>, req: FastifyR
   const token = bearerToken(req);
   // The console signs in with a session cookie; an API client with a Bearer token (which wins when both come).
   if (!token && sessionCookieOf(req)) return sessionOperator(ctx, req);
-  const operator = token ? await findOperatorByTokenDigest(ctx.db, operatorTokenDigest(token)) : undefined;
-  if (!operator) throw new GatewayError('adminUnauthorized');
   const now = ctx.clock.now();
+  const operator = token ? await findOperatorByTokenDigest(ctx.db, operatorTokenDigest(token), now) : undefined;
+  if (!operator) throw new GatewayError('adminUnauthorized');
   if (!operator.tokenLastUsedAt || now.getTime() - operator.tokenLastUsedAt.getTime() >= LAST_USED_INTERVAL_MS) {
     await touchOperatorToken(ctx.db, operator.tokenId, now, LAST_USED_INTERVAL_MS);
   }

@@ -35,7 +35,7 @@ const User = Type.Object({
 
 const TOKEN_EXAMPLE = {
   id: '01936f5f-1111-7222-8333-444455556666', user_id: USER_EXAMPLE.id, name: 'deploy script', prefix: 'pcop_Xy12ab',
-  created_at: '2026-11-24T05:01:00.000Z', last_used_at: null, revoked_at: null,
+  created_at: '2026-11-24T05:01:00.000Z', last_used_at: null, revoked_at: null, expires_at: null,
 };
 const Token = Type.Object({
   id: Type.String(), user_id: Type.String(), name: Type.String(),
@@ -43,6 +43,7 @@ const Token = Type.Object({
   created_at: Timestamp,
   last_used_at: Type.Union([Timestamp, Type.Null()], { description: 'Recorded at most once a minute.' }),
   revoked_at: NullableTimestamp,
+  expires_at: Type.Union([Timestamp, Type.Null()], { description: 'Past it the token authenticates nothing; null: it never expires.' }),
 }, { description: 'An API token as lists show it: never the token itself.', examples: [TOKEN_EXAMPLE] });
 const NewToken = Type.Composite([Token, Type.Object({ token: Type.String({ description: 'The Bearer token: shown in this answer only.' }) })],
   { description: 'The new token: `token` is in this answer only.', examples: [{ ...TOKEN_EXAMPLE, token: 'pcop_Xy12abQ3p0sT6vWn1c9kL8mR2dF5gH7jK4zB0eY' }] });
@@ -65,7 +66,8 @@ type PatchUserBody = Static<typeof PatchUserBody>;
 
 const CreateTokenBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'What the token is for; default "api".' })),
-}, { additionalProperties: false, examples: [{ name: 'deploy script' }] });
+  expires_at: Type.Optional(Type.String({ maxLength: 40, description: 'When the token stops working: an ISO 8601 date-time with its zone, in the future; absent: never.' })),
+}, { additionalProperties: false, examples: [{ name: 'deploy script' }, { name: 'audit export', expires_at: '2026-12-31T23:59:59Z' }] });
 type CreateTokenBody = Static<typeof CreateTokenBody>;
 
 const TokenParams = Type.Object({ id: Type.String({ maxLength: 1024 }), token_id: Type.String({ maxLength: 1024 }) });
@@ -89,6 +91,7 @@ export const presentUser = (u: OperatorUser) => ({
 export const presentToken = (t: OperatorToken) => ({
   id: t.id, user_id: t.userId, name: t.name, prefix: t.prefix, created_at: t.createdAt.toISOString(),
   last_used_at: t.lastUsedAt?.toISOString() ?? null, revoked_at: t.revokedAt?.toISOString() ?? null,
+  expires_at: t.expiresAt?.toISOString() ?? null,
 });
 
 export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContext): void {
@@ -142,14 +145,14 @@ export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContex
     schema: { tags: TAG, security: SECURITY, summary: 'Issue an API token for a user; the token is in this answer only (admins only)', params: IdParams, body: CreateTokenBody, response: responses({ 201: NewToken }) },
   }, async (req, reply) => {
     if (!isUuid(req.params.id)) throw notFound();
-    const issued = await createOperatorToken(ctx.db, actorOf(req), req.params.id, req.body?.name ?? 'api', ctx.clock.now());
+    const issued = await createOperatorToken(ctx.db, actorOf(req), req.params.id, req.body?.name ?? 'api', ctx.clock.now(), req.body?.expires_at);
     if (!issued) throw notFound();
     return reply.code(201).send({ ...presentToken(issued.row), token: issued.token });
   });
 
   app.get<{ Params: Id }>('/users/:id/tokens', {
     onRequest,
-    schema: { tags: TAG, security: SECURITY, summary: 'A user\'s tokens: prefix, name, created, last used, revoked; never the token (admins only)', params: IdParams, response: responses({ 200: TokenList }, [404]) },
+    schema: { tags: TAG, security: SECURITY, summary: 'A user\'s tokens: prefix, name, created, last used, revoked, expiry; never the token (admins only)', params: IdParams, response: responses({ 200: TokenList }, [404]) },
   }, async (req) => {
     await userOr404(req.params.id);
     return { tokens: (await listOperatorTokens(ctx.db, req.params.id)).map(presentToken) };

@@ -84,12 +84,25 @@ export async function updateOperatorUserById(db: Database, actor: AuditActor, id
   });
 }
 
-export async function createOperatorToken(db: Database, actor: AuditActor, userId: string, name: string, now: Date): Promise<(IssuedToken & { row: OperatorToken }) | undefined> {
+const DATE_TIME_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** A token's expiry (issue 25, item 15): a date-time with its zone, after the token is issued. */
+function expiryOf(text: string | undefined, now: Date): Date | undefined {
+  if (text === undefined) return undefined;
+  const at = DATE_TIME_WITH_ZONE.test(text) ? new Date(text) : undefined;
+  if (!at || Number.isNaN(at.getTime())) throw GatewayError.field('expires_at', MESSAGES.notValid);
+  if (at.getTime() <= now.getTime()) throw GatewayError.field('expires_at', 'The expiry must be in the future.');
+  return at;
+}
+
+export async function createOperatorToken(db: Database, actor: AuditActor, userId: string, name: string, now: Date, expiresAtText?: string): Promise<(IssuedToken & { row: OperatorToken }) | undefined> {
+  const expiresAt = expiryOf(expiresAtText, now);
   return db.transaction(async (tx) => {
     if (!(await findOperatorUser(tx, userId))) return undefined;
-    const issued = await issueOperatorToken(tx, userId, name);
+    const issued = await issueOperatorToken(tx, userId, name, undefined, expiresAt);
     const row = (await findOperatorToken(tx, userId, issued.id)) as OperatorToken;
-    await appendAudit(tx, { actor, action: 'token.create', objectType: 'token', objectId: issued.id, after: { user_id: userId, name, prefix: issued.prefix } }, now);
+    const after = { user_id: userId, name, prefix: issued.prefix, ...(expiresAt ? { expires_at: expiresAt.toISOString() } : {}) };
+    await appendAudit(tx, { actor, action: 'token.create', objectType: 'token', objectId: issued.id, after }, now);
     return { ...issued, row };
   });
 }
