@@ -516,7 +516,10 @@ export function updatePaymentAndTransaction(
   outbox?: OutboxOf,
   entries?: readonly LedgerEntry[],
 ): Promise<Payment | undefined> {
-  return updateGroupCommitted(sql, { id, expect, patch, now, transaction, ...(outbox ? { outbox } : {}), ...(entries && entries.length > 0 ? { entries } : {}) });
+  const update: PaymentAndTransactionUpdate = { id, expect, patch, now, transaction };
+  if (outbox) update.outbox = outbox;
+  if (entries && entries.length > 0) update.entries = entries;
+  return updateGroupCommitted(sql, update);
 }
 
 /**

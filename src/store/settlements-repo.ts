@@ -126,18 +126,35 @@ export interface StatementLine {
   amount: bigint;
 }
 
+/** The merchant's accounts a statement's lines come from, in the order the statement lists them. */
+export const STATEMENT_ACCOUNTS = ['pending', 'fees', 'available', 'reserve'] as const;
+
 /**
- * One page of a statement's lines, after `after` (keyset: created_at, ref, event, account): every entry of the
- * merchant's accounts in the currency made in the period, and the statement's own entries.
+ * One page of a statement's lines on one of the merchant's accounts, after `after` (keyset: created_at, ref,
+ * event, so each page is one range of the index on (account, currency, created_at)): every entry made in the
+ * period but other statements' own, then (`own`) the statement's own entries.
  */
-export async function statementLines(sql: Sql, s: Statement, after: { createdAt: Date; ref: string; event: string; account: string } | undefined, limit: number): Promise<StatementLine[]> {
+export async function statementLines(sql: Sql, s: Statement, kind: (typeof STATEMENT_ACCOUNTS)[number], after: { createdAt: Date; ref: string; event: string } | undefined, limit: number): Promise<StatementLine[]> {
   const rows = await sql.query<{ created_at: Date | string; ref: string; payment_id: string | null; event: string; account: string; amount: string | bigint }>(
     `SELECT created_at, ref, payment_id, event, account, amount FROM ledger_entries
-     WHERE account = ANY($1::text[]) AND currency = $2
-       AND ((created_at >= $3 AND created_at < $4 AND event NOT IN ('settlement', 'settlement_fees', 'settlement_return', 'reserve_hold')) OR ref = $5)
-       AND ($6::timestamptz IS NULL OR (created_at, ref, event, account) > ($6, $7, $8, $9))
-     ORDER BY created_at, ref, event, account LIMIT $10`,
-    [['pending', 'available', 'reserve', 'fees'].map((kind) => `merchant:${s.merchantId}:${kind}`), s.currency, s.periodFrom, s.periodTo, `statement:${s.id}`, after?.createdAt ?? null, after?.ref ?? '', after?.event ?? '', after?.account ?? '', limit],
+     WHERE account = $1 AND currency = $2 AND created_at >= $3 AND created_at < $4
+       AND event NOT IN ('settlement', 'settlement_fees', 'settlement_return', 'reserve_hold')
+       AND ($5::timestamptz IS NULL OR (created_at, ref, event) > ($5, $6, $7))
+     ORDER BY created_at, ref, event LIMIT $8`,
+    [`merchant:${s.merchantId}:${kind}`, s.currency, s.periodFrom, s.periodTo, after?.createdAt ?? null, after?.ref ?? '', after?.event ?? '', limit],
   );
-  return rows.map((r) => ({ createdAt: new Date(r.created_at), ref: r.ref, paymentId: r.payment_id, event: r.event, account: r.account, amount: BigInt(r.amount) }));
+  return rows.map(toLine);
 }
+
+/** The statement's own entries (settlement, fees deducted, reserve held) on the merchant's accounts. */
+export async function statementOwnLines(sql: Sql, s: Statement): Promise<StatementLine[]> {
+  const rows = await sql.query<{ created_at: Date | string; ref: string; payment_id: string | null; event: string; account: string; amount: string | bigint }>(
+    "SELECT created_at, ref, payment_id, event, account, amount FROM ledger_entries WHERE ref = $1 AND account LIKE 'merchant:%' ORDER BY event, account",
+    [`statement:${s.id}`],
+  );
+  return rows.map(toLine);
+}
+
+const toLine = (r: { created_at: Date | string; ref: string; payment_id: string | null; event: string; account: string; amount: string | bigint }): StatementLine => ({
+  createdAt: new Date(r.created_at), ref: r.ref, paymentId: r.payment_id, event: r.event, account: r.account, amount: BigInt(r.amount),
+});

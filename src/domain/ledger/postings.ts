@@ -90,8 +90,11 @@ export function entriesOf(events: readonly MoneyEvent[], on: Parties & { currenc
     if (e.amount < 0n) throw new Error(`a ${e.kind} of ${e.amount}: amounts are never negative`);
     if (e.amount === 0n) continue;
     const [debit, credit] = POSTING_RULES[e.kind];
-    const base = { currency: on.currency, event: e.kind, ref: on.ref, paymentId: on.paymentId };
-    out.push({ ...base, account: accountName(debit, on), amount: e.amount }, { ...base, account: accountName(credit, on), amount: -e.amount });
+    // Plain literals, no spreads: this runs on every SALE.
+    out.push(
+      { account: accountName(debit, on), currency: on.currency, amount: e.amount, event: e.kind, ref: on.ref, paymentId: on.paymentId },
+      { account: accountName(credit, on), currency: on.currency, amount: -e.amount, event: e.kind, ref: on.ref, paymentId: on.paymentId },
+    );
   }
   return out;
 }

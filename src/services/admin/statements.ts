@@ -11,7 +11,7 @@ import { formatAmount } from '../../domain/money.ts';
 import { entriesOf } from '../../domain/ledger/postings.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { insertEntries } from '../../store/ledger-repo.ts';
-import { getStatement, insertPayout, listStatements, statementLines, type Statement, type StatementLine } from '../../store/settlements-repo.ts';
+import { getStatement, insertPayout, listStatements, STATEMENT_ACCOUNTS, statementLines, statementOwnLines, type Statement, type StatementLine } from '../../store/settlements-repo.ts';
 
 export interface StatementView {
   id: string;
@@ -64,11 +64,29 @@ export async function listMerchantStatements(ctx: ServiceContext, filter: { merc
   return (await listStatements(ctx.db, { ...filter, limit: Math.min(filter.limit ?? 100, 500) })).map(statementView);
 }
 
+/** A statement's lines, account by account and page by page (keyset), then its own entries. */
+async function* linesOf(ctx: ServiceContext, s: Statement, page: number): AsyncGenerator<StatementLine[]> {
+  for (const kind of STATEMENT_ACCOUNTS) {
+    let after: StatementLine | undefined;
+    for (;;) {
+      const lines = await statementLines(ctx.db, s, kind, after, page);
+      if (lines.length > 0) yield lines;
+      if (lines.length < page) break;
+      after = lines[lines.length - 1];
+    }
+  }
+  yield await statementOwnLines(ctx.db, s);
+}
+
 /** A statement and its first `limit` lines (the CSV has them all). */
 export async function readStatement(ctx: ServiceContext, id: string, limit = 500): Promise<StatementView & { lines: LineView[] }> {
   const s = await statementOrNotFound(ctx, id);
-  const lines = await statementLines(ctx.db, s, undefined, limit);
-  return { ...statementView(s), lines: lines.map((l) => lineView(l, s.currency)) };
+  const lines: LineView[] = [];
+  for await (const page of linesOf(ctx, s, limit)) {
+    for (const l of page) if (lines.length < limit) lines.push(lineView(l, s.currency));
+    if (lines.length >= limit) break;
+  }
+  return { ...statementView(s), lines };
 }
 
 const PAGE = 2_000;
@@ -76,24 +94,21 @@ const csvField = (v: string | null) => (v === null ? '' : /[",\n\r]/.test(v) ? `
 const csvLine = (fields: (string | null)[]) => `${fields.map(csvField).join(',')}\n`;
 
 /**
- * A statement as CSV, page by page (constant memory whatever its size): a header, every line, then the totals.
+ * A statement as CSV, page by page (constant memory whatever its size): a header, every line (account by
+ * account: pending, fees, available, reserve; then the statement's own entries), then the totals.
  * The statement is checked before the first byte, so an unknown one is a D3 404.
  */
 export async function statementCsv(ctx: ServiceContext, id: string): Promise<{ statement: Statement; rows: AsyncGenerator<string> }> {
   const s = await statementOrNotFound(ctx, id);
   async function* rows(): AsyncGenerator<string> {
     yield csvLine(['created_at', 'ref', 'payment_id', 'event', 'account', 'amount', 'currency']);
-    let after: StatementLine | undefined;
-    for (;;) {
-      const page = await statementLines(ctx.db, s, after, PAGE);
+    for await (const page of linesOf(ctx, s, PAGE)) {
       let chunk = '';
       for (const l of page) {
         const v = lineView(l, s.currency);
         chunk += csvLine([v.created_at, v.ref, v.payment_id, v.event, v.account, v.amount, s.currency]);
       }
       if (chunk) yield chunk;
-      if (page.length < PAGE) break;
-      after = page[page.length - 1];
     }
     const v = statementView(s);
     for (const [label, amount] of [['gross', v.gross], ['fees', v.fees], ['reserve_held', v.reserve_held], ['net_payable', v.net_payable]] as const) {

@@ -103,7 +103,7 @@ export async function entriesOfChange(ctx: ServiceContext, sql: Sql, change: Pay
       if (charged > 0n) events.push({ kind: 'fee_refund', amount: charged });
     }
   }
-  return entriesOf(events, { ...parties, currency: after.currency, ref: change.transId, paymentId: after.id });
+  return entriesOf(events, { merchantId: parties.merchantId, acquirer: parties.acquirer, currency: after.currency, ref: change.transId, paymentId: after.id });
 }
 
 /** The card region of a payment: its issuer's country (the BIN table) against the merchant's. */
