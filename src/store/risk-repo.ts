@@ -7,6 +7,8 @@
 import type { Sql } from './database.ts';
 import type { ListHit, ListKind, RiskEvaluation } from '../domain/risk/evaluate.ts';
 import type { RiskRuleSet } from '../domain/risk/rules.ts';
+import type { StoredPaymentForBacktest } from '../domain/risk/backtest.ts';
+import type { Operation } from '../domain/operations.ts';
 import { GRAINS, MEMBER_DIMENSIONS, SHARDS, bucketOf, type VelocityKeys } from '../domain/risk/velocity.ts';
 
 // --- rule sets ---------------------------------------------------------------------------------------------
@@ -280,4 +282,43 @@ export async function pruneVelocity(sql: Sql, before: Date, limit = 10_000): Pro
   const a = await sql.query(`DELETE FROM risk_velocity WHERE ctid IN (SELECT ctid FROM risk_velocity WHERE bucket < $1 LIMIT $2) RETURNING 1`, [before, limit]);
   const b = await sql.query(`DELETE FROM risk_velocity_members WHERE ctid IN (SELECT ctid FROM risk_velocity_members WHERE bucket < $1 LIMIT $2) RETURNING 1`, [before, limit]);
   return a.length + b.length;
+}
+
+// --- backtests ---------------------------------------------------------------------------------------------
+
+export interface BacktestPage {
+  rows: StoredPaymentForBacktest[];
+  /** Where the next page starts; undefined: this was the last. */
+  next?: { createdAt: Date; id: string };
+}
+
+interface BacktestRow {
+  id: string; merchant_id: string; sandbox: boolean; mid_id: string | null; channel: string; method: string; operation: Operation; auth: boolean;
+  amount: bigint | string; currency: string; status: string; created_at: Date; payer: StoredPaymentForBacktest['payer'] | null;
+  custom_data: Record<string, unknown> | null; first6: string | null; brand: string | null; mit: boolean | null; velocity: Record<string, string> | null;
+}
+
+/**
+ * One page of a scope's payments created since `since`, oldest first (keyset on created_at, id), with what a
+ * backtest replays: the payment's own fields and the counter values its screen read.
+ */
+export async function backtestPage(sql: Sql, merchantId: string | null, since: Date, until: Date, after: { createdAt: Date; id: string } | undefined, limit: number): Promise<BacktestPage> {
+  const rows = await sql.query<BacktestRow>(
+    `SELECT p.id, p.merchant_id, m.sandbox, p.mid_id, p.channel, p.operation, p.auth, p.amount, p.currency, p.status, p.created_at, p.payer, p.custom_data,
+            CASE WHEN p.details ? 'apm' OR p.channel = 's2s_apm' THEN coalesce(p.details->'apm'->>'method', p.details->>'brand', 'apm') ELSE 'card' END AS method,
+            left(p.details->>'first6Last4', 6) AS first6, p.details->>'brand' AS brand, (p.details->>'merchantInitiated')::boolean AS mit,
+            e.evaluation->'velocity' AS velocity
+     FROM payments p JOIN merchants m ON m.id = p.merchant_id LEFT JOIN risk_evaluations e ON e.payment_id = p.id
+     WHERE ($1::text IS NULL OR p.merchant_id = $1) AND p.created_at >= $2 AND p.created_at <= $3
+       AND ($4::timestamptz IS NULL OR (p.created_at, p.id) > ($4::timestamptz, $5::text))
+     ORDER BY p.created_at, p.id LIMIT $6`,
+    [merchantId, since, until, after?.createdAt ?? null, after?.id ?? '', limit],
+  );
+  const out = rows.map((r): StoredPaymentForBacktest => ({
+    id: r.id, merchantId: r.merchant_id, sandbox: r.sandbox, midId: r.mid_id, channel: r.channel, method: r.method, operation: r.operation, auth: r.auth,
+    amount: BigInt(r.amount), currency: r.currency, status: r.status, createdAt: new Date(r.created_at), payer: r.payer ?? {}, customData: r.custom_data,
+    first6: r.first6, brand: r.brand, merchantInitiated: r.mit === true, velocity: r.velocity,
+  }));
+  const last = out.at(-1);
+  return out.length === limit && last ? { rows: out, next: { createdAt: last.createdAt, id: last.id } } : { rows: out };
 }

@@ -195,6 +195,31 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(seen.evaluation.velocity['declines:card:60:'], '2');
     });
 
+    it('backtest: a draft over the last days answers would-block/review/allow with examples and the approved volume lost', async () => {
+      const m = await merchant();
+      const amounts = [['10.00', '01'], ['200.00', '01'], ['300.00', '02'], ['150.00', '01']] as const;
+      const ids: string[] = [];
+      for (const [amount, month] of amounts) ids.push((await sale(t, { order_amount: amount, card_exp_month: month }, m)).body.trans_id);
+      const draft = { rules: [
+        rule('large', { amount: { min: '175.00' } }),
+        rule('medium', { amount: { min: '100.00' } }, { action: 'review' }),
+        rule('attempts per IP', { velocity: [{ measure: 'attempts', by: 'ip', window_minutes: 5, more_than: 100 }] }),
+      ] };
+      const res = await call('POST', `/admin/v1/risk/rules/${m.id}/backtest`, { days: 1, rules: draft }, 'viewer');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.payments, 4);
+      assert.deepEqual(res.body.counts, { allow: 1, block: 2, review: 1, require_3ds: 0 });
+      assert.deepEqual(res.body.lost_approved, { count: 1, volume: { USD: '200.00' } }, 'the declined 300.00 was not approved');
+      assert.deepEqual(res.body.reviewed_approved, { count: 1, volume: { USD: '150.00' } });
+      assert.deepEqual(res.body.examples.block.map((e: { amount: string; reason: string }) => [e.amount, e.reason]), [['200.00', 'merchant rule: large'], ['300.00', 'merchant rule: large']]);
+      assert.deepEqual(res.body.not_replayable, { 'attempts per IP': 1 }, 'its screen read no such counter (only the allowed payment reached the rule)');
+      const bad = await call('POST', `/admin/v1/risk/rules/${m.id}/backtest`, { days: 1, rules: { rules: [{ name: 'x', mode: 'on', when: {}, then: { action: 'block' } }] } }, 'viewer');
+      assert.equal(bad.status, 400);
+      assert.equal((await call('POST', `/admin/v1/risk/rules/${m.id}/backtest`, { days: 91, rules: draft }, 'viewer')).status, 400);
+      // What was screened stays as it was: nothing is written by a backtest.
+      assert.equal((await risk(ids[1]!)).action, 'allow');
+    });
+
     it('platform rules run before the merchant\'s; a merchant-initiated or sandbox-scoped rule applies only where it says', async () => {
       const m = await merchant();
       await saveRules(m.id, [rule('merchant allows all', {}, { action: 'allow' })]);

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import {
-  addListEntries, exportListCsv, getListEntries, getRuleSet, getRuleSetVersions, importListCsv, paymentRisk, putRuleSet, removeListEntry, restoreRuleSet,
+  addListEntries, backtest, MAX_BACKTEST_DAYS, exportListCsv, getListEntries, getRuleSet, getRuleSetVersions, importListCsv, paymentRisk, putRuleSet, removeListEntry, restoreRuleSet,
 } from '../../services/admin/risk.ts';
 import { RiskRuleSet } from '../../domain/risk/rules.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
@@ -128,6 +128,25 @@ export function registerAdminRiskRoutes(app: FastifyInstance, ctx: ServiceContex
     onRequest: write,
     schema: { ...ADMIN_TAG, summary: 'Import list entries from CSV; audited', params: ScopeParams, body: ImportBody, response: responses({ 200: Type.Object({ imported: Type.Integer() }) }) },
   }, async (req) => importListCsv(ctx, actorOf(req), req.params.scope, req.body.csv));
+
+  const BacktestBody = Type.Object({
+    rules: Type.Unknown({ description: 'The draft rule set (RiskRuleSet), validated as a save is.' }),
+    days: Type.Integer({ minimum: 1, maximum: MAX_BACKTEST_DAYS, description: 'How far back: the payments created in the last this many days.' }),
+  }, { additionalProperties: false, examples: [{ days: 30, rules: { rules: [{ name: 'Large foreign', mode: 'active', when: { amount: { min: '500.00' }, country_mismatch: ['card_ip'] }, then: { action: 'block' } }] } }] });
+  const Example = Type.Object({ payment_id: Type.String(), amount: Type.String(), currency: Type.String(), status: Type.String(), reason: Type.String() });
+  const Volume = Type.Record(Type.String(), Type.String(), { description: 'Per currency, decimal amounts.' });
+  const BacktestView = Type.Object({
+    scope: Scope, days: Type.Integer(), payments: Type.Integer({ description: 'Payments replayed.' }),
+    counts: Type.Object({ allow: Type.Integer(), block: Type.Integer(), review: Type.Integer(), require_3ds: Type.Integer() }),
+    examples: Type.Object({ block: Type.Array(Example), review: Type.Array(Example), require_3ds: Type.Array(Example) }, { description: 'Up to 10 payments per outcome, oldest first.' }),
+    lost_approved: Type.Object({ count: Type.Integer(), volume: Volume }, { description: 'Approved payments the draft would have blocked.' }),
+    reviewed_approved: Type.Object({ count: Type.Integer(), volume: Volume }, { description: 'Approved payments the draft would have held for review.' }),
+    not_replayable: Type.Record(Type.String(), Type.Integer(), { description: 'Per rule name: payments on which a velocity condition could not be replayed (a counter their screen did not read); the rule was skipped for them.' }),
+  });
+  app.post<{ Params: ScopeP; Body: Static<typeof BacktestBody> }>('/risk/rules/:scope/backtest', {
+    onRequest: read,
+    schema: { ...ADMIN_TAG, summary: 'Run a draft rule set over the scope\'s payments of the last days: would-block, review, allow, examples, approved volume lost (nothing is written)', params: ScopeParams, body: BacktestBody, response: responses({ 200: BacktestView }) },
+  }, async (req) => backtest(ctx, req.params.scope, req.body));
 
   const PaymentParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
   app.get<{ Params: Static<typeof PaymentParams> }>('/payments/:id/risk', {

@@ -19,7 +19,13 @@ import { findMerchantById } from '../../store/merchants-repo.ts';
 import {
   deleteListEntry, evaluationOf, listEntries, ruleSetsOf, ruleSetVersions, saveRuleSet, upsertListEntries, type ListEntry, type StoredEvaluation,
 } from '../../store/risk-repo.ts';
-import { forgetLists, forgetRuleSet, PLATFORM_SCOPE, riskKeyOf } from '../risk/engine.ts';
+import { forgetLists, forgetRuleSet, PLATFORM_SCOPE, riskKeyOf, ruleSetsFor } from '../risk/engine.ts';
+import { emptyBacktest, tallyPayment, type BacktestResult } from '../../domain/risk/backtest.ts';
+import { backtestPage } from '../../store/risk-repo.ts';
+import { SAMPLE_BIN_TABLE } from '../../domain/bin-table.ts';
+import { SAMPLE_IP_TABLE } from '../../domain/risk/ip.ts';
+import type { RuleScope } from '../../domain/risk/evaluate.ts';
+import { formatAmount } from '../../domain/money.ts';
 
 export interface RuleSetView {
   scope: string;
@@ -228,4 +234,58 @@ export async function paymentRisk(ctx: ServiceContext, paymentId: string): Promi
   if (!stored) throw new GatewayError('notFound');
   const e = stored.evaluation;
   return { payment_id: stored.paymentId, screened_at: stored.createdAt.toISOString(), action: e.action, reason: e.reason, score: e.score, outcome: stored.outcome, review: stored.review, evaluation: e };
+}
+
+// --- backtests ---------------------------------------------------------------------------------------------
+
+export const MAX_BACKTEST_DAYS = 90;
+const BACKTEST_PAGE = 5_000;
+
+/**
+ * Runs a draft rule set over the scope's payments of the last `days` days (nothing is written): a merchant's
+ * draft after the platform's current rules, the platform's draft over every merchant's payments on its own.
+ */
+export interface BacktestView {
+  scope: string;
+  days: number;
+  payments: number;
+  counts: BacktestResult['counts'];
+  examples: Record<keyof BacktestResult['examples'], { payment_id: string; amount: string; currency: string; status: string; reason: string }[]>;
+  lost_approved: { count: number; volume: Record<string, string> };
+  reviewed_approved: { count: number; volume: Record<string, string> };
+  not_replayable: Record<string, number>;
+}
+
+const volumeView = (v: Record<string, bigint>): Record<string, string> => Object.fromEntries(Object.entries(v).map(([c, minor]) => [c, formatAmount(minor, c)]));
+
+function backtestView(scope: string, days: number, r: BacktestResult): BacktestView {
+  const examples = Object.fromEntries(Object.entries(r.examples).map(([action, list]) => [action, list.map((e) => ({ ...e, amount: formatAmount(e.amount, e.currency) }))])) as BacktestView['examples'];
+  return {
+    scope, days, payments: r.payments, counts: r.counts, examples,
+    lost_approved: { count: r.lost_approved.count, volume: volumeView(r.lost_approved.volume) },
+    reviewed_approved: { count: r.reviewed_approved.count, volume: volumeView(r.reviewed_approved.volume) },
+    not_replayable: r.not_replayable,
+  };
+}
+
+export async function backtest(ctx: ServiceContext, scope: string, input: { rules: unknown; days: number }): Promise<BacktestView> {
+  await checkScope(ctx, scope);
+  const errors = validateRuleSet(input.rules).map((e): FieldError => ({ field: `rules.${e.field}`, message: e.message }));
+  if (errors.length > 0) throw GatewayError.invalid(errors);
+  const draft = input.rules as RiskRuleSet;
+  const merchantId = scope === PLATFORM_SCOPE ? null : scope;
+  const sets: { scope: RuleScope; set: RiskRuleSet }[] = merchantId
+    ? [...(await ruleSetsFor(ctx, merchantId)).filter((s) => s.scope === 'platform'), { scope: 'merchant', set: draft }]
+    : [{ scope: 'platform', set: draft }];
+  const until = ctx.clock.now();
+  const since = new Date(until.getTime() - input.days * 86_400_000);
+  const result = emptyBacktest();
+  const bins = ctx.binTable ?? SAMPLE_BIN_TABLE;
+  const ips = ctx.ipTable ?? SAMPLE_IP_TABLE;
+  for (let after: { createdAt: Date; id: string } | undefined, first = true; first || after; first = false) {
+    const page = await backtestPage(ctx.reads ?? ctx.db, merchantId, since, until, after, BACKTEST_PAGE);
+    for (const p of page.rows) tallyPayment(result, sets, p, bins, ips);
+    after = page.next;
+  }
+  return backtestView(scope, input.days, result);
 }
