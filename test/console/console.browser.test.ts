@@ -512,6 +512,33 @@ for (const { kind, skip } of await storeKinds()) {
       await context.close();
     });
 
+    it("uploads Apple's domain-association file on the Wallets tab; the gateway serves it as-is at /.well-known/ (issue 25 item 22)", async () => {
+      const merchant = await t.addMerchant();
+      const fixtures = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../admin/fixtures');
+      const content = `${'7b22'.repeat(900)}\n${kind} association `;
+      const file = path.join(SHOTS, '..', `apple-developer-merchantid-domain-association-${kind}`);
+      writeFileSync(file, content);
+      const { context, page } = await signedIn(emails.admin);
+      await page.goto(`${t.baseUrl}/admin/merchants/${merchant.id}/wallets`);
+      const form = page.locator('form[aria-labelledby="apple"]');
+      await form.getByLabel('Merchant identifier').fill('merchant.com.portcullis.test');
+      await form.getByLabel('Country (ISO, 2 letters)').fill('GB');
+      await form.getByLabel('Shop name').fill('Console Shop');
+      await form.getByLabel('Merchant identity certificate from a file').setInputFiles(path.join(fixtures, 'wallet-test-only.cert.pem'));
+      await form.getByLabel('Certificate private key from a file').setInputFiles(path.join(fixtures, 'wallet-test-only.key.pem'));
+      await until('both PEMs read', async () => ((await form.getByLabel('Certificate private key', { exact: true }).inputValue()).includes('PRIVATE KEY') ? true : undefined));
+      await form.getByLabel('Domain-association file').setInputFiles(file);
+      await form.getByText('sent on save').waitFor();
+      await form.getByRole('button', { name: 'Save Apple Pay' }).click();
+      await form.getByText('Saved.').waitFor();
+      const served = await fetch(`${t.baseUrl}/.well-known/apple-developer-merchantid-domain-association`);
+      assert.equal(served.status, 200);
+      assert.equal(await served.text(), content);
+      const stored = (await admin('GET', `/admin/v1/merchants/${merchant.id}/wallets`)).body.apple_pay.domain_association;
+      await form.getByText(stored.sha256, { exact: false }).waitFor();
+      await context.close();
+    });
+
     it('creates a MID with its connector\'s declared settings form: required fields marked, errors at their field, credentials masked', async () => {
       const m = await t.addMerchant();
       const { context, page } = await signedIn(emails.admin);

@@ -34,6 +34,19 @@ function Choices({ legend, field, value, onChange }: { legend: string; field: st
   );
 }
 
+/**
+ * Apple's domain-association file, read from the file Apple gives (sent as its text; the gateway serves it as-is at
+ * /.well-known/apple-developer-merchantid-domain-association). Shown afterwards by its digest, size and upload time.
+ */
+function DomainAssociationInput({ value, onChange, stored }: { value: { name: string; text: string } | null; onChange: (v: { name: string; text: string } | null) => void; stored: NonNullable<Wallets['apple_pay']>['domain_association'] | null }) {
+  const storedText = stored ? `Stored: ${stored.size} bytes, ${stored.sha256}, uploaded ${stored.uploaded_at}. Served at /.well-known/apple-developer-merchantid-domain-association.` : 'None stored.';
+  return (
+    <Field label="Domain-association file" hint={value ? `Chosen: ${value.name} (${value.text.length} characters), sent on save.` : `${storedText} Choose the file Apple gives to replace it.`} path="apple_pay.domain_association">
+      {(id, aria) => <input id={id} {...aria} type="file" onChange={(e) => { const f = e.target.files?.[0]; if (f) void f.text().then((text) => onChange({ name: f.name, text })); else onChange(null); }} />}
+    </Field>
+  );
+}
+
 function ApplePay({ merchantId, current, done }: { merchantId: string; current: Wallets['apple_pay']; done: () => void }) {
   const [enabled, setEnabled] = useState(current?.enabled ?? true);
   const [identifier, setIdentifier] = useState(current?.merchant_identifier ?? '');
@@ -45,6 +58,7 @@ function ApplePay({ merchantId, current, done }: { merchantId: string; current: 
   const [certificate, setCertificate] = useState('');
   const [privateKey, setPrivateKey] = useState('');
   const [processingKey, setProcessingKey] = useState('');
+  const [association, setAssociation] = useState<{ name: string; text: string } | null>(null);
   const [saved, setSaved] = useState(false);
   const can = useCan();
   const { busy, error, submit } = useSubmit(async () => {
@@ -53,8 +67,9 @@ function ApplePay({ merchantId, current, done }: { merchantId: string; current: 
       merchant_capabilities: caps as never, supported_networks: networks as never,
       domains: domains.split(/[\s,]+/).filter(Boolean),
       ...(certificate ? { certificate } : {}), ...(privateKey ? { private_key: privateKey } : {}), ...(processingKey ? { processing_private_key: processingKey } : {}),
+      ...(association ? { domain_association: association.text } : {}),
     } } });
-    setCertificate(''); setPrivateKey(''); setProcessingKey(''); setSaved(true);
+    setCertificate(''); setPrivateKey(''); setProcessingKey(''); setAssociation(null); setSaved(true);
     done();
   });
   return (
@@ -73,6 +88,7 @@ function ApplePay({ merchantId, current, done }: { merchantId: string; current: 
         <PemInput label="Merchant identity certificate" value={certificate} onChange={setCertificate} stored={current?.certificate ? `${current.certificate.subject}, valid to ${current.certificate.valid_to}, fingerprint ${current.certificate.fingerprint}` : null} />
         <PemInput label="Certificate private key" value={privateKey} onChange={setPrivateKey} stored={current?.private_key?.fingerprint} />
         <PemInput label="Payment processing private key" value={processingKey} onChange={setProcessingKey} stored={current?.processing_private_key?.fingerprint} />
+        <DomainAssociationInput value={association} onChange={setAssociation} stored={current?.domain_association ?? null} />
       </fieldset>
       {error && <ErrorNote error={error} />}
       {can('merchants.write') && <div className="actions"><button type="submit" className="primary" disabled={busy}>Save Apple Pay</button>{saved && <span role="status">Saved.</span>}</div>}
