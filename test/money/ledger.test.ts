@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
-import { followUp, sale } from '../s2s-card/support.ts';
+import { CARD, EMAIL, f1, f5, followUp, PAYOUT_CARD, sale, saleFields } from '../s2s-card/support.ts';
 import { balanceMismatches, currencySums, entriesOfPayment, insertFeeSchedule } from '../../src/store/ledger-repo.ts';
 import { parseFeeRows } from '../../src/domain/ledger/fees.ts';
 import { forgetBooks } from '../../src/services/money/postings.ts';
@@ -77,6 +77,22 @@ for (const { kind, skip } of await storeKinds()) {
       clock.set(new Date('2030-01-21T10:00:00Z'));
       const ok = await sale(gw, { order_amount: '10.00' });
       assert.equal(sumOf(await entries(ok.body.trans_id), ':fees'), 15n, '1.5 % of 10.00');
+    });
+
+    it('a card payout posts from the merchant\'s available balance; a reversed debit gives its amount and fees back', async () => {
+      const pan = PAYOUT_CARD;
+      const payout = await gw.postForm('/post', { client_key: gw.merchant.key, action: 'CREDIT2CARD', order_id: `PO-${Date.now()}`, order_amount: '7.00', order_currency: 'USD', order_description: 'refund of goods', card_number: pan, hash: f5(gw.merchant.password, pan) });
+      assert.equal(payout.body.status, 'SETTLED', payout.text);
+      const paid = await entries(payout.body.trans_id);
+      assert.deepEqual(paid.filter((e) => e.event === 'payout').map((e) => [e.account.split(':').pop(), e.amount]).sort(), [['available', 700n], ['receivable', -700n]]);
+      const fields = saleFields({ action: 'DEBIT', order_amount: '1.99' });
+      const debit = await gw.postForm('/post', { client_key: gw.merchant.key, ...fields, hash: f1(EMAIL, gw.merchant.password, CARD) });
+      assert.equal(debit.body.status, 'SETTLED', debit.text);
+      assert.equal(sumOf(await entries(debit.body.trans_id), ':fees'), 3n, '1.5 % of 1.99 is 2.985: 3 (half up)');
+      assert.equal((await followUp(gw, 'CREDITVOID', debit.body.trans_id)).body.result, 'ACCEPTED');
+      const reversed = await entries(debit.body.trans_id);
+      assert.deepEqual([sumOf(reversed, ':pending'), sumOf(reversed, ':fees'), sumOf(reversed, ':receivable')], [0n, 0n, 0n]);
+      assert.ok(reversed.some((e) => e.event === 'reversal') && reversed.some((e) => e.event === 'fee_refund'));
     });
 
     it('concurrent sales: every currency sums to zero and every balance is the sum of its entries', async () => {
