@@ -25,6 +25,9 @@ import { newId } from '../src/domain/ids.ts';
 import { searchStatement, type PaymentSearch } from '../src/store/payment-search-repo.ts';
 import { decodeCursor } from '../src/services/admin/payment-search.ts';
 
+/** The vault keys of this run: the merchants written before the gateway starts are sealed with them. */
+const BENCH_KEYRING = keyringFromEnv(undefined, () => randomBytes(32));
+
 const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const total = Number(process.env.BENCH_SEARCH_PAYMENTS ?? 1_000_000);
 const requests = Number(process.env.BENCH_SEARCH_REQUESTS ?? 200);
@@ -133,7 +136,7 @@ async function main(): Promise<void> {
     await migrate(db);
     const merchants = Array.from({ length: MERCHANTS }, () => newId());
     for (const [i, id] of merchants.entries()) {
-      await insertMerchant(db, { id, name: `Bench ${i}`, key: `bench-search-${i}-${randomBytes(4).toString('hex')}`, password: randomBytes(16).toString('hex'), sandbox: true });
+      await insertMerchant(db, BENCH_KEYRING, { id, name: `Bench ${i}`, key: `bench-search-${i}-${randomBytes(4).toString('hex')}`, password: randomBytes(16).toString('hex'), sandbox: true });
       await insertMid(db, { id: newId(), merchantId: id, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
     }
     const statements = await migration012Statements();
@@ -159,7 +162,7 @@ async function main(): Promise<void> {
     await db.query('ANALYZE payments');
 
     const config = { ...loadConfig({}), port: 0, adminToken: TOKEN };
-    const gateway = await assembleGateway({ config, db, keyring: keyringFromEnv(undefined, () => randomBytes(32)), logger: createLogger('silent') });
+    const gateway = await assembleGateway({ config, db, keyring: BENCH_KEYRING, logger: createLogger('silent') });
     const base = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
     try {
       console.log(`search: ${requests} sequential requests per filter over HTTP, page of 50, PostgreSQL (Node ${process.version})`);

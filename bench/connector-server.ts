@@ -30,7 +30,7 @@ async function main() {
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   (gateway.ctx as { baseUrl: string }).baseUrl = address;
   const merchant = { id: newId(), key: `bench-${role}`, password: `bench-${role}-password` };
-  await insertMerchant(db, { id: merchant.id, name: `Bench ${role}`, key: merchant.key, password: merchant.password, sandbox: role === 'upstream' });
+  await insertMerchant(db, keyring, { id: merchant.id, name: `Bench ${role}`, key: merchant.key, password: merchant.password, sandbox: role === 'upstream' });
   const midId = newId();
   if (role === 'upstream') {
     await insertMid(db, { id: midId, merchantId: merchant.id, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });

@@ -40,7 +40,7 @@ async function seed(db: Database, keyring: Keyring): Promise<void> {
   const now = new Date();
   const today = now.toISOString().slice(0, 10);
   const merchantId = newId();
-  await insertMerchant(db, { id: merchantId, name: 'Bench Shop', key: `bench-${randomBytes(6).toString('hex')}`, password: randomBytes(16).toString('hex'), sandbox: true, notificationUrl: 'https://shop.example/callbacks' });
+  await insertMerchant(db, keyring, { id: merchantId, name: 'Bench Shop', key: `bench-${randomBytes(6).toString('hex')}`, password: randomBytes(16).toString('hex'), sandbox: true, notificationUrl: 'https://shop.example/callbacks' });
   const midId = newId();
   await insertMid(db, { id: midId, merchantId, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
   const schedule = await insertSchedule(db, { id: newId(), merchantId, name: 'Monthly', rule: { interval: { length: 1, unit: 'month' }, delay: { kind: 'none' }, paymentsCount: 12 }, now });
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     // A store in service has statistics; a freshly bulk-loaded one needs them before its first plan.
     await db.query('ANALYZE');
     console.log(`${((Date.now() - seeded) / 1000).toFixed(1)} s`);
-    const ctx = { db, clock: systemClock, connectors: defaultConnectors(new NodeHttpPort(), sandboxConnectors().cards), keyring, merchants: new MerchantDirectory(db), baseUrl: 'http://127.0.0.1', logger: createLogger('silent') };
+    const ctx = { db, clock: systemClock, connectors: defaultConnectors(new NodeHttpPort(), sandboxConnectors().cards), keyring, merchants: new MerchantDirectory(db, keyring), baseUrl: 'http://127.0.0.1', logger: createLogger('silent') };
     const runner = new ScheduleRunner(ctx, { batchSize, concurrency: 32 });
     // The lanes are the runner's passes side by side, as start() runs them; driven here to count what each pass wrote.
     let done = 0;

@@ -18,6 +18,9 @@ import { parseFeeRows } from '../src/domain/ledger/fees.ts';
 import { insertFeeSchedule } from '../src/store/ledger-repo.ts';
 import { card6_4, checkout, checkoutHash, s2sCard, s2sHash } from '../src/domain/signatures.ts';
 
+/** The vault keys of this run: the merchants written before the gateway starts are sealed with them. */
+const BENCH_KEYRING = keyringFromEnv(undefined, () => randomBytes(32));
+
 const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `bench_${randomBytes(4).toString('hex')}`;
 
@@ -55,11 +58,11 @@ async function startCallbackListener(): Promise<string> {
 async function main() {
   const db = await openPostgres({ url, schema, max: 20 });
   const config = { ...loadConfig({}), port: 0 };
-  const gateway = await assembleGateway({ config, db, keyring: keyringFromEnv(undefined, () => randomBytes(32)), logger: createLogger('silent') });
+  const gateway = await assembleGateway({ config, db, keyring: BENCH_KEYRING, logger: createLogger('silent') });
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   (gateway.ctx as { baseUrl: string }).baseUrl = address;
   const merchant = { id: newId(), key: 'bench-key', password: 'bench-password' };
-  await insertMerchant(db, { id: merchant.id, name: 'Bench', key: merchant.key, password: merchant.password, sandbox: true });
+  await insertMerchant(db, BENCH_KEYRING, { id: merchant.id, name: 'Bench', key: merchant.key, password: merchant.password, sandbox: true });
   await insertMid(db, { id: newId(), merchantId: merchant.id, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
   // A platform fee schedule, so each SALE posts its fee with it (four entries): the ledger's cost as in production.
   const rows = parseFeeRows([{ operation: 'sale', currency: 'USD', percent: '2.9', fixed: '0.30' }]);
@@ -68,7 +71,7 @@ async function main() {
   // A second merchant with a notification URL: its sales write a callback with the outcome, which the
   // dispatcher in this process then delivers over HTTP.
   const notified = { id: newId(), key: 'bench-key-callbacks', password: 'bench-password' };
-  await insertMerchant(db, { id: notified.id, name: 'Bench with callbacks', key: notified.key, password: notified.password, sandbox: true, notificationUrl: await startCallbackListener() });
+  await insertMerchant(db, BENCH_KEYRING, { id: notified.id, name: 'Bench with callbacks', key: notified.key, password: notified.password, sandbox: true, notificationUrl: await startCallbackListener() });
   await insertMid(db, { id: newId(), merchantId: notified.id, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
   const order = { number: 'bench-order', amount: '10.00', currency: 'USD', description: 'Bench order' };
   const sessionBody = {

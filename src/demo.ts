@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from './store/database.ts';
 import { countMerchants, findMerchantByKey, insertMerchant, insertMid } from './store/merchants-repo.ts';
 import type { DemoMerchantConfig } from './config.ts';
+import type { Keyring } from './store/card-vault.ts';
 import { checkout, checkoutHash } from './domain/signatures.ts';
 import { newId } from './domain/ids.ts';
 import { generateMerchantPassword, merchantPasswordProblem } from './domain/merchant-passwords.ts';
@@ -17,11 +18,11 @@ export interface DemoMerchant {
  * Creates the demo merchant (sandbox, one SMS/DMS sandbox MID) when the store has no merchant yet. A weak
  * DEMO_MERCHANT_PASSWORD stops the start (the merchant password rule, issue 25 item 8).
  */
-export async function ensureDemoMerchant(db: Database, demo: DemoMerchantConfig): Promise<DemoMerchant | undefined> {
+export async function ensureDemoMerchant(db: Database, keyring: Keyring, demo: DemoMerchantConfig): Promise<DemoMerchant | undefined> {
   const problem = demo.password === undefined ? undefined : merchantPasswordProblem(demo.password);
   if (problem) throw new Error(`DEMO_MERCHANT_PASSWORD: ${problem}`);
   if (demo.key) {
-    const existing = await findMerchantByKey(db, demo.key);
+    const existing = await findMerchantByKey(db, keyring, demo.key);
     if (existing) return { key: existing.key, password: existing.password, created: false };
   }
   if ((await countMerchants(db)) > 0) return undefined;
@@ -29,7 +30,7 @@ export async function ensureDemoMerchant(db: Database, demo: DemoMerchantConfig)
   const password = demo.password ?? generateMerchantPassword();
   const merchantId = newId();
   await db.transaction(async (tx) => {
-    await insertMerchant(tx, {
+    await insertMerchant(tx, keyring, {
       id: merchantId, name: 'Demo Shop', key, password, sandbox: true, notificationUrl: demo.notificationUrl,
       settings: { callbackFields: ['3ds', 'rrn'], statusFields: ['card', '3ds'] },
     });

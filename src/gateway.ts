@@ -14,7 +14,7 @@ import { openPglite, openPostgres, type Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { lockEmbeddedStore } from './store/embedded-lock.ts';
 import { ReplicaReads } from './store/replica.ts';
-import { MerchantDirectory } from './store/merchants-repo.ts';
+import { MerchantDirectory, sealPlaintextMerchantPasswords } from './store/merchants-repo.ts';
 import { DirectoryWatch } from './store/directory-watch.ts';
 import { rewrapAllConfigSecrets } from './store/secret-rotation.ts';
 import { keyringFromEnv, type Keyring } from './store/card-vault.ts';
@@ -110,6 +110,9 @@ export interface GatewayParts {
 export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const logger = parts.logger ?? createLogger(parts.config.logLevel);
   await migrate(parts.db);
+  // Migration 065's keyed half: rows still holding a plaintext password are sealed with the vault keys.
+  const sealed = await sealPlaintextMerchantPasswords(parts.db, parts.keyring);
+  if (sealed > 0) logger.info({ merchants: sealed }, 'merchant passwords sealed with the vault keys');
   const sandbox = sandboxConnectors();
   const connectorTargets = connectorTargetPolicy({ production: parts.config.production, allowedPrivateHosts: parts.config.connectorAllowedPrivateHosts ?? [], ownUrl: parts.config.baseUrl });
   const ctx: ServiceContext = {
@@ -119,7 +122,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     connectorTargets,
     sandbox: sandbox.port,
     keyring: parts.keyring,
-    merchants: new MerchantDirectory(parts.db),
+    merchants: new MerchantDirectory(parts.db, parts.keyring),
     baseUrl: parts.config.baseUrl,
     logger,
     reads: parts.replica ? new ReplicaReads(parts.db, parts.replica) : undefined,

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const keyring = await loadKeyring(config, logger);
   const gateway = await assembleGateway({ config, db, replica, keyring, logger, logRequests: true });
   // Production creates no demo merchant (issue 12): merchants come through the admin API.
-  const demo = config.production ? undefined : await ensureDemoMerchant(db, config.demoMerchant);
+  const demo = config.production ? undefined : await ensureDemoMerchant(db, keyring, config.demoMerchant);
   await gateway.app.listen({ port: config.port, host: config.host });
   if (gateway.apmApp) {
     await gateway.apmApp.listen({ port: config.s2sApmPort, host: config.host });

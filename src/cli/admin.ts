@@ -18,7 +18,9 @@
 import { parseArgs } from 'node:util';
 import { userInfo } from 'node:os';
 import { loadConfig } from '../config.ts';
-import { openStore } from '../gateway.ts';
+import { loadKeyring, openStore } from '../gateway.ts';
+import { createLogger } from '../logger.ts';
+import type { Keyring } from '../store/card-vault.ts';
 import { migrate } from '../store/migrate.ts';
 import type { Database } from '../store/database.ts';
 import type { AuditActor } from '../store/audit-repo.ts';
@@ -48,6 +50,8 @@ type Args = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPosition
 
 interface Run {
   db: Database;
+  /** The vault keys (merchants' passwords are sealed with them). */
+  keyring: Keyring;
   /** CALLBACK_ALLOWED_PRIVATE_HOSTS, as the gateway applies it to notification URLs. */
   targets: CallbackTargetPolicy;
   actor: AuditActor;
@@ -139,18 +143,18 @@ const COMMANDS: Record<string, (run: Run) => Promise<unknown>> = {
     if (!outcome) throw new UsageError('no such token for this user');
     return presentToken('revoked' in outcome ? outcome.revoked : outcome.already);
   },
-  async 'merchant create'({ db, actor, now, args, targets }) {
+  async 'merchant create'({ db, keyring, actor, now, args, targets }) {
     if (args.sandbox && args.live) throw new UsageError('--sandbox and --live exclude each other');
     const digest = args['hash-algorithm'];
     if (digest !== undefined && digest !== 'md5' && digest !== 'sha256') throw new UsageError('--hash-algorithm must be md5 or sha256');
-    const { merchant, password } = await createMerchant(db, actor, {
+    const { merchant, password } = await createMerchant(db, keyring, actor, {
       name: required(args, 'name'), sandbox: !args.live, notificationUrl: args['notification-url'], digest,
       key: args['merchant-key'], password: args.password,
     }, now(), targets);
     return { ...presentMerchant(merchant, now()), password };
   },
-  async 'merchant list'({ db, now, args }) {
-    return { merchants: (await listMerchantRecords(db, { search: args.search, limit: 1000 })).map((m) => presentMerchant(m, now())) };
+  async 'merchant list'({ db, keyring, now, args }) {
+    return { merchants: (await listMerchantRecords(db, keyring, { search: args.search, limit: 1000 })).map((m) => presentMerchant(m, now())) };
   },
 };
 
@@ -173,7 +177,8 @@ async function main(argv: string[]): Promise<number> {
     await migrate(db);
     const actor: AuditActor = { userId: null, name: `cli:${userInfo().username}` };
     const targets = callbackTargetPolicy(config.callbackAllowedPrivateHosts ?? [], config.callbackAllowedUrls ?? []);
-    const result = await command({ db, actor, targets, now: () => new Date(), args: parsed.values });
+    const keyring = await loadKeyring(config, createLogger('silent'));
+    const result = await command({ db, keyring, actor, targets, now: () => new Date(), args: parsed.values });
     console.log(JSON.stringify(result, null, 2));
     return 0;
   } catch (err) {

@@ -50,7 +50,7 @@ export async function handleConnectorNotification(ctx: ServiceContext, connector
   for (const event of events) {
     const payment = payments.get(event.paymentId);
     if (!payment) continue; // another MID's payment, or none of ours: acknowledged, nothing changes
-    const merchant = await findMerchantById(ctx.db, payment.merchantId);
+    const merchant = await findMerchantById(ctx.db, ctx.keyring, payment.merchantId);
     if (!merchant) continue;
     const current = (await getPayment(ctx.db, payment.id)) ?? payment;
     if (isAuthorizationEvent(event.operation) && isApm(current)) {

@@ -29,7 +29,7 @@ export type SessionState =
 export async function loadSession(ctx: ServiceContext, sessionId: string): Promise<SessionState> {
   const session = await getSession(ctx.db, sessionId);
   if (!session) return { kind: 'missing' };
-  const merchant = await findMerchantById(ctx.db, session.merchantId);
+  const merchant = await findMerchantById(ctx.db, ctx.keyring, session.merchantId);
   const payment = session.paymentId ? await getPayment(ctx.db, session.paymentId) : undefined;
   if (!merchant || !payment) return { kind: 'missing' };
   if (session.status === 'paid') return { kind: 'paid', session, merchant, payment };
@@ -190,7 +190,7 @@ function payerFrom(form: CardForm): PayerInfo {
 export async function finishChallenge(ctx: ServiceContext, paymentId: string, decision: 'submit' | 'cancel' | 'approve' | 'decline' | 'returned', params?: Record<string, string>): Promise<{ step: PaymentStep; merchant: Merchant }> {
   const payment = await getPayment(ctx.db, paymentId);
   if (!payment) throw new GatewayError('paymentNotFound');
-  const merchant = await findMerchantById(ctx.db, payment.merchantId);
+  const merchant = await findMerchantById(ctx.db, ctx.keyring, payment.merchantId);
   if (!merchant) throw new GatewayError('paymentNotFound');
   const mids = await listMids(ctx.db, merchant.id);
   return { step: await completeChallenge(ctx, merchant, mids, paymentId, decision, params), merchant };

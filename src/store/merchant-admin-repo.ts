@@ -3,7 +3,8 @@
  * password rotation. The merchant channels read merchants through MerchantDirectory (merchants-repo.ts).
  */
 import type { Sql } from './database.ts';
-import { toMerchant, type MerchantRow } from './merchants-repo.ts';
+import { sealMerchantPassword, toMerchant, type MerchantRow } from './merchants-repo.ts';
+import type { Keyring } from './card-vault.ts';
 import type { Merchant } from '../domain/model/merchant.ts';
 import type { Digest } from '../domain/signatures.ts';
 
@@ -12,11 +13,12 @@ export interface MerchantRecord extends Merchant {
   updatedAt: Date;
 }
 
-const toRecord = (r: MerchantRow): MerchantRecord => ({ ...toMerchant(r), createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at) });
+/** Object.assign keeps toMerchant's lazy password getters (a spread would open the passwords at once). */
+const toRecord = (r: MerchantRow, keyring: Keyring): MerchantRecord => Object.assign(toMerchant(r, keyring), { createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at) });
 
-export async function findMerchantRecord(sql: Sql, id: string, forUpdate = false): Promise<MerchantRecord | undefined> {
+export async function findMerchantRecord(sql: Sql, keyring: Keyring, id: string, forUpdate = false): Promise<MerchantRecord | undefined> {
   const [row] = await sql.query<MerchantRow>(`SELECT * FROM merchants WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
-  return row && toRecord(row);
+  return row && toRecord(row, keyring);
 }
 
 export interface MerchantQuery {
@@ -30,7 +32,7 @@ export interface MerchantQuery {
 
 const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-export async function listMerchantRecords(sql: Sql, q: MerchantQuery): Promise<MerchantRecord[]> {
+export async function listMerchantRecords(sql: Sql, keyring: Keyring, q: MerchantQuery): Promise<MerchantRecord[]> {
   const where: string[] = [];
   const params: unknown[] = [];
   if (q.search !== undefined) {
@@ -50,7 +52,7 @@ export async function listMerchantRecords(sql: Sql, q: MerchantQuery): Promise<M
     `SELECT * FROM merchants ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}`,
     params,
   );
-  return rows.map(toRecord);
+  return rows.map((r) => toRecord(r, keyring));
 }
 
 export interface MerchantPatch {
@@ -62,7 +64,7 @@ export interface MerchantPatch {
   disabled?: boolean;
 }
 
-export async function updateMerchantRecord(sql: Sql, id: string, patch: MerchantPatch, now: Date): Promise<MerchantRecord | undefined> {
+export async function updateMerchantRecord(sql: Sql, keyring: Keyring, id: string, patch: MerchantPatch, now: Date): Promise<MerchantRecord | undefined> {
   const [row] = await sql.query<MerchantRow>(
     `UPDATE merchants SET name = COALESCE($2, name),
        notification_url = CASE WHEN $3::boolean THEN $4 ELSE notification_url END,
@@ -72,16 +74,20 @@ export async function updateMerchantRecord(sql: Sql, id: string, patch: Merchant
     [id, patch.name ?? null, patch.notificationUrl !== undefined, patch.notificationUrl ?? null, patch.sandbox ?? null,
       patch.digest ?? null, patch.disabled ?? null, now.toISOString()],
   );
-  return row && toRecord(row);
+  return row && toRecord(row, keyring);
 }
 
-/** The new password becomes current; the one it replaces is accepted until `previousUntil` (null: not at all). */
-export async function rotateMerchantPassword(sql: Sql, id: string, password: string, previousUntil: Date | null, now: Date): Promise<MerchantRecord | undefined> {
+/**
+ * The new password becomes current; `previous` (the one it replaces, read by the caller under the row lock) is
+ * accepted until `previousUntil` (null: not at all). Both sealed; each envelope is bound to its own field.
+ */
+export async function rotateMerchantPassword(sql: Sql, keyring: Keyring, id: string, password: string, previous: string, previousUntil: Date | null, now: Date): Promise<MerchantRecord | undefined> {
+  const sealedPrevious = previousUntil === null ? null : JSON.stringify(sealMerchantPassword(keyring, id, 'previous_password', previous));
   const [row] = await sql.query<MerchantRow>(
-    `UPDATE merchants SET previous_password = CASE WHEN $3::timestamptz IS NULL THEN NULL ELSE password END,
-       previous_password_expires_at = $3, password = $2, updated_at = $4
+    `UPDATE merchants SET sealed_previous_password = $3::jsonb, previous_password = NULL, password = NULL,
+       previous_password_expires_at = $4, sealed_password = $2::jsonb, updated_at = $5
      WHERE id = $1 RETURNING *`,
-    [id, password, previousUntil?.toISOString() ?? null, now.toISOString()],
+    [id, JSON.stringify(sealMerchantPassword(keyring, id, 'password', password)), sealedPrevious, previousUntil?.toISOString() ?? null, now.toISOString()],
   );
-  return row && toRecord(row);
+  return row && toRecord(row, keyring);
 }

@@ -18,9 +18,9 @@ export interface MerchantConfig {
   optionSecrets: SealedSecret | null;
 }
 
-export async function loadMerchantConfig(sql: Sql, merchantId: string, forUpdate = false): Promise<MerchantConfig | undefined> {
+export async function loadMerchantConfig(sql: Sql, keyring: Keyring, merchantId: string, forUpdate = false): Promise<MerchantConfig | undefined> {
   if (forUpdate) await sql.query('SELECT 1 FROM merchants WHERE id = $1 FOR UPDATE', [merchantId]);
-  const merchant = await findMerchantById(sql, merchantId);
+  const merchant = await findMerchantById(sql, keyring, merchantId);
   if (!merchant) return undefined;
   const [row] = await sql.query<{ wallets: Record<string, unknown> | null; wallet_secrets: SealedSecret | null; option_secrets: SealedSecret | null }>(
     'SELECT wallets, wallet_secrets, option_secrets FROM merchants WHERE id = $1',

@@ -4,7 +4,7 @@ import type { Merchant, MerchantSettings } from '../domain/model/merchant.ts';
 import { MID_FIELDS, MidFields, midDefaults, type Mid, type MidField } from '../domain/model/mid.ts';
 import { snakeName, type Snake } from '../domain/model/snake-case.ts';
 import type { TSchema } from '@sinclair/typebox';
-import { openSecret, type SecretFields } from './sealed-secrets.ts';
+import { openSecret, sealSecret, type SecretFields } from './sealed-secrets.ts';
 import type { Keyring } from './card-vault.ts';
 import { Secret, type SealedSecret } from '../domain/secret.ts';
 import type { RoutingConfig } from '../domain/routing/rules.ts';
@@ -13,7 +13,10 @@ export interface MerchantRow {
   id: string;
   name: string;
   merchant_key: string;
-  password: string;
+  /** Plaintext only in rows from before migration 065 until the start-up sealing; then null. */
+  password: string | null;
+  sealed_password?: SealedSecret | null;
+  sealed_previous_password?: SealedSecret | null;
   sandbox: boolean;
   notification_url: string | null;
   hash_algorithm: Digest;
@@ -49,18 +52,50 @@ function fromColumn(field: MidField, value: unknown): unknown {
   return accepts(schema, 'string') && typeof value !== 'string' ? String(value) : value;
 }
 
-export const toMerchant = (r: MerchantRow): Merchant => ({
+/** Where each of a merchant's passwords is sealed: its own row and field (a copied envelope does not open). */
+export const merchantPasswordOwner = (merchantId: string, field: 'password' | 'previous_password'): readonly string[] => ['merchant', merchantId, field];
+
+export function sealMerchantPassword(keyring: Keyring, merchantId: string, field: 'password' | 'previous_password', password: string): SealedSecret {
+  return sealSecret(keyring, { password }, merchantPasswordOwner(merchantId, field));
+}
+
+function openMerchantPassword(keyring: Keyring, merchantId: string, field: 'password' | 'previous_password', sealed: SealedSecret): string {
+  return openSecret(keyring, sealed, merchantPasswordOwner(merchantId, field)).expose().password ?? '';
+}
+
+/**
+ * A merchant row as the model. Its passwords are opened when first read and kept on the object: once per load
+ * (the directory caches the merchant), and never by a read that does not need them (the admin API's MID pages
+ * keep answering on a node that lacks a key the password was re-sealed with). An envelope that does not open
+ * throws VaultError: never a guessable stand-in.
+ */
+export function toMerchant(r: MerchantRow, keyring: Keyring): Merchant {
+  const merchant = toMerchantFields(r);
+  let password: string | undefined;
+  let previous: string | null | undefined;
+  Object.defineProperty(merchant, 'password', {
+    enumerable: true,
+    get: () => (password ??= r.sealed_password ? openMerchantPassword(keyring, r.id, 'password', r.sealed_password) : r.password ?? ''),
+  });
+  Object.defineProperty(merchant, 'previousPassword', {
+    enumerable: true,
+    get: () => (previous ??= r.sealed_previous_password ? openMerchantPassword(keyring, r.id, 'previous_password', r.sealed_previous_password) : r.previous_password ?? null),
+  });
+  return merchant;
+}
+
+const toMerchantFields = (r: MerchantRow): Merchant => ({
   id: r.id,
   name: r.name,
   key: r.merchant_key,
-  password: r.password,
+  password: '',
   sandbox: r.sandbox,
   notificationUrl: r.notification_url,
   digest: r.hash_algorithm,
   settings: r.settings ?? {},
   disabled: r.disabled ?? false,
   routing: r.routing ?? null,
-  previousPassword: r.previous_password ?? null,
+  previousPassword: null,
   previousPasswordExpiresAt: r.previous_password_expires_at ? new Date(r.previous_password_expires_at) : null,
 });
 
@@ -78,14 +113,14 @@ export function openMidCredentials(keyring: Keyring, mid: Pick<Mid, 'id' | 'seal
 
 export const midCredentialsOwner = (midId: string): readonly string[] => ['mid', midId, 'credentials'];
 
-export async function findMerchantByKey(sql: Sql, key: string): Promise<Merchant | undefined> {
+export async function findMerchantByKey(sql: Sql, keyring: Keyring, key: string): Promise<Merchant | undefined> {
   const [row] = await sql.query<MerchantRow>('SELECT * FROM merchants WHERE merchant_key = $1', [key]);
-  return row && toMerchant(row);
+  return row && toMerchant(row, keyring);
 }
 
-export async function findMerchantById(sql: Sql, id: string): Promise<Merchant | undefined> {
+export async function findMerchantById(sql: Sql, keyring: Keyring, id: string): Promise<Merchant | undefined> {
   const [row] = await sql.query<MerchantRow>('SELECT * FROM merchants WHERE id = $1', [id]);
-  return row && toMerchant(row);
+  return row && toMerchant(row, keyring);
 }
 
 export async function countMerchants(sql: Sql): Promise<number> {
@@ -104,12 +139,36 @@ export interface NewMerchant {
   settings?: MerchantSettings;
 }
 
-export async function insertMerchant(sql: Sql, m: NewMerchant): Promise<void> {
+/** Inserts a merchant, its password sealed with the keyring (never stored in plaintext). */
+export async function insertMerchant(sql: Sql, keyring: Keyring, m: NewMerchant): Promise<void> {
   await sql.query(
-    `INSERT INTO merchants (id, name, merchant_key, password, sandbox, notification_url, hash_algorithm, settings)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [m.id, m.name, m.key, m.password, m.sandbox, m.notificationUrl ?? null, m.digest ?? 'md5', JSON.stringify(m.settings ?? {})],
+    `INSERT INTO merchants (id, name, merchant_key, sealed_password, sandbox, notification_url, hash_algorithm, settings)
+     VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8)`,
+    [m.id, m.name, m.key, JSON.stringify(sealMerchantPassword(keyring, m.id, 'password', m.password)), m.sandbox, m.notificationUrl ?? null, m.digest ?? 'md5', JSON.stringify(m.settings ?? {})],
   );
+}
+
+/**
+ * Seals the passwords of rows written before migration 065 (plaintext) and clears the plaintext, a batch at a
+ * time, each row by compare-and-set on its plaintext (a racing node sealing the same row changes nothing).
+ * Run at start: SQL migrations cannot, as the keyring is not in the database. Returns how many rows it sealed.
+ */
+export async function sealPlaintextMerchantPasswords(sql: Sql, keyring: Keyring): Promise<number> {
+  let sealed = 0;
+  for (;;) {
+    const rows = await sql.query<{ id: string; password: string; previous_password: string | null }>(
+      'SELECT id, password, previous_password FROM merchants WHERE password IS NOT NULL ORDER BY id LIMIT 500');
+    if (rows.length === 0) return sealed;
+    for (const r of rows) {
+      const previous = r.previous_password === null ? null : JSON.stringify(sealMerchantPassword(keyring, r.id, 'previous_password', r.previous_password));
+      await sql.query(
+        `UPDATE merchants SET sealed_password = $3::jsonb, sealed_previous_password = COALESCE($4::jsonb, sealed_previous_password),
+           password = NULL, previous_password = NULL WHERE id = $1 AND password = $2`,
+        [r.id, r.password, JSON.stringify(sealMerchantPassword(keyring, r.id, 'password', r.password)), previous],
+      );
+      sealed += 1;
+    }
+  }
 }
 
 export async function updateMerchantSettings(sql: Sql, id: string, patch: Partial<Pick<Merchant, 'notificationUrl' | 'digest' | 'settings'>>): Promise<void> {
@@ -172,6 +231,8 @@ export class MerchantDirectory {
 
   constructor(
     private readonly sql: Sql,
+    /** Opens the merchants' sealed passwords: once per load of an entry, not per request. */
+    private readonly keyring: Keyring,
     private readonly ttlMs = 5_000,
     private readonly now: () => number = Date.now,
   ) {}
@@ -200,7 +261,7 @@ export class MerchantDirectory {
     const generation = this.generation;
     const at = this.now();
     const done = (async () => {
-      const merchant = await findMerchantByKey(this.sql, key);
+      const merchant = await findMerchantByKey(this.sql, this.keyring, key);
       const found = merchant && !merchant.disabled ? { merchant, mids: await listMids(this.sql, merchant.id) } : undefined;
       if (generation === this.generation) {
         if (this.byKey.size > 10_000) this.byKey.clear();

@@ -98,7 +98,7 @@ export class PaymentRecheck {
   }
 
   private async resolveCard(payment: Payment, operation: string): Promise<boolean> {
-    const merchant = await findMerchantById(this.ctx.db, payment.merchantId);
+    const merchant = await findMerchantById(this.ctx.db, this.ctx.keyring, payment.merchantId);
     const mid = (await listMids(this.ctx.db, payment.merchantId)).find((m) => m.id === payment.midId);
     const connector = mid && this.ctx.connectors.get(mid.connector);
     if (!merchant || !connector) return false;

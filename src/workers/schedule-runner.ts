@@ -132,7 +132,7 @@ export class ScheduleRunner {
   private async merchantOf(sql: Sql, id: string): Promise<MerchantEntry | undefined> {
     const hit = this.merchants.get(id);
     if (hit && Date.now() - hit.at < MERCHANT_TTL_MS) return hit;
-    const merchant = await findMerchantById(sql, id);
+    const merchant = await findMerchantById(sql, this.ctx.keyring, id);
     if (!merchant) return undefined;
     const entry = { merchant, mids: await listMids(sql, id), at: Date.now() };
     this.merchants.set(id, entry);

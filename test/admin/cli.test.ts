@@ -13,9 +13,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { storeKinds, TEST_DATABASE_URL, type StoreKind } from '../support/stores.ts';
-import { openStore, assembleGateway, type Gateway } from '../../src/gateway.ts';
+import { openStore, assembleGateway, loadKeyring, type Gateway } from '../../src/gateway.ts';
 import { loadConfig } from '../../src/config.ts';
-import { keyringFromEnv } from '../../src/store/card-vault.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Database } from '../../src/store/database.ts';
 import { adminClient } from './support.ts';
@@ -134,7 +133,8 @@ for (const { kind, skip } of await storeKinds()) {
       const db: Database = await openStore(config);
       let gateway: Gateway | undefined;
       try {
-        gateway = await assembleGateway({ config, db, keyring: keyringFromEnv(undefined, () => randomBytes(32)), logger: createLogger('silent') });
+        // The deployment's vault keys, as main.ts loads them: the CLI sealed the merchant's password with them.
+        gateway = await assembleGateway({ config, db, keyring: await loadKeyring(config, createLogger('silent')), logger: createLogger('silent') });
         assert.equal(gateway.bootstrap, undefined, 'no bootstrap admin once the CLI made users');
         const baseUrl = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
         const root = adminClient(baseUrl, made.token);

@@ -57,7 +57,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(shown.status, 200, shown.text);
       assert.equal(shown.body.credentials, null);
       assert.equal(shown.body.credentials_key_id, 'k2');
-      const config = (await loadMerchantConfig(t.store.db, m.id))!;
+      const config = (await loadMerchantConfig(t.store.db, t.keyring, m.id))!;
       assert.equal(config.walletSecrets!.keyId, 'k2');
       assert.equal(openWalletSecrets(onlyNew, config).expose().google_pay_private_key, ec);
       assert.equal(openOptionSecrets(onlyNew, config).expose().token_call_private_key, ec);

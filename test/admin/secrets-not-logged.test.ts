@@ -17,6 +17,7 @@ import { keyringFromEnv } from '../../src/store/card-vault.ts';
 import { insertMerchant } from '../../src/store/merchants-repo.ts';
 import { REDACTED_PATHS } from '../../src/logger.ts';
 import { newId } from '../../src/domain/ids.ts';
+import { TEST_KEYRING } from '../support/keyring.ts';
 
 for (const { kind, skip } of await storeKinds()) {
   describe(`configuration secrets are never logged (${kind})`, { skip }, () => {
@@ -43,7 +44,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     it('logs requests, but none of the credentials and keys they carried', async () => {
       const merchantId = newId();
-      await insertMerchant(store.db, { id: merchantId, name: 'Log Shop', key: `key-${randomBytes(6).toString('hex')}`, password: 'x'.repeat(20), sandbox: true });
+      await insertMerchant(store.db, TEST_KEYRING, { id: merchantId, name: 'Log Shop', key: `key-${randomBytes(6).toString('hex')}`, password: 'x'.repeat(20), sandbox: true });
       const credential = `sk_live_${randomBytes(12).toString('hex')}`;
       const ec = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
       const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();

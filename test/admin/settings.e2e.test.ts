@@ -106,7 +106,7 @@ for (const { kind, skip } of await storeKinds()) {
         },
       });
       assert.equal(res.status, 200, res.text);
-      const stored = (await findMerchantById(t.store.db, m.id))!.settings;
+      const stored = (await findMerchantById(t.store.db, t.keyring, m.id))!.settings;
       assert.deepEqual(stored, {
         callbackFields: ['payer_email', '3ds'], statusFields: ['card'], returnParams: ['payment_method'], checkoutPaymentMethod: true,
         requiredPayerFields: ['payer_city', 'payer_zip'], overrideLinkTarget: '_parent',
@@ -143,7 +143,7 @@ for (const { kind, skip } of await storeKinds()) {
       const fields = ['payer_first_name', 'payer_last_name', 'payer_address', 'payer_city', 'payer_zip', 'payer_country', 'payer_state', 'payer_phone'];
       const answers = await Promise.all(fields.map((f) => call('PATCH', settingsOf(m), tokens.operator, { payer_fields: { [f]: 'required' } })));
       for (const a of answers) assert.equal(a.status, 200, a.text);
-      const required = (await findMerchantById(t.store.db, m.id))!.settings.requiredPayerFields ?? [];
+      const required = (await findMerchantById(t.store.db, t.keyring, m.id))!.settings.requiredPayerFields ?? [];
       assert.deepEqual([...required].sort(), [...fields].sort());
     });
 
@@ -159,7 +159,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.ok(!res.text.includes(body.slice(20, 60)));
       const [row] = await t.store.db.query<{ settings: string; secrets: string }>('SELECT settings::text AS settings, option_secrets::text AS secrets FROM merchants WHERE id = $1', [m.id]);
       for (const text of [row!.settings, row!.secrets]) assert.ok(!text.includes(body.slice(20, 60)), 'the key is not stored in clear');
-      const config = await loadMerchantConfig(t.store.db, m.id);
+      const config = await loadMerchantConfig(t.store.db, t.keyring, m.id);
       assert.equal(openOptionSecrets(t.gateway.ctx.keyring, config!).expose().token_call_private_key, pem);
       const [audit] = await t.store.db.query<{ after: string }>("SELECT after::text AS after FROM audit_log WHERE object_id = $1", [m.id]);
       assert.ok(!audit!.after.includes(body.slice(20, 60)));
@@ -177,7 +177,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal((await call('GET', settingsOf(m), undefined)).status, 401);
       assert.equal((await call('GET', '/admin/v1/merchants/0193a0c4-0000-7000-8000-000000000000/settings', ADMIN)).status, 404);
       assert.equal((await call('PATCH', '/admin/v1/merchants/x/settings', ADMIN, { checkout_payment_method: true })).status, 404);
-      assert.equal((await findMerchantById(t.store.db, m.id))!.settings.checkoutPaymentMethod, undefined);
+      assert.equal((await findMerchantById(t.store.db, t.keyring, m.id))!.settings.checkoutPaymentMethod, undefined);
     });
 
     it('answers malformed bodies with D3 400s, never a 5xx', async () => {
@@ -204,7 +204,7 @@ for (const { kind, skip } of await storeKinds()) {
         const got = d3Messages(res);
         assert.ok(got.some((msg) => msg.startsWith(expected)), `${JSON.stringify(body)}: ${JSON.stringify(got)} lacks ${expected}`);
       }
-      assert.deepEqual((await findMerchantById(t.store.db, m.id))!.settings, {});
+      assert.deepEqual((await findMerchantById(t.store.db, t.keyring, m.id))!.settings, {});
     });
 
     it('puts a field switched on for callbacks in the next callback and not in status, and the reverse', async () => {

@@ -73,7 +73,7 @@ for (const { kind, skip } of await storeKinds()) {
       const audit = await t.store.db.query<{ text: string }>("SELECT before::text || after::text AS text FROM audit_log WHERE object_id = $1 AND action = 'merchant.wallets.update'", [m.id]);
       assert.equal(audit.length, 1);
       for (const key of [CERT_KEY, processing, google]) assert.ok(!audit[0]!.text.includes(marker(key)), 'no key in the audit log');
-      const secrets = openWalletSecrets(t.gateway.ctx.keyring, (await loadMerchantConfig(t.store.db, m.id))!).expose();
+      const secrets = openWalletSecrets(t.gateway.ctx.keyring, (await loadMerchantConfig(t.store.db, t.keyring, m.id))!).expose();
       assert.equal(fingerprintOf(secrets.apple_pay_processing_private_key!), fingerprintOf(processing));
       assert.equal(secrets.google_pay_private_key, google);
       assert.equal(secrets.apple_pay_private_key!.trim(), CERT_KEY.trim());
@@ -87,7 +87,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.deepEqual(again.body.google_pay.private_key, { set: true, fingerprint: fingerprintOf(google) }, 'the other wallet is untouched');
       const removed = await call('PUT', walletsOf(m.id), ADMIN, { google_pay: null });
       assert.equal(removed.body.google_pay, null);
-      const left = openWalletSecrets(t.gateway.ctx.keyring, (await loadMerchantConfig(t.store.db, m.id))!).expose();
+      const left = openWalletSecrets(t.gateway.ctx.keyring, (await loadMerchantConfig(t.store.db, t.keyring, m.id))!).expose();
       assert.deepEqual(Object.keys(left), ['apple_pay_private_key']);
     });
 

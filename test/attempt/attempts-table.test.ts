@@ -14,6 +14,7 @@ import { newId } from '../../src/domain/ids.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { insertMerchant, insertMid } from '../../src/store/merchants-repo.ts';
 import { insertPayment, insertTransaction } from '../../src/store/payments-repo.ts';
+import { TEST_KEYRING } from '../support/keyring.ts';
 
 interface Row { id: string; seq: number; mid_id: string; connector: string; why: string; status: string; decline_code: string | null; retry: string | null; stop: string | null; acquirer_ref: string | null; amount: string; currency: string; finished: boolean }
 
@@ -110,7 +111,7 @@ for (const { kind, skip } of await storeKinds()) {
         await db.query('DELETE FROM schema_migrations WHERE version = 30');
         const [merchant, a, b, cascaded, single, t1, t2, t3] = [newId(), newId(), newId(), newId(), newId(), newId(), newId(), newId()];
         const at = new Date('2026-11-20T10:00:00Z');
-        await insertMerchant(db, { id: merchant, name: 'Old Shop', key: `k-${merchant}`, password: 'p', sandbox: true });
+        await insertMerchant(db, TEST_KEYRING, { id: merchant, name: 'Old Shop', key: `k-${merchant}`, password: 'p', sandbox: true });
         for (const id of [a, b]) await insertMid(db, { id, merchantId: merchant, name: id, connector: 'sandbox-card', paymentMode: 'SMS/DMS', cardOnFileSupport: false, settings: {}, sealedCredentials: null });
         const list = [
           { midId: a, transId: t1, why: 'routed', outcome: 'declined', code: 'do_not_honor', retry: 'other_mid' },

@@ -41,7 +41,7 @@ for (const { kind, skip } of await storeKinds()) {
       // The demo merchant of the examples.
       await gw.store.db.transaction(async (tx) => {
         const id = newId();
-        await insertMerchant(tx, { id, name: 'Demo Shop', key: DEMO.key, password: DEMO.password, sandbox: true });
+        await insertMerchant(tx, gw.keyring, { id, name: 'Demo Shop', key: DEMO.key, password: DEMO.password, sandbox: true });
         await insertMid(tx, { id: newId(), merchantId: id, name: 'Sandbox card MID', connector: 'sandbox-card', paymentMode: 'SMS/DMS', cardOnFileSupport: true });
       });
     });

@@ -41,7 +41,7 @@ for (const { kind, skip } of await storeKinds()) {
       const credentials = Object.fromEntries([...helpers!.matchAll(/(KEY|PASSWORD)=([^;\s]+)/g)].map((m) => [m[1]!, m[2]!]));
       await gw.store.db.transaction(async (tx) => {
         const id = newId();
-        await insertMerchant(tx, { id, name: 'Demo Shop', key: credentials.KEY!, password: credentials.PASSWORD!, sandbox: true });
+        await insertMerchant(tx, gw.keyring, { id, name: 'Demo Shop', key: credentials.KEY!, password: credentials.PASSWORD!, sandbox: true });
         await insertMid(tx, { id: newId(), merchantId: id, name: 'Sandbox card MID', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
       });
     });

@@ -12,6 +12,7 @@ import { operatorWithRole, fieldErrors, type AdminCall } from '../admin/support.
 import { loadConfig } from '../../src/config.ts';
 import { ensureDemoMerchant } from '../../src/demo.ts';
 import { merchantPasswordProblem } from '../../src/domain/merchant-passwords.ts';
+import { TEST_KEYRING } from '../support/keyring.ts';
 
 const WEAK = ['password', 'password12345678', 'Password-Password', 'PASSWORD1234567890', '1234567890123456', 'abcdefghijklmnop', 'aaaaaaaaaaaaaaaaaaaa', 'abcabcabcabcabcabc', 'qwertyuiopasdfgh', '9876543210987654', 'changeme-changeme'];
 const TOO_COMMON = 'password: This password is too common: choose another (at least 16 characters, not a known or patterned password).';
@@ -56,7 +57,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('refuses a weak DEMO_MERCHANT_PASSWORD at start, and generates a strong demo password', async () => {
-      const demo = (password: string) => ensureDemoMerchant(t.store.db, loadConfig({ DEMO_MERCHANT_KEY: 'demo-key', DEMO_MERCHANT_PASSWORD: password }).demoMerchant);
+      const demo = (password: string) => ensureDemoMerchant(t.store.db, t.keyring, loadConfig({ DEMO_MERCHANT_KEY: 'demo-key', DEMO_MERCHANT_PASSWORD: password }).demoMerchant);
       await assert.rejects(demo('demo-password'), /DEMO_MERCHANT_PASSWORD: This value is too short/);
       await assert.rejects(demo('password12345678'), /DEMO_MERCHANT_PASSWORD: This password is too common/);
     });
@@ -77,7 +78,7 @@ describe('The demo merchant', () => {
   it('gets a generated password of at least 32 characters', async () => {
     const store = await openTestStore('pglite');
     try {
-      const demo = await ensureDemoMerchant(store.db, {});
+      const demo = await ensureDemoMerchant(store.db, TEST_KEYRING, {});
       assert.ok(demo && demo.password.length >= 32 && merchantPasswordProblem(demo.password) === undefined, demo?.password);
     } finally {
       await store.dispose();

@@ -27,7 +27,7 @@ for (const { kind, skip } of await storeKinds()) {
     before(async () => {
       gw = await startTestGateway(kind);
       const merchantId = newId();
-      await insertMerchant(gw.store.db, { id: merchantId, name: 'Docs Shop', key, password: VECTOR.password, sandbox: true });
+      await insertMerchant(gw.store.db, gw.keyring, { id: merchantId, name: 'Docs Shop', key, password: VECTOR.password, sandbox: true });
       await insertMid(gw.store.db, { id: newId(), merchantId, name: 'MID', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
     });
     after(() => gw.close());

@@ -7,6 +7,7 @@ import { getPayment, insertPaymentWithTransaction, listTransactions, updatePayme
 import type { Payment } from '../../src/domain/model/payment.ts';
 import { getSession, insertSessionWithPayment, type SessionRequest } from '../../src/store/sessions-repo.ts';
 import { openTestStore, storeKinds, type TestStore } from '../support/stores.ts';
+import { TEST_KEYRING } from '../support/keyring.ts';
 
 /** A statement log for groupCommit's two ways of writing. */
 function recorder(failing = new Set<number>(), hold?: Promise<void>) {
@@ -156,7 +157,7 @@ for (const { kind, skip } of await storeKinds()) {
           return tx.query(text, params);
         },
       }));
-      await insertMerchant(store.db, { id: merchantId, name: 'Batch', key: `key-${merchantId}`, password: 'secret', sandbox: true });
+      await insertMerchant(store.db, TEST_KEYRING, { id: merchantId, name: 'Batch', key: `key-${merchantId}`, password: 'secret', sandbox: true });
       await insertMid(store.db, { id: midId, merchantId, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
     });
     after(() => store.dispose());

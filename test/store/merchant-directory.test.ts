@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Sql } from '../../src/store/database.ts';
 import { MerchantDirectory } from '../../src/store/merchants-repo.ts';
+import { TEST_KEYRING } from '../support/keyring.ts';
 
 /** A database of one merchant whose answers wait while the test holds them, counting the merchant lookups. */
 function heldDatabase() {
@@ -37,7 +38,7 @@ function heldDatabase() {
 async function primedDirectory() {
   const db = heldDatabase();
   const clock = { now: 0 };
-  const directory = new MerchantDirectory(db.sql, 5_000, () => clock.now);
+  const directory = new MerchantDirectory(db.sql, TEST_KEYRING, 5_000, () => clock.now);
   await directory.byMerchantKey('key-1');
   db.state.name = 'Renamed';
   return { db, clock, directory };
@@ -46,7 +47,7 @@ async function primedDirectory() {
 describe('MerchantDirectory', () => {
   it('shares one lookup among the requests that miss at the same time', async () => {
     const db = heldDatabase();
-    const directory = new MerchantDirectory(db.sql, 5_000);
+    const directory = new MerchantDirectory(db.sql, TEST_KEYRING, 5_000);
     db.hold();
     const answers = Array.from({ length: 20 }, () => directory.byMerchantKey('key-1'));
     db.release();
@@ -87,7 +88,7 @@ describe('MerchantDirectory', () => {
 
   it('does not keep what a lookup read before invalidate()', async () => {
     const db = heldDatabase();
-    const directory = new MerchantDirectory(db.sql, 5_000);
+    const directory = new MerchantDirectory(db.sql, TEST_KEYRING, 5_000);
     db.hold();
     const before = directory.byMerchantKey('key-1');
     directory.invalidate();
@@ -100,7 +101,7 @@ describe('MerchantDirectory', () => {
   it('remembers that a key names no merchant', async () => {
     const db = heldDatabase();
     const empty: Sql = { query: async () => { db.state.lookups += 1; return []; } };
-    const directory = new MerchantDirectory(empty, 5_000);
+    const directory = new MerchantDirectory(empty, TEST_KEYRING, 5_000);
     assert.equal(await directory.byMerchantKey('nobody'), undefined);
     assert.equal(await directory.byMerchantKey('nobody'), undefined);
     assert.equal(db.state.lookups, 1);

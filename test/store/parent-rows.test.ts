@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { insertMerchant, insertMid } from '../../src/store/merchants-repo.ts';
 import { getPayment, insertPaymentWithTransaction, type NewPayment } from '../../src/store/payments-repo.ts';
 import { openTestStore, storeKinds, type TestStore } from '../support/stores.ts';
+import { TEST_KEYRING } from '../support/keyring.ts';
 
 for (const { kind, skip } of await storeKinds()) {
   describe(`merchants and MIDs, the parents of every payment, on ${kind}`, { skip }, () => {
@@ -13,7 +14,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     before(async () => {
       store = await openTestStore(kind);
-      await insertMerchant(store.db, { id: merchantId, name: 'Kept', key: `key-${merchantId}`, password: 'secret', sandbox: true });
+      await insertMerchant(store.db, TEST_KEYRING, { id: merchantId, name: 'Kept', key: `key-${merchantId}`, password: 'secret', sandbox: true });
       await insertMid(store.db, { id: midId, merchantId, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
     });
     after(() => store.dispose());

@@ -22,7 +22,7 @@ async function runOnce(config: Config, action: (baseUrl: string, merchant: { key
   const db = await openStore(config);
   const keyring = await loadKeyring(config, logger);
   const gateway = await assembleGateway({ config, db, keyring, logger });
-  const demo = await ensureDemoMerchant(db, config.demoMerchant);
+  const demo = await ensureDemoMerchant(db, keyring, config.demoMerchant);
   assert.ok(demo, 'the demo merchant is found again by its key');
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   try {

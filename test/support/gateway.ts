@@ -78,6 +78,8 @@ export interface TestGatewayOptions extends MerchantOptions {
   rateLimits?: Partial<RateLimitConfig>;
   /** Serve S2S APM on a listener of its own too (S2S_APM_PORT), on a random port. */
   s2sApmListener?: boolean;
+  /** The vault keys (default: fresh random ones); a gateway restarted on the same store needs the first one's. */
+  keyring?: Keyring;
   /** BIN_TABLE_FILE: the BIN ranges routing rules look up card countries in. */
   binTableFile?: string;
   /**
@@ -112,7 +114,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
   // Off unless a test asks: many tests send failing hashes on purpose, all from 127.0.0.1.
   config.rateLimits = { ...config.rateLimits, enabled: false, ...opts.rateLimits };
   if (opts.s2sApmListener) config.s2sApmPort = 0;
-  const keyring = keyringFromEnv(undefined, () => randomBytes(32));
+  const keyring = opts.keyring ?? keyringFromEnv(undefined, () => randomBytes(32));
   const gateway = await assembleGateway({
     config,
     db: store.db,
@@ -132,7 +134,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
   async function addMerchant(m: MerchantOptions = {}): Promise<TestMerchant> {
     const merchant = { id: newId(), key: `key-${randomBytes(8).toString('hex')}`, password: randomBytes(16).toString('hex') };
     await store.db.transaction(async (tx) => {
-      await insertMerchant(tx, { id: merchant.id, name: 'Test Shop', key: merchant.key, password: merchant.password, sandbox: m.sandbox ?? true, notificationUrl: m.notificationUrl, digest: m.digest, settings: m.settings });
+      await insertMerchant(tx, keyring, { id: merchant.id, name: 'Test Shop', key: merchant.key, password: merchant.password, sandbox: m.sandbox ?? true, notificationUrl: m.notificationUrl, digest: m.digest, settings: m.settings });
       for (const mid of m.mids ?? [{ paymentMode: 'SMS/DMS' as const }]) {
         const id = mid.id ?? newId();
         await insertMid(tx, {

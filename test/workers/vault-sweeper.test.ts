@@ -32,7 +32,7 @@ function capturingLogger() {
 }
 
 function contextOf(db: Database, clock: ManualClock, logger: ServiceContext['logger']): ServiceContext {
-  return { db, clock, connectors: new Map(), keyring, merchants: new MerchantDirectory(db), baseUrl: 'http://127.0.0.1', logger };
+  return { db, clock, connectors: new Map(), keyring, merchants: new MerchantDirectory(db, keyring), baseUrl: 'http://127.0.0.1', logger };
 }
 
 async function addMerchant(sql: Sql): Promise<string> {

@@ -111,7 +111,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     schema: schema('Create a merchant; its password is in this answer only', { body: CreateBody, response: responses({ 201: CreatedMerchant }, [400]) }),
   }, async (req, reply) => {
     const b = req.body;
-    const { merchant, password } = await createMerchant(ctx.db, actorOf(req), {
+    const { merchant, password } = await createMerchant(ctx.db, ctx.keyring, actorOf(req), {
       name: b.name, notificationUrl: b.notification_url, sandbox: b.sandbox, digest: b.hash_algorithm, key: b.merchant_key, password: b.password,
     }, ctx.clock.now(), ctx.callbackTargets);
     ctx.merchants.invalidate();
@@ -126,7 +126,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     const q = req.query;
     const limit = pageSize(q.limit);
     const [beforeId] = decodeCursor(q.cursor, 1) ?? [];
-    const merchants = await listMerchantRecords(ctx.db, { search: q.search, disabled: q.disabled === undefined ? undefined : q.disabled === 'true', beforeId, limit });
+    const merchants = await listMerchantRecords(ctx.db, ctx.keyring, { search: q.search, disabled: q.disabled === undefined ? undefined : q.disabled === 'true', beforeId, limit });
     return { merchants: merchants.map(present), next_cursor: nextCursor(merchants, limit, (m) => [m.id]) };
   });
 
@@ -134,7 +134,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     onRequest: read,
     schema: schema('One merchant (never its password)', { params: IdParams, response: responses({ 200: Merchant }, [404]) }),
   }, async (req) => {
-    const merchant = isUuid(req.params.id) ? await findMerchantRecord(ctx.db, req.params.id) : undefined;
+    const merchant = isUuid(req.params.id) ? await findMerchantRecord(ctx.db, ctx.keyring, req.params.id) : undefined;
     if (!merchant) throw notFound();
     return present(merchant);
   });
@@ -144,7 +144,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     schema: schema('Change a merchant\'s name, notification URL, sandbox flag or hash algorithm', { params: IdParams, body: PatchBody, response: responses({ 200: Merchant }) }),
   }, async (req) => {
     const b = req.body;
-    return changing(req.params.id, () => updateMerchant(ctx.db, actorOf(req), req.params.id, {
+    return changing(req.params.id, () => updateMerchant(ctx.db, ctx.keyring, actorOf(req), req.params.id, {
       name: b.name, notificationUrl: b.notification_url, sandbox: b.sandbox, digest: b.hash_algorithm,
     }, ctx.clock.now(), ctx.callbackTargets));
   });
@@ -156,7 +156,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
         ? 'Disable a merchant: every merchant channel refuses it as unknown from the next request; nothing is deleted'
         : 'Enable a disabled merchant again', { params: IdParams, response: responses({ 200: Merchant }, [404]) }),
     }, async (req: FastifyRequest<{ Params: Id }>) =>
-      changing(req.params.id, () => setMerchantDisabled(ctx.db, actorOf(req), req.params.id, disabled, ctx.clock.now())));
+      changing(req.params.id, () => setMerchantDisabled(ctx.db, ctx.keyring, actorOf(req), req.params.id, disabled, ctx.clock.now())));
   }
 
   app.post<{ Params: Id; Body: RotateBody }>('/merchants/:id/password', {
@@ -167,7 +167,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     }),
   }, async (req) => {
     if (!isUuid(req.params.id)) throw notFound();
-    const rotated = await rotatePassword(ctx.db, actorOf(req), req.params.id, {
+    const rotated = await rotatePassword(ctx.db, ctx.keyring, actorOf(req), req.params.id, {
       graceHours: req.body.grace_hours ?? DEFAULT_GRACE_HOURS, password: req.body.password,
     }, ctx.clock.now());
     if (!rotated) throw notFound();

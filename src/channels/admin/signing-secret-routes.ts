@@ -18,7 +18,7 @@ export function registerAdminSigningSecretRoutes(app: FastifyInstance, ctx: Serv
       description: 'The new `whsec_` secret signs every callback from now on (webhook-signature header); the previous one signs beside it until previous_valid_until.',
     },
   }, async (req, reply) => {
-    if (req.params.id.length > 64 || !(await findMerchantById(ctx.db, req.params.id))) throw new GatewayError('notFound');
+    if (req.params.id.length > 64 || !(await findMerchantById(ctx.db, ctx.keyring, req.params.id))) throw new GatewayError('notFound');
     const rotated = await rotateSigningSecret(ctx, req.params.id, actorOf(req));
     ctx.signingKeys?.forget(req.params.id);
     reply.header('cache-control', 'no-store');

@@ -99,7 +99,7 @@ async function findApm(ctx: ServiceContext, id: string): Promise<Found | undefin
   const payment = await getPayment(ctx.db, id);
   const apm = payment && apmOf(payment);
   if (!payment || !apm) return undefined;
-  const merchant = await findMerchantById(ctx.db, payment.merchantId);
+  const merchant = await findMerchantById(ctx.db, ctx.keyring, payment.merchantId);
   return merchant && { payment, merchant, apm };
 }
 

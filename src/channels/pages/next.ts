@@ -76,7 +76,7 @@ export async function challengeTarget(ctx: ServiceContext, paymentId: string, st
   const payment = await getPayment(ctx.db, paymentId);
   // Alternative-method payments have their own provider pages (apm-routes.ts).
   if (!payment || payment.status !== status || apmOf(payment)) return undefined;
-  const merchant = await findMerchantById(ctx.db, payment.merchantId);
+  const merchant = await findMerchantById(ctx.db, ctx.keyring, payment.merchantId);
   return merchant && { payment, merchant };
 }
 

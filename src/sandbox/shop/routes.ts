@@ -45,7 +45,7 @@ export function registerShopRoutes(app: FastifyInstance, ctx: ServiceContext): v
 
   app.get('/sandbox/shop', PAGE, async (req, reply) => {
     const t = pageTranslator(req, reply);
-    const merchant = await findMerchantByKey(ctx.db, first(req.query, 'merchant_key'));
+    const merchant = await findMerchantByKey(ctx.db, ctx.keyring, first(req.query, 'merchant_key'));
     if (!merchant || !merchant.sandbox || merchant.disabled) {
       return send(reply, renderMessagePage({ title: 'Demo shop', message: 'Open /sandbox/shop?merchant_key=<a sandbox merchant key>: the demo shop pays as that sandbox merchant.', kind: 'info' }, t), 404);
     }

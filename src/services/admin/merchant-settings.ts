@@ -143,7 +143,7 @@ export function patchedSettings(current: MerchantSettings, patch: SettingsPatch,
 }
 
 export async function getMerchantSettings(ctx: ServiceContext, merchantId: string): Promise<SettingsView> {
-  const config = isUuid(merchantId) ? await loadMerchantConfig(ctx.db, merchantId) : undefined;
+  const config = isUuid(merchantId) ? await loadMerchantConfig(ctx.db, ctx.keyring, merchantId) : undefined;
   if (!config) throw new GatewayError('notFound');
   return settingsView(config.merchant.settings);
 }
@@ -151,7 +151,7 @@ export async function getMerchantSettings(ctx: ServiceContext, merchantId: strin
 export async function changeMerchantSettings(ctx: ServiceContext, actor: AuditActor, merchantId: string, patch: SettingsPatch): Promise<SettingsView> {
   if (!isUuid(merchantId)) throw new GatewayError('notFound');
   const view = await ctx.db.transaction(async (tx) => {
-    const config = await loadMerchantConfig(tx, merchantId, true);
+    const config = await loadMerchantConfig(tx, ctx.keyring, merchantId, true);
     if (!config) throw new GatewayError('notFound');
     const secrets = { ...openOptionSecrets(ctx.keyring, config).expose() };
     const settings = patchedSettings(config.merchant.settings, patch, secrets);

@@ -3,6 +3,7 @@
  * is deleted), rotate the password with a grace period. Each change and its audit entry are one transaction;
  * the audit log never holds a password. Callers invalidate the merchant directory afterwards.
  */
+import type { Keyring } from '../../store/card-vault.ts';
 import { randomBytes } from 'node:crypto';
 import type { Database, Sql } from '../../store/database.ts';
 import { insertMerchant } from '../../store/merchants-repo.ts';
@@ -57,7 +58,7 @@ export function checkNotificationUrl(url: string | null | undefined, targets: Ca
   checkCallbackUrl({ callbackTargets: targets }, 'notification_url', url);
 }
 
-export async function createMerchant(db: Database, actor: AuditActor, input: NewMerchantInput, now: Date, targets: CallbackTargetPolicy | undefined): Promise<{ merchant: MerchantRecord; password: string }> {
+export async function createMerchant(db: Database, keyring: Keyring, actor: AuditActor, input: NewMerchantInput, now: Date, targets: CallbackTargetPolicy | undefined): Promise<{ merchant: MerchantRecord; password: string }> {
   checkNotificationUrl(input.notificationUrl, targets);
   const id = newId();
   const key = input.key ?? generated();
@@ -66,8 +67,8 @@ export async function createMerchant(db: Database, actor: AuditActor, input: New
     const merchant = await db.transaction(async (tx) => {
       const [taken] = await tx.query('SELECT 1 FROM merchants WHERE merchant_key = $1', [key]);
       if (taken) throw GatewayError.field('merchant_key', MESSAGES.alreadyUsed);
-      await insertMerchant(tx, { id, name: input.name, key, password, sandbox: input.sandbox ?? true, notificationUrl: input.notificationUrl, digest: input.digest });
-      const record = (await findMerchantRecord(tx, id)) as MerchantRecord;
+      await insertMerchant(tx, keyring, { id, name: input.name, key, password, sandbox: input.sandbox ?? true, notificationUrl: input.notificationUrl, digest: input.digest });
+      const record = (await findMerchantRecord(tx, keyring, id)) as MerchantRecord;
       await appendAudit(tx, {
         actor, action: 'merchant.create', objectType: 'merchant', objectId: id, after: auditedMerchant(record),
         details: { key: input.key ? 'given' : 'generated', password: input.password ? 'given' : 'generated' },
@@ -81,23 +82,23 @@ export async function createMerchant(db: Database, actor: AuditActor, input: New
   }
 }
 
-async function changeMerchant(tx: Sql, actor: AuditActor, id: string, patch: MerchantPatch, action: string, now: Date): Promise<MerchantRecord | undefined> {
-  const before = await findMerchantRecord(tx, id, true);
+async function changeMerchant(tx: Sql, keyring: Keyring, actor: AuditActor, id: string, patch: MerchantPatch, action: string, now: Date): Promise<MerchantRecord | undefined> {
+  const before = await findMerchantRecord(tx, keyring, id, true);
   if (!before) return undefined;
-  const after = (await updateMerchantRecord(tx, id, patch, now)) as MerchantRecord;
+  const after = (await updateMerchantRecord(tx, keyring, id, patch, now)) as MerchantRecord;
   const diff = auditDiff(auditedMerchant(before), auditedMerchant(after));
   if (diff.changed) await appendAudit(tx, { actor, action, objectType: 'merchant', objectId: id, before: diff.before, after: diff.after }, now);
   return after;
 }
 
-export async function updateMerchant(db: Database, actor: AuditActor, id: string, patch: MerchantPatch, now: Date, targets: CallbackTargetPolicy | undefined): Promise<MerchantRecord | undefined> {
+export async function updateMerchant(db: Database, keyring: Keyring, actor: AuditActor, id: string, patch: MerchantPatch, now: Date, targets: CallbackTargetPolicy | undefined): Promise<MerchantRecord | undefined> {
   checkNotificationUrl(patch.notificationUrl, targets);
-  return db.transaction((tx) => changeMerchant(tx, actor, id, patch, 'merchant.update', now));
+  return db.transaction((tx) => changeMerchant(tx, keyring, actor, id, patch, 'merchant.update', now));
 }
 
 /** A disabled merchant is refused as unknown on every merchant channel; its payments and settings are kept. */
-export async function setMerchantDisabled(db: Database, actor: AuditActor, id: string, disabled: boolean, now: Date): Promise<MerchantRecord | undefined> {
-  return db.transaction((tx) => changeMerchant(tx, actor, id, { disabled }, disabled ? 'merchant.disable' : 'merchant.enable', now));
+export async function setMerchantDisabled(db: Database, keyring: Keyring, actor: AuditActor, id: string, disabled: boolean, now: Date): Promise<MerchantRecord | undefined> {
+  return db.transaction((tx) => changeMerchant(tx, keyring, actor, id, { disabled }, disabled ? 'merchant.disable' : 'merchant.enable', now));
 }
 
 export interface RotationInput {
@@ -107,14 +108,14 @@ export interface RotationInput {
   password?: string;
 }
 
-export async function rotatePassword(db: Database, actor: AuditActor, id: string, input: RotationInput, now: Date): Promise<{ merchant: MerchantRecord; password: string } | undefined> {
+export async function rotatePassword(db: Database, keyring: Keyring, actor: AuditActor, id: string, input: RotationInput, now: Date): Promise<{ merchant: MerchantRecord; password: string } | undefined> {
   const password = chosenOrGenerated(input.password);
   const until = graceEnd(now, input.graceHours);
   return db.transaction(async (tx) => {
-    const before = await findMerchantRecord(tx, id, true);
+    const before = await findMerchantRecord(tx, keyring, id, true);
     if (!before) return undefined;
     if (password === before.password) throw GatewayError.field('password', 'This value should be different from the current password.');
-    const merchant = (await rotateMerchantPassword(tx, id, password, until, now)) as MerchantRecord;
+    const merchant = (await rotateMerchantPassword(tx, keyring, id, password, before.password, until, now)) as MerchantRecord;
     await appendAudit(tx, {
       actor, action: 'merchant.password.rotate', objectType: 'merchant', objectId: id,
       // The passwords themselves are never written here: only that it changed and until when the old one works.

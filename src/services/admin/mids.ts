@@ -177,8 +177,8 @@ function mergedCredentials(ctx: Pick<ServiceContext, 'keyring'>, mid: Pick<Mid, 
   return Object.keys(next).length > 0 ? next : null;
 }
 
-async function requireMerchant(ctx: Pick<ServiceContext, 'db'>, merchantId: string): Promise<Merchant> {
-  const merchant = isUuid(merchantId) ? await findMerchantById(ctx.db, merchantId) : undefined;
+async function requireMerchant(ctx: Pick<ServiceContext, 'db' | 'keyring'>, merchantId: string): Promise<Merchant> {
+  const merchant = isUuid(merchantId) ? await findMerchantById(ctx.db, ctx.keyring, merchantId) : undefined;
   if (!merchant) throw new GatewayError('notFound');
   return merchant;
 }

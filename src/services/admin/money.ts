@@ -20,7 +20,7 @@ import {
 import { forgetBooks } from '../money/postings.ts';
 
 async function merchantOrNotFound(ctx: ServiceContext, merchantId: string) {
-  const merchant = isUuid(merchantId) ? await findMerchantById(ctx.db, merchantId) : undefined;
+  const merchant = isUuid(merchantId) ? await findMerchantById(ctx.db, ctx.keyring, merchantId) : undefined;
   if (!merchant) throw new GatewayError('notFound');
   return merchant;
 }

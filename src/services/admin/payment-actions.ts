@@ -43,7 +43,7 @@ const initiatedBy = (actor: AuditActor) => ({ kind: 'operator', user_id: actor.u
 async function paymentWithMerchant(ctx: ServiceContext, paymentId: string): Promise<{ payment: Payment; merchant: Merchant; mids: Mid[] }> {
   const payment = await getPayment(ctx.db, paymentId);
   if (!payment) throw new GatewayError('notFound');
-  const merchant = await findMerchantById(ctx.db, payment.merchantId);
+  const merchant = await findMerchantById(ctx.db, ctx.keyring, payment.merchantId);
   if (!merchant) throw new GatewayError('notFound');
   return { payment, merchant, mids: await listMids(ctx.db, merchant.id) };
 }

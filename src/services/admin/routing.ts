@@ -15,8 +15,8 @@ import { isUuid } from '../../domain/ids.ts';
 import { routeCard } from '../attempt/route.ts';
 import type { MidScore } from '../../domain/routing/success-rate.ts';
 
-async function merchantOrNotFound(ctx: Pick<ServiceContext, 'db'>, merchantId: string) {
-  const merchant = isUuid(merchantId) ? await findMerchantById(ctx.db, merchantId) : undefined;
+async function merchantOrNotFound(ctx: Pick<ServiceContext, 'db' | 'keyring'>, merchantId: string) {
+  const merchant = isUuid(merchantId) ? await findMerchantById(ctx.db, ctx.keyring, merchantId) : undefined;
   if (!merchant) throw new GatewayError('notFound');
   return merchant;
 }

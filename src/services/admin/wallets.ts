@@ -241,7 +241,7 @@ function applyWallets(current: StoredWallets, input: WalletsInput, secrets: Secr
 }
 
 export async function getWallets(ctx: ServiceContext, merchantId: string) {
-  const config = isUuid(merchantId) ? await loadMerchantConfig(ctx.db, merchantId) : undefined;
+  const config = isUuid(merchantId) ? await loadMerchantConfig(ctx.db, ctx.keyring, merchantId) : undefined;
   if (!config) throw new GatewayError('notFound');
   return walletsView(config.wallets as StoredWallets);
 }
@@ -249,7 +249,7 @@ export async function getWallets(ctx: ServiceContext, merchantId: string) {
 export async function putWallets(ctx: ServiceContext, actor: AuditActor, merchantId: string, input: WalletsInput) {
   if (!isUuid(merchantId)) throw new GatewayError('notFound');
   const view = await ctx.db.transaction(async (tx) => {
-    const config = await loadMerchantConfig(tx, merchantId, true);
+    const config = await loadMerchantConfig(tx, ctx.keyring, merchantId, true);
     if (!config) throw new GatewayError('notFound');
     const current = config.wallets as StoredWallets;
     const secrets = { ...openWalletSecrets(ctx.keyring, config).expose() };

@@ -60,7 +60,7 @@ async function reload(ctx: ServiceContext, payment: Payment): Promise<Payment> {
 }
 
 async function merchantOf(ctx: ServiceContext, payment: Payment): Promise<Merchant> {
-  const merchant = await findMerchantById(ctx.db, payment.merchantId);
+  const merchant = await findMerchantById(ctx.db, ctx.keyring, payment.merchantId);
   if (!merchant) throw new GatewayError('paymentNotFound');
   return merchant;
 }

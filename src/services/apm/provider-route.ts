@@ -53,7 +53,7 @@ export async function providerMidFor(ctx: ServiceContext, merchant: Merchant, me
  */
 async function withTokenCallKey(ctx: ServiceContext, merchant: Merchant, credentials: MidAccess['credentials']): Promise<MidAccess['credentials']> {
   if (credentials.expose().private_key || !merchant.settings.connectorOptions?.tokenCall) return credentials;
-  const config = await loadMerchantConfig(ctx.db, merchant.id);
+  const config = await loadMerchantConfig(ctx.db, ctx.keyring, merchant.id);
   const key = config ? openOptionSecrets(ctx.keyring, config).expose().token_call_private_key : undefined;
   return key ? credentials.map((c) => ({ ...c, private_key: key })) : credentials;
 }

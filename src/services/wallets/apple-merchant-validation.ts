@@ -48,7 +48,7 @@ export async function validateAppleMerchant(ctx: ServiceContext, merchant: Merch
   const url = appleValidationUrl(validationUrl);
   if (!url) throw GatewayError.field('validation_url', MESSAGES.notUrl);
   const setup = await walletSetup(ctx, merchant, 'applepay');
-  const config = await loadMerchantConfig(ctx.db, merchant.id);
+  const config = await loadMerchantConfig(ctx.db, ctx.keyring, merchant.id);
   if (!setup.enabled || !config) throw new GatewayError('actionNotSupported');
   const settings = setup.settings as unknown as { merchantIdentifier: string; shopName: string; certificate: { pem: string } };
   const keyPem = openWalletSecrets(ctx.keyring, config).expose().apple_pay_private_key;

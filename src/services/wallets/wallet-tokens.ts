@@ -115,7 +115,7 @@ export type WalletSetup =
   | { enabled: true; wallet: WalletName; settings: GoogleSettings | AppleSettings; key?: KeyObject };
 
 export async function walletSetup(ctx: ServiceContext, merchant: Merchant, wallet: WalletName): Promise<WalletSetup> {
-  const config = await loadMerchantConfig(ctx.db, merchant.id);
+  const config = await loadMerchantConfig(ctx.db, ctx.keyring, merchant.id);
   const wallets = (config?.wallets ?? {}) as { applePay?: AppleSettings; googlePay?: GoogleSettings };
   const settings = wallet === 'applepay' ? wallets.applePay : wallets.googlePay;
   if (!config || !settings?.enabled) return { enabled: false };
