@@ -19,6 +19,9 @@ import { insertMerchant } from '../src/store/merchants-repo.ts';
 import { newId } from '../src/domain/ids.ts';
 import { settleMerchant } from '../src/services/money/settlement.ts';
 
+/** The vault keys of this run: the merchants written before the gateway starts are sealed with them. */
+const BENCH_KEYRING = keyringFromEnv(undefined, () => randomBytes(32));
+
 const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const total = Number(process.env.BENCH_STATEMENT_TRANSACTIONS ?? 1_000_000);
 const CHUNK = 200_000;
@@ -31,7 +34,7 @@ async function main(): Promise<void> {
   try {
     await migrate(db);
     const merchantId = newId();
-    await insertMerchant(db, { id: merchantId, name: 'Bench statement', key: `bench-st-${randomBytes(4).toString('hex')}`, password: randomBytes(16).toString('hex'), sandbox: true });
+    await insertMerchant(db, BENCH_KEYRING, { id: merchantId, name: 'Bench statement', key: `bench-st-${randomBytes(4).toString('hex')}`, password: randomBytes(16).toString('hex'), sandbox: true });
     const day = new Date('2030-06-01T00:00:00Z');
     process.stdout.write(`\nSettlement statement benchmark: seeding ${total} sales (${total * 4} entries)... `);
     let started = performance.now();
@@ -53,7 +56,7 @@ async function main(): Promise<void> {
 
     const clock = new ManualClock('2030-06-04T01:00:00Z');
     const config = { ...loadConfig({}), port: 0, adminToken: TOKEN };
-    const gateway = await assembleGateway({ config, db, clock, keyring: keyringFromEnv(undefined, () => randomBytes(32)), logger: createLogger('silent') });
+    const gateway = await assembleGateway({ config, db, clock, keyring: BENCH_KEYRING, logger: createLogger('silent') });
     const base = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
     try {
       started = performance.now();

@@ -39,7 +39,7 @@ export interface RuleSetView {
 /** A scope is the platform or a merchant that exists. */
 async function checkScope(ctx: ServiceContext, scope: string): Promise<void> {
   if (scope === PLATFORM_SCOPE) return;
-  if (!isUuid(scope) || !(await findMerchantById(ctx.db, scope))) throw new GatewayError('notFound');
+  if (!isUuid(scope) || !(await findMerchantById(ctx.db, ctx.keyring, scope))) throw new GatewayError('notFound');
 }
 
 const unsaved = (scope: string): RiskRuleSet => (scope === PLATFORM_SCOPE ? CARD_TESTING_DEFAULTS : { rules: [] });
