@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RateLimiter } from '../services/rate-limiter.ts';
-import { AUTH_FAILURES, LIMITED_ROUTES, bucketName } from '../domain/rate-limits.ts';
+import { AUTH_FAILURES, LIMITED_ROUTES, NEVER_BLOCKED_ROUTES, bucketName } from '../domain/rate-limits.ts';
 
 function merchantKeyOf(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
@@ -25,7 +25,9 @@ function authBuckets(req: FastifyRequest): { blocking: string[]; key?: string } 
 
 export function installRateLimits(app: FastifyInstance, limiter: RateLimiter | undefined): void {
   if (!limiter?.enabled) return;
+  const exempt = (req: FastifyRequest) => NEVER_BLOCKED_ROUTES.has(req.routeOptions.url ?? '');
   app.addHook('onRequest', async (req) => {
+    if (exempt(req)) return;
     limiter.throwIfBlocked([bucketName('authFailures', 'ip', req.ip)]);
     const rules = LIMITED_ROUTES[`${req.method} ${req.routeOptions.url ?? ''}`];
     for (const rule of rules ?? []) {
@@ -34,7 +36,9 @@ export function installRateLimits(app: FastifyInstance, limiter: RateLimiter | u
     }
   });
   // After the body is parsed: this IP, over its failure limit for this merchant key, is refused before anything else runs.
-  app.addHook('preHandler', async (req) => limiter.throwIfBlocked(authBuckets(req).blocking));
+  app.addHook('preHandler', async (req) => {
+    if (!exempt(req)) limiter.throwIfBlocked(authBuckets(req).blocking);
+  });
   app.addHook('onSend', async (req, _reply, payload) => {
     if (req.answeredError && AUTH_FAILURES.has(req.answeredError)) {
       const buckets = authBuckets(req);

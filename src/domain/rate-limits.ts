@@ -22,6 +22,12 @@ export const LIMITED_ROUTES: Readonly<Record<string, readonly { limit: LimitName
 };
 
 /**
+ * Routes a blocked address still reaches: the load balancer's and the scraper's. A balancer whose address got
+ * blocked (many clients behind one address, no TRUST_PROXY) must not take every node out of service.
+ */
+export const NEVER_BLOCKED_ROUTES: ReadonlySet<string> = new Set(['/health', '/ready', '/metrics']);
+
+/**
  * Answers that mean a failed authentication (issue 25, item 3). Counted per client IP and per (IP, merchant key)
  * pair: once over RATE_LIMIT_AUTH_FAILURES every authenticated channel answers 429 to that IP, or to that IP for
  * that key, until the window ends. Per key alone they are counted too, but a key is never blocked (anyone can

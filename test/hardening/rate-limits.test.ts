@@ -60,6 +60,9 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal((await status(secondUrl, ip, t.merchant.key, 'wrong')).status, 401);
       await expect429(await status(secondUrl, ip));
       assert.equal((await status(t.baseUrl, '198.51.100.2')).status, 400, 'another IP is not blocked');
+      for (const path of ['/health', '/ready', '/metrics']) {
+        assert.equal((await fetch(`${t.baseUrl}${path}`, { headers: { 'x-forwarded-for': ip } })).status, 200, `${path}: the balancer and the scraper are never blocked`);
+      }
       clock.advance(60_000);
       assert.equal((await status(secondUrl, ip)).status, 400, 'the next window lets the IP in again (Payment does not exist)');
     });
