@@ -126,3 +126,50 @@ export function categoryOf(reasonCode: string | null | undefined): DisputeCatego
   if (visa) return VISA_GROUPS[visa[1]!] ?? 'consumer_dispute';
   return MASTERCARD_CODES[code] ?? 'consumer_dispute';
 }
+
+// --- the stored object --------------------------------------------------------------------------------------
+
+export type DisputeSource = 'operator' | 'adyen';
+
+export interface Dispute extends DisputeState {
+  id: string;
+  paymentId: string;
+  merchantId: string;
+  source: DisputeSource;
+  /** The acquirer's reference of the dispute (unique per source); null for one entered by an operator. */
+  externalRef: string | null;
+  amount: bigint;
+  currency: string;
+  reasonCode: string | null;
+  category: DisputeCategory;
+  /** The acquirer's deadline for the next answer. */
+  dueAt: Date | null;
+  /** The date the issuing bank raised it, as the acquirer gives it. */
+  bankDate: string | null;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface DisputeHistoryEntry {
+  id: string;
+  disputeId: string;
+  event: DisputeEvent;
+  noticeKey: string | null;
+  actor: string;
+  from: DisputeState | null;
+  to: DisputeState;
+  money: 'debit' | 'credit' | 'none';
+  details: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export interface UnmatchedNotice {
+  id: string;
+  source: DisputeSource;
+  noticeKey: string;
+  event: string;
+  paymentRef: string | null;
+  payload: Record<string, unknown>;
+  receivedAt: Date;
+}

@@ -40,6 +40,9 @@ export const ERRORS = {
   captureTooLarge: { http: 400, code: '208004', message: 'Not acceptable to request the capture for amount bigger than auth amount.' },
   refundNotAllowed: { http: 400, code: '208005', message: 'Not acceptable to request the refund for payment not in settled or pending status.' },
   refundTooLarge: { http: 400, code: '208006', message: 'Not acceptable to request the refund for amount bigger than payment amount.' },
+  chargebackTooLarge: { http: 400, code: '208010', message: "Not acceptable to request the chargeback for amount bigger than payment's amount." },
+  // Admin: a dispute event that does not apply to the dispute's stage and status (its table says which do).
+  disputeEventNotAllowed: { http: 409, code: '100000', message: 'This event does not apply to the dispute in its stage and status.' },
   reversalPartial: { http: 400, code: '208009', message: 'Not acceptable to request the reversal for partial amount.' },
   cardTokenInvalid: { http: 400, code: '205005', message: 'Card token is invalid or not found.' },
   operationInProgress: { http: 409, code: '100000', message: 'Previous operation on this payment is not completed.', retryAfter: 1 },

@@ -23,6 +23,7 @@ import { registerAdminStatsRoutes } from './stats-routes.ts';
 import { registerAdminSigningSecretRoutes } from './signing-secret-routes.ts';
 import { registerAdminMoneyRoutes } from './money-routes.ts';
 import { registerAdminRiskRoutes } from './risk-routes.ts';
+import { registerAdminDisputeRoutes } from './dispute-routes.ts';
 
 type Routes = (app: FastifyInstance, ctx: ServiceContext) => void;
 
@@ -41,5 +42,5 @@ export const adminChannel: Channel = async (app, { ctx }) => {
     registerAdminMidRoutes, registerAdminSettingsRoutes, registerAdminRoutingRoutes, registerAdminWalletRoutes, registerAdminConfigCatalogRoutes,
   ]), { ctx });
   await app.register(open, { ctx });
-  await app.register(signedIn([registerAdminStatsRoutes, registerAdminSigningSecretRoutes, registerAdminMoneyRoutes, registerAdminRiskRoutes]), { ctx });
+  await app.register(signedIn([registerAdminStatsRoutes, registerAdminSigningSecretRoutes, registerAdminMoneyRoutes, registerAdminRiskRoutes, registerAdminDisputeRoutes]), { ctx });
 };

@@ -16,6 +16,8 @@ export interface PaymentEvent {
   /** Amount of this transaction (partial capture or refund), when it differs from the order amount. */
   amount?: bigint;
   reason?: string;
+  /** A chargeback's dates and reason code (the CHARGEBACK callback's chargeback_date, bank_date, reason_code). */
+  chargeback?: { date: Date; bankDate: string; reasonCode: string };
 }
 
 export interface CallbackBuilder {

@@ -135,6 +135,7 @@ export const s2sCardCallback: CallbackBuilder = {
     if (shape.amount) body.amount = formatAmount(event.amount ?? payment.amount, payment.currency);
     if (shape.currency) body.currency = payment.currency;
     if (shape.card) Object.assign(body, cardFields(payment), redirectFields(payment));
+    if (event.chargeback) Object.assign(body, { chargeback_date: wireDate(event.chargeback.date), bank_date: event.chargeback.bankDate, reason_code: event.chargeback.reasonCode });
     if (event.status === 'fail') body.decline_reason = event.reason ?? payment.declineReason ?? 'Declined by processing';
     if (payment.customData) body.custom_data = toCallbackValue(payment.customData);
     return Object.assign(body, extendedFields(merchant, payment));

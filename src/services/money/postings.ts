@@ -107,7 +107,7 @@ export async function entriesOfChange(ctx: ServiceContext, sql: Sql, change: Pay
 }
 
 /** The card region of a payment: its issuer's country (the BIN table) against the merchant's. */
-function regionOf(ctx: ServiceContext, p: Payment, terms: MoneyTerms) {
+export function regionOf(ctx: ServiceContext, p: Payment, terms: MoneyTerms) {
   const digits = (p.details.first6Last4 ?? p.details.cardMask ?? '').slice(0, 6);
   const issuer = /^\d{6}$/.test(digits) ? ctx.binTable?.lookup(digits)?.country : undefined;
   return cardRegion(issuer, terms.country ?? undefined);

@@ -1,0 +1,93 @@
+/**
+ * Disputes and chargebacks for operators (issue 29), under /admin/v1: enter a dispute on a payment from a bank
+ * letter, move it by an event of the transition table (docs/disputes.md), read one with its history, list them
+ * and the acquirer notices that matched no payment. Reads need payments.read, writes payments.act; writes are
+ * audited. A chargeback above what remains captured answers 208010.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import type { ServiceContext } from '../../services/context.ts';
+import { actOnDispute, findDisputes, openDispute, readDispute, unmatchedNotices, type DisputeInput } from '../../services/disputes/admin.ts';
+import { DISPUTE_EVENTS, DISPUTE_STATUSES } from '../../domain/disputes.ts';
+import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
+import { errorSchema, withErrors } from './errors.ts';
+import { errorBody, GatewayError } from '../../domain/errors.ts';
+
+const NOT_ALLOWED = { 409: errorSchema('The event does not apply to the dispute in its stage and status (the transition table).', errorBody(new GatewayError('disputeEventNotAllowed'))) };
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+const DisputeView = Type.Object({
+  id: Type.String(), payment_id: Type.String(), merchant_id: Type.String(),
+  source: Type.String({ description: 'operator or adyen.' }), external_ref: Nullable(Type.String({ description: 'The acquirer\'s reference of the dispute.' })),
+  amount: Type.String(), currency: Type.String(), reason_code: Nullable(Type.String()),
+  category: Type.String({ description: 'fraud, authorization, processing_error or consumer_dispute (from the scheme reason code).' }),
+  stage: Type.String({ description: 'inquiry, first_chargeback, second_chargeback or arbitration.' }),
+  status: Type.String({ description: DISPUTE_STATUSES.join(', ') }),
+  due_at: Nullable(Type.String({ description: 'The acquirer\'s deadline for the next answer.' })), bank_date: Nullable(Type.String()),
+  created_at: Type.String(), updated_at: Type.String(),
+}, { examples: [{
+  id: '0193a1…', payment_id: '0193a0…', merchant_id: '0b7f…', source: 'operator', external_ref: null, amount: '25.00', currency: 'EUR', reason_code: '10.4',
+  category: 'fraud', stage: 'first_chargeback', status: 'evidence_required', due_at: '2030-03-20T00:00:00.000Z', bank_date: '2030-03-01', created_at: '2030-03-02T10:00:00.000Z', updated_at: '2030-03-02T10:00:00.000Z',
+}] });
+const HistoryView = Type.Object({
+  event: Type.String(), actor: Type.String(), from_stage: Nullable(Type.String()), from_status: Nullable(Type.String()), to_stage: Type.String(), to_status: Type.String(),
+  money: Type.String({ description: 'debit (the merchant charged the amount and the chargeback fee), credit (the amount given back) or none.' }),
+  details: Type.Record(Type.String(), Type.Unknown()), created_at: Type.String(),
+});
+const DisputeWithHistory = Type.Composite([DisputeView, Type.Object({ history: Type.Array(HistoryView) })]);
+
+const EventBody = Type.Object({
+  event: Type.String({ maxLength: 40, description: `One of ${DISPUTE_EVENTS.join(', ')}.` }),
+  amount: Type.Optional(Type.String({ maxLength: 40, description: 'Decimal amount of the payment\'s currency; absent: the dispute\'s, or for a new one all that remains captured.' })),
+  reason_code: Type.Optional(Type.String({ maxLength: 20, description: 'The scheme\'s reason code (Visa 10.4, Mastercard 4837, ...).' })),
+  due_at: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601: the acquirer\'s deadline.' })),
+  bank_date: Type.Optional(Type.String({ maxLength: 10, description: 'YYYY-MM-DD: when the issuer raised it (the callback\'s bank_date).' })),
+  note: Type.Optional(Type.String({ maxLength: 1000, description: 'Kept in the history.' })),
+}, { additionalProperties: false, examples: [{ event: 'chargeback', amount: '25.00', reason_code: '10.4', due_at: '2030-03-20T00:00:00Z', bank_date: '2030-03-01', note: 'Letter ref 2030/114' }] });
+
+const UnmatchedView = Type.Object({
+  id: Type.String(), source: Type.String(), event: Type.String(), payment_ref: Nullable(Type.String({ description: 'The payment reference the notice named.' })),
+  payload: Type.Record(Type.String(), Type.Unknown()), received_at: Type.String(),
+});
+
+const IdParams = Type.Object({ id: Type.String({ maxLength: 1024 }) });
+const ListQuery = Type.Object({
+  merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
+  status: Type.Optional(Type.String({ maxLength: 30 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+});
+type Id = Static<typeof IdParams>;
+
+export function registerAdminDisputeRoutes(app: FastifyInstance, ctx: ServiceContext): void {
+  app.post<{ Params: Id; Body: DisputeInput }>('/payments/:id/disputes', {
+    onRequest: requirePermission('payments.act'),
+    schema: {
+      ...ADMIN_TAG, summary: 'Enter a dispute on a payment (request_for_information, notification_of_chargeback or chargeback); a chargeback debits the merchant, turns the payment to chargeback and calls the merchant back; audited',
+      params: IdParams, body: EventBody, response: { ...withErrors({ 201: DisputeView }), ...NOT_ALLOWED },
+    },
+  }, async (req, reply) => reply.code(201).send(await openDispute(ctx, actorOf(req), req.params.id, req.body)));
+
+  app.post<{ Params: Id; Body: DisputeInput }>('/disputes/:id/events', {
+    onRequest: requirePermission('payments.act'),
+    schema: {
+      ...ADMIN_TAG, summary: 'Move a dispute by an event of the transition table (information_supplied, won, lost, accept, second_chargeback, ...); 409 when it does not apply; audited',
+      params: IdParams, body: EventBody, response: { ...withErrors({ 200: DisputeView }), ...NOT_ALLOWED },
+    },
+  }, async (req) => actOnDispute(ctx, actorOf(req), req.params.id, req.body));
+
+  app.get<{ Querystring: Static<typeof ListQuery> }>('/disputes', {
+    onRequest: requirePermission('payments.read'),
+    schema: { ...ADMIN_TAG, summary: 'Disputes, newest first (by merchant, by status)', querystring: ListQuery, response: withErrors({ 200: Type.Array(DisputeView) }) },
+  }, async (req) => findDisputes(ctx, { ...(req.query.merchant_id ? { merchantId: req.query.merchant_id } : {}), ...(req.query.status ? { status: req.query.status } : {}), ...(req.query.limit ? { limit: req.query.limit } : {}) }));
+
+  app.get('/disputes/unmatched', {
+    onRequest: requirePermission('payments.read'),
+    schema: { ...ADMIN_TAG, summary: 'Acquirer dispute notices that named no known payment (kept, never dropped), newest first', response: withErrors({ 200: Type.Array(UnmatchedView) }) },
+  }, async () => unmatchedNotices(ctx));
+
+  app.get<{ Params: Id }>('/disputes/:id', {
+    onRequest: requirePermission('payments.read'),
+    schema: { ...ADMIN_TAG, summary: 'A dispute with the history of every change', params: IdParams, response: withErrors({ 200: DisputeWithHistory }) },
+  }, async (req) => readDispute(ctx, req.params.id));
+}

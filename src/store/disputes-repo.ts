@@ -1,0 +1,119 @@
+/**
+ * Disputes (issue 29): the dispute rows (changed by compare-and-set on version), their history and the notices
+ * that matched no payment. The service writes a change, its history row, its ledger entries and its callback in
+ * one transaction.
+ */
+import type { Sql } from './database.ts';
+import type { Dispute, DisputeHistoryEntry, DisputeState, UnmatchedNotice } from '../domain/disputes.ts';
+
+interface DisputeRow {
+  id: string; payment_id: string; merchant_id: string; source: Dispute['source']; external_ref: string | null; amount: string | bigint; currency: string;
+  reason_code: string | null; category: Dispute['category']; stage: Dispute['stage']; status: Dispute['status']; due_at: Date | string | null;
+  bank_date: string | null; version: number; created_at: Date | string; updated_at: Date | string;
+}
+
+const toDispute = (r: DisputeRow): Dispute => ({
+  id: r.id, paymentId: r.payment_id, merchantId: r.merchant_id, source: r.source, externalRef: r.external_ref, amount: BigInt(r.amount), currency: r.currency,
+  reasonCode: r.reason_code, category: r.category, stage: r.stage, status: r.status, dueAt: r.due_at === null ? null : new Date(r.due_at),
+  bankDate: r.bank_date, version: r.version, createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at),
+});
+
+export async function insertDispute(sql: Sql, d: Omit<Dispute, 'version' | 'updatedAt'>): Promise<Dispute> {
+  const [row] = await sql.query<DisputeRow>(
+    `INSERT INTO disputes (id, payment_id, merchant_id, source, external_ref, amount, currency, reason_code, category, stage, status, due_at, bank_date, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14) RETURNING *`,
+    [d.id, d.paymentId, d.merchantId, d.source, d.externalRef, d.amount.toString(), d.currency, d.reasonCode, d.category, d.stage, d.status, d.dueAt, d.bankDate, d.createdAt],
+  );
+  return toDispute(row!);
+}
+
+/** Compare-and-set: the new state (and amount, deadline) only if the dispute is still at `version`. */
+export async function updateDispute(sql: Sql, id: string, version: number, patch: DisputeState & { amount: bigint; dueAt: Date | null; reasonCode: string | null; category: Dispute['category'] }, now: Date): Promise<Dispute | undefined> {
+  const [row] = await sql.query<DisputeRow>(
+    `UPDATE disputes SET stage = $3, status = $4, amount = $5, due_at = $6, reason_code = $7, category = $8, version = version + 1, updated_at = $9
+     WHERE id = $1 AND version = $2 RETURNING *`,
+    [id, version, patch.stage, patch.status, patch.amount.toString(), patch.dueAt, patch.reasonCode, patch.category, now],
+  );
+  return row && toDispute(row);
+}
+
+export async function getDispute(sql: Sql, id: string): Promise<Dispute | undefined> {
+  const [row] = await sql.query<DisputeRow>('SELECT * FROM disputes WHERE id = $1', [id]);
+  return row && toDispute(row);
+}
+
+export async function findDisputeByRef(sql: Sql, source: string, externalRef: string): Promise<Dispute | undefined> {
+  const [row] = await sql.query<DisputeRow>('SELECT * FROM disputes WHERE source = $1 AND external_ref = $2', [source, externalRef]);
+  return row && toDispute(row);
+}
+
+export async function disputesOfPayment(sql: Sql, paymentId: string): Promise<Dispute[]> {
+  const rows = await sql.query<DisputeRow>('SELECT * FROM disputes WHERE payment_id = $1 ORDER BY created_at, id', [paymentId]);
+  return rows.map(toDispute);
+}
+
+export async function listDisputes(sql: Sql, filter: { merchantId?: string; status?: string; limit: number }): Promise<Dispute[]> {
+  const rows = await sql.query<DisputeRow>(
+    `SELECT * FROM disputes WHERE ($1::text IS NULL OR merchant_id = $1) AND ($2::text IS NULL OR status = $2) ORDER BY created_at DESC, id DESC LIMIT $3`,
+    [filter.merchantId ?? null, filter.status ?? null, filter.limit],
+  );
+  return rows.map(toDispute);
+}
+
+/** Locks the payment's row for the transaction: the disputes of one payment change one at a time (the total rule). */
+export async function lockPaymentForDispute(sql: Sql, paymentId: string): Promise<void> {
+  await sql.query('SELECT id FROM payments WHERE id = $1 FOR UPDATE', [paymentId]);
+}
+
+// --- history ------------------------------------------------------------------------------------------------
+
+interface EventRow {
+  id: string; dispute_id: string; event: DisputeHistoryEntry['event']; notice_key: string | null; actor: string; from_stage: Dispute['stage'] | null;
+  from_status: Dispute['status'] | null; to_stage: Dispute['stage']; to_status: Dispute['status']; money: DisputeHistoryEntry['money']; details: Record<string, unknown>; created_at: Date | string;
+}
+
+const toEvent = (r: EventRow): DisputeHistoryEntry => ({
+  id: r.id, disputeId: r.dispute_id, event: r.event, noticeKey: r.notice_key, actor: r.actor,
+  from: r.from_stage && r.from_status ? { stage: r.from_stage, status: r.from_status } : null, to: { stage: r.to_stage, status: r.to_status },
+  money: r.money, details: r.details, createdAt: new Date(r.created_at),
+});
+
+export async function insertDisputeEvent(sql: Sql, e: DisputeHistoryEntry): Promise<void> {
+  await sql.query(
+    `INSERT INTO dispute_events (id, dispute_id, event, notice_key, actor, from_stage, from_status, to_stage, to_status, money, details, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [e.id, e.disputeId, e.event, e.noticeKey, e.actor, e.from?.stage ?? null, e.from?.status ?? null, e.to.stage, e.to.status, e.money, JSON.stringify(e.details), e.createdAt],
+  );
+}
+
+export async function historyOf(sql: Sql, disputeId: string): Promise<DisputeHistoryEntry[]> {
+  const rows = await sql.query<EventRow>('SELECT * FROM dispute_events WHERE dispute_id = $1 ORDER BY created_at, id', [disputeId]);
+  return rows.map(toEvent);
+}
+
+/** Whether a notice with this key was seen already (applied, or stored as unmatched). */
+export async function noticeSeen(sql: Sql, noticeKey: string): Promise<boolean> {
+  const rows = await sql.query<{ one: number }>(
+    'SELECT 1 AS one FROM dispute_events WHERE notice_key = $1 UNION ALL SELECT 1 FROM unmatched_dispute_notices WHERE notice_key = $1 LIMIT 1', [noticeKey],
+  );
+  return rows.length > 0;
+}
+
+// --- unmatched notices --------------------------------------------------------------------------------------
+
+interface UnmatchedRow { id: string; source: UnmatchedNotice['source']; notice_key: string; event: string; payment_ref: string | null; payload: Record<string, unknown>; received_at: Date | string }
+
+/** Stores a notice that names no known payment; a duplicate stores nothing. */
+export async function insertUnmatched(sql: Sql, n: UnmatchedNotice): Promise<boolean> {
+  const rows = await sql.query<{ id: string }>(
+    `INSERT INTO unmatched_dispute_notices (id, source, notice_key, event, payment_ref, payload, received_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (notice_key) DO NOTHING RETURNING id`,
+    [n.id, n.source, n.noticeKey, n.event, n.paymentRef, JSON.stringify(n.payload), n.receivedAt],
+  );
+  return rows.length > 0;
+}
+
+export async function listUnmatched(sql: Sql, limit: number): Promise<UnmatchedNotice[]> {
+  const rows = await sql.query<UnmatchedRow>('SELECT * FROM unmatched_dispute_notices ORDER BY received_at DESC, id DESC LIMIT $1', [limit]);
+  return rows.map((r) => ({ id: r.id, source: r.source, noticeKey: r.notice_key, event: r.event, paymentRef: r.payment_ref, payload: r.payload, receivedAt: new Date(r.received_at) }));
+}
