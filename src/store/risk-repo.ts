@@ -207,7 +207,11 @@ export interface ScreenRecord {
 
 const shard = (): number => Math.floor(Math.random() * SHARDS);
 
-/** The evaluation, the attempt's counters (both grains) and its card as a member of its keys, in one statement. */
+/**
+ * The evaluation, the attempt's counters (both grains) and its card as a member of its keys, in one statement.
+ * Rows are upserted in one order (dimension, key, grain, bucket, shard) by every statement that writes counters,
+ * so two payments sharing keys take their row locks in the same order and never deadlock.
+ */
 export async function recordScreen(sql: Sql, r: ScreenRecord, now: Date): Promise<void> {
   const counters: { d: string; k: string; g: number; b: string; s: number }[] = [];
   const members: { d: string; k: string; g: number; b: string }[] = [];
@@ -230,10 +234,12 @@ export async function recordScreen(sql: Sql, r: ScreenRecord, now: Date): Promis
      ), counted AS (
        INSERT INTO risk_velocity AS v (dimension, key, grain, bucket, shard, currency, attempts, amount)
        SELECT c.d, c.k, c.g, c.b, c.s, $8, 1, $9::bigint FROM jsonb_to_recordset($12::jsonb) AS c(d text, k text, g smallint, b timestamptz, s smallint)
+       ORDER BY c.d, c.k, c.g, c.b, c.s
        ON CONFLICT (dimension, key, grain, bucket, shard, currency) DO UPDATE SET attempts = v.attempts + 1, amount = v.amount + EXCLUDED.amount
      )
      INSERT INTO risk_velocity_members (dimension, key, grain, bucket, member)
      SELECT m.d, m.k, m.g, m.b, $13 FROM jsonb_to_recordset($14::jsonb) AS m(d text, k text, g smallint, b timestamptz)
+     ORDER BY m.d, m.k, m.g, m.b
      ON CONFLICT DO NOTHING`,
     [r.paymentId, r.merchantId, now, e.action, e.score, JSON.stringify(e), JSON.stringify({ ...r.keys, count: r.count }), r.currency, r.amount.toString(),
       r.review ? 'pending' : null, r.review?.deadline ?? null, JSON.stringify(counters), r.card, JSON.stringify(members)],
@@ -254,6 +260,7 @@ export async function countOutcome(sql: Sql, paymentId: string, outcome: 'approv
      SELECT k.key, k.value, b.g, b.b, $4, ev.currency, CASE WHEN $2 = 'approved' THEN 1 ELSE 0 END, CASE WHEN $2 = 'declined' THEN 1 ELSE 0 END
      FROM ev, jsonb_each_text(ev.keys) AS k, jsonb_to_recordset($3::jsonb) AS b(g smallint, b timestamptz)
      WHERE k.key <> 'count' AND (ev.keys->>'count')::boolean
+     ORDER BY k.key, k.value, b.g, b.b
      ON CONFLICT (dimension, key, grain, bucket, shard, currency) DO UPDATE SET approvals = v.approvals + EXCLUDED.approvals, declines = v.declines + EXCLUDED.declines`,
     [paymentId, outcome, JSON.stringify(buckets), shard()],
   );
@@ -267,6 +274,12 @@ export interface StoredEvaluation {
   outcome: string | null;
   review: string | null;
   reviewDeadline: Date | null;
+}
+
+/** The keys a payment's counters were kept under (its card's fingerprint among them). */
+export async function evaluationKeysOf(sql: Sql, paymentId: string): Promise<Partial<Record<string, string>> | undefined> {
+  const [r] = await sql.query<{ keys: Record<string, string> }>('SELECT keys FROM risk_evaluations WHERE payment_id = $1', [paymentId]);
+  return r?.keys;
 }
 
 export async function evaluationOf(sql: Sql, paymentId: string): Promise<StoredEvaluation | undefined> {

@@ -169,6 +169,21 @@ for (const { kind, skip } of await storeKinds()) {
       assert.deepEqual(d3Messages(wrong), ['csv.lines[1].kind: The value you selected is not a valid choice.']);
     });
 
+    it('a payment\'s values listed in one action: its card (by fingerprint), e-mail and IP block the next payment', async () => {
+      const m = await merchant();
+      const first = await sale(t, { card_number: '4012888888881881', payer_email: 'one-action@example.com', payer_ip: '192.0.2.44' }, m);
+      assert.ok(first.body.trans_id, first.text);
+      const { paymentId } = await risk(first.body.trans_id);
+      const listed = await call('POST', `/admin/v1/risk/lists/${m.id}/from-payment`, { payment_id: paymentId, list: 'block', kinds: ['card', 'email', 'ip'], reason: 'chargeback' });
+      assert.equal(listed.status, 200, listed.text);
+      assert.deepEqual(listed.body.map((e: { kind: string }) => e.kind).sort(), ['card', 'email', 'ip']);
+      assert.ok(!listed.text.includes('4012888888881881'));
+      const again = await sale(t, { card_number: '4012888888881881', payer_email: 'other@example.com', payer_ip: '192.0.2.45' }, m);
+      assert.equal(again.body.decline_reason, 'Declined by risk management', 'the card alone is enough');
+      const none = await call('POST', `/admin/v1/risk/lists/${m.id}/from-payment`, { payment_id: paymentId, list: 'block', kinds: ['device'], reason: 'x' });
+      assert.deepEqual(d3Messages(none), ['kinds[0]: The payment has no device to list.']);
+    });
+
     it('velocity: attempts per e-mail over a window, exact at its edges; declines per card counted apart', async () => {
       const m = await merchant();
       await saveRules(m.id, [

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import {
-  addListEntries, backtest, MAX_BACKTEST_DAYS, exportListCsv, getListEntries, getRuleSet, getRuleSetVersions, importListCsv, paymentRisk, putRuleSet, removeListEntry, restoreRuleSet,
+  addListEntries, listPaymentValues, backtest, MAX_BACKTEST_DAYS, exportListCsv, getListEntries, getRuleSet, getRuleSetVersions, importListCsv, paymentRisk, putRuleSet, removeListEntry, restoreRuleSet,
 } from '../../services/admin/risk.ts';
 import { RiskRuleSet } from '../../domain/risk/rules.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
@@ -108,6 +108,18 @@ export function registerAdminRiskRoutes(app: FastifyInstance, ctx: ServiceContex
     onRequest: write,
     schema: { ...ADMIN_TAG, summary: 'Add list entries (one listed already takes the new reason and expiry); audited', params: ScopeParams, body: AddBody, response: responses({ 200: Type.Array(EntryView) }) },
   }, async (req) => addListEntries(ctx, actorOf(req), req.params.scope, req.body.entries as never));
+
+  const FromPaymentBody = Type.Object({
+    payment_id: Type.String({ maxLength: 64 }),
+    list: List,
+    kinds: Type.Array(Kind, { minItems: 1, uniqueItems: true, description: 'Which of the payment\'s values: card (its fingerprint), bin, email, email_domain, ip, country.' }),
+    reason: Type.String({ minLength: 1, maxLength: 255 }),
+    expires_at: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
+  }, { additionalProperties: false, examples: [{ payment_id: '0190f3c1-8a4e-7c55-9a4e-1f2b3c4d5e6f', list: 'block', kinds: ['card', 'email', 'ip'], reason: 'chargeback: fraud' }] });
+  app.post<{ Params: ScopeP; Body: Static<typeof FromPaymentBody> }>('/risk/lists/:scope/from-payment', {
+    onRequest: write,
+    schema: { ...ADMIN_TAG, summary: 'List a payment\'s values (card fingerprint, e-mail, IP, ...) in one action; audited', params: ScopeParams, body: FromPaymentBody, response: responses({ 200: Type.Array(EntryView) }) },
+  }, async (req) => listPaymentValues(ctx, actorOf(req), req.params.scope, req.body));
 
   const EntryParams = Type.Object({ scope: Scope, id: Type.String({ maxLength: 64 }) });
   app.delete<{ Params: Static<typeof EntryParams> }>('/risk/lists/:scope/:id', {

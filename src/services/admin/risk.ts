@@ -21,7 +21,8 @@ import {
 } from '../../store/risk-repo.ts';
 import { forgetLists, forgetRuleSet, PLATFORM_SCOPE, riskKeyOf, ruleSetsFor } from '../risk/engine.ts';
 import { emptyBacktest, tallyPayment, type BacktestResult } from '../../domain/risk/backtest.ts';
-import { backtestPage } from '../../store/risk-repo.ts';
+import { backtestPage, evaluationKeysOf } from '../../store/risk-repo.ts';
+import { getPayment } from '../../store/payments-repo.ts';
 import { SAMPLE_BIN_TABLE } from '../../domain/bin-table.ts';
 import { SAMPLE_IP_TABLE } from '../../domain/risk/ip.ts';
 import type { RuleScope } from '../../domain/risk/evaluate.ts';
@@ -214,6 +215,34 @@ export async function importListCsv(ctx: ServiceContext, actor: AuditActor, scop
   });
   const saved = await addListEntries(ctx, actor, scope, inputs, 'csv.lines');
   return { imported: saved.length };
+}
+
+/** What of a payment each list kind takes (the card: the fingerprint its screen kept; never its number). */
+const PAYMENT_VALUES: Readonly<Record<ListKind, (p: { email?: string; ip?: string; country?: string; first6?: string; card?: string }) => string | undefined>> = {
+  card: (p) => p.card,
+  bin: (p) => p.first6,
+  email: (p) => p.email,
+  email_domain: (p) => (p.email?.includes('@') ? p.email.slice(p.email.lastIndexOf('@') + 1) : undefined),
+  ip: (p) => p.ip,
+  country: (p) => p.country,
+  device: () => undefined,
+};
+
+/** Lists a payment's values (its card, e-mail, IP, ...) in one action, as the console's "add to list" does. */
+export async function listPaymentValues(ctx: ServiceContext, actor: AuditActor, scope: string, input: { payment_id: string; list: 'allow' | 'block'; kinds: ListKind[]; reason: string; expires_at?: string | null }): Promise<ListEntryView[]> {
+  const payment = isUuid(input.payment_id) ? await getPayment(ctx.db, input.payment_id) : undefined;
+  if (!payment || (scope !== PLATFORM_SCOPE && payment.merchantId !== scope)) throw GatewayError.field('payment_id', 'Payment not found.');
+  const keys = await evaluationKeysOf(ctx.db, payment.id);
+  const values = { email: payment.payer.email, ip: payment.payer.ip, country: payment.payer.country, first6: payment.details.first6Last4?.slice(0, 6), card: keys?.card };
+  const errors: FieldError[] = [];
+  const entries: ListEntryInput[] = [];
+  for (const [i, kind] of input.kinds.entries()) {
+    const value = PAYMENT_VALUES[kind]?.(values);
+    if (value === undefined) errors.push({ field: `kinds[${i}]`, message: `The payment has no ${kind} to list.` });
+    else entries.push({ list: input.list, kind, value, reason: input.reason, expires_at: input.expires_at ?? null });
+  }
+  if (errors.length > 0) throw GatewayError.invalid(errors);
+  return addListEntries(ctx, actor, scope, entries);
 }
 
 // --- a payment's evaluation --------------------------------------------------------------------------------
