@@ -38,10 +38,9 @@ import type { DueChain } from '../services/schedules/runner-store.ts';
 import { merchantInitiatedOutcome } from '../services/recurring/card-on-file.ts';
 import { authorizeRequest } from '../services/attempt/request.ts';
 import { heldForIntegrity, mismatchesOf } from '../services/attempt/integrity.ts';
-import { screen, type ScreenFacts } from '../services/attempt/screen.ts';
+import { screen, screenRefusal, type ScreenFacts } from '../services/attempt/screen.ts';
 import { posted, postingEntries } from '../services/attempt/post.ts';
 import type { LedgerEntry } from '../domain/ledger/postings.ts';
-import { screenRefusal } from '../services/attempt/source.ts';
 import { intentOf } from '../domain/operations.ts';
 import { PollingLoop } from './polling.ts';
 

@@ -6,6 +6,18 @@
 import type { ServiceContext } from '../context.ts';
 import type { ConnectorOutcome } from '../../connectors/types.ts';
 import { ConnectorTargetRefused } from '../../connectors/http.ts';
+import { midAccess } from '../connector-access.ts';
+import { reached, type AttemptState } from './types.ts';
+
+/** The step: the MID's connector asked, unless the attempt was refused before any call (screen.ts). */
+export async function callStep(ctx: ServiceContext, state: AttemptState): Promise<void> {
+  const { claimed, connector, transId } = reached(state, 'recorded');
+  const { refusal } = state;
+  const mid = reached(state, 'routed').taken.mid;
+  const { request } = reached(state, 'sent');
+  const outcome = refusal ?? await callConnector(ctx, () => connector.authorize(request, midAccess(ctx, mid)));
+  state.answer = { payment: claimed, transId, outcome, refused: refusal !== undefined };
+}
 
 export async function callConnector(ctx: ServiceContext, call: () => Promise<ConnectorOutcome>, paymentId?: string): Promise<ConnectorOutcome> {
   try {

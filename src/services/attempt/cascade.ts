@@ -17,7 +17,8 @@ import { cascadeStop } from '../../domain/routing/cascade.ts';
 import { attemptResult, type AttemptStop } from '../../domain/model/attempt.ts';
 import { newId } from '../../domain/ids.ts';
 import type { AuthorizeRequest, ConnectorOutcome } from '../../connectors/types.ts';
-import { noteOutcome, releaseHold, takeCandidate, type CardRoute, type TakenCandidate } from './route.ts';
+import { noteOutcome, releaseHold, takeCandidate } from './route.ts';
+import { reached, type AttemptState, type CardRoute, type TakenCandidate } from './types.ts';
 import { midAccess, refuseTestCardOnLiveMid } from '../connector-access.ts';
 import { callConnector } from './call.ts';
 import { cascadedRequest } from './request.ts';
@@ -38,8 +39,21 @@ export interface Attempt {
   stop?: AttemptStop;
 }
 
-/** What the outcome step takes of the last attempt. */
-export type LastAttempt = Pick<Attempt, 'payment' | 'transId' | 'outcome' | 'stop'>;
+/**
+ * The step: a declined answer cascades to the next candidates. A refusal asked no connector: another MID could do
+ * nothing differently, so it never cascades (the outcome gives the cap reservation back with the decline).
+ */
+export async function cascadeStep(ctx: ServiceContext, state: AttemptState): Promise<void> {
+  const answer = reached(state, 'answer');
+  if (answer.refused) return;
+  const { route, taken } = reached(state, 'routed');
+  const { request, pan } = reached(state, 'sent');
+  const last = await cascade(ctx, state.input.merchant, route, { payment: answer.payment, transId: answer.transId, outcome: answer.outcome, request, pan, position: taken.index, hold: taken.hold });
+  answer.payment = last.payment;
+  answer.transId = last.transId;
+  answer.outcome = last.outcome;
+  answer.stop = last.stop;
+}
 
 export async function cascade(ctx: ServiceContext, merchant: Merchant, route: CardRoute, first: Attempt): Promise<Attempt> {
   const maxExtra = route.config.max_extra_attempts;

@@ -18,7 +18,7 @@ import { heldForIntegrity } from './integrity.ts';
 import { planOutcome, type DecidedOutcome, type OutcomePlan } from './outcome-plan.ts';
 import { consequencesOf, needsTransaction, type Consequence } from './consequences.ts';
 import { postingEntries } from './post.ts';
-import type { PaymentStep } from './types.ts';
+import { reached, type AttemptState, type PaymentStep } from './types.ts';
 
 /** A payment claimed for a step of its authorization, and the transaction that step opened. */
 export interface Claim {
@@ -30,6 +30,12 @@ export interface Claim {
   intent: Intent;
   /** Why no further attempt follows this one's decline (the cascade's word), written with the outcome. */
   stop?: AttemptStop;
+}
+
+/** The step: the last answer applied to the payment (integrity, transition, consequences, post); it ends the attempt. */
+export function outcomeStep(ctx: ServiceContext, state: AttemptState): Promise<PaymentStep> {
+  const { payment, transId, outcome, stop } = reached(state, 'answer');
+  return applyOutcome(ctx, { merchant: state.input.merchant, payment, transId, operation: 'authorize', intent: state.input.intent, stop }, outcome);
 }
 
 export async function applyOutcome(ctx: ServiceContext, claim: Claim, answer: ConnectorOutcome, byOperator?: OperatorWrite): Promise<PaymentStep> {

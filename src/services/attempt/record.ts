@@ -4,28 +4,19 @@
  * payment_attempts), the routing decision and any daily-cap reservation with it. One statement when nothing is vaulted; a transaction otherwise.
  */
 import type { ServiceContext } from '../context.ts';
-import type { Payment } from '../../domain/model/payment.ts';
 import type { PaymentPatch } from '../../store/payments-repo.ts';
 import type { Sql } from '../../store/database.ts';
-import { issueCardToken, type VaultedCard } from '../../store/card-vault.ts';
+import { issueCardToken } from '../../store/card-vault.ts';
 import { authTxType } from '../../domain/operations.ts';
 import { cardBrandByPrefix } from '../../domain/card.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { unsentParameterSets } from '../../domain/card-parameter-sets.ts';
-import type { CardConnector } from '../../connectors/types.ts';
 import { midAccess, refuseTestCardOnLiveMid } from '../connector-access.ts';
 import { expiryOf, panOf, sentCard, storesCard, transientCard, vaultCard } from './source.ts';
 import type { AttemptOpening } from '../../domain/model/attempt.ts';
-import type { Routed } from './route.ts';
-import type { AuthorizationWrite, AuthorizeInput } from './types.ts';
-
-export interface Recorded {
-  claimed: Payment;
-  card: VaultedCard | undefined;
-  connector: CardConnector;
-  transId: string;
-}
+import { releaseHold } from './route.ts';
+import { reached, type AttemptState, type AuthorizationWrite, type AuthorizeInput, type Recorded, type Routed } from './types.ts';
 
 /** The card parameter sets of the request (S2S parameters, Checkout parameters.card). */
 export const parametersOf = (input: Omit<AuthorizeInput, 'payment'>, subject: AuthorizationWrite['subject']): Record<string, unknown> | undefined =>
@@ -79,4 +70,15 @@ export async function recordAuthorization(ctx: ServiceContext, input: Omit<Autho
   };
   const written = target.single && !stored ? await record(ctx.db) : await ctx.db.transaction(record);
   return { ...written, connector, transId };
+}
+
+/** The step: the attempt written on its MID; a write that fails gives the reservation back (nothing was sent). */
+export async function recordStep(ctx: ServiceContext, state: AttemptState): Promise<void> {
+  const routed = reached(state, 'routed');
+  try {
+    state.recorded = await recordAuthorization(ctx, state.input, state.target, routed, state.refusal !== undefined);
+  } catch (err) {
+    await releaseHold(ctx.db, routed.taken.hold);
+    throw err;
+  }
 }

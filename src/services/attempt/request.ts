@@ -9,6 +9,10 @@ import type { Payment } from '../../domain/model/payment.ts';
 import type { AuthorizeRequest, CardData, WalletPayment } from '../../connectors/types.ts';
 import { connectorNotifyUrl, connectorPayer, connectorReturnUrl, storedCardUse } from '../connector-access.ts';
 import type { WalletUse } from '../wallets/wallet-payments.ts';
+import { NO_CARD } from '../../connectors/types.ts';
+import { cardDataOf } from './source.ts';
+import { parametersOf } from './record.ts';
+import { reached, type AttemptState } from './types.ts';
 
 export interface RequestParts {
   intent: AuthorizeRequest['intent'];
@@ -21,6 +25,19 @@ export interface RequestParts {
   wallet?: WalletUse;
   /** The risk screen's require_3ds. */
   challenge?: boolean;
+}
+
+/** The step: the card opened where it is stored, and the acquirer's request built from the payment as recorded. */
+export async function requestStep(ctx: ServiceContext, state: AttemptState): Promise<void> {
+  const { input } = state;
+  const { claimed, card, connector } = reached(state, 'recorded');
+  const cardData = await cardDataOf(ctx, input.source, card, NO_CARD);
+  const request = authorizeRequest(ctx, claimed, {
+    intent: input.intent, card: cardData, connector: connector.name, midId: reached(state, 'routed').taken.mid.id,
+    parameters: parametersOf(input, state.target.subject), ...(input.source.kind === 'wallet' ? { wallet: input.source.use } : {}),
+    challenge: state.challenge === true,
+  });
+  state.sent = { request, pan: cardData.pan };
 }
 
 /** The acquirer's request for a payment claimed for authorization. */

@@ -8,10 +8,10 @@ import type { ServiceContext } from '../context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Mid } from '../../domain/model/mid.ts';
 import type { Sql } from '../../store/database.ts';
-import type { Intent } from '../../domain/operations.ts';
-import { route, dropCapped, refusalAfterCaps, CHAIN_ROUTING, NO_RULES, PATHS, type RoutingDecision } from '../../domain/routing/route.ts';
+import { isRecurring, type Intent } from '../../domain/operations.ts';
+import { route, dropCapped, refusalAfterCaps, CHAIN_ROUTING, NO_RULES, PATHS } from '../../domain/routing/route.ts';
 import { DEFAULT_ROUTING, usesSuccessRate, type RoutingConfig, type Scorer } from '../../domain/routing/rules.ts';
-import { statsBrand, type PaymentFacts } from '../../domain/routing/facts.ts';
+import { cardFacts, statsBrand, type PaymentFacts } from '../../domain/routing/facts.ts';
 import { capFor, utcDay, type VolumeHold } from '../../domain/routing/caps.ts';
 import { DEFAULT_HALF_LIFE_MINUTES, scoreOf } from '../../domain/routing/success-rate.ts';
 import type { Money } from '../../domain/money.ts';
@@ -20,26 +20,25 @@ import type { CardConnector } from '../../connectors/types.ts';
 import { releaseVolume, reserveVolume } from '../../store/volume-caps-repo.ts';
 import { readOutcomeCounts, recordOutcome } from '../../store/outcome-stats-repo.ts';
 import { usableConnectors } from '../connector-access.ts';
+import { midsFor, panOf } from './source.ts';
+import type { AttemptState, CardRoute, Routed, TakenCandidate } from './types.ts';
 
-export interface CardRoute {
-  /** Eligible MIDs in attempt order; never empty. */
-  candidates: Mid[];
-  decision: RoutingDecision;
-  /** The rules and cascading limit this payment was routed by. */
-  config: RoutingConfig;
-}
-
-/** A candidate that will carry an attempt, with what it reserved of its daily cap. */
-export interface TakenCandidate {
-  index: number;
-  mid: Mid;
-  hold?: VolumeHold;
-}
-
-/** A routed attempt: the candidates in order, and the one taken with its daily-cap share reserved. */
-export interface Routed {
-  route: CardRoute;
-  taken: TakenCandidate;
+/**
+ * The step: routes the attempt and reserves its MID's daily-cap share. A merchant-initiated charge stays on its
+ * chain's MID, a wallet token outside the decrypted flow on the MID it was made for (the flow rules 1, 3 and 4:
+ * no routing, no cascading). The rules may look at the card's brand and BIN: a stored card is opened for them only
+ * when there are rules.
+ */
+export async function routeStep(ctx: ServiceContext, state: AttemptState): Promise<void> {
+  const { merchant, intent, source } = state.input;
+  const payment = state.target.subject;
+  const config = configFor(merchant, payment.details?.merchantInitiated === true || (source.kind === 'wallet' && !source.use.smartRouting));
+  const pan = source.kind !== 'vault' || config.rules.length > 0 ? await panOf(ctx, source) : undefined;
+  const facts = cardFacts({
+    intent, amount: payment.amount, currency: payment.currency, pan, country: payment.payer.country,
+    recurring: isRecurring(payment.operation) || payment.details?.recurringInit === true, customData: payment.customData,
+  }, ctx.binTable);
+  state.routed = await routeAttempt(ctx, ctx.db, merchant, midsFor(ctx, source, state.input.mids), facts, config);
 }
 
 /**

@@ -20,6 +20,11 @@
 import type { ServiceContext } from '../context.ts';
 import type { RiskAction, ThreeDsResult } from '../../domain/risk/rules.ts';
 import { screenRisk } from '../risk/engine.ts';
+import type { ConnectorOutcome } from '../../connectors/types.ts';
+import { DECLINES } from '../../domain/declines.ts';
+import { isRecurring } from '../../domain/operations.ts';
+import { refusalOutcome, sentCard } from './source.ts';
+import type { AttemptState } from './types.ts';
 
 export interface ScreenFacts {
   paymentId: string;
@@ -79,4 +84,39 @@ export async function screen(ctx: ServiceContext, facts: ScreenFacts): Promise<S
     merchantInitiated: facts.merchantInitiated, sandbox: facts.sandbox === true, recurring: facts.recurring, customData: facts.customData, threeDs: facts.threeDs,
   });
   return reviewDeadline ? { action: evaluation.action, reason: evaluation.reason, reviewDeadline } : { action: evaluation.action, reason: evaluation.reason };
+}
+
+/** An attempt the risk screen blocked, as the decline it is recorded with (no connector is asked). */
+export function screenRefusal(verdict: ScreenVerdict): ConnectorOutcome | undefined {
+  // A review is declined as a block until the hold before the acquirer call exists (docs/operators/risk.md).
+  if (verdict.action !== 'block' && verdict.action !== 'review') return undefined;
+  return { kind: 'declined', reason: DECLINES.risk_blocked.message, error: { code: 'risk_blocked', rawCode: 'risk_blocked', rawMessage: verdict.reason } };
+}
+
+/**
+ * The step: a card attempt screened before it is routed or written. A decline known before any connector call
+ * (the screen's block or review, a refused wallet token) is the attempt's refusal: it is recorded and never sent.
+ */
+export async function screenStep(ctx: ServiceContext, state: AttemptState): Promise<void> {
+  const verdict = await screen(ctx, cardScreenFacts(state));
+  state.refusal = screenRefusal(verdict) ?? refusalOutcome(state.input.source);
+  state.challenge = verdict.action === 'require_3ds';
+}
+
+/** The facts the screen reads of a card attempt (a stored card is not opened for them). Plain reads: every payment pays for them. */
+function cardScreenFacts({ input, target }: AttemptState): ScreenFacts {
+  const p = target.subject;
+  const { source } = input;
+  const pan = sentCard(source)?.pan;
+  const payer = input.payer;
+  const recurringInit = input.details?.recurringInit ?? p.details?.recurringInit;
+  return {
+    paymentId: p.id, merchantId: input.merchant.id, channel: p.channel, kind: 'card', operation: p.operation, intent: input.intent,
+    amount: p.amount, currency: p.currency,
+    card: { bin: pan?.slice(0, 8), last4: pan?.slice(-4), wallet: source.kind === 'wallet' ? source.use.name : undefined, stored: source.kind === 'vault', pan, vaultId: source.kind === 'vault' ? source.vaultId : undefined },
+    payer: { ip: payer?.ip ?? p.payer.ip, email: payer?.email ?? p.payer.email, country: payer?.country ?? p.payer.country },
+    merchantInitiated: (input.details?.merchantInitiated ?? p.details?.merchantInitiated) === true,
+    recurring: isRecurring(p.operation) || recurringInit === true,
+    sessionId: p.sessionId, customData: p.customData, sandbox: input.merchant.sandbox,
+  };
 }

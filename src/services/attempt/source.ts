@@ -12,7 +12,6 @@ import { GatewayError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { CardData, ConnectorOutcome } from '../../connectors/types.ts';
 import { DECLINES } from '../../domain/declines.ts';
-import type { ScreenVerdict } from './screen.ts';
 import { WALLET_DECLINES, WALLET_DECLINE_CODES } from '../../domain/wallets/token-result.ts';
 import { midTakes, resolveWalletPayment, walletDetails, type WalletPaymentRequest, type WalletUse } from '../wallets/wallet-payments.ts';
 
@@ -104,13 +103,6 @@ export function refusalOutcome(source: CardSource): ConnectorOutcome | undefined
   if (!reason) return undefined;
   const code = WALLET_DECLINE_CODES[reason];
   return { kind: 'declined', reason: WALLET_DECLINES[reason], error: { code, rawCode: reason, rawMessage: DECLINES[code].message } };
-}
-
-/** An attempt the risk screen blocked, as the decline it is recorded with (no connector is asked). */
-export function screenRefusal(verdict: ScreenVerdict): ConnectorOutcome | undefined {
-  // A review is declined as a block until the hold before the acquirer call exists (docs/operators/risk.md).
-  if (verdict.action !== 'block' && verdict.action !== 'review') return undefined;
-  return { kind: 'declined', reason: DECLINES.risk_blocked.message, error: { code: 'risk_blocked', rawCode: 'risk_blocked', rawMessage: verdict.reason } };
 }
 
 /** The card data the connector is sent: the source's own, or the stored card opened (with a typed expiry and CVV). */
