@@ -70,10 +70,10 @@ export async function createAndAuthorize(ctx: ServiceContext, input: Omit<Author
 }
 
 /**
- * The attempt's steps, in order: each a function of the attempt's state, one per file. The outcome's step ends the
- * attempt (integrity, the transition, the consequences and the post, the ledger's place (issue 27), all in its
- * write); a step may end it earlier by answering where it stands (the screen's denial, issue 26). A new step is one
- * row here.
+ * The attempt's steps, in order: each a function of the attempt's state, one per file. The screen's refusal (the
+ * risk engine's block) rides in the state: it is recorded and applied as a decline, no connector asked. The
+ * outcome's step ends the attempt (integrity, the transition, the consequences and the ledger's post, all in its
+ * write); a step may also end it earlier by answering where it stands. A new step is one row here.
  */
 const STEPS: readonly Step[] = [screenStep, routeStep, recordStep, requestStep, callStep, cascadeStep, outcomeStep];
 
