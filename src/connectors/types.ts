@@ -221,6 +221,9 @@ export interface NotificationPort {
   readonly notificationAck: { contentType: string; body: string };
 }
 
+/** Payer fields a connector may require (CardConnector.requiredPayerFields). */
+export type ConnectorPayerField = 'email' | 'phone';
+
 export interface CardConnector {
   readonly name: string;
   /** TypeBox schemas of the MID's settings and credentials (the admin API validates with them). */
@@ -239,6 +242,11 @@ export interface CardConnector {
    */
   readonly walletTokens?: boolean;
   readonly decryptedWalletCards?: boolean;
+  /**
+   * Payer fields the acquirer refuses a payment without: the hosted page asks the payer for those the session
+   * lacks when a MID of this connector may carry it (an upstream's 4xx would otherwise be the payer's only answer).
+   */
+  readonly requiredPayerFields?: readonly ConnectorPayerField[];
   authorize(req: AuthorizeRequest, mid?: MidAccess): Promise<ConnectorOutcome>;
   /** Finishes a challenge or redirect started by authorize(). */
   complete(state: ConnectorState, result: ChallengeResult, mid?: MidAccess): Promise<ConnectorOutcome>;

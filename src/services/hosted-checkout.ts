@@ -41,6 +41,8 @@ export interface CardForm {
   card?: { number?: string; expMonth: string; expYear: string; cvv?: string; holder?: string };
   billing?: { country: string; state?: string; city: string; address: string; zip: string; phone?: string };
   email?: string;
+  /** Asked on the page when a connector requires it (CardConnector.requiredPayerFields). */
+  phone?: string;
   /** The payer's answer to the recurring consent checkbox (asked with recurring_consent_required only). */
   recurringConsent?: boolean;
 }
@@ -183,6 +185,7 @@ function payerFrom(form: CardForm): PayerInfo {
   if (form.email) payer.email = form.email;
   if (form.card?.holder) payer.name = form.card.holder;
   if (b) Object.assign(payer, { country: b.country, state: b.state, city: b.city, address: b.address, zip: b.zip, phone: b.phone });
+  if (form.phone) payer.phone = form.phone;
   return Object.fromEntries(Object.entries(payer).filter(([, v]) => v !== undefined && v !== '')) as PayerInfo;
 }
 

@@ -111,6 +111,8 @@ export interface CheckoutFormOptions {
   billingRequired: boolean;
   /** undefined: the page shows no email field. */
   email?: { required: boolean };
+  /** The page asks the payer's phone (required: a connector needs it). */
+  phone?: boolean;
   /** Payout with card_token: only the expiry is asked. */
   expiryOnly?: boolean;
   /** Only the billing state is asked (the merchant sent a country whose state the rule needs, and no state). */
@@ -135,6 +137,7 @@ export interface CheckoutFormValue {
   card?: { number?: string; expMonth: string; expYear: string; cvv?: string; holder?: string };
   billing?: { country: string; state?: string; city: string; address: string; zip: string; phone?: string };
   email?: string;
+  phone?: string;
   /** Asked only with recurring_consent_required: whether the payer ticked the consent checkbox. */
   recurringConsent?: boolean;
 }
@@ -150,6 +153,7 @@ export type CheckoutFormResult =
       /** Ready for CheckoutPageView.billing.values. */
       billing: Record<string, string>;
       email?: string;
+      phone?: string;
     };
 
 /** Form bodies may repeat a field; the first value counts. */
@@ -238,6 +242,13 @@ export function parseCheckoutForm(body: Record<string, unknown>, opts: CheckoutF
     if (email !== '') value.email = email;
   }
 
+  let phone: string | undefined;
+  if (opts.phone && method === 'card') {
+    phone = field(body, 'payer_phone').trim().replace(/\s+/g, ' ');
+    if (!/^[0-9 +()-]{1,32}$/.test(phone) || !/[0-9]/.test(phone)) set('payer_phone', MESSAGES.phone);
+    else value.phone = phone;
+  }
+
   if (opts.recurringConsent && method === 'card') value.recurringConsent = field(body, 'recurring_consent') === 'yes';
 
   if (Object.keys(errors).length === 0) return { ok: true, value };
@@ -250,6 +261,7 @@ export function parseCheckoutForm(body: Record<string, unknown>, opts: CheckoutF
     },
     billing,
     ...(email !== undefined ? { email } : {}),
+    ...(phone !== undefined ? { phone } : {}),
   };
 }
 

@@ -424,6 +424,19 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
     });
   }
 
+  // --- phone: asked when a connector the session may route to requires it and the session has none
+  let phoneBlock: Raw = raw('');
+  if (vm.phone) {
+    track('payer_phone', t.t('billing.phone'));
+    phoneBlock = field({
+      name: 'payer_phone',
+      label: t.t('billing.phone'),
+      value: vm.phone.value,
+      error: errors.payer_phone,
+      input: { type: 'tel', autocomplete: 'tel', inputmode: 'tel', maxlength: 32, required: true, 'data-validate': 'phone', dir: 'ltr' },
+    });
+  }
+
   // --- billing: the whole address when the MID or Protocol Mapping needs it, else only a missing state
   let billingBlock: Raw = raw('');
   const b = vm.billing.values;
@@ -525,6 +538,7 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
   <form class="pay-form" id="pay-form" method="post" action="${safeUrl(vm.actionUrl)}" accept-charset="utf-8" autocomplete="on" data-once>
     ${errorSummary(t, errors, present, labels, vm.decline)}
     ${emailBlock}
+    ${phoneBlock}
     ${picker}
     <div class="method-panels">${panels}</div>
     ${billingInCard ? '' : billingBlock}

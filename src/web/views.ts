@@ -28,6 +28,7 @@ export const CHECKOUT_FIELDS = [
   'billing_zip',
   'billing_phone',
   'email',
+  'payer_phone',
   ...BROWSER_FORM_FIELDS.map((name) => `browser_${name}` as const),
 ] as const;
 export type CheckoutField = (typeof CHECKOUT_FIELDS)[number];
@@ -59,6 +60,8 @@ export interface CheckoutPageView {
    */
   billing: { required: boolean; stateOnly?: boolean; values: Partial<Record<BillingField, string>> };
   email?: { required: boolean; value?: string };
+  /** The payer's phone, asked when a connector the session may route to requires it and the session has none. */
+  phone?: { value?: string };
   /** Re-displayed after an error. The card number and CVV are never re-displayed. */
   values: { cardHolder?: string; expiry?: string };
   /** Field name (see CHECKOUT_FIELDS) -> message shown next to the field; key '' is a form-level error. */

@@ -8,6 +8,7 @@ import { loadSession, payByCard, checkoutDestination, linkTarget, afterDecline, 
 import { ERRORS, GatewayError } from '../../domain/errors.ts';
 import { declineMessageKey } from '../../domain/declines.ts';
 import { stateRequired } from '../../domain/countries.ts';
+import type { ConnectorPayerField } from '../../connectors/types.ts';
 import { isPayout } from '../../domain/operations.ts';
 import { methodGroup } from '../../web/method-groups.ts';
 import type { Translator } from '../../web/i18n.ts';
@@ -46,6 +47,11 @@ function billingAsked(state: OpenSession): { required: boolean; stateOnly: boole
   return { required, stateOnly };
 }
 
+/** Whether a connector of the MIDs the session may route to refuses a payer without `field` (CardConnector.requiredPayerFields). */
+function connectorsRequire(ctx: ServiceContext, state: OpenSession, field: ConnectorPayerField): boolean {
+  return state.mids.some((m) => m.enabled && ctx.connectors.get(m.connector)?.requiredPayerFields?.includes(field) === true);
+}
+
 function checkoutView(ctx: ServiceContext, t: Translator, state: OpenSession, extra: Partial<CheckoutPageView> = {}): CheckoutPageView {
   const { session, merchant } = state;
   const base = `/checkout/${session.id}`;
@@ -66,7 +72,8 @@ function checkoutView(ctx: ServiceContext, t: Translator, state: OpenSession, ex
     now: ctx.clock.now().toISOString(),
     // Only the card form asks for a billing address; alternative methods ask on their own pages what they need.
     billing: { required: asked.required && hasCard, stateOnly: asked.stateOnly && hasCard, values: session.request.billingAddress ?? {} },
-    email: state.payment.payer.email ? undefined : { required: false },
+    email: state.payment.payer.email ? undefined : { required: connectorsRequire(ctx, state, 'email') },
+    ...(hasCard && !state.payment.payer.phone && connectorsRequire(ctx, state, 'phone') ? { phone: {} } : {}),
     values: {},
     errors: {},
     ...(expiryOnly ? { cardOnly: { expiryOnly: true } } : {}),
@@ -151,12 +158,13 @@ export function registerCheckoutPages(app: FastifyInstance, ctx: ServiceContext)
       billingRequired: view.billing.required && !apm,
       ...(view.billing.stateOnly && !apm ? { stateOnly: { country: String(view.billing.values.country ?? '').toUpperCase() } } : {}),
       email: view.email ? { required: view.email.required } : undefined,
+      phone: view.phone !== undefined && !apm,
       expiryOnly: view.cardOnly?.expiryOnly,
       recurringConsent: view.recurringConsent,
       t,
     });
     if (!parsed.ok) {
-      return sendHtml(reply, renderCheckoutPage({ ...view, errors: parsed.errors, values: parsed.values, billing: { ...view.billing, values: { ...view.billing.values, ...parsed.billing } }, email: view.email && { ...view.email, value: parsed.email } }, t), 422, csp);
+      return sendHtml(reply, renderCheckoutPage({ ...view, errors: parsed.errors, values: parsed.values, billing: { ...view.billing, values: { ...view.billing.values, ...parsed.billing } }, email: view.email && { ...view.email, value: parsed.email }, phone: view.phone && { value: parsed.phone } }, t), 422, csp);
     }
     try {
       if (apm) return await payWithApm(reply, ctx, state, apm, parsed.value, req.ip);

@@ -106,6 +106,8 @@ export class AkuratecoConnector implements CardConnector {
   readonly credentialsSchema = AkuratecoCredentials;
   /** The family's S2S CARD takes every set of interface.md in parameters[...]. */
   readonly parameterSets: ReadonlySet<CardParameterSet> = new Set(['instalments', 'tax_document', 'descriptor', 'phone_and_shipping', 'payer_and_payee_identity', 'order_data']);
+  /** The family's SALE refuses (400) a payer without e-mail or phone (its name and IP the page always has). */
+  readonly requiredPayerFields = ['email', 'phone'] as const;
   readonly notifications: NotificationPort;
 
   constructor(private readonly http: HttpPort) {
