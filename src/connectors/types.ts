@@ -18,6 +18,7 @@ import type { ApmConnector } from './apm-types.ts';
 import type { ThreeDsAttributes } from '../domain/model/payment.ts';
 import type { ConnectorEndpoints } from '../domain/connector-targets.ts';
 import type { DeclineCode, FollowUpOutcome, Reported } from './outcomes.ts';
+import type { DisputeEvent } from '../domain/disputes.ts';
 
 export type { DeclineCode, FollowUpOutcome, Reported };
 
@@ -197,6 +198,25 @@ export interface InboundRequest {
 }
 
 /** What a notification says about one of our payments. */
+/** A dispute notice of an acquirer, as the dispute service applies it. */
+export interface DisputeNotice {
+  /** Our payment id, as the notice names it (it may name none of ours). */
+  paymentRef: string | undefined;
+  event: DisputeEvent;
+  /** The acquirer's event name, as it sent it. */
+  acquirerEvent: string;
+  /** The dispute's reference at the acquirer: the same for every stage of one dispute. */
+  disputeRef: string;
+  /** The notice's own key: the acquirer sends a notice again until it is acknowledged. */
+  noticeKey: string;
+  amount?: bigint;
+  currency?: string;
+  reasonCode?: string;
+  dueAt?: Date;
+  bankDate?: string;
+  payload: Record<string, unknown>;
+}
+
 export interface NotificationEvent {
   paymentId: string;
   /** Which operation of ours it answers. */
@@ -217,6 +237,11 @@ export interface NotificationPort {
   notificationSubjects(req: InboundRequest): string[];
   /** Verifies the notification's signature and transforms it; throws ConnectorRejection when it does not verify. */
   readNotification(mid: MidAccess, req: InboundRequest, payments: ReadonlyMap<string, NotifiedPayment>): NotificationEvent[];
+  /**
+   * The dispute notices of a notification (issue 29), read only after readNotification() verified every item's
+   * signature; absent: the acquirer sends none.
+   */
+  readDisputeNotices?(req: InboundRequest): DisputeNotice[];
   /** What the acquirer expects as the answer to a notification it may stop sending. */
   readonly notificationAck: { contentType: string; body: string };
 }

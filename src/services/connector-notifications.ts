@@ -15,6 +15,7 @@ import { applyNotifiedOutcome } from './attempt/index.ts';
 import { applyLateFollowUp } from './follow-ups.ts';
 import { applyProviderNotice } from './apm/payments.ts';
 import type { ApmOutcome } from '../connectors/apm-types.ts';
+import { applyDisputeNotices } from './disputes/notices.ts';
 
 /** An S2S APM payment (a sale or a payout): its notifications go to the APM service. */
 const isApm = (p: Payment): boolean => p.channel === 's2s_apm' || (p.details.apm !== null && typeof p.details.apm === 'object');
@@ -61,5 +62,6 @@ export async function handleConnectorNotification(ctx: ServiceContext, connector
       await applyLateFollowUp(ctx, merchant, current, followUpOutcome(event.outcome));
     }
   }
+  if (port.readDisputeNotices && connectorName === 'adyen') await applyDisputeNotices(ctx, 'adyen', mid.id, port.readDisputeNotices(req));
   return port.notificationAck;
 }

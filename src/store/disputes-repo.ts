@@ -42,8 +42,8 @@ export async function getDispute(sql: Sql, id: string): Promise<Dispute | undefi
   return row && toDispute(row);
 }
 
-export async function findDisputeByRef(sql: Sql, source: string, externalRef: string): Promise<Dispute | undefined> {
-  const [row] = await sql.query<DisputeRow>('SELECT * FROM disputes WHERE source = $1 AND external_ref = $2', [source, externalRef]);
+export async function findDisputeByRef(sql: Sql, paymentId: string, source: string, externalRef: string): Promise<Dispute | undefined> {
+  const [row] = await sql.query<DisputeRow>('SELECT * FROM disputes WHERE payment_id = $1 AND source = $2 AND external_ref = $3', [paymentId, source, externalRef]);
   return row && toDispute(row);
 }
 

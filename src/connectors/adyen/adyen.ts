@@ -13,7 +13,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type {
   AuthorizeRequest, CardConnector, ChallengeResult, ConnectorOutcome, ConnectorState, FollowUpOutcome, FollowUpRequest, InboundRequest,
-  InquiryRequest, MidAccess, NativeThreeDs2Step, NotificationEvent, NotificationPort, PayerPage, Reported, WalletPayment,
+  DisputeNotice, InquiryRequest, MidAccess, NativeThreeDs2Step, NotificationEvent, NotificationPort, PayerPage, Reported, WalletPayment,
 } from '../types.ts';
 import { ConnectorRejection, nativeThreeDs2PageUrl } from '../types.ts';
 import type { HttpPort, HttpResponse } from '../http.ts';
@@ -21,6 +21,7 @@ import { classify, declinedOutcome } from '../error-codes.ts';
 import { ADYEN_ERRORS } from './errors.ts';
 import type { CardParameterSet } from '../../domain/card-parameter-sets.ts';
 import { isAuthorizationEvent } from '../../domain/operations.ts';
+import type { DisputeEvent } from '../../domain/disputes.ts';
 
 export const AdyenSettings = Type.Object({
   /** https://checkout-test.adyen.com/v71, or the live prefix URL Adyen gives the account. */
@@ -139,6 +140,7 @@ export class AdyenConnector implements CardConnector {
       notificationAck: { contentType: 'text/plain', body: '[accepted]' },
       notificationSubjects: (req) => items(req.body).map((i) => str(i.merchantReference)).filter((x): x is string => x !== undefined),
       readNotification: (mid, req) => this.readWebhook(mid, req),
+      readDisputeNotices: (req) => items(req.body).map(disputeNotice).filter((n): n is DisputeNotice => n !== undefined),
     };
   }
 
@@ -486,6 +488,46 @@ const EVENT_OPERATIONS: Readonly<Record<string, NotificationEvent['operation']>>
   CANCEL_OR_REFUND: 'void',
   TECHNICAL_CANCEL: 'void',
 };
+
+/** Adyen's dispute event codes (Webhooks v1) -> the dispute table's events. */
+const DISPUTE_EVENT_CODES: Readonly<Record<string, DisputeEvent>> = {
+  REQUEST_FOR_INFORMATION: 'request_for_information',
+  NOTIFICATION_OF_CHARGEBACK: 'notification_of_chargeback',
+  CHARGEBACK: 'chargeback',
+  SECOND_CHARGEBACK: 'second_chargeback',
+  PREARBITRATION_WON: 'prearbitration_won',
+  PREARBITRATION_LOST: 'prearbitration_lost',
+  CHARGEBACK_REVERSED: 'chargeback_reversed',
+  INFORMATION_SUPPLIED: 'information_supplied',
+  DISPUTE_DEFENSE_PERIOD_ENDED: 'defense_period_ended',
+};
+
+/**
+ * A dispute notice: the payment is the merchantReference; the dispute its pspReference, which the description's
+ * examples keep through every stage (originalReference is there on some only).
+ */
+function disputeNotice(item: Json): DisputeNotice | undefined {
+  const acquirerEvent = String(item.eventCode);
+  const event = DISPUTE_EVENT_CODES[acquirerEvent];
+  if (!event) return undefined;
+  const psp = str(item.pspReference) ?? '';
+  const disputeRef = psp || (str(item.originalReference) ?? '');
+  const amount = obj(item.amount);
+  const extra = obj(item.additionalData) ?? {};
+  const value = amount?.value;
+  const due = str(extra.defensePeriodEndsAt);
+  const eventDate = str(item.eventDate);
+  const { hmacSignature: _signature, ...kept } = extra;
+  return {
+    paymentRef: str(item.merchantReference), event, acquirerEvent, disputeRef, noticeKey: `adyen:${str(item.merchantReference) ?? ''}:${disputeRef}:${acquirerEvent}`,
+    ...(typeof value === 'number' || (typeof value === 'string' && /^\d+$/.test(value)) ? { amount: BigInt(value) } : {}),
+    ...(str(amount?.currency) ? { currency: str(amount?.currency)! } : {}),
+    ...(str(extra.chargebackReasonCode)?.trim() ? { reasonCode: str(extra.chargebackReasonCode)!.trim() } : {}),
+    ...(due && !Number.isNaN(Date.parse(due)) ? { dueAt: new Date(due) } : {}),
+    ...(eventDate && /^\d{4}-\d{2}-\d{2}/.test(eventDate) ? { bankDate: eventDate.slice(0, 10) } : {}),
+    payload: { ...item, additionalData: kept },
+  };
+}
 
 function webhookEvent(item: Json): NotificationEvent | undefined {
   const eventCode = String(item.eventCode);

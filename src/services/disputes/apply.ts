@@ -30,7 +30,7 @@ import { notify } from '../callbacks/index.ts';
 
 export interface DisputeChange {
   paymentId: string;
-  /** The dispute acted on; absent: the one of (source, externalRef), or a new one. */
+  /** The dispute acted on; absent: the payment's one of (source, externalRef), or a new one. */
   disputeId?: string;
   source: DisputeSource;
   externalRef?: string | null;
@@ -106,7 +106,7 @@ async function disputeOf(tx: Sql, change: DisputeChange): Promise<Dispute | unde
     if (!d || d.paymentId !== change.paymentId) throw new GatewayError('notFound');
     return d;
   }
-  return change.externalRef ? findDisputeByRef(tx, change.source, change.externalRef) : undefined;
+  return change.externalRef ? findDisputeByRef(tx, change.paymentId, change.source, change.externalRef) : undefined;
 }
 
 interface Move {
