@@ -173,3 +173,24 @@ export interface UnmatchedNotice {
   payload: Record<string, unknown>;
   receivedAt: Date;
 }
+
+// --- monitoring ---------------------------------------------------------------------------------------------
+
+/**
+ * The default monitoring threshold: Visa's Dispute Monitoring Program (VDMP) standard level, 0.9 % of the
+ * month's settled transactions and at least 100 disputes in the month. An operator compares against it; an
+ * acquirer's own programme may be stricter.
+ */
+export const DEFAULT_RATIO_THRESHOLD = { ratioBp: 90n, minCount: 100n } as const;
+
+/** Disputes per settled transaction in basis points (hundredths of a percent), rounded down; 0 without sales. */
+export function ratioBp(disputes: bigint, settled: bigint): bigint {
+  return settled > 0n ? (disputes * 10_000n) / settled : 0n;
+}
+
+export function overThreshold(disputes: bigint, settled: bigint, t: { ratioBp: bigint; minCount: bigint } = DEFAULT_RATIO_THRESHOLD): boolean {
+  return disputes >= t.minCount && ratioBp(disputes, settled) >= t.ratioBp;
+}
+
+/** A ratio in basis points as a percentage with two decimals ("0.90"). */
+export const percentOf = (bp: bigint): string => `${bp / 100n}.${(bp % 100n).toString().padStart(2, '0')}`;

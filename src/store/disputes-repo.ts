@@ -117,3 +117,41 @@ export async function listUnmatched(sql: Sql, limit: number): Promise<UnmatchedN
   const rows = await sql.query<UnmatchedRow>('SELECT * FROM unmatched_dispute_notices ORDER BY received_at DESC, id DESC LIMIT $1', [limit]);
   return rows.map((r) => ({ id: r.id, source: r.source, noticeKey: r.notice_key, event: r.event, paymentRef: r.payment_ref, payload: r.payload, receivedAt: new Date(r.received_at) }));
 }
+
+// --- monitoring ---------------------------------------------------------------------------------------------
+
+export interface RatioRow {
+  merchantId: string;
+  midId: string | null;
+  currency: string;
+  settledCount: bigint;
+  settledAmount: bigint;
+  disputeCount: bigint;
+  disputeAmount: bigint;
+  fraudCount: bigint;
+  fraudAmount: bigint;
+}
+
+/**
+ * Per merchant, MID and currency: the payments captured in [from, to) and the chargebacks (first stage and later)
+ * raised in it, fraud ones apart.
+ */
+export async function disputeRatioRows(sql: Sql, from: Date, to: Date): Promise<RatioRow[]> {
+  const rows = await sql.query<{ merchant_id: string; mid_id: string | null; currency: string; sn: string; sa: string; dn: string; da: string; fn: string; fa: string }>(
+    `WITH s AS (SELECT merchant_id, mid_id, currency, count(*) AS n, sum(captured_amount) AS a FROM payments
+                WHERE captured_amount > 0 AND created_at >= $1 AND created_at < $2 GROUP BY merchant_id, mid_id, currency),
+          d AS (SELECT p.merchant_id, p.mid_id, d.currency, count(*) AS n, sum(d.amount) AS a,
+                       count(*) FILTER (WHERE d.category = 'fraud') AS fn, coalesce(sum(d.amount) FILTER (WHERE d.category = 'fraud'), 0) AS fa
+                FROM disputes d JOIN payments p ON p.id = d.payment_id
+                WHERE d.stage <> 'inquiry' AND d.created_at >= $1 AND d.created_at < $2 GROUP BY p.merchant_id, p.mid_id, d.currency)
+     SELECT coalesce(s.merchant_id, d.merchant_id) AS merchant_id, coalesce(s.mid_id, d.mid_id) AS mid_id, coalesce(s.currency, d.currency) AS currency,
+            coalesce(s.n, 0)::text AS sn, coalesce(s.a, 0)::text AS sa, coalesce(d.n, 0)::text AS dn, coalesce(d.a, 0)::text AS da, coalesce(d.fn, 0)::text AS fn, coalesce(d.fa, 0)::text AS fa
+     FROM s FULL JOIN d ON d.merchant_id = s.merchant_id AND d.mid_id IS NOT DISTINCT FROM s.mid_id AND d.currency = s.currency
+     ORDER BY 1, 2 NULLS FIRST, 3`,
+    [from, to],
+  );
+  return rows.map((r) => ({
+    merchantId: r.merchant_id, midId: r.mid_id, currency: r.currency, settledCount: BigInt(r.sn), settledAmount: BigInt(r.sa),
+    disputeCount: BigInt(r.dn), disputeAmount: BigInt(r.da), fraudCount: BigInt(r.fn), fraudAmount: BigInt(r.fa),
+  }));
+}

@@ -118,5 +118,21 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(listed.status, 200);
       assert.ok(listed.body.some((d: { id: string }) => d.id === first.body.id));
     });
+
+    it("the month's dispute and fraud-dispute ratios per merchant and MID, against the payments captured in it", async () => {
+      const ratios = await admin('GET', '/admin/v1/disputes/ratios?month=2030-03');
+      assert.equal(ratios.status, 200, ratios.text);
+      assert.deepEqual([ratios.body.threshold_percent, ratios.body.threshold_min_count], ['0.90', 100]);
+      const mine = ratios.body.rows.filter((r: { merchant_id: string }) => r.merchant_id === gw.merchant.id);
+      assert.equal(mine.length, 1, ratios.text);
+      const { mid_id: _mid, merchant_id: _m, ...row } = mine[0];
+      // Three sales (40, 10, 30); four chargebacks (25 fraud, 10, 20, 5): 4/3 and 1/3 of the count.
+      assert.deepEqual(row, {
+        currency: 'USD', settled_count: 3, settled_amount: '80.00', dispute_count: 4, dispute_amount: '60.00', dispute_ratio: '133.33',
+        fraud_count: 1, fraud_amount: '25.00', fraud_ratio: '33.33', over_threshold: false,
+      });
+      assert.deepEqual((await admin('GET', '/admin/v1/disputes/ratios?month=2030-04')).body.rows.filter((r: { merchant_id: string }) => r.merchant_id === gw.merchant.id), []);
+      assert.equal((await admin('GET', '/admin/v1/disputes/ratios?month=2030-13')).status, 400);
+    });
   });
 }

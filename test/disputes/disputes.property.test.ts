@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  categoryOf, DISPUTE_EVENTS, DISPUTE_STAGES, DISPUTE_STATUSES, fitsCaptured, holdsMoney, moneyMoveOf, nextState, remainingDisputable,
+  categoryOf, overThreshold, percentOf, ratioBp, DISPUTE_EVENTS, DISPUTE_STAGES, DISPUTE_STATUSES, fitsCaptured, holdsMoney, moneyMoveOf, nextState, remainingDisputable,
   type DisputeEvent, type DisputeState,
 } from '../../src/domain/disputes.ts';
 
@@ -71,6 +71,17 @@ describe('disputes: transitions and the total rule (properties)', () => {
         if (again) assert.equal(moneyMoveOf(state, again), 'none', `${e} twice from ${state.stage}/${state.status}`);
       }
     }));
+  });
+
+  it('ratios: basis points rounded down, flagged only at the threshold count and ratio', () => {
+    fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10_000n }), fc.bigInt({ min: 0n, max: 1_000_000n }), (n, settled) => {
+      const bp = ratioBp(n, settled);
+      if (settled === 0n) return assert.equal(bp, 0n);
+      assert.ok(bp * settled <= n * 10_000n && (bp + 1n) * settled > n * 10_000n);
+      assert.equal(overThreshold(n, settled), n >= 100n && n * 10_000n >= 90n * settled);
+    }));
+    assert.equal(percentOf(90n), '0.90');
+    assert.equal(percentOf(13_333n), '133.33');
   });
 
   it('reason codes map to their scheme category', () => {

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
-import { actOnDispute, findDisputes, openDispute, readDispute, unmatchedNotices, type DisputeInput } from '../../services/disputes/admin.ts';
+import { actOnDispute, disputeRatios, findDisputes, openDispute, readDispute, unmatchedNotices, type DisputeInput } from '../../services/disputes/admin.ts';
 import { DISPUTE_EVENTS, DISPUTE_STATUSES } from '../../domain/disputes.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { errorSchema, withErrors } from './errors.ts';
@@ -51,6 +51,19 @@ const UnmatchedView = Type.Object({
   payload: Type.Record(Type.String(), Type.Unknown()), received_at: Type.String(),
 });
 
+const RatioQuery = Type.Object({ month: Type.String({ maxLength: 7, description: 'YYYY-MM (UTC).' }) });
+const RatiosView = Type.Object({
+  month: Type.String(), threshold_percent: Type.String(), threshold_min_count: Type.Integer(),
+  rows: Type.Array(Type.Object({
+    merchant_id: Type.String(), mid_id: Nullable(Type.String()), currency: Type.String(), settled_count: Type.Integer(), settled_amount: Type.String(),
+    dispute_count: Type.Integer(), dispute_amount: Type.String(), dispute_ratio: Type.String({ description: 'Percent of the settled count, two decimals.' }),
+    fraud_count: Type.Integer(), fraud_amount: Type.String(), fraud_ratio: Type.String(), over_threshold: Type.Boolean(),
+  })),
+}, { examples: [{ month: '2030-03', threshold_percent: '0.90', threshold_min_count: 100, rows: [{
+  merchant_id: '0b7f…', mid_id: '5c1e…', currency: 'EUR', settled_count: 4, settled_amount: '100.00', dispute_count: 1, dispute_amount: '25.00', dispute_ratio: '25.00',
+  fraud_count: 1, fraud_amount: '25.00', fraud_ratio: '25.00', over_threshold: false,
+}] }] });
+
 const IdParams = Type.Object({ id: Type.String({ maxLength: 1024 }) });
 const ListQuery = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
@@ -85,6 +98,14 @@ export function registerAdminDisputeRoutes(app: FastifyInstance, ctx: ServiceCon
     onRequest: requirePermission('payments.read'),
     schema: { ...ADMIN_TAG, summary: 'Acquirer dispute notices that named no known payment (kept, never dropped), newest first', response: withErrors({ 200: Type.Array(UnmatchedView) }) },
   }, async () => unmatchedNotices(ctx));
+
+  app.get<{ Querystring: Static<typeof RatioQuery> }>('/disputes/ratios', {
+    onRequest: requirePermission('payments.read'),
+    schema: {
+      ...ADMIN_TAG, summary: 'A month\'s dispute and fraud-dispute ratios per merchant, MID and currency: chargebacks raised in the month against payments captured in it (count and amount), flagged against the default threshold (Visa VDMP: 0.9 % and 100 disputes)',
+      querystring: RatioQuery, response: withErrors({ 200: RatiosView }),
+    },
+  }, async (req) => disputeRatios(ctx, req.query.month));
 
   app.get<{ Params: Id }>('/disputes/:id', {
     onRequest: requirePermission('payments.read'),

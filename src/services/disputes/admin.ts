@@ -8,8 +8,8 @@ import type { AuditActor } from '../../store/audit-repo.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { isUuid } from '../../domain/ids.ts';
 import { formatAmount, parseAmount } from '../../domain/money.ts';
-import { DISPUTE_EVENTS, type Dispute, type DisputeEvent, type DisputeHistoryEntry, type UnmatchedNotice } from '../../domain/disputes.ts';
-import { getDispute, historyOf, listDisputes, listUnmatched } from '../../store/disputes-repo.ts';
+import { DEFAULT_RATIO_THRESHOLD, DISPUTE_EVENTS, overThreshold, percentOf, ratioBp, type Dispute, type DisputeEvent, type DisputeHistoryEntry, type UnmatchedNotice } from '../../domain/disputes.ts';
+import { disputeRatioRows, getDispute, historyOf, listDisputes, listUnmatched } from '../../store/disputes-repo.ts';
 import { getPayment } from '../../store/payments-repo.ts';
 import { applyDisputeChange } from './apply.ts';
 
@@ -93,4 +93,24 @@ export interface UnmatchedView { id: string; source: string; event: string; paym
 
 export async function unmatchedNotices(ctx: ServiceContext, limit = 100): Promise<UnmatchedView[]> {
   return (await listUnmatched(ctx.db, limit)).map((n: UnmatchedNotice) => ({ id: n.id, source: n.source, event: n.event, payment_ref: n.paymentRef, payload: n.payload, received_at: n.receivedAt.toISOString() }));
+}
+
+export interface RatioView {
+  merchant_id: string; mid_id: string | null; currency: string; settled_count: number; settled_amount: string;
+  dispute_count: number; dispute_amount: string; dispute_ratio: string; fraud_count: number; fraud_amount: string; fraud_ratio: string; over_threshold: boolean;
+}
+
+/** A month's dispute and fraud-dispute ratios per merchant, MID and currency (count against settled count). */
+export async function disputeRatios(ctx: ServiceContext, month: string): Promise<{ month: string; threshold_percent: string; threshold_min_count: number; rows: RatioView[] }> {
+  const m = /^(\d{4})-(\d{2})$/.exec(month);
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) throw GatewayError.field('month', 'should be a month, YYYY-MM.');
+  const from = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, 1));
+  const to = new Date(Date.UTC(Number(m[1]), Number(m[2]), 1));
+  const rows = (await disputeRatioRows(ctx.db, from, to)).map((r): RatioView => ({
+    merchant_id: r.merchantId, mid_id: r.midId, currency: r.currency, settled_count: Number(r.settledCount), settled_amount: formatAmount(r.settledAmount, r.currency),
+    dispute_count: Number(r.disputeCount), dispute_amount: formatAmount(r.disputeAmount, r.currency), dispute_ratio: percentOf(ratioBp(r.disputeCount, r.settledCount)),
+    fraud_count: Number(r.fraudCount), fraud_amount: formatAmount(r.fraudAmount, r.currency), fraud_ratio: percentOf(ratioBp(r.fraudCount, r.settledCount)),
+    over_threshold: overThreshold(r.disputeCount, r.settledCount),
+  }));
+  return { month, threshold_percent: percentOf(DEFAULT_RATIO_THRESHOLD.ratioBp), threshold_min_count: Number(DEFAULT_RATIO_THRESHOLD.minCount), rows };
 }
