@@ -37,6 +37,11 @@ export interface Decline {
   retry: RetryDecision;
   /** Lost, stolen and suspected fraud read as "contact your bank": the payer is never told why the issuer refused. */
   payerAdvice: DeclineAdvice;
+  /**
+   * false: trying again on the hosted page cannot change the answer (the acquirer refused our request itself), so
+   * the payer is not put back on the form: the session ends as after the last try. Absent: the payer may retry.
+   */
+  payerRetry?: false;
 }
 
 export const DECLINES = {
@@ -54,7 +59,7 @@ export const DECLINES = {
   authentication_required: { message: 'Authentication required', retry: 'later', payerAdvice: 'tryAgain' },
   cancelled_by_payer: { message: 'Cancelled by payer', retry: 'no', payerAdvice: 'cancelled' },
   not_supported: { message: 'Not supported by the acquirer', retry: 'other_mid', payerAdvice: 'tryAnotherCard' },
-  invalid_request: { message: 'Request refused by the acquirer', retry: 'no', payerAdvice: 'generic' },
+  invalid_request: { message: 'Request refused by the acquirer', retry: 'no', payerAdvice: 'generic', payerRetry: false },
   acquirer_error: { message: 'Acquirer error', retry: 'other_mid', payerAdvice: 'tryAgain' },
   configuration_error: { message: 'Acquirer configuration error', retry: 'other_mid', payerAdvice: 'generic' },
   // The gateway's own risk screen (issue 26): no acquirer was asked; the payer is not told which rule.
@@ -64,6 +69,9 @@ export const DECLINES = {
 export type UnifiedCode = keyof typeof DECLINES;
 
 export const isUnifiedCode = (code: unknown): code is UnifiedCode => typeof code === 'string' && Object.hasOwn(DECLINES, code);
+
+/** Whether a payer may try again on the hosted page after a decline of this code (Decline.payerRetry). */
+export const payerMayRetry = (code: unknown): boolean => !isUnifiedCode(code) || (DECLINES[code] as Decline).payerRetry !== false;
 
 /**
  * Lower-cased reason -> advice, for declines without a unified code (the sandbox engines, the alternative-method

@@ -3,6 +3,7 @@
  * the payer goes next. Wire formats (HTML forms) stay in the pages channel.
  */
 import type { ServiceContext } from './context.ts';
+import { payerMayRetry } from '../domain/declines.ts';
 import { findMerchantById, listMids } from '../store/merchants-repo.ts';
 import type { LinkTarget, Merchant } from '../domain/model/merchant.ts';
 import type { Mid } from '../domain/model/mid.ts';
@@ -257,6 +258,7 @@ export async function afterDecline(ctx: ServiceContext, merchant: Merchant, sess
   const max = payerAttempts(merchant);
   if (max === undefined || payment.status !== 'decline' || session.status !== 'open') return { kind: 'merchant' };
   if (session.expiresAt.getTime() <= ctx.clock.now().getTime()) return { kind: 'merchant' };
+  if (!payerMayRetry(payment.details.declineCode)) return { kind: 'merchant' };
   const used = await declinedAttempts(ctx, session.id);
   return used < max ? { kind: 'retry', triesLeft: max - used, reason: payment.declineReason } : { kind: 'merchant' };
 }
@@ -264,6 +266,7 @@ export async function afterDecline(ctx: ServiceContext, merchant: Merchant, sess
 /** A new attempt is refused once the payer used every try the merchant allows. */
 export async function assertMayTryAgain(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>): Promise<void> {
   if (state.payment.status !== 'decline') return;
+  if (!payerMayRetry(state.payment.details.declineCode)) throw new GatewayError('sessionNotPayable');
   const max = payerAttempts(state.merchant);
   if (max !== undefined && (await declinedAttempts(ctx, state.session.id)) >= max) throw new GatewayError('sessionNotPayable');
 }

@@ -2,13 +2,15 @@
  * Issue 25 item 24: the hosted page asks for every payer field the routed connector requires. The platform family's
  * SALE (the `akurateco` connector, here forwarding to an upstream Portcullis) refuses a payer without a phone with a
  * 400; the page now asks the phone when the session has none, and the server insists before any acquirer is called.
+ * An upstream refusal of our request itself (an ERROR answer: invalid_request) is recorded as the payment's decline
+ * and the payer is not put back on the form to loop: the page says the payment could not be made and links back.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
 import { checkoutHash } from '../support/merchant.ts';
 import type { TestGateway, TestMerchant } from '../support/gateway.ts';
-import { startChain, upstreamPayments, type Chain } from './support.ts';
+import { startChain, startProxy, upstreamPayments, type Chain, type Proxy } from './support.ts';
 
 const CARD = { method: 'card', card_number: '4111 1111 1111 1111', card_expiry: '01/38', card_cvv: '123', card_holder: 'John Doe' };
 
@@ -58,6 +60,48 @@ for (const { kind, skip } of await storeKinds()) {
       assert.doesNotMatch(await (await fetch(withPhone.page)).text(), /name="payer_phone"/);
       const sandbox = await openSession(upstream, upstream.merchant);
       assert.doesNotMatch(await (await fetch(sandbox.page)).text(), /name="payer_phone"/);
+    });
+  });
+
+  describe(`an upstream refusal of our request ends the hosted session (${kind})`, { skip }, () => {
+    let chain: Chain;
+    let proxy: Proxy;
+    before(async () => {
+      chain = await startChain(kind);
+      // The acquirer refuses our SALE itself (an ERROR answer, invalid_request); everything else goes through.
+      proxy = await startProxy(`${chain.upstream.baseUrl}/post`, {
+        rewrite: (action, body) => (action === 'SALE' ? JSON.stringify({ action: 'SALE', result: 'ERROR', error_code: '100000', error_message: 'Request data is invalid.' }) : body),
+      });
+      await chain.ours.store.db.query("UPDATE mids SET settings = jsonb_set(settings, '{endpoint}', to_jsonb($1::text)) WHERE id = $2", [proxy.url, chain.midId]);
+      chain.ours.gateway.ctx.merchants.invalidate();
+    });
+    after(async () => {
+      await chain?.close();
+      await proxy?.close();
+    });
+
+    it('recorded as the decline "Request refused by the acquirer"; the payer is not put back on the form to meet it again', async () => {
+      const { ours } = chain;
+      const m = ours.merchant;
+      const order = { number: `REFUSED-${Date.now()}`, amount: '10.00', currency: 'USD', description: 'Refused request' };
+      const session = await ours.postJson('/api/v1/session', {
+        merchant_key: m.key, operation: 'purchase', methods: ['card'], order, error_url: 'https://shop.example/error',
+        success_url: 'https://shop.example/success', cancel_url: 'https://shop.example/cancel', customer: { name: 'John Doe', email: 'success@gmail.com' },
+        billing_address: { phone: '+441234567' }, hash: checkoutHash(m.password, order.number, order.amount, order.currency, order.description),
+      });
+      assert.equal(session.status, 200, session.text);
+      const page = `${ours.baseUrl}${new URL(session.body.redirect_url).pathname}`;
+      const post = async () => (await fetch(`${page}/pay`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(CARD).toString() })).status;
+      await post();
+      const status = await ours.postJson('/api/v1/payment/status', { merchant_key: m.key, order_id: order.number, hash: checkoutHash(m.password, order.number) });
+      assert.equal(status.body.status, 'decline', status.text);
+      assert.equal(status.body.reason, 'Request refused by the acquirer', status.text);
+      // Not the form again (a retry would meet the same refusal): the page that ends the session, linking to error_url.
+      const after = (await (await fetch(page)).text()).replace(/&amp;/g, '&');
+      assert.doesNotMatch(after, /id="pay-form"/);
+      assert.match(after, /https:\/\/shop\.example\/error/);
+      await post();
+      assert.equal(proxy.actions.filter((a) => a === 'SALE').length, 1, 'the acquirer was asked once');
     });
   });
 }
