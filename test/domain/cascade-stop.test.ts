@@ -18,12 +18,18 @@ describe('cascade decision', () => {
     }
   });
 
-  it('a decline without a unified code, or after 3-D Secure, is final; attempts and candidates run out', () => {
+  it('a decline without a unified code, after 3-D Secure, or reporting another payment is final; attempts and candidates run out', () => {
     assert.equal(cascadeStop(declined(), 1, 1, true), 'hard_decline');
     assert.equal(cascadeStop(declined('do_not_honor', true), 1, 1, true), 'authenticated');
     assert.equal(cascadeStop(declined('do_not_honor'), 2, 1, true), 'max_attempts');
     assert.equal(cascadeStop(declined('do_not_honor'), 1, 0, true), 'max_attempts');
     assert.equal(cascadeStop(declined('do_not_honor'), 1, 1, false), 'no_more_candidates');
+    const sent = { amount: 1000n, currency: 'EUR', reference: 'pay-1' };
+    assert.equal(cascadeStop({ ...declined('do_not_honor'), reported: { amount: 1000n, currency: 'eur', reference: 'pay-1' } }, 1, 1, true, sent), undefined, 'the same payment reported');
+    for (const reported of [{ amount: 999n }, { currency: 'USD' }, { reference: 'pay-2' }]) {
+      assert.equal(cascadeStop({ ...declined('do_not_honor'), reported }, 1, 1, true, sent), 'integrity', JSON.stringify(reported, (_k, v) => (typeof v === 'bigint' ? `${v}` : v)));
+      assert.equal(cascadeStop({ ...declined(), reported }, 1, 1, true, sent), 'integrity', 'before the error table');
+    }
     for (const outcome of [{ kind: 'approved', reference: 'r' }, { kind: 'pending', reason: 'p' }, { kind: 'challenge', state: {}, threeDs: {} }] as ConnectorOutcome[]) {
       assert.equal(cascadeStop(outcome, 1, 1, true), undefined, outcome.kind);
     }

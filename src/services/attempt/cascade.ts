@@ -22,7 +22,6 @@ import { reached, type AttemptState, type CardRoute, type TakenCandidate } from 
 import { midAccess, refuseTestCardOnLiveMid } from '../connector-access.ts';
 import { callConnector } from './call.ts';
 import { cascadedRequest } from './request.ts';
-import { mismatchesOf } from './integrity.ts';
 import { authTxType, intentOf } from '../../domain/operations.ts';
 
 export interface Attempt {
@@ -63,8 +62,8 @@ export async function cascade(ctx: ServiceContext, merchant: Merchant, route: Ca
   for (;;) {
     const declined = current.outcome;
     if (declined.kind !== 'declined') return current;
-    const mismatched = mismatchesOf(current.payment, declined).length > 0;
-    let stop = mismatched ? 'integrity' as const : cascadeStop(declined, made, maxExtra, current.position + 1 < route.candidates.length);
+    const sent = { amount: current.payment.amount, currency: current.payment.currency, reference: current.payment.id };
+    let stop = cascadeStop(declined, made, maxExtra, current.position + 1 < route.candidates.length, sent);
     const next = stop ? undefined : await takeCandidate(ctx, ctx.db, route, current.position + 1, money, (mid) => usableForCascade(ctx, mid, current.pan));
     if (!stop && !next) stop = 'no_more_candidates';
     if (stop || !next) {
