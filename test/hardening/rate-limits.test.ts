@@ -5,14 +5,12 @@
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { checkoutHash } from '../support/merchant.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
 import { assembleGateway, type Gateway } from '../../src/gateway.ts';
 import { loadConfig } from '../../src/config.ts';
-import { keyringFromEnv } from '../../src/store/card-vault.ts';
 import { createLogger } from '../../src/logger.ts';
 import { assertD3 } from './support.ts';
 
@@ -26,9 +24,9 @@ for (const { kind, skip } of await storeKinds()) {
     const clock = new ManualClock('2030-01-15T10:00:00Z');
     before(async () => {
       t = await startTestGateway(kind, { clock, rateLimits: LIMITS });
-      // A second node on the same database.
+      // A second node on the same database, with the same vault keys (merchant passwords are sealed with them).
       const config = { ...loadConfig({ TRUST_PROXY: 'loopback' }), port: 0, rateLimits: LIMITS };
-      second = await assembleGateway({ config, db: t.store.db, keyring: keyringFromEnv(undefined, () => randomBytes(32)), clock, logger: createLogger('silent') });
+      second = await assembleGateway({ config, db: t.store.db, keyring: t.keyring, clock, logger: createLogger('silent') });
       secondUrl = await second.app.listen({ port: 0, host: '127.0.0.1' });
     });
     after(async () => {
