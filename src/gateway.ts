@@ -35,6 +35,7 @@ import type { Resolver } from './workers/callback-http.ts';
 import { PaymentRecheck } from './workers/payment-recheck.ts';
 import { ScheduleRunner, type ScheduleRunnerOptions } from './workers/schedule-runner.ts';
 import { VaultSweeper } from './workers/vault-sweeper.ts';
+import { RiskPruner } from './workers/risk-pruner.ts';
 import { SettlementWorker } from './workers/settlement-worker.ts';
 
 /** The replica of DATABASE_REPLICA_URL (PostgreSQL only), or undefined. */
@@ -81,6 +82,8 @@ export interface Gateway {
   runner: ScheduleRunner;
   sweeper: VaultSweeper;
   settlement: SettlementWorker;
+  /** Deletes risk velocity counters past the longest window. */
+  riskPruner: RiskPruner;
   /** Set when this start created the store's first admin user (its token, if generated, is printed once). */
   bootstrap?: Bootstrap;
   /** Starts the background workers in this process. */
@@ -147,6 +150,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const runner = new ScheduleRunner(ctx, { ...fromConfig, ...parts.runner });
   const sweeper = new VaultSweeper(ctx, { retentionMs: parts.config.vaultRetentionMinutes * 60_000 });
   const settlement = new SettlementWorker(ctx);
+  const riskPruner = new RiskPruner(ctx);
   let started = false;
   return {
     app,
@@ -157,6 +161,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     runner,
     sweeper,
     settlement,
+    riskPruner,
     bootstrap,
     startWorkers() {
       if (started) return;
@@ -166,6 +171,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
       runner.start();
       sweeper.start();
       settlement.start();
+      riskPruner.start();
       // VAULT_KEYS changes with a restart: this is when configuration secrets move to a new first key.
       rewrapAllConfigSecrets(parts.db, parts.keyring).then(
         (n) => n > 0 && logger.info({ rewrapped: n }, 'configuration secrets re-sealed with the active vault key'),
@@ -174,13 +180,12 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     },
     /** Drains HTTP and workers side by side: workers stop claiming and settle what they hold. */
     async close() {
-      const workers = started ? [dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop(), settlement.stop()] : [];
+      const workers = started ? [dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop(), settlement.stop(), riskPruner.stop()] : [];
       await Promise.all([app.close(), apmApp?.close(), watch.stop(), ...workers]);
     },
   };
 }
 
-/** The operator's BIN table file, validated whole (start-up stops naming every bad entry); unset: the sample. */
 /** The IP-to-country table of the risk rules (IP_COUNTRY_FILE), checked whole at start-up like the BIN table. */
 export async function loadIpTable(file: string | undefined): Promise<IpCountryTable> {
   if (!file) return SAMPLE_IP_TABLE;
@@ -195,6 +200,7 @@ export async function loadIpTable(file: string | undefined): Promise<IpCountryTa
   return result.table;
 }
 
+/** The operator's BIN table file, validated whole (start-up stops naming every bad entry); unset: the sample. */
 export async function loadBinTable(file: string | undefined): Promise<BinTable> {
   if (!file) return SAMPLE_BIN_TABLE;
   let parsed: unknown;

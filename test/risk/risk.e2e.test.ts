@@ -210,6 +210,20 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(seen.evaluation.velocity['declines:card:60:'], '2');
     });
 
+    it('counters past the longest window are pruned; younger ones are kept', async () => {
+      const m = await merchant();
+      await sale(t, { payer_email: 'prune@example.com' }, m);
+      const count = async () => Number((await t.store.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM risk_velocity WHERE dimension = 'merchant' AND key = $1`, [m.id]))[0]!.n);
+      const written = await count();
+      assert.ok(written >= 2, 'minute and hour buckets (the attempt and its outcome may land on two shards)');
+      await t.gateway.riskPruner.runOnce();
+      assert.equal(await count(), written);
+      clock.advance((43_200 + 121) * 60_000);
+      await t.gateway.riskPruner.runOnce();
+      assert.equal(await count(), 0);
+      clock.advance(-(43_200 + 121) * 60_000);
+    });
+
     it('backtest: a draft over the last days answers would-block/review/allow with examples and the approved volume lost', async () => {
       const m = await merchant();
       const amounts = [['10.00', '01'], ['200.00', '01'], ['300.00', '02'], ['150.00', '01']] as const;

@@ -11,10 +11,10 @@ import { cardBrandByPrefix } from '../../domain/card.ts';
 import { evaluateRisk, emailDomain, type RiskEvaluation, type RiskFacts, type RuleScope } from '../../domain/risk/evaluate.ts';
 import { cardFingerprint, deriveRiskKey, keyedHash } from '../../domain/risk/fingerprint.ts';
 import { parseIp, SAMPLE_IP_TABLE } from '../../domain/risk/ip.ts';
-import { velocityConditions, velocityKey, type RiskRuleSet, type ThreeDsResult, type VelocityCondition } from '../../domain/risk/rules.ts';
+import { MAX_WINDOW_MINUTES, velocityConditions, velocityKey, type RiskRuleSet, type ThreeDsResult, type VelocityCondition } from '../../domain/risk/rules.ts';
 import { windowStart, withCurrent, type VelocityKeys } from '../../domain/risk/velocity.ts';
 import { CARD_TESTING_DEFAULTS } from '../../domain/risk/defaults.ts';
-import { countOutcome, readForScreen, recordScreen, ruleSetsOf, scopesWithListEntries, type CounterRead, type ListProbe, type ScreenRead } from '../../store/risk-repo.ts';
+import { countOutcome, pruneVelocity, readForScreen, recordScreen, ruleSetsOf, scopesWithListEntries, type CounterRead, type ListProbe, type ScreenRead } from '../../store/risk-repo.ts';
 import { loadCard, type Keyring } from '../../store/card-vault.ts';
 import { riskMetrics } from './metrics.ts';
 
@@ -223,4 +223,9 @@ export async function screenRisk(ctx: ServiceContext, s: RiskSubject): Promise<R
 /** Counts an attempt's final outcome under its screen's keys (declines apart from approvals). */
 export async function countRiskOutcome(ctx: ServiceContext, sql: Sql, paymentId: string, outcome: 'approved' | 'declined'): Promise<void> {
   await countOutcome(sql, paymentId, outcome, ctx.clock.now());
+}
+
+/** Deletes one batch of counters older than the longest window (and an hour): returns how many rows went. */
+export async function pruneRiskCounters(ctx: ServiceContext): Promise<number> {
+  return pruneVelocity(ctx.db, new Date(ctx.clock.now().getTime() - (MAX_WINDOW_MINUTES + 60) * 60_000));
 }
