@@ -186,30 +186,32 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   };
 }
 
-/** The IP-to-country table of the risk rules (IP_COUNTRY_FILE), checked whole at start-up like the BIN table. */
-export async function loadIpTable(file: string | undefined): Promise<IpCountryTable> {
-  if (!file) return SAMPLE_IP_TABLE;
+/**
+ * An operator's table file (JSON), checked whole at start-up: a bad file stops the start naming every bad entry.
+ * Unset: the sample that ships with the gateway.
+ */
+async function loadTableFile<T>(
+  setting: string, file: string | undefined, sample: T, parse: (value: unknown) => { table: T } | { problems: string[] },
+): Promise<T> {
+  if (!file) return sample;
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(file, 'utf8'));
   } catch (err) {
-    throw new Error(`IP_COUNTRY_FILE ${file}: ${(err as Error).message}`);
+    throw new Error(`${setting} ${file}: ${(err as Error).message}`);
   }
-  const result = parseIpCountries(parsed);
-  if ('problems' in result) throw new Error(`IP_COUNTRY_FILE ${file}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`);
+  const result = parse(parsed);
+  if ('problems' in result) throw new Error(`${setting} ${file}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`);
   return result.table;
 }
 
-/** The operator's BIN table file, validated whole (start-up stops naming every bad entry); unset: the sample. */
-export async function loadBinTable(file: string | undefined): Promise<BinTable> {
-  if (!file) return SAMPLE_BIN_TABLE;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
-  } catch (err) {
-    throw new Error(`BIN_TABLE_FILE ${file}: ${(err as Error).message}`);
-  }
-  const result = parseBinRanges(parsed);
-  if ('problems' in result) throw new Error(`BIN_TABLE_FILE ${file}:\n${result.problems.map((p) => `  - ${p}`).join('\n')}`);
-  return new BinTable(result.ranges);
-}
+/** The IP-to-country table of the risk rules (IP_COUNTRY_FILE). */
+export const loadIpTable = (file: string | undefined): Promise<IpCountryTable> =>
+  loadTableFile('IP_COUNTRY_FILE', file, SAMPLE_IP_TABLE, parseIpCountries);
+
+/** The operator's BIN table (BIN_TABLE_FILE). */
+export const loadBinTable = (file: string | undefined): Promise<BinTable> =>
+  loadTableFile('BIN_TABLE_FILE', file, SAMPLE_BIN_TABLE, (value) => {
+    const result = parseBinRanges(value);
+    return 'problems' in result ? result : { table: new BinTable(result.ranges) };
+  });
