@@ -6,13 +6,39 @@
 // Everything it writes is git-ignored. Without the build tools (an install with --omit=dev) and with a
 // console already built, it leaves the build as it is.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const consoleRoot = path.join(root, 'console');
 const spec = path.join(consoleRoot, 'generated', 'openapi.json');
 const types = path.join(consoleRoot, 'src', 'api', 'schema.d.ts');
+
+// --if-changed (the test runner's): build only when what the build reads changed since the last build. The build's
+// outputs are git-ignored, so a checkout that pulled new routes would otherwise type-check the console against the
+// old API types and serve the old screens.
+const inputsStamp = path.join(consoleRoot, 'dist', '.inputs-sha256');
+function filesUnder(dir) {
+  return readdirSync(dir).sort().flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? filesUnder(full) : [full];
+  });
+}
+function inputsDigest() {
+  const hash = createHash('sha256');
+  const inputs = [
+    ...filesUnder(path.join(root, 'src')), ...filesUnder(path.join(consoleRoot, 'src')).filter((f) => f !== types),
+    path.join(consoleRoot, 'index.html'), path.join(consoleRoot, 'vite.config.ts'), path.join(root, 'package-lock.json'),
+    path.join(root, 'scripts', 'build-console.mjs'), path.join(root, 'scripts', 'openapi-spec.ts'),
+  ];
+  for (const file of inputs) hash.update(path.relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
+  return hash.digest('hex');
+}
+const digest = inputsDigest();
+if (process.argv.includes('--if-changed') && existsSync(inputsStamp) && readFileSync(inputsStamp, 'utf8') === digest) {
+  process.exit(0);
+}
 
 const hasTools = existsSync(path.join(root, 'node_modules', 'vite')) && existsSync(path.join(root, 'node_modules', 'openapi-typescript'));
 if (!hasTools) {
@@ -80,4 +106,5 @@ const bodyFields = Object.fromEntries(Object.entries(JSON.parse(readFileSync(spe
 writeFileSync(path.join(consoleRoot, 'generated', 'body-enums.json'), `${JSON.stringify(bodyFields, null, 2)}\n`);
 run('API types', [path.join(root, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), typesInput, '--output', types]);
 run('Vite build', [path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn', consoleRoot]);
+writeFileSync(inputsStamp, digest);
 console.log('console: built console/dist (served at /admin)');

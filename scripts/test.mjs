@@ -16,6 +16,16 @@ function findTests(dir) {
   });
 }
 
+// The console's build (its API types from the routes, its screens) is git-ignored: rebuild it when its inputs
+// changed since the last build (a pull, a new route), before the console is type-checked or driven in a browser.
+if (only.length === 0 || only.some((f) => /console/.test(f))) {
+  const build = spawnSync(process.execPath, [path.join(root, 'scripts/build-console.mjs'), '--if-changed'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) {
+    console.error('Console build failed.');
+    process.exit(build.status ?? 1);
+  }
+}
+
 if (only.length === 0) {
   // The gateway, then the console (its API types come from the console build, which npm ci runs).
   for (const project of ['tsconfig.json', 'console/tsconfig.json']) {
