@@ -456,8 +456,14 @@ const A11Y_CSS = [
   '.swagger-ui .parameter__name.required span, .swagger-ui .parameter__name.required:after { color: #a00000; }',
 ].join('\n');
 
-/** Swagger UI renders its example pickers as selects without a name: name each from its context. */
-const A11Y_JS = `new MutationObserver(function () {
+/**
+ * The /docs page's own script, on each change of the page:
+ * - Swagger UI renders its example pickers as selects without a name: name each from its context;
+ * - sections open once, all but the admin API's. Swagger UI 5.34 stops rendering after the first section when
+ *   every operation starts open and there are more than about 120 of them (no error anywhere); the admin API alone
+ *   has over 90, so the page starts collapsed (docExpansion 'none') and opens the merchant-facing sections itself.
+ */
+const DOCS_JS = `new MutationObserver(function () {
   document.querySelectorAll('select:not([aria-label])').forEach(function (select) {
     var labelled = select.id && document.querySelector('label[for="' + select.id + '"]');
     if (labelled || select.closest('label')) return;
@@ -465,10 +471,14 @@ const A11Y_JS = `new MutationObserver(function () {
     var kind = select.classList.contains('examples-select-element') ? 'Example' : 'Choice';
     select.setAttribute('aria-label', row ? kind + ' for answer ' + row.getAttribute('data-code') : kind);
   });
+  document.querySelectorAll('h3.opblock-tag[data-tag]:not([data-portcullis-opened])').forEach(function (tag) {
+    tag.setAttribute('data-portcullis-opened', '');
+    if (tag.getAttribute('data-tag') !== 'Admin' && tag.getAttribute('data-is-open') !== 'true') tag.click();
+  });
 }).observe(document.documentElement, { childList: true, subtree: true });`;
 
 export const SWAGGER_UI_OPTIONS: FastifySwaggerUiOptions = {
   routePrefix: '/docs',
-  uiConfig: { layout: 'BaseLayout', deepLinking: false, docExpansion: 'list', defaultModelsExpandDepth: 0, syntaxHighlight: false },
-  theme: { title: 'Portcullis API', css: [{ filename: 'a11y.css', content: A11Y_CSS }], js: [{ filename: 'a11y.js', content: A11Y_JS }] },
+  uiConfig: { layout: 'BaseLayout', deepLinking: false, docExpansion: 'none', defaultModelsExpandDepth: 0, syntaxHighlight: false },
+  theme: { title: 'Portcullis API', css: [{ filename: 'a11y.css', content: A11Y_CSS }], js: [{ filename: 'docs.js', content: DOCS_JS }] },
 };

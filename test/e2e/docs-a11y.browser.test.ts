@@ -38,10 +38,7 @@ for (const { kind, skip } of await storeKinds()) {
       await gw?.close();
     });
 
-    // KNOWN DEFECT, skipped so that it is seen, not hidden: since 48c9ee2 (the ledger's admin routes) Swagger UI at /docs
-    // renders the Checkout section only (no page error; /docs/json is whole). Hiding the money routes does not bring
-    // it back. To fix next (closing note of 2026-11-28), then remove this skip.
-    it('has no critical or serious axe violation, closed and with an operation open', { skip: 'known defect: /docs renders only its first section since 48c9ee2' }, async () => {
+    it('has no critical or serious axe violation, closed and with an operation open', async () => {
       const page = await browser.newPage();
       await page.goto(`${gw.baseUrl}/docs`);
       await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
