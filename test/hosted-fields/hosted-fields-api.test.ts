@@ -247,6 +247,55 @@ for (const { kind, skip } of await storeKinds()) {
         assert.equal(res.body.result, 'success', res.text);
       });
 
+      it('brand in the return parameters when the merchant chose it, frictionless and after 3-D Secure; not otherwise (issue 25, item 27)', async () => {
+        const withBrand = await t.addMerchant({ settings: { returnParams: ['payment_method', 'brand'] } });
+        const order = newOrder('brand');
+        const token = await openToken(t, order, {}, withBrand);
+        await collect(t, token);
+        const res = await processing(t, token);
+        assert.equal(res.body.result, 'success', res.text);
+        const q = res.body.return_url_query_params;
+        assert.equal(q.brand, 'payment_document_card', JSON.stringify(q));
+        assert.equal(q.payment_method, 'card');
+        assert.equal(q.hash, checkoutHash(withBrand.password, res.body.public_id, order.number, order.amount, order.currency, order.description));
+
+        const challenged = newOrder('brand3ds');
+        const t3 = await openToken(t, challenged, {}, withBrand);
+        await collect(t, t3, { expiry: '05/38' });
+        const redirect = await processing(t, t3);
+        assert.equal(redirect.body.result, 'redirect', redirect.text);
+        const acs = await fetch(`${t.baseUrl}/sandbox/acs/${redirect.body.public_id}/complete`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=submit&otp=123456' });
+        const match = /https:\/\/shop\.example\/return\?[^"'<\s]+/.exec((await acs.text()).replace(/&amp;/g, '&'));
+        assert.ok(match, 'the ACS sends the payer to return_url');
+        assert.equal(new URL(match[0]).searchParams.get('brand'), 'payment_document_card', match[0]);
+        const after3ds = await processing(t, t3);
+        assert.equal(after3ds.body.return_url_query_params.brand, 'payment_document_card', after3ds.text);
+
+        const plain = newOrder('nobrand');
+        const t2 = await openToken(t, plain);
+        await collect(t, t2);
+        const without = await processing(t, t2);
+        assert.equal(without.body.result, 'success', without.text);
+        assert.equal(without.body.return_url_query_params.brand, undefined, JSON.stringify(without.body.return_url_query_params));
+      });
+
+      it('a debit paid by card_token: the callback carries card and card_expiration_date of the stored card (issue 25, item 27)', async () => {
+        const first = newOrder('dtok1');
+        const t1 = await openToken(t, first, { operation: 'debit' });
+        await collect(t, t1, { expiry: '01/37' });
+        assert.equal((await processing(t, t1, 'debit')).body.result, 'success');
+        const cardToken = (await callbackOf(first.number, 'settled')).card_token;
+        assert.match(cardToken ?? '', /^[0-9a-f]{64}$/);
+        const order = newOrder('dtok2');
+        const token = await openToken(t, order, { operation: 'debit', card_token: [cardToken] });
+        const res = await processing(t, token, 'debit');
+        assert.equal(res.body.result, 'success', res.text);
+        const cb = await callbackOf(order.number, 'settled');
+        assert.equal(cb.type, 'debit');
+        assert.equal(cb.card, '411111****1111');
+        assert.equal(cb.card_expiration_date, '01/2037');
+      });
+
       it('answers 401 without a valid Token: missing, unknown, a hosted-page session, expired', async () => {
         const expected = { http_code: 401, error_code: '100000', error_message: 'Token: Session token is invalid or expired.' };
         assert.deepEqual((await processing(t, undefined)).body, expected);

@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { CARD, EMAIL, PAYOUT_CARD, f1, f2, f5, f6, followUp, orderId, sale, saleFields, startListener, type Listener } from './support.ts';
+import { CARD, EMAIL, PAYOUT_CARD, f1, f2, f5, f6, followUp, orderId, sale, saleFields, signedSale, startListener, type Listener } from './support.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -115,6 +115,23 @@ for (const { kind, skip } of await storeKinds()) {
       assert.match(step?.fields.card_token ?? '', /^[0-9a-f]{64}$/);
       assert.equal(step?.fields.redirect_url, res.body.redirect_url);
       assert.equal(step?.fields['redirect_params[MD]'], res.body.trans_id);
+    });
+
+    it('a DEBIT paid by card_token: its callback carries card and card_expiration_date of the stored card (issue 25, item 27)', async () => {
+      const first = await gw.postForm('/post', signedSale(gw.merchant, saleFields({ action: 'DEBIT', card_exp_month: '01', card_exp_year: '2037' })));
+      assert.equal(first.body.result, 'SUCCESS', first.text);
+      const [stored] = await callbacksOf(notifications, first.body.trans_id, 1);
+      const token = stored?.fields.card_token ?? '';
+      assert.match(token, /^[0-9a-f]{64}$/);
+      const fields = saleFields({ action: 'DEBIT', card_token: token, card_number: undefined, card_exp_month: undefined, card_exp_year: undefined, card_cvv2: undefined });
+      const res = await gw.postForm('/post', signedSale(gw.merchant, fields));
+      assert.equal(res.body.result, 'SUCCESS', res.text);
+      const [cb] = await callbacksOf(notifications, res.body.trans_id, 1);
+      assert.equal(cb?.fields.action, 'DEBIT');
+      assert.equal(cb?.fields.status, 'SETTLED');
+      assert.equal(cb?.fields.card, '411111****1111');
+      assert.equal(cb?.fields.card_expiration_date, '01/2037');
+      assert.equal(cb?.fields.hash, f2(EMAIL, gw.merchant.password, res.body.trans_id, CARD));
     });
 
     it('keeps a callback undelivered until the merchant answers OK', async () => {
