@@ -19,7 +19,7 @@ import { GatewayError } from './domain/errors.ts';
 import { installIdempotency } from './channels/idempotency.ts';
 import { installMetrics, metricsGuard } from './channels/metrics.ts';
 import { registerOperationsRoutes } from './channels/operations.ts';
-import { SWAGGER_OPTIONS, SWAGGER_UI_OPTIONS } from './channels/openapi.ts';
+import { ADMIN_SWAGGER_UI_OPTIONS, SWAGGER_OPTIONS, SWAGGER_UI_OPTIONS } from './channels/openapi.ts';
 import { checkoutChannel } from './channels/checkout/index.ts';
 import { checkoutPages, apmPages } from './channels/pages/index.ts';
 import { s2sCardChannel } from './channels/s2s-card/index.ts';
@@ -106,6 +106,10 @@ async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Pr
   if (opts.production) installProductionGuard(app, ctx);
   if (docs) {
     await app.register(swagger, SWAGGER_OPTIONS);
+    // The admin API's page first, in a scope of its own (each Swagger UI instance decorates its scope).
+    await app.register(async (scope) => {
+      await scope.register(swaggerUi, ADMIN_SWAGGER_UI_OPTIONS);
+    });
     await app.register(swaggerUi, SWAGGER_UI_OPTIONS);
   }
   registerOperationsRoutes(app, ctx);

@@ -457,28 +457,92 @@ const A11Y_CSS = [
 ].join('\n');
 
 /**
- * The /docs page's own script, on each change of the page:
- * - Swagger UI renders its example pickers as selects without a name: name each from its context;
- * - sections open once, all but the admin API's. Swagger UI 5.34 stops rendering after the first section when
- *   every operation starts open and there are more than about 120 of them (no error anywhere); the admin API alone
- *   has over 90, so the page starts collapsed (docExpansion 'none') and opens the merchant-facing sections itself.
+ * The /docs pages' own script: Swagger UI renders its example pickers as selects without a name; name each from
+ * its context. It runs once per animation frame at most, however many changes the page makes meanwhile (run on
+ * every mutation it made rendering the page quadratic in its size).
  */
-const DOCS_JS = `new MutationObserver(function () {
-  document.querySelectorAll('select:not([aria-label])').forEach(function (select) {
-    var labelled = select.id && document.querySelector('label[for="' + select.id + '"]');
-    if (labelled || select.closest('label')) return;
-    var row = select.closest('tr[data-code]');
-    var kind = select.classList.contains('examples-select-element') ? 'Example' : 'Choice';
-    select.setAttribute('aria-label', row ? kind + ' for answer ' + row.getAttribute('data-code') : kind);
-  });
-  document.querySelectorAll('h3.opblock-tag[data-tag]:not([data-portcullis-opened])').forEach(function (tag) {
-    tag.setAttribute('data-portcullis-opened', '');
-    if (tag.getAttribute('data-tag') !== 'Admin' && tag.getAttribute('data-is-open') !== 'true') tag.click();
-  });
-}).observe(document.documentElement, { childList: true, subtree: true });`;
+const DOCS_JS = `(function () {
+  var queued = false;
+  function nameSelects() {
+    queued = false;
+    document.querySelectorAll('select:not([aria-label])').forEach(function (select) {
+      var labelled = select.id && document.querySelector('label[for="' + select.id + '"]');
+      if (labelled || select.closest('label')) return;
+      var row = select.closest('tr[data-code]');
+      var kind = select.classList.contains('examples-select-element') ? 'Example' : 'Choice';
+      select.setAttribute('aria-label', row ? kind + ' for answer ' + row.getAttribute('data-code') : kind);
+    });
+  }
+  new MutationObserver(function () {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(nameSelects);
+  }).observe(document.documentElement, { childList: true, subtree: true });
+})();`;
 
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+/** The tag of the operator API, whose operations /docs/admin shows and /docs leaves out. */
+export const ADMIN_TAG = 'Admin';
+
+type Spec = { info: Json & { description?: string }; paths: Record<string, Record<string, Json>>; tags?: { name: string }[]; webhooks?: Json };
+
+/**
+ * One page's part of the document: the operations whose first tag is (admin) or is not (merchant) the admin API's.
+ * Swagger UI 5.34 stops rendering, without an error, when more than about 120 operations are open at once: the
+ * merchant-facing sections and the admin API (over 80 operations) each stay under it on a page of their own.
+ * A shallow copy: the cached document is never changed.
+ */
+export function docsSection(spec: Spec, section: 'merchant' | 'admin'): Spec {
+  const admin = section === 'admin';
+  const paths: Spec['paths'] = {};
+  for (const [path, item] of Object.entries(spec.paths)) {
+    const ops = Object.entries(item).filter(([key]) => HTTP_METHODS.has(key));
+    const kept = ops.filter(([, op]) => ((op.tags as string[] | undefined)?.[0] === ADMIN_TAG) === admin);
+    if (kept.length === 0) continue;
+    paths[path] = kept.length === ops.length ? item : { ...Object.fromEntries(Object.entries(item).filter(([key]) => !HTTP_METHODS.has(key))), ...Object.fromEntries(kept) };
+  }
+  const description = admin
+    ? 'The operator API under /admin/v1 (Bearer token of an operator user): merchants, MIDs, routing, payments, callbacks, users, the audit log. The merchant-facing API is at [/docs](/docs); the whole document, both parts, at [/docs/json](/docs/json).'
+    : `${spec.info.description ?? ''}\n\nThe operator API (admin) has a page of its own: [/docs/admin](/docs/admin). The whole document, both parts, is at [/docs/json](/docs/json).`;
+  const { webhooks, ...rest } = spec;
+  return {
+    ...rest,
+    // The callbacks are the merchants' part.
+    ...(admin || webhooks === undefined ? {} : { webhooks }),
+    info: { ...spec.info, ...(admin ? { title: `${String(spec.info.title)}: admin API` } : {}), description },
+    paths,
+    ...(spec.tags ? { tags: spec.tags.filter((t) => (t.name === ADMIN_TAG) === admin) } : {}),
+  };
+}
+
+const UI_CONFIG = { layout: 'BaseLayout', deepLinking: false, docExpansion: 'list', defaultModelsExpandDepth: 0, syntaxHighlight: false } as const;
+const THEME = { title: 'Portcullis API', css: [{ filename: 'a11y.css', content: A11Y_CSS }], js: [{ filename: 'docs.js', content: DOCS_JS }] };
+
+/**
+ * /docs: the merchant-facing sections, open. Its page asks for `/docs/json?section=merchant` (a request
+ * interceptor, Swagger UI's own hook for the document's request); `/docs/json` itself answers the whole document.
+ */
 export const SWAGGER_UI_OPTIONS: FastifySwaggerUiOptions = {
   routePrefix: '/docs',
-  uiConfig: { layout: 'BaseLayout', deepLinking: false, docExpansion: 'none', defaultModelsExpandDepth: 0, syntaxHighlight: false },
-  theme: { title: 'Portcullis API', css: [{ filename: 'a11y.css', content: A11Y_CSS }], js: [{ filename: 'docs.js', content: DOCS_JS }] },
+  uiConfig: {
+    ...UI_CONFIG,
+    // Serialized into the page as it is written (a function's text): plain browser JavaScript.
+    requestInterceptor: function (req) {
+      if (req.loadSpec && /\/docs\/json$/.test(req.url)) req.url += '?section=merchant';
+      return req;
+    },
+  },
+  theme: THEME,
+  transformSpecificationClone: false,
+  transformSpecification: (spec, req) => ((req.query as { section?: unknown }).section === 'merchant' ? docsSection(spec as Spec, 'merchant') : spec),
+};
+
+/** /docs/admin: the operator API alone, open; its document at /docs/admin/json. */
+export const ADMIN_SWAGGER_UI_OPTIONS: FastifySwaggerUiOptions = {
+  routePrefix: '/docs/admin',
+  uiConfig: UI_CONFIG,
+  theme: { ...THEME, title: 'Portcullis admin API' },
+  transformSpecificationClone: false,
+  transformSpecification: (spec) => docsSection(spec as Spec, 'admin'),
 };
