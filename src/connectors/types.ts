@@ -230,6 +230,8 @@ export interface NotifiedPayment {
   payerEmail?: string;
   first6Last4?: string;
   reference?: string;
+  /** The payment's currency (a notice's decimal amount is read in it). */
+  currency?: string;
 }
 
 export interface NotificationPort {
@@ -239,9 +241,9 @@ export interface NotificationPort {
   readNotification(mid: MidAccess, req: InboundRequest, payments: ReadonlyMap<string, NotifiedPayment>): NotificationEvent[];
   /**
    * The dispute notices of a notification (issue 29), read only after readNotification() verified every item's
-   * signature; absent: the acquirer sends none.
+   * signature; absent: the acquirer sends none. `payments`: the facts of the payments it names (as verified).
    */
-  readDisputeNotices?(req: InboundRequest): DisputeNotice[];
+  readDisputeNotices?(req: InboundRequest, payments: ReadonlyMap<string, NotifiedPayment>): DisputeNotice[];
   /** What the acquirer expects as the answer to a notification it may stop sending. */
   readonly notificationAck: { contentType: string; body: string };
 }

@@ -129,7 +129,11 @@ export function categoryOf(reasonCode: string | null | undefined): DisputeCatego
 
 // --- the stored object --------------------------------------------------------------------------------------
 
-export type DisputeSource = 'operator' | 'adyen';
+/** Where a dispute came from: an operator (admin API, CSV import) or an acquirer's notices, by connector. */
+export const DISPUTE_SOURCES = ['operator', 'adyen', 'akurateco'] as const;
+export type DisputeSource = (typeof DISPUTE_SOURCES)[number];
+/** The connectors whose notifications carry dispute notices. */
+export const isAcquirerDisputeSource = (name: string): name is Exclude<DisputeSource, 'operator'> => name !== 'operator' && (DISPUTE_SOURCES as readonly string[]).includes(name);
 
 export interface Dispute extends DisputeState {
   id: string;

@@ -16,6 +16,7 @@ import { applyLateFollowUp } from './follow-ups.ts';
 import { applyProviderNotice } from './apm/payments.ts';
 import type { ApmOutcome } from '../connectors/apm-types.ts';
 import { applyDisputeNotices } from './disputes/notices.ts';
+import { isAcquirerDisputeSource } from '../domain/disputes.ts';
 
 /** An S2S APM payment (a sale or a payout): its notifications go to the APM service. */
 const isApm = (p: Payment): boolean => p.channel === 's2s_apm' || (p.details.apm !== null && typeof p.details.apm === 'object');
@@ -45,7 +46,7 @@ export async function handleConnectorNotification(ctx: ServiceContext, connector
     if (p && p.midId === mid.id) payments.set(id, p);
   }
   const facts = new Map<string, NotifiedPayment>([...payments].map(([id, p]) => [id, {
-    id, payerEmail: p.payer.email, first6Last4: p.details.first6Last4, reference: typeof p.details.connectorRef === 'string' ? p.details.connectorRef : undefined,
+    id, payerEmail: p.payer.email, first6Last4: p.details.first6Last4, reference: typeof p.details.connectorRef === 'string' ? p.details.connectorRef : undefined, currency: p.currency,
   }]));
   const events = port.readNotification(midAccess(ctx, mid), req, facts);
   for (const event of events) {
@@ -62,6 +63,6 @@ export async function handleConnectorNotification(ctx: ServiceContext, connector
       await applyLateFollowUp(ctx, merchant, current, followUpOutcome(event.outcome));
     }
   }
-  if (port.readDisputeNotices && connectorName === 'adyen') await applyDisputeNotices(ctx, 'adyen', mid.id, port.readDisputeNotices(req));
+  if (port.readDisputeNotices && isAcquirerDisputeSource(connectorName)) await applyDisputeNotices(ctx, connectorName, mid.id, port.readDisputeNotices(req, facts));
   return port.notificationAck;
 }

@@ -30,10 +30,12 @@ export interface ChainOptions {
   /** Our MID also forwards alternative methods, to the upstream's S2S APM (apmEndpoint). */
   apm?: boolean;
   ours?: Partial<TestGatewayOptions>;
+  /** The upstream's own options (an admin token, a clock). */
+  upstream?: Partial<TestGatewayOptions>;
 }
 
 export async function startChain(kind: StoreKind, opts: ChainOptions = {}): Promise<Chain> {
-  const upstream = await startTestGateway(kind, { workers: opts.upstreamWorkers ?? true });
+  const upstream = await startTestGateway(kind, { workers: opts.upstreamWorkers ?? true, ...opts.upstream });
   const midId = crypto.randomUUID();
   const settings: Record<string, unknown> = { endpoint: opts.endpoint ? opts.endpoint(upstream) : `${upstream.baseUrl}/post` };
   if (opts.timeoutMs) settings.timeoutMs = opts.timeoutMs;

@@ -19,7 +19,7 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union(
 
 const DisputeView = Type.Object({
   id: Type.String(), payment_id: Type.String(), merchant_id: Type.String(),
-  source: Type.String({ description: 'operator or adyen.' }), external_ref: Nullable(Type.String({ description: 'The acquirer\'s reference of the dispute.' })),
+  source: Type.String({ description: 'operator, adyen or akurateco (the connector whose notices opened it).' }), external_ref: Nullable(Type.String({ description: 'The acquirer\'s reference of the dispute.' })),
   amount: Type.String(), currency: Type.String(), reason_code: Nullable(Type.String()),
   category: Type.String({ description: 'fraud, authorization, processing_error or consumer_dispute (from the scheme reason code).' }),
   stage: Type.String({ description: 'inquiry, first_chargeback, second_chargeback or arbitration.' }),
@@ -68,7 +68,7 @@ const IdParams = Type.Object({ id: Type.String({ maxLength: 1024 }) });
 const ListQuery = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
   status: Type.Optional(Type.String({ maxLength: 30 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: 'Page size, 1 to 500 (default 100).' })),
 });
 type Id = Static<typeof IdParams>;
 
@@ -92,7 +92,7 @@ export function registerAdminDisputeRoutes(app: FastifyInstance, ctx: ServiceCon
   app.get<{ Querystring: Static<typeof ListQuery> }>('/disputes', {
     onRequest: requirePermission('payments.read'),
     schema: { ...ADMIN_TAG, summary: 'Disputes, newest first (by merchant, by status)', querystring: ListQuery, response: withErrors({ 200: Type.Array(DisputeView) }) },
-  }, async (req) => findDisputes(ctx, { ...(req.query.merchant_id ? { merchantId: req.query.merchant_id } : {}), ...(req.query.status ? { status: req.query.status } : {}), ...(req.query.limit ? { limit: req.query.limit } : {}) }));
+  }, async (req) => findDisputes(ctx, { ...(req.query.merchant_id ? { merchantId: req.query.merchant_id } : {}), ...(req.query.status ? { status: req.query.status } : {}), ...(req.query.limit ? { limit: Math.min(500, Math.max(1, Number(req.query.limit))) } : {}) }));
 
   app.get('/disputes/unmatched', {
     onRequest: requirePermission('payments.read'),

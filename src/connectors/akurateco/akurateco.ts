@@ -10,7 +10,7 @@
  */
 import type {
   AuthorizeRequest, CardConnector, ChallengeResult, ConnectorOutcome, ConnectorState, FollowUpOutcome, FollowUpRequest, InboundRequest,
-  InquiryRequest, MidAccess, NotificationEvent, NotificationPort, NotifiedPayment, PayerPage, Reported,
+  DisputeNotice, InquiryRequest, MidAccess, NotificationEvent, NotificationPort, NotifiedPayment, PayerPage, Reported,
 } from '../types.ts';
 import { ConnectorRejection } from '../types.ts';
 import type { HttpPort } from '../http.ts';
@@ -118,6 +118,7 @@ export class AkuratecoConnector implements CardConnector {
         return id ? [id] : [];
       },
       readNotification: (mid, req, payments) => this.readCallback(mid, req, payments),
+      readDisputeNotices: (req, payments) => chargebackNotices((req.body ?? {}) as Answer, payments),
     };
   }
 
@@ -318,6 +319,8 @@ export class AkuratecoConnector implements CardConnector {
     const action = String(b.action);
     const currency = str(b.currency) ?? '';
     if (b.result === 'REDIRECT' || b.result === 'WAITING' || b.result === 'UNDEFINED') return [];
+    // A chargeback is no outcome of an operation of ours: readDisputeNotices() reads it (issue 29).
+    if (action === 'CHARGEBACK') return [];
     const approved = b.result === 'SUCCESS';
     const rep = { ...reported(b, currency), reference: paymentId };
     const decline = () => declinedOutcome(classify(AKURATECO_ERRORS, undefined, str(b.decline_reason) ?? 'Declined by processing'), { reference: transId, reported: rep });
@@ -328,6 +331,32 @@ export class AkuratecoConnector implements CardConnector {
     if (!isAuthorizationEvent(operation)) return [{ paymentId, operation, outcome: approved ? { kind: 'approved', reference: transId } : decline() }];
     return [{ paymentId, operation, outcome }];
   }
+}
+
+/**
+ * The upstream's CHARGEBACK callback (wire-reference 4.4: action=CHARGEBACK, status CHARGEBACK, amount,
+ * chargeback_date, bank_date, reason_code), read after readCallback() verified its Formula 2. The family names no
+ * dispute: each chargeback is the payment's upstream trans_id and its chargeback_date, and the callback sent again
+ * (same trans_id, date, reason and amount) is the same notice. The amount is a decimal of the payment's currency.
+ */
+function chargebackNotices(b: Answer, payments: ReadonlyMap<string, NotifiedPayment>): DisputeNotice[] {
+  if (b.action !== 'CHARGEBACK' || b.result !== 'SUCCESS') return [];
+  const paymentRef = str(b.order_id);
+  const payment = paymentRef ? payments.get(paymentRef) : undefined;
+  const transId = str(b.trans_id) ?? '';
+  const chargebackDate = str(b.chargeback_date) ?? '';
+  const reasonCode = str(b.reason_code)?.trim();
+  const bankDate = str(b.bank_date);
+  const amountText = str(b.amount);
+  const amount = amountText && payment?.currency ? parseAmount(amountText, payment.currency) : undefined;
+  return [{
+    paymentRef, event: 'chargeback', acquirerEvent: 'CHARGEBACK', disputeRef: `${transId}:${chargebackDate}`,
+    noticeKey: `akurateco:${paymentRef ?? ''}:${transId}:CHARGEBACK:${chargebackDate}:${reasonCode ?? ''}:${amountText ?? ''}`,
+    ...(amount?.ok ? { amount: amount.money.minor } : {}),
+    ...(reasonCode ? { reasonCode } : {}),
+    ...(bankDate && /^\d{4}-\d{2}-\d{2}/.test(bankDate) ? { bankDate: bankDate.slice(0, 10) } : {}),
+    payload: Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'hash')),
+  }];
 }
 
 /** The form encoding and answer type the APM transformers (apm.ts) share. */

@@ -1,0 +1,89 @@
+/**
+ * Disputes through the `akurateco` connector (issue 29): a second Portcullis plays the upstream. Its operator
+ * raises a chargeback on its payment; its S2S CHARGEBACK callback (Formula 2, amount, chargeback_date, bank_date,
+ * reason_code) reaches our notification endpoint, is verified with the family's formula and becomes our dispute:
+ * the merchant is debited, our payment turns CHARGEBACK and our merchant gets our own CHARGEBACK callback. The same
+ * callback again changes nothing; a forged one is refused (401) and changes nothing.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { storeKinds } from '../support/stores.ts';
+import { CARD, EMAIL, f2, followUp, sale, startListener, type Listener } from '../s2s-card/support.ts';
+import { startChain, upstreamPayments, ourPayment, waitUntil, type Chain } from '../connectors/support.ts';
+import { adminClient, type AdminCall } from '../admin/support.ts';
+
+for (const { kind, skip } of await storeKinds()) {
+  describe(`disputes: the akurateco connector's CHARGEBACK callbacks (${kind})`, { skip }, () => {
+    let chain: Chain;
+    let merchantCallbacks: Listener;
+    let upstreamAdmin: AdminCall;
+    let ourAdmin: AdminCall;
+    before(async () => {
+      merchantCallbacks = await startListener('OK');
+      chain = await startChain(kind, {
+        notificationUrl: merchantCallbacks.url,
+        upstream: { adminToken: `up-${kind}` },
+        ours: { adminToken: `ours-${kind}` },
+      });
+      upstreamAdmin = adminClient(chain.upstream.baseUrl, `up-${kind}`);
+      ourAdmin = adminClient(chain.ours.baseUrl, `ours-${kind}`);
+    });
+    after(async () => {
+      await chain?.close();
+      await merchantCallbacks?.close();
+    });
+
+    const ourDisputes = async (paymentId: string) => {
+      const res = await ourAdmin('GET', `/admin/v1/disputes?merchant_id=${chain.ours.merchant.id}&limit=100`);
+      assert.ok(Array.isArray(res.body), res.text);
+      return res.body.filter((d: { payment_id: string }) => d.payment_id === paymentId);
+    };
+    it('the upstream raises a chargeback: our dispute, payment CHARGEBACK, our merchant called back with F2', async () => {
+      const id = (await sale(chain.ours, { order_amount: '30.00' })).body.trans_id as string;
+      const [up] = await upstreamPayments(chain, id);
+      const raised = await upstreamAdmin('POST', `/admin/v1/payments/${up!.id}/disputes`, { event: 'chargeback', amount: '20.00', reason_code: '13.1', bank_date: '2030-02-27' });
+      assert.equal(raised.status, 201, raised.text);
+
+      const [dispute] = await waitUntil('our dispute', async () => {
+        const list = await ourDisputes(id);
+        return list.length > 0 ? list : undefined;
+      });
+      assert.deepEqual(
+        { source: dispute.source, stage: dispute.stage, status: dispute.status, amount: dispute.amount, reason_code: dispute.reason_code, category: dispute.category, bank_date: dispute.bank_date },
+        { source: 'akurateco', stage: 'first_chargeback', status: 'evidence_required', amount: '20.00', reason_code: '13.1', category: 'consumer_dispute', bank_date: '2030-02-27' },
+      );
+      assert.equal((await ourPayment(chain.ours, id)).status, 'chargeback');
+      const cb = await waitUntil('our CHARGEBACK callback', async () => merchantCallbacks.received.find((r) => r.fields.trans_id === id && r.fields.action === 'CHARGEBACK'));
+      assert.equal(cb.fields.amount, '20.00');
+      assert.equal(cb.fields.reason_code, '13.1');
+      assert.equal(cb.fields.bank_date, '2030-02-27');
+      assert.equal(cb.fields.hash, f2(EMAIL, chain.ours.merchant.password, id, CARD));
+      const details = await followUp(chain.ours, 'GET_TRANS_DETAILS', id);
+      assert.equal(details.body.status, 'CHARGEBACK', details.text);
+
+      // The upstream's callback delivered once; the same callback sent again changes nothing.
+      const sent = await waitUntil('the upstream callback delivered', async () => {
+        const rows = await chain.upstream.store.db.query<{ status: string; fields: Record<string, string> }>(`SELECT status, fields FROM callbacks WHERE payment_id = $1 AND fields->>'action' = 'CHARGEBACK'`, [up!.id]);
+        return rows.length > 0 && rows.every((r) => r.status === 'delivered') ? rows[0] : undefined;
+      });
+      const again = await chain.ours.postForm(`/connectors/akurateco/${chain.midId}/notify`, sent.fields);
+      assert.equal(again.status, 200, again.text);
+      assert.equal((await ourDisputes(id)).length, 1);
+      const history = (await ourAdmin('GET', `/admin/v1/disputes/${dispute.id}`)).body.history;
+      assert.equal(history.length, 1, 'a duplicate notice changes nothing');
+      assert.equal(merchantCallbacks.received.filter((r) => r.fields.trans_id === id && r.fields.action === 'CHARGEBACK').length, 1);
+    });
+
+    it('a forged CHARGEBACK callback is refused (401) and changes nothing', async () => {
+      const id = (await sale(chain.ours, { order_amount: '9.00' })).body.trans_id as string;
+      const [up] = await upstreamPayments(chain, id);
+      const forged = await chain.ours.postForm(`/connectors/akurateco/${chain.midId}/notify`, {
+        action: 'CHARGEBACK', result: 'SUCCESS', status: 'CHARGEBACK', order_id: id, trans_id: up!.id, amount: '9.00',
+        chargeback_date: '2030-03-01 10:00:00', bank_date: '2030-02-28', reason_code: '10.4', hash: 'b'.repeat(32),
+      });
+      assert.equal(forged.status, 401, forged.text);
+      assert.equal((await ourPayment(chain.ours, id)).status, 'settled');
+      assert.deepEqual(await ourDisputes(id), []);
+    });
+  });
+}
