@@ -15,6 +15,7 @@ import { typeboxValidatorCompiler } from './channels/validation.ts';
 import { parseForm } from './channels/form.ts';
 import { answerClientError, installErrorHandling, sendError, toGatewayError } from './channels/error-handler.ts';
 import { parseJsonBody } from './channels/json-body.ts';
+import { installRawBodyCapture } from './channels/merchant-auth.ts';
 import { GatewayError } from './domain/errors.ts';
 import { installIdempotency } from './channels/idempotency.ts';
 import { installMetrics, metricsGuard } from './channels/metrics.ts';
@@ -99,6 +100,8 @@ async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Pr
     }
   });
   await app.register(formbody, { parser: parseForm });
+  // A request signed with the Portcullis-Signature header keeps its raw body for the check (merchant-auth.ts).
+  installRawBodyCapture(app);
   // Before the routes (it hooks each route as it is added); after every global onSend hook, so the idempotency
   // store sees the answer's text. Brotli at quality 4: most of its gain at a fraction of the default 11's CPU.
   await app.register(compress, { threshold: 1024, brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } });

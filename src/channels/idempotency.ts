@@ -27,6 +27,8 @@ const KEEP_MS = 48 * 3600_000;
 const NOT_KEPT: ReadonlySet<ErrorSpec> = new Set<ErrorSpec>([
   ERRORS.invalidRequest, ERRORS.hashInvalid, ERRORS.merchantNotFound, ERRORS.payloadTooLarge,
   ERRORS.unsupportedMediaType, ERRORS.tooManyRequests, ERRORS.idempotencyKeyReused, ERRORS.operationInProgress,
+  ERRORS.sourceAddressRefused, ERRORS.requestSignatureRequired, ERRORS.requestSignatureInvalid, ERRORS.requestSignatureExpired,
+  ERRORS.requestSignatureReplayed,
 ]);
 
 declare module 'fastify' {

@@ -74,7 +74,9 @@ function errorResponses(names: readonly ErrorName[], dialect: Dialect): Json {
 
 const COMMON_ERRORS: ErrorName[] = ['invalidRequest', 'payloadTooLarge', 'unsupportedMediaType', 'internal'];
 /** What every signed request can also answer. */
-const AUTH_ERRORS: ErrorName[] = ['hashInvalid', 'merchantNotFound'];
+const AUTH_ERRORS: ErrorName[] = [
+  'hashInvalid', 'merchantNotFound', 'sourceAddressRefused', 'requestSignatureRequired', 'requestSignatureInvalid', 'requestSignatureExpired', 'requestSignatureReplayed',
+];
 
 const asJson = (schema: unknown): Json => JSON.parse(JSON.stringify(schema)) as Json;
 

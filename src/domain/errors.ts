@@ -56,6 +56,12 @@ export const ERRORS = {
   sessionNotUpdatable: { http: 400, code: '100000', message: 'Session can not be updated' },
   sessionOperationMismatch: { http: 400, code: '100000', message: 'operation: The session operation does not match this endpoint.' },
   notFound: { http: 404, code: '100000', message: 'Not found.' },
+  // A merchant's own guards (issue 25, item 5): its allowed source addresses and its request signature header.
+  sourceAddressRefused: { http: 403, code: '100000', message: 'Request source address is not allowed for this merchant.' },
+  requestSignatureRequired: { http: 401, code: '100000', message: 'Portcullis-Signature: Request signature is required.' },
+  requestSignatureInvalid: { http: 401, code: '100000', message: 'Portcullis-Signature: Request signature is not valid.' },
+  requestSignatureExpired: { http: 401, code: '100000', message: 'Portcullis-Signature: Request signature timestamp is outside the 5-minute window.' },
+  requestSignatureReplayed: { http: 401, code: '100000', message: 'Portcullis-Signature: Request signature was already used.' },
   notificationSignatureInvalid: { http: 401, code: '100000', message: 'Notification signature is not valid.' },
   // The sandbox APM provider refusing a caller: API key and secret, access token or Signature that do not verify.
   providerAuthInvalid: { http: 401, code: '100000', message: 'Authorization: Provider credentials are not valid.' },

@@ -6,7 +6,7 @@
  * is never charged twice. A 409 without Retry-After (a key reused for another request, or a first attempt that
  * failed on the gateway's side and may have taken effect) is final: the same request again cannot change it.
  */
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { apiError, PortcullisConnectionError, type ErrorBody } from './errors.ts';
 
@@ -19,6 +19,19 @@ export interface TransportOptions {
   retryDelayMs?: number;
   /** A fetch of your own (proxies, tests). */
   fetch?: typeof fetch;
+  /**
+   * The merchant's `whsec_...` signing secret: every request then carries the `Portcullis-Signature` header
+   * (HMAC-SHA256 over the timestamp and the raw body), which the gateway checks, and requires when the merchant's
+   * `request_signature` setting is `required` (docs/merchants/request-signatures.md).
+   */
+  signingSecret?: string;
+}
+
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256(key, t + "." + body)>`, the key being the secret's base64-decoded bytes. */
+export function requestSignatureHeader(secret: string, body: string, timestamp = Math.floor(Date.now() / 1000)): string {
+  if (!secret.startsWith('whsec_')) throw new Error('Portcullis: the signing secret starts with whsec_');
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  return `t=${timestamp},v1=${createHmac('sha256', key).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
 export interface RequestOptions {
@@ -55,12 +68,14 @@ export class Transport {
   private readonly maxRetries: number;
   private readonly timeoutMs: number;
   private readonly retryDelayMs: number;
+  private readonly signingSecret: string | undefined;
 
   constructor(opts: TransportOptions = {}) {
     this.fetchFn = opts.fetch ?? fetch;
     this.maxRetries = opts.maxRetries ?? 2;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.retryDelayMs = opts.retryDelayMs ?? 300;
+    this.signingSecret = opts.signingSecret;
   }
 
   async send<T>(method: 'POST' | 'PUT', url: string, body: { json: unknown } | { form: URLSearchParams }, opts: RequestOptions = {}): Promise<T> {
@@ -76,7 +91,10 @@ export class Transport {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
-        res = await this.fetchFn(url, { method, headers, body: payload, signal: AbortSignal.timeout(this.timeoutMs) });
+        // Signed afresh for every attempt: the gateway accepts each signature once (the Idempotency-Key, the same on
+        // every attempt, is what makes a retry safe).
+        const signature: Record<string, string> = this.signingSecret ? { 'portcullis-signature': requestSignatureHeader(this.signingSecret, payload) } : {};
+        res = await this.fetchFn(url, { method, headers: { ...headers, ...signature }, body: payload, signal: AbortSignal.timeout(this.timeoutMs) });
       } catch (err) {
         if (attempt < maxRetries) {
           await sleep(this.delay(attempt));

@@ -27,8 +27,13 @@ export interface PortcullisOptions extends TransportOptions {
   password: string;
   /** sha256 when the account has "Use SHA256 encryption algorithm for hash" on. */
   digest?: Digest;
-  /** The `whsec_...` secret of the callback signature headers. */
+  /** The `whsec_...` secret of the callback signature headers; it also signs your requests (signRequests). */
   webhookSecret?: string;
+  /**
+   * Send the `Portcullis-Signature` header on every request, made with webhookSecret (default: true when
+   * webhookSecret is given). Needed when the merchant's `request_signature` setting is `required`.
+   */
+  signRequests?: boolean;
   /** S2S CARD on /v2/post (redirect_params as a [{name, value}] list). */
   s2sV2?: boolean;
 }
@@ -42,7 +47,7 @@ export class Portcullis {
   constructor(opts: PortcullisOptions) {
     const baseUrl = opts.baseUrl.replace(/\/+$/, '');
     const credentials: Credentials = { merchantKey: opts.merchantKey, password: opts.password, digest: opts.digest ?? 'md5' };
-    const transport = new Transport(opts);
+    const transport = new Transport({ ...opts, signingSecret: opts.signRequests === false ? undefined : opts.webhookSecret });
     this.checkout = new CheckoutClient(transport, baseUrl, credentials);
     this.s2sCard = new S2sCardClient(transport, baseUrl, credentials, opts.s2sV2 ?? false);
     this.s2sApm = new S2sApmClient(transport, (opts.apmBaseUrl ?? `${baseUrl}/apm`).replace(/\/+$/, ''), credentials);
@@ -93,4 +98,4 @@ export type * from './s2s-apm.ts';
 export { CheckoutClient } from './checkout.ts';
 export { S2sCardClient } from './s2s-card.ts';
 export { S2sApmClient } from './s2s-apm.ts';
-export { Transport, encodeForm, type TransportOptions, type RequestOptions, type FormValue } from './http.ts';
+export { Transport, encodeForm, requestSignatureHeader, type TransportOptions, type RequestOptions, type FormValue } from './http.ts';

@@ -159,6 +159,26 @@ for (const { kind, skip } of await storeKinds()) {
         assert.throws(() => signed.callbacks.verifyWebhook(cb.raw, cb.headers, { now: stale }), SignatureVerificationError, 'a replay ten minutes later');
       });
 
+      it('with webhookSecret, every call carries the Portcullis-Signature header: a merchant requiring it accepts them; unsigned calls are refused (issue 25, item 5)', async () => {
+        const m = await gw.addMerchant({ mids: [{ paymentMode: 'SMS/DMS' }] });
+        const admin = (method: string, path: string, body?: unknown) => fetch(`${gw.baseUrl}/admin/v1/merchants/${m.id}${path}`, {
+          method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
+        });
+        const { signing_secret: secret } = await (await admin('POST', '/signing-secret')).json() as { signing_secret: string };
+        assert.equal((await admin('PATCH', '/settings', { request_signature: 'required' })).status, 200);
+        const signing = new Portcullis({ baseUrl: gw.baseUrl, merchantKey: m.key, password: m.password, webhookSecret: secret, retryDelayMs: 20 });
+        const unsigned = new Portcullis({ baseUrl: gw.baseUrl, merchantKey: m.key, password: m.password, webhookSecret: secret, signRequests: false, retryDelayMs: 20 });
+        const paid = await signing.s2sCard.sale({ order_id: orderNo('SIG'), order_amount: '3.00', order_currency: 'USD', order_description: 'Signed', ...CARD, ...SALE_PAYER, term_url_3ds: 'https://shop.example/3ds' });
+        assert.equal(paid.status, 'SETTLED');
+        assert.equal((await signing.s2sCard.creditvoid({ trans_id: paid.trans_id, amount: '1.00' }, IDENTITY)).result, 'ACCEPTED');
+        const session = await signing.checkout.createSession({ operation: 'purchase', order: { number: orderNo('SIG'), amount: '2.00', currency: 'USD', description: 'Signed' }, ...PAGE });
+        assert.match(session.redirect_url, /^http/);
+        await assert.rejects(
+          unsigned.s2sCard.creditvoid({ trans_id: paid.trans_id, amount: '1.00' }, IDENTITY),
+          (err: unknown) => err instanceof AuthenticationError && err.body.error_message === 'Portcullis-Signature: Request signature is required.',
+        );
+      });
+
       it('auth=Y, CAPTURE (F2) and VOID (trans_id recipe); DEBIT and CREDIT2CARD', async () => {
         const held = await sale({ auth: 'Y' });
         assert.equal(held.status, 'PENDING');

@@ -56,6 +56,8 @@ const example = {
   payer_fields: { payer_address: 'required', payer_zip: 'required' },
   override_link_target: '_top',
   payer_retries: { max_attempts: 3 },
+  allowed_source_addresses: ['203.0.113.0/24', '2001:db8::10'],
+  request_signature: 'required',
   connector_options: { mobile_money: { fee_bearer: 'payer' }, mail_payout: { account_uuid: '2f1c7a4e-5b7d-4c1e-9a8b-3d2e1f0a9b8c', fee_calculation_method: 'transaction_level' } },
 };
 
@@ -63,6 +65,14 @@ const PayerRetries = Type.Union([
   Type.Object({ max_attempts: Type.Integer({ minimum: 1, maximum: 20 }) }, { additionalProperties: false }),
   Type.Literal(false),
 ], { description: 'Hosted Checkout after a declined attempt: the payer stays and tries again, up to max_attempts per session (default 3); false keeps the platform\'s behaviour (straight to the merchant\'s error_url). null in a change: back to the default.' });
+
+const AllowedSourceAddresses = Type.Array(Type.String({ minLength: 1, maxLength: 49 }), {
+  maxItems: 100, uniqueItems: true,
+  description: 'Issue 25, item 5: IP addresses or CIDR blocks (203.0.113.0/24, 2001:db8::/32) the merchant\'s servers call the Checkout API, S2S CARD and S2S APM from; '
+    + 'a request from any other client address (as TRUST_PROXY lets the gateway see it) is refused with 403 in the channel\'s error body. Empty: any address (the default).',
+});
+const RequestSignature = oneOf(['optional', 'required'], 'The Portcullis-Signature header (docs/merchants/request-signatures.md): optional (the default) checks a header that is sent; '
+  + 'required refuses a Checkout API, S2S CARD or S2S APM request without a valid one. Only required stops a captured request from being replayed.');
 
 const SettingsPatchBody = Type.Object({
   callback_fields: Type.Optional(FieldList('callbacks ("Add Data to Callback")')),
@@ -73,6 +83,8 @@ const SettingsPatchBody = Type.Object({
   override_link_target: Type.Optional(Nullable(LinkTarget)),
   connector_options: Type.Optional(ConnectorOptionsPatch),
   payer_retries: Type.Optional(Nullable(PayerRetries)),
+  allowed_source_addresses: Type.Optional(AllowedSourceAddresses),
+  request_signature: Type.Optional(RequestSignature),
 }, { additionalProperties: false, minProperties: 1, examples: [example] });
 
 const SettingsView = Type.Object({
@@ -83,6 +95,8 @@ const SettingsView = Type.Object({
   payer_fields: PayerFieldsView,
   override_link_target: Nullable(LinkTarget),
   payer_retries: PayerRetries,
+  allowed_source_addresses: AllowedSourceAddresses,
+  request_signature: RequestSignature,
   connector_options: Type.Object({
     mobile_money: Nullable(MobileMoney),
     voucher_partner: Nullable(Type.Object({ partner_ids: Type.Record(Type.String(), Type.String()), language: Type.String(), domain: Nullable(Type.String()) })),

@@ -10,7 +10,7 @@ import { handleBankCallback } from '../../services/apm/payments.ts';
 import { apmS2sStatus } from '../../services/apm/details.ts';
 import { BANK_CALLBACK_PATH } from '../../services/apm/connector.ts';
 import { GatewayError, HashMismatch } from '../../domain/errors.ts';
-import { verifyMerchantHash } from '../merchant-auth.ts';
+import { checkSignatureHeader, checkSourceAddress, verifyMerchantHash } from '../merchant-auth.ts';
 import { reserveIdempotencyKey } from '../idempotency.ts';
 import { checkCallbackUrl } from '../../services/callback-targets.ts';
 import { validate } from '../../domain/schema-errors.ts';
@@ -37,7 +37,9 @@ async function answer(ctx: ServiceContext, req: FastifyRequest): Promise<Answer>
   checkCallbackUrl(ctx, 'callback_url', fields.callback_url);
   const found = await ctx.merchants.byMerchantKey(fields.client_key as string);
   if (!found) throw new GatewayError('merchantNotFound');
+  checkSourceAddress(req, found.merchant);
   if (!verifyMerchantHash(found.merchant, fields.hash, (m) => spec.hashes(m, fields), ctx.clock.now())) throw new HashMismatch(found.merchant, fields);
+  await checkSignatureHeader(ctx, req, found.merchant);
   await reserveIdempotencyKey(ctx, req, found.merchant.id);
   return spec.handle({ ctx, merchant: found.merchant }, fields);
 }

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import { GatewayError, HashMismatch } from '../../domain/errors.ts';
-import { verifyMerchantHash } from '../merchant-auth.ts';
+import { checkSignatureHeader, checkSourceAddress, verifyMerchantHash } from '../merchant-auth.ts';
 import { reserveIdempotencyKey } from '../idempotency.ts';
 import { checkCallbackUrl } from '../../services/callback-targets.ts';
 import { formFields, namedAction, registerS2sScope, s2sRoute, validateFields, type Loose } from '../s2s-form.ts';
@@ -31,9 +31,11 @@ async function answer(ctx: ServiceContext, req: FastifyRequest, v2: boolean): Pr
   checkCallbackUrl(ctx, 'callback_url', fields.callback_url);
   const found = await ctx.merchants.byMerchantKey(fields.client_key as string);
   if (!found) throw new GatewayError('merchantNotFound');
+  checkSourceAddress(req, found.merchant);
   // The target is loaded before the hash check: F2 and F7 hash the e-mail and card of the payment named.
   const target = spec.target ? await spec.target(ctx, found.merchant, fields) : undefined;
   if (!verifyMerchantHash(found.merchant, fields.hash, (m) => spec.hashes(m, fields, target), ctx.clock.now())) throw new HashMismatch(found.merchant, fields);
+  await checkSignatureHeader(ctx, req, found.merchant);
   await reserveIdempotencyKey(ctx, req, found.merchant.id);
   return spec.handle({ ctx, merchant: found.merchant, mids: found.mids, dialect: { v2, baseUrl: ctx.baseUrl } }, fields, target);
 }

@@ -28,6 +28,13 @@ export interface MerchantSettings {
    * straight to the merchant's error_url).
    */
   payerRetries?: { maxAttempts: number } | false;
+  /**
+   * Issue 25, item 5: the addresses (IPs or CIDR blocks) the merchant's servers call the server-to-server channels
+   * from (Checkout API, S2S CARD, S2S APM); absent or empty: any address.
+   */
+  allowedSourceAddresses?: string[];
+  /** The Portcullis-Signature header: checked when sent (absent: `optional`), or `required` on every request. */
+  requestSignature?: 'optional' | 'required';
 }
 
 /** Per-connector options of the admin panel (interface spec, method parameter sets). */

@@ -17,6 +17,7 @@ import { sealSecret, type SecretFields } from '../../store/sealed-secrets.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { auditDiff } from './audit-diff.ts';
 import { isUuid } from '../../domain/ids.ts';
+import { isCidr } from '../../domain/risk/ip.ts';
 
 type Requirement = 'required' | 'optional';
 
@@ -37,6 +38,10 @@ export interface SettingsView {
   connector_options: ConnectorOptionsView;
   /** Hosted Checkout after a decline: tries per session, or false for the platform's behaviour (straight to the merchant). */
   payer_retries: { max_attempts: number } | false;
+  /** Issue 25, item 5: where the merchant's servers call from (empty: anywhere). */
+  allowed_source_addresses: string[];
+  /** The Portcullis-Signature header: `optional` (checked when sent) or `required`. */
+  request_signature: 'optional' | 'required';
 }
 
 export interface ConnectorOptionsPatch {
@@ -56,6 +61,8 @@ export interface SettingsPatch {
   override_link_target?: LinkTarget | null;
   connector_options?: ConnectorOptionsPatch;
   payer_retries?: { max_attempts: number } | false | null;
+  allowed_source_addresses?: string[];
+  request_signature?: 'optional' | 'required';
 }
 
 function connectorOptionsView(o: ConnectorOptions = {}): ConnectorOptionsView {
@@ -78,6 +85,8 @@ export function settingsView(s: MerchantSettings): SettingsView {
     override_link_target: s.overrideLinkTarget ?? null,
     connector_options: connectorOptionsView(s.connectorOptions),
     payer_retries: s.payerRetries === false ? false : { max_attempts: s.payerRetries?.maxAttempts ?? DEFAULT_PAYER_TRIES },
+    allowed_source_addresses: s.allowedSourceAddresses ?? [],
+    request_signature: s.requestSignature ?? 'optional',
   };
 }
 
@@ -130,6 +139,14 @@ export function patchedSettings(current: MerchantSettings, patch: SettingsPatch,
     const r = patch.payer_retries;
     assign(next, 'payerRetries', r === null || r === false ? r : { maxAttempts: r.max_attempts });
   }
+  if (patch.allowed_source_addresses !== undefined) {
+    const list = patch.allowed_source_addresses;
+    const bad = list.findIndex((entry) => !isCidr(entry));
+    if (bad >= 0) throw GatewayError.field(`allowed_source_addresses[${bad}]`, 'This value is not a valid IP address or CIDR block.');
+    assign(next, 'allowedSourceAddresses', list.length > 0 ? list : null);
+  }
+  // `optional` is the default: stored as nothing.
+  if (patch.request_signature !== undefined) assign(next, 'requestSignature', patch.request_signature === 'required' ? 'required' : null);
   if (patch.payer_fields) {
     const required = new Set(current.requiredPayerFields ?? []);
     for (const [f, requirement] of Object.entries(patch.payer_fields)) {
