@@ -14,6 +14,7 @@ import type { ServiceContext } from '../services/context.ts';
 import { currentFigures } from '../services/operational-figures.ts';
 import type { OperationalFigures } from '../services/operational-figures.ts';
 import { riskMetrics } from '../services/risk/metrics.ts';
+import { reconciliationMetricLines } from '../services/reconciliation/metrics.ts';
 
 /** Each store figure and its gauge (a gauge per figure: Prometheus alerts name them one by one). */
 const FIGURE_GAUGES: Readonly<Record<keyof OperationalFigures, { name: string; help: string }>> = {
@@ -87,7 +88,9 @@ export function installMetrics(app: FastifyInstance, ctx?: Pick<ServiceContext, 
     if (!allowed(req)) throw new GatewayError('metricsUnauthorized');
     await refreshFigures?.();
     reply.type(registry.contentType);
-    return `${await registry.metrics()}${riskMetrics.render().join('\n')}\n`;
+    // Reconciliation's open exceptions (issue 28), read at the scrape; a store that does not answer leaves them out.
+    const recon = ctx ? await reconciliationMetricLines(ctx).catch(() => []) : [];
+    return `${await registry.metrics()}${[...riskMetrics.render(), ...recon].join('\n')}\n`;
   });
   return registry;
 }

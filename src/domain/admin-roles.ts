@@ -34,14 +34,18 @@ export const PERMISSIONS = [
   'money.write',
   /** Manual adjustments of a merchant's balance. */
   'money.adjust',
+  /** Settlement report imports, batches, rows and exceptions (issue 28). */
+  'reconciliation.read',
+  /** Import reports, MID reconciliation profiles, bank credits, exception actions. */
+  'reconciliation.write',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-const READ: readonly Permission[] = ['payments.read', 'callbacks.read', 'merchants.read', 'mids.read', 'audit.read', 'money.read', 'risk.read'];
+const READ: readonly Permission[] = ['payments.read', 'callbacks.read', 'merchants.read', 'mids.read', 'audit.read', 'money.read', 'risk.read', 'reconciliation.read'];
 
 const GRANTS: Readonly<Record<Role, readonly Permission[]>> = {
   admin: PERMISSIONS,
-  operator: [...READ, 'payments.act', 'callbacks.resend', 'callbacks.unblock', 'merchants.write', 'mids.write', 'money.write', 'risk.write'],
+  operator: [...READ, 'payments.act', 'callbacks.resend', 'callbacks.unblock', 'merchants.write', 'mids.write', 'money.write', 'risk.write', 'reconciliation.write'],
   support: [...READ, 'callbacks.resend'],
   viewer: READ,
 };

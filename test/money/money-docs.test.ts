@@ -19,6 +19,7 @@ const between = (tag: string) => page.slice(page.indexOf(`<!-- ${tag} -->`), pag
 const ACCOUNT_WORDS: Record<AccountKind, string> = {
   merchant_pending: 'merchant pending', merchant_available: 'merchant available', merchant_reserve: 'merchant reserve', merchant_fees: 'merchant fees',
   platform_fee_revenue: 'platform fee revenue', platform_bank: 'platform bank', platform_adjustments: 'platform adjustments', acquirer_receivable: 'acquirer receivable',
+  acquirer_settled: 'acquirer settled', platform_acquirer_fees: 'platform acquirer fees',
 };
 
 describe('docs/operators/money.md', () => {

@@ -24,6 +24,7 @@ import { registerAdminSigningSecretRoutes } from './signing-secret-routes.ts';
 import { registerAdminMoneyRoutes } from './money-routes.ts';
 import { registerAdminRiskRoutes } from './risk-routes.ts';
 import { registerAdminDisputeRoutes } from './dispute-routes.ts';
+import { registerAdminReconciliationRoutes } from './reconciliation-routes.ts';
 
 type Routes = (app: FastifyInstance, ctx: ServiceContext) => void;
 
@@ -42,5 +43,5 @@ export const adminChannel: Channel = async (app, { ctx }) => {
     registerAdminMidRoutes, registerAdminSettingsRoutes, registerAdminRoutingRoutes, registerAdminWalletRoutes, registerAdminConfigCatalogRoutes,
   ]), { ctx });
   await app.register(open, { ctx });
-  await app.register(signedIn([registerAdminStatsRoutes, registerAdminSigningSecretRoutes, registerAdminMoneyRoutes, registerAdminRiskRoutes, registerAdminDisputeRoutes]), { ctx });
+  await app.register(signedIn([registerAdminStatsRoutes, registerAdminSigningSecretRoutes, registerAdminMoneyRoutes, registerAdminRiskRoutes, registerAdminDisputeRoutes, registerAdminReconciliationRoutes]), { ctx });
 };

@@ -15,13 +15,18 @@ import type { PaymentStatus } from '../payment-state.ts';
 export type AccountKind =
   | 'merchant_pending' | 'merchant_available' | 'merchant_reserve' | 'merchant_fees'
   | 'platform_fee_revenue' | 'platform_bank' | 'platform_adjustments'
-  | 'acquirer_receivable';
+  | 'acquirer_receivable'
+  /** What the acquirer reported settled for the MID, to arrive with its batch's payout (reconciliation, issue 28). */
+  | 'acquirer_settled'
+  /** The fees acquirers withheld: the platform's cost (reconciliation, issue 28). */
+  | 'platform_acquirer_fees';
 
 export type EventKind =
   | 'sale' | 'payout' | 'refund' | 'void' | 'reversal' | 'chargeback' | 'chargeback_reversal'
   | 'fee' | 'fee_refund'
   | 'settlement' | 'settlement_fees' | 'settlement_return' | 'reserve_hold' | 'reserve_release' | 'merchant_payout'
-  | 'adjustment_credit' | 'adjustment_debit';
+  | 'adjustment_credit' | 'adjustment_debit'
+  | 'acquirer_settlement' | 'acquirer_settlement_return' | 'acquirer_fee';
 
 /** event -> [the account debited, the account credited]. Nothing else decides where money goes. */
 export const POSTING_RULES: Readonly<Record<EventKind, readonly [debit: AccountKind, credit: AccountKind]>> = {
@@ -42,6 +47,11 @@ export const POSTING_RULES: Readonly<Record<EventKind, readonly [debit: AccountK
   merchant_payout: ['merchant_available', 'platform_bank'],
   adjustment_credit: ['platform_adjustments', 'merchant_available'],
   adjustment_debit: ['merchant_available', 'platform_adjustments'],
+  // Reconciliation (issue 28): a matched report row clears the receivable into what the acquirer settled, and
+  // the fee it withheld moves from that to the platform's cost; a batch's settled balance is then its payout.
+  acquirer_settlement: ['acquirer_settled', 'acquirer_receivable'], // a capture (or chargeback reversal) settled
+  acquirer_settlement_return: ['acquirer_receivable', 'acquirer_settled'], // a refund or chargeback settled
+  acquirer_fee: ['platform_acquirer_fees', 'acquirer_settled'],
 };
 
 export const EVENT_KINDS = Object.keys(POSTING_RULES) as EventKind[];
@@ -63,6 +73,8 @@ export function accountName(kind: AccountKind, parties: Parties): string {
     case 'platform_bank': return 'platform:bank';
     case 'platform_adjustments': return 'platform:adjustments';
     case 'acquirer_receivable': return `acquirer:${parties.acquirer ?? 'unknown'}:receivable`;
+    case 'acquirer_settled': return `acquirer:${parties.acquirer ?? 'unknown'}:settled`;
+    case 'platform_acquirer_fees': return 'platform:acquirer_fees';
   }
 }
 
