@@ -11,6 +11,7 @@ import { isUuid } from '../domain/ids.ts';
 import type { AttemptOpening, AttemptResult } from '../domain/model/attempt.ts';
 import { ATTEMPT_RESULT_SET, attemptResultParams, CURRENT_ATTEMPT, NEXT_ATTEMPT_SEQ } from './attempts-repo.ts';
 import { entriesOfRows, entriesParam, postingCtes } from './ledger-repo.ts';
+import { outcomeCountCtes, screenCtes, screenParam, type ScreenRecord } from './risk-repo.ts';
 import type { LedgerEntry } from '../domain/ledger/postings.ts';
 import type { Channel, NeedsOperator, PayerInfo, Payment, PaymentDetails, ThreeDsAttributes, Transaction, TransactionStatus, TransactionType } from '../domain/model/payment.ts';
 
@@ -126,6 +127,8 @@ interface PaymentWithTransaction {
   transaction: NewTransaction;
   /** The acquirer attempt the transaction opens (its first: the payment is new). */
   attempt?: AttemptOpening;
+  /** The risk screen's record of the attempt (its evaluation and counters), written by the same statement. */
+  screened?: ScreenRecord;
 }
 
 const transactionInsertParams = (t: NewTransaction): unknown[] => [t.id, t.type, t.status, t.amount, JSON.stringify(t.details ?? {}), t.now];
@@ -134,19 +137,23 @@ const transactionInsertParams = (t: NewTransaction): unknown[] => [t.id, t.type,
  * The transaction's placeholders follow the payment's, in the order of transactionInsertParams; its payment_id
  * is the payment's own id parameter (no lookup of the row just inserted).
  */
-const insertWithTransaction = (attempt: boolean): string => {
+const insertWithTransaction = (attempt: boolean, screened: boolean): string => {
   const at = (name: string) => `$${PAYMENT_COLUMNS.findIndex(([column]) => column === name) + 1}`;
   const [id, type, status, amount, details, createdAt, midId, connector, why] = Array.from({ length: 9 }, (_, i) => `$${PAYMENT_COLUMNS.length + 1 + i}`);
+  const screen = `$${PAYMENT_COLUMNS.length + 7 + (attempt ? 3 : 0)}`;
   return `WITH p AS (${paymentInsertSql()} RETURNING id),
   t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
         VALUES (${id}, ${at('id')}, ${type}, ${status}, ${amount}, ${details}, ${createdAt}))${attempt ? `,
   a AS (INSERT INTO payment_attempts (id, payment_id, seq, mid_id, connector, why, status, amount, currency, created_at)
-        VALUES (${id}, ${at('id')}, 1, ${midId}, ${connector}, ${why}, 'pending', ${amount}, ${at('currency')}, ${createdAt}))` : ''}
+        VALUES (${id}, ${at('id')}, 1, ${midId}, ${connector}, ${why}, 'pending', ${amount}, ${at('currency')}, ${createdAt}))` : ''}${screened ? `,
+  ${screenCtes(`${screen}::jsonb`)}` : ''}
   SELECT id FROM p`;
 };
-const INSERT_WITH_TRANSACTION = insertWithTransaction(false);
-/** The same, opening the payment's first acquirer attempt with it (the attempt's parameters follow the transaction's). */
-const INSERT_WITH_TRANSACTION_AND_ATTEMPT = insertWithTransaction(true);
+/**
+ * The statement of one payment by whether it opens an acquirer attempt (the attempt's parameters follow the
+ * transaction's) and whether it carries the risk screen's record (its parameter last).
+ */
+const INSERT_WITH_TRANSACTION = [[insertWithTransaction(false, false), insertWithTransaction(false, true)], [insertWithTransaction(true, false), insertWithTransaction(true, true)]] as const;
 const attemptOpeningParams = (a: AttemptOpening | undefined): unknown[] => (a ? [a.midId, a.connector, a.why] : [null, null, null]);
 
 /** The same write for many payments: the rows travel as one JSON parameter (jsonRows). */
@@ -155,13 +162,16 @@ const INSERT_MANY_COLUMNS: readonly BatchColumn[] = [
   ['tx_id', 'text'], ['tx_type', 'text'], ['tx_status', 'text'], ['tx_amount', 'int8'], ['tx_details', 'jsonb'], ['tx_created_at', 'timestamptz'],
   ['at_mid_id', 'text'], ['at_connector', 'text'], ['at_why', 'text'],
 ];
-const INSERT_MANY_WITH_TRANSACTIONS = `WITH i AS (SELECT * FROM ${jsonRows('i', INSERT_MANY_COLUMNS)}),
+const insertManySql = (screened: boolean): string => `WITH i AS (SELECT * FROM ${jsonRows('i', INSERT_MANY_COLUMNS)}),
     p AS (INSERT INTO payments (${PAYMENT_COLUMN_LIST}) SELECT ${PAYMENT_COLUMN_LIST} FROM i RETURNING id),
     t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
           SELECT tx_id, id, tx_type, tx_status, tx_amount, tx_details, tx_created_at FROM i),
     a AS (INSERT INTO payment_attempts (id, payment_id, seq, mid_id, connector, why, status, amount, currency, created_at)
-          SELECT tx_id, id, 1, at_mid_id, at_connector, at_why, 'pending', tx_amount, currency, tx_created_at FROM i WHERE at_why IS NOT NULL)
+          SELECT tx_id, id, 1, at_mid_id, at_connector, at_why, 'pending', tx_amount, currency, tx_created_at FROM i WHERE at_why IS NOT NULL)${screened ? `,
+    ${screenCtes('$2::jsonb')}` : ''}
     SELECT id FROM p`;
+/** The batch, and the batch with the risk screens of those of its payments that have one (their records in $2, summed per counter row). */
+const INSERT_MANY_WITH_TRANSACTIONS = [insertManySql(false), insertManySql(true)] as const;
 
 const parsedOrNull = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
@@ -201,17 +211,22 @@ function asInserted(p: NewPayment, json = paymentJson(p)): Payment {
   };
 }
 
-async function insertOneWithTransaction(sql: Sql, { payment, transaction, attempt }: PaymentWithTransaction): Promise<Payment> {
+async function insertOneWithTransaction(sql: Sql, { payment, transaction, attempt, screened }: PaymentWithTransaction): Promise<Payment> {
   const json = paymentJson(payment);
   const params = [...paymentInsertParams(payment, json), ...transactionInsertParams(transaction)];
-  await sql.query(attempt ? INSERT_WITH_TRANSACTION_AND_ATTEMPT : INSERT_WITH_TRANSACTION, attempt ? [...params, ...attemptOpeningParams(attempt)] : params);
+  if (attempt) params.push(...attemptOpeningParams(attempt));
+  if (screened) params.push(screenParam([screened]));
+  await sql.query(INSERT_WITH_TRANSACTION[attempt ? 1 : 0][screened ? 1 : 0], params);
   return asInserted(payment, json);
 }
 
 async function insertManyWithTransactions(sql: Sql, items: readonly PaymentWithTransaction[]): Promise<Payment[]> {
   const json = items.map(({ payment }) => paymentJson(payment));
   const rows = items.map(({ payment, transaction, attempt }, i) => [...paymentInsertParams(payment, json[i]), ...transactionInsertParams(transaction), ...attemptOpeningParams(attempt)]);
-  const inserted = await sql.query<{ id: string }>(INSERT_MANY_WITH_TRANSACTIONS, [jsonRowsParam(rows)]);
+  const screens = items.flatMap((item) => (item.screened ? [item.screened] : []));
+  const inserted = screens.length > 0
+    ? await sql.query<{ id: string }>(INSERT_MANY_WITH_TRANSACTIONS[1], [jsonRowsParam(rows), screenParam(screens)])
+    : await sql.query<{ id: string }>(INSERT_MANY_WITH_TRANSACTIONS[0], [jsonRowsParam(rows)]);
   const ids = new Set(inserted.map((row) => row.id));
   return items.map(({ payment }, i) => {
     if (!ids.has(payment.id)) throw new Error(`payment ${payment.id} missing from its batch insert`);
@@ -223,11 +238,15 @@ const insertGroupCommitted = groupCommitted<PaymentWithTransaction, Payment>({ o
 
 /**
  * A payment and its first transaction in one statement (the transaction names the payment it creates), with the
- * acquirer attempt the transaction opens when there is one. Outside a transaction, writes made at the same time
- * share one statement (group commit).
+ * acquirer attempt the transaction opens when there is one, and the risk screen's record of the attempt when
+ * given (risk-repo.ts screenCtes). Outside a transaction, writes made at the same time share one statement
+ * (group commit).
  */
-export function insertPaymentWithTransaction(sql: Sql, p: NewPayment, t: NewTransaction, attempt?: AttemptOpening): Promise<Payment> {
-  return insertGroupCommitted(sql, attempt ? { payment: p, transaction: t, attempt } : { payment: p, transaction: t });
+export function insertPaymentWithTransaction(sql: Sql, p: NewPayment, t: NewTransaction, attempt?: AttemptOpening, screened?: ScreenRecord): Promise<Payment> {
+  const item: PaymentWithTransaction = { payment: p, transaction: t };
+  if (attempt) item.attempt = attempt;
+  if (screened) item.screened = screened;
+  return insertGroupCommitted(sql, item);
 }
 
 export async function getPayment(sql: Sql, id: string): Promise<Payment | undefined> {
@@ -347,6 +366,14 @@ export interface TransactionResult {
   status: TransactionStatus;
   details?: Record<string, unknown>;
   attempt?: AttemptResult;
+  /**
+   * The acquirer attempt's final outcome, counted under the keys its risk screen counted it (risk-repo.ts
+   * outcomeCountCtes) by the same statement, only when the update applies. Its CTEs come before the ledger's in
+   * the statement's text: PostgreSQL runs the data-modifying CTEs the main query does not read last one first,
+   * so the ledger's balances are locked before the risk counters, in the order of the transactions that post and
+   * then count in two statements (post.ts), and the two never deadlock.
+   */
+  riskOutcome?: 'approved' | 'declined';
 }
 
 /** Runs a write that has a callback to go with it in a transaction of its own, unless it is in one already. */
@@ -378,14 +405,17 @@ async function updateOneRow(sql: Sql, u: PaymentAndTransactionUpdate): Promise<P
   const attempt = u.transaction.attempt;
   const posting = u.entries !== undefined && u.entries.length > 0;
   const entriesAt = n + 4 + (attempt ? 6 : 0);
+  const risk = u.transaction.riskOutcome;
+  const riskAt = entriesAt + (posting ? 1 : 0);
   const [row] = await sql.query<PaymentRow>(
     `WITH u AS (${text}),
        t AS (UPDATE transactions SET status = $${n + 1}, details = details || $${n + 2}::jsonb WHERE id = $${n + 3} AND EXISTS (SELECT 1 FROM u))${attempt ? `,
        a AS (UPDATE payment_attempts SET ${ATTEMPT_RESULT_SET({ status: `$${n + 4}`, code: `$${n + 5}`, retry: `$${n + 6}`, stop: `$${n + 7}`, ref: `$${n + 8}`, finishedAt: `$${n + 9}::timestamptz` })}
-             WHERE payment_id = $1 AND seq = ${CURRENT_ATTEMPT('$1')} AND EXISTS (SELECT 1 FROM u))` : ''}${posting ? `,
+             WHERE payment_id = $1 AND seq = ${CURRENT_ATTEMPT('$1')} AND EXISTS (SELECT 1 FROM u))` : ''}${risk ? `,
+       ${outcomeCountCtes(`(SELECT u.id AS payment_id, $${riskAt}::text AS outcome, u.updated_at AS at FROM u) AS r`)}` : ''}${posting ? `,
        ${postingCtes(entriesOfRows('u', `$${entriesAt}::jsonb`, 'u.id', 'u.updated_at'))}` : ''}
      SELECT * FROM u`,
-    [...params, u.transaction.status, JSON.stringify(u.transaction.details ?? {}), u.transaction.id, ...(attempt ? attemptResultParams(attempt, u.now) : []), ...(posting ? [entriesParam(u.entries!)] : [])],
+    [...params, u.transaction.status, JSON.stringify(u.transaction.details ?? {}), u.transaction.id, ...(attempt ? attemptResultParams(attempt, u.now) : []), ...(posting ? [entriesParam(u.entries!)] : []), ...(risk ? [risk] : [])],
   );
   return row && toPayment(row);
 }
@@ -403,6 +433,8 @@ interface UpdateShape {
   attempt: boolean;
   /** Posts ledger entries (a column of their own, folded into the statement). */
   ledger: boolean;
+  /** Counts the attempt's outcome for the risk engine (a column of its own, folded into the statement). */
+  risk: boolean;
 }
 
 function shapeOf({ expect, patch, transaction, entries }: PaymentAndTransactionUpdate): UpdateShape | null {
@@ -414,10 +446,11 @@ function shapeOf({ expect, patch, transaction, entries }: PaymentAndTransactionU
     pending: expect.pendingOperation === null ? 'null' : expect.pendingOperation === undefined ? 'any' : 'value',
     attempt: transaction.attempt !== undefined,
     ledger: (entries?.length ?? 0) > 0,
+    risk: transaction.riskOutcome !== undefined,
   };
 }
 
-const shapeKey = (shape: UpdateShape): string => `${shape.keys.join(',')}|${shape.details}|${shape.status}|${shape.pending}|${shape.attempt}|${shape.ledger}`;
+const shapeKey = (shape: UpdateShape): string => `${shape.keys.join(',')}|${shape.details}|${shape.status}|${shape.pending}|${shape.attempt}|${shape.ledger}|${shape.risk}`;
 
 const batchedUpdateSql = new Map<string, string>();
 
@@ -453,12 +486,14 @@ function batchedUpdateStatement(shape: UpdateShape): string {
   columns.push(['tx_id', 'text'], ['tx_status', 'text'], ['tx_details', 'jsonb']);
   if (shape.attempt) columns.push(['at_status', 'text'], ['at_code', 'text'], ['at_retry', 'text'], ['at_stop', 'text'], ['at_ref', 'text'], ['at_finished', 'timestamptz']);
   if (shape.ledger) columns.push(['entries', 'jsonb']);
+  if (shape.risk) columns.push(['risk_outcome', 'text']);
   const text = `WITH v AS (SELECT * FROM ${jsonRows('v', columns)}),
     u AS (UPDATE payments p SET ${sets.join(', ')} FROM v WHERE ${where.join(' AND ')}
-          RETURNING v.ord AS batch_ord, v.tx_id AS batch_tx_id, v.tx_status AS batch_tx_status, v.tx_details AS batch_tx_details${shape.ledger ? ', v.entries AS batch_entries' : ''}, p.*),
+          RETURNING v.ord AS batch_ord, v.tx_id AS batch_tx_id, v.tx_status AS batch_tx_status, v.tx_details AS batch_tx_details${shape.ledger ? ', v.entries AS batch_entries' : ''}${shape.risk ? ', v.risk_outcome AS batch_risk_outcome' : ''}, p.*),
     t AS (UPDATE transactions tr SET status = u.batch_tx_status, details = tr.details || u.batch_tx_details FROM u WHERE tr.id = u.batch_tx_id)${shape.attempt ? `,
     a AS (UPDATE payment_attempts pa SET ${ATTEMPT_RESULT_SET({ status: 'v.at_status', code: 'v.at_code', retry: 'v.at_retry', stop: 'v.at_stop', ref: 'v.at_ref', finishedAt: 'v.at_finished' })}
-          FROM u JOIN v ON v.ord = u.batch_ord WHERE pa.payment_id = u.id AND pa.seq = ${CURRENT_ATTEMPT('u.id')})` : ''}${shape.ledger ? `,
+          FROM u JOIN v ON v.ord = u.batch_ord WHERE pa.payment_id = u.id AND pa.seq = ${CURRENT_ATTEMPT('u.id')})` : ''}${shape.risk ? `,
+    ${outcomeCountCtes('(SELECT u.id AS payment_id, u.batch_risk_outcome AS outcome, u.updated_at AS at FROM u) AS r')}` : ''}${shape.ledger ? `,
     ${postingCtes(entriesOfRows('u', 'u.batch_entries', 'u.id', 'u.updated_at'))}` : ''}
     SELECT * FROM u`;
   batchedUpdateSql.set(key, text);
@@ -475,6 +510,7 @@ function batchedUpdateRow(u: PaymentAndTransactionUpdate, shape: UpdateShape, or
   row.push(u.transaction.id, u.transaction.status, JSON.stringify(u.transaction.details ?? {}));
   if (shape.attempt) row.push(...attemptResultParams(u.transaction.attempt!, u.now));
   if (shape.ledger) row.push(entriesParam(u.entries ?? []));
+  if (shape.risk) row.push(u.transaction.riskOutcome);
   return row;
 }
 

@@ -203,47 +203,116 @@ export interface ScreenRecord {
   /** Count the attempt (false: recorded only, as a merchant-initiated charge's velocity is not kept). */
   count: boolean;
   review: { deadline: Date } | null;
+  /** When the attempt was screened: the evaluation's time and the buckets it is counted in. */
+  now: Date;
 }
 
-const shard = (): number => Math.floor(Math.random() * SHARDS);
+/**
+ * The shards of a bucket's counter rows (SHARDS in all) are split between the two writers of a payment's counters:
+ * the screen counts attempts in the first half, the outcome counts approvals and declines in the second. The two
+ * are different statements, in flight at the same time under load (the payment's insert and another payment's
+ * outcome update, each group-committed), and so never wait for each other's row locks; reads sum every shard.
+ */
+const ATTEMPT_SHARDS = SHARDS / 2;
+const attemptShard = (): number => Math.floor(Math.random() * ATTEMPT_SHARDS);
+/** An outcome shard, drawn by the statement for each counter row it writes. */
+const OUTCOME_SHARD = `(${ATTEMPT_SHARDS} + floor(random() * ${SHARDS - ATTEMPT_SHARDS}))::smallint`;
 
 /**
- * The evaluation, the attempt's counters (both grains) and its card as a member of its keys, in one statement.
- * Rows are upserted in one order (dimension, key, grain, bucket, shard) by every statement that writes counters,
- * so two payments sharing keys take their row locks in the same order and never deadlock.
+ * The parameter of screenCtes for one or more screens (a batch of payments): their evaluations, their attempt
+ * counters summed per counter row (one random attempt shard per statement: a row is written once by it, however
+ * many of the batch's payments share its key) and their cards as members of their keys, each list in the order
+ * rows are locked (dimension, key, grain, bucket, shard, currency), so that two statements that write counters
+ * of the same keys take their locks in one order and never deadlock.
  */
-export async function recordScreen(sql: Sql, r: ScreenRecord, now: Date): Promise<void> {
-  const counters: { d: string; k: string; g: number; b: string; s: number }[] = [];
-  const members: { d: string; k: string; g: number; b: string }[] = [];
-  if (r.count) {
+export function screenParam(records: readonly ScreenRecord[]): string {
+  const evaluations: unknown[][] = [];
+  const counters = new Map<string, [string, string, number, string, number, string, number, bigint]>();
+  const members = new Map<string, [string, string, number, string, string]>();
+  const shard = attemptShard();
+  for (const r of records) {
+    const e = r.evaluation;
+    evaluations.push([r.paymentId, r.merchantId, r.now.toISOString(), e.action, e.score, e, { ...r.keys, count: r.count }, r.currency, r.amount.toString(), r.review ? 'pending' : null, r.review?.deadline.toISOString() ?? null]);
+    if (!r.count) continue;
     for (const grain of GRAINS) {
-      const bucket = bucketOf(now, grain).toISOString();
+      const bucket = bucketOf(r.now, grain).toISOString();
       for (const [dimension, key] of Object.entries(r.keys)) {
         if (!key) continue;
-        counters.push({ d: dimension, k: key, g: grain, b: bucket, s: shard() });
-        if (r.card && (MEMBER_DIMENSIONS as readonly string[]).includes(dimension)) members.push({ d: dimension, k: key, g: grain, b: bucket });
+        const id = `${dimension}\u0000${key}\u0000${grain}\u0000${bucket}\u0000${r.currency}`;
+        const counter = counters.get(id);
+        if (counter) {
+          counter[6] += 1;
+          counter[7] += r.amount;
+        } else counters.set(id, [dimension, key, grain, bucket, shard, r.currency, 1, r.amount]);
+        if (r.card && (MEMBER_DIMENSIONS as readonly string[]).includes(dimension)) members.set(`${id}\u0000${r.card}`, [dimension, key, grain, bucket, r.card]);
       }
     }
   }
-  const e = r.evaluation;
-  await sql.query(
-    `WITH ev AS (
+  const byLockOrder = (a: readonly unknown[], b: readonly unknown[]): number => {
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i] as string | number;
+      const y = b[i] as string | number;
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  };
+  const c = [...counters.values()].sort(byLockOrder).map((row) => [row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7].toString()]);
+  const m = [...members.values()].sort(byLockOrder);
+  return JSON.stringify({ e: evaluations, c, m });
+}
+
+/**
+ * Three data-modifying CTEs that write the screens of `param` (an SQL expression of screenParam's JSON): the
+ * evaluations (a payment screened already keeps its first), the attempt counters and the distinct-card members.
+ * Written alone by recordScreen, or folded into the payment's own insert (payments-repo.ts), so that a SALE's screen
+ * costs no statement, no commit and no round trip of its own.
+ */
+export function screenCtes(param: string): string {
+  return `risk_ev AS (
        INSERT INTO risk_evaluations (payment_id, merchant_id, created_at, action, score, evaluation, keys, currency, amount, review, review_deadline)
-       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $9::bigint, $10, $11)
+       SELECT x->>0, x->>1, (x->>2)::timestamptz, x->>3, (x->>4)::smallint, x->5, x->6, x->>7, (x->>8)::bigint, x->>9, (x->>10)::timestamptz
+       FROM jsonb_array_elements((${param})->'e') AS x
        ON CONFLICT (payment_id) DO NOTHING
-     ), counted AS (
+     ), risk_vc AS (
        INSERT INTO risk_velocity AS v (dimension, key, grain, bucket, shard, currency, attempts, amount)
-       SELECT c.d, c.k, c.g, c.b, c.s, $8, 1, $9::bigint FROM jsonb_to_recordset($12::jsonb) AS c(d text, k text, g smallint, b timestamptz, s smallint)
-       ORDER BY c.d, c.k, c.g, c.b, c.s
-       ON CONFLICT (dimension, key, grain, bucket, shard, currency) DO UPDATE SET attempts = v.attempts + 1, amount = v.amount + EXCLUDED.amount
-     )
-     INSERT INTO risk_velocity_members (dimension, key, grain, bucket, member)
-     SELECT m.d, m.k, m.g, m.b, $13 FROM jsonb_to_recordset($14::jsonb) AS m(d text, k text, g smallint, b timestamptz)
-     ORDER BY m.d, m.k, m.g, m.b
-     ON CONFLICT DO NOTHING`,
-    [r.paymentId, r.merchantId, now, e.action, e.score, JSON.stringify(e), JSON.stringify({ ...r.keys, count: r.count }), r.currency, r.amount.toString(),
-      r.review ? 'pending' : null, r.review?.deadline ?? null, JSON.stringify(counters), r.card, JSON.stringify(members)],
-  );
+       SELECT x->>0, x->>1, (x->>2)::smallint, (x->>3)::timestamptz, (x->>4)::smallint, x->>5, (x->>6)::bigint, (x->>7)::bigint
+       FROM jsonb_array_elements((${param})->'c') WITH ORDINALITY AS c(x, n) ORDER BY c.n
+       ON CONFLICT (dimension, key, grain, bucket, shard, currency) DO UPDATE SET attempts = v.attempts + EXCLUDED.attempts, amount = v.amount + EXCLUDED.amount
+     ), risk_vm AS (
+       INSERT INTO risk_velocity_members (dimension, key, grain, bucket, member)
+       SELECT x->>0, x->>1, (x->>2)::smallint, (x->>3)::timestamptz, x->>4
+       FROM jsonb_array_elements((${param})->'m') WITH ORDINALITY AS m(x, n) ORDER BY m.n
+       ON CONFLICT DO NOTHING
+     )`;
+}
+
+/** The evaluation, the attempt's counters (both grains) and its card as a member of its keys, in one statement. */
+export async function recordScreen(sql: Sql, r: ScreenRecord): Promise<void> {
+  await sql.query(`WITH ${screenCtes('$1::jsonb')} SELECT 1`, [screenParam([r])]);
+}
+
+/**
+ * Two data-modifying CTEs that count the final outcomes of the rows of `rows` (an SQL FROM item with the columns
+ * payment_id, outcome ('approved', 'declined' or NULL: nothing to count) and at (the outcome's time)) under the
+ * keys each payment's screen counted it, in the buckets of `at`. Once per payment: the evaluation's outcome is
+ * set by compare-and-set, so a repeated outcome counts nothing. Folded into the payment's outcome update
+ * (payments-repo.ts) or written alone by countOutcome. Counter rows are summed per statement and written in
+ * lock order, in an outcome shard (see ATTEMPT_SHARDS).
+ */
+export function outcomeCountCtes(rows: string): string {
+  return `risk_oe AS (
+       UPDATE risk_evaluations e SET outcome = r.outcome FROM ${rows}
+       WHERE e.payment_id = r.payment_id AND r.outcome IS NOT NULL AND e.outcome IS NULL
+       RETURNING e.keys, e.currency, r.outcome, r.at
+     ), risk_oc AS (
+       INSERT INTO risk_velocity AS v (dimension, key, grain, bucket, shard, currency, approvals, declines)
+       SELECT k.key, k.value, g.g, date_bin(make_interval(mins => g.g), o.at, timestamptz 'epoch'), ${OUTCOME_SHARD}, o.currency,
+              count(*) FILTER (WHERE o.outcome = 'approved'), count(*) FILTER (WHERE o.outcome = 'declined')
+       FROM risk_oe o, jsonb_each_text(o.keys) AS k, (VALUES ${GRAINS.map((g) => `(${g}::smallint)`).join(', ')}) AS g(g)
+       WHERE k.key <> 'count' AND (o.keys->>'count')::boolean
+       GROUP BY 1, 2, 3, 4, 6 ORDER BY 1, 2, 3, 4, 6
+       ON CONFLICT (dimension, key, grain, bucket, shard, currency) DO UPDATE SET approvals = v.approvals + EXCLUDED.approvals, declines = v.declines + EXCLUDED.declines
+     )`;
 }
 
 /**
@@ -251,19 +320,7 @@ export async function recordScreen(sql: Sql, r: ScreenRecord, now: Date): Promis
  * by compare-and-set, so a repeated post counts nothing).
  */
 export async function countOutcome(sql: Sql, paymentId: string, outcome: 'approved' | 'declined', now: Date): Promise<void> {
-  const buckets = GRAINS.map((g) => ({ g, b: bucketOf(now, g).toISOString() }));
-  await sql.query(
-    `WITH ev AS (
-       UPDATE risk_evaluations SET outcome = $2 WHERE payment_id = $1 AND outcome IS NULL RETURNING keys, currency
-     )
-     INSERT INTO risk_velocity AS v (dimension, key, grain, bucket, shard, currency, approvals, declines)
-     SELECT k.key, k.value, b.g, b.b, $4, ev.currency, CASE WHEN $2 = 'approved' THEN 1 ELSE 0 END, CASE WHEN $2 = 'declined' THEN 1 ELSE 0 END
-     FROM ev, jsonb_each_text(ev.keys) AS k, jsonb_to_recordset($3::jsonb) AS b(g smallint, b timestamptz)
-     WHERE k.key <> 'count' AND (ev.keys->>'count')::boolean
-     ORDER BY k.key, k.value, b.g, b.b
-     ON CONFLICT (dimension, key, grain, bucket, shard, currency) DO UPDATE SET approvals = v.approvals + EXCLUDED.approvals, declines = v.declines + EXCLUDED.declines`,
-    [paymentId, outcome, JSON.stringify(buckets), shard()],
-  );
+  await sql.query(`WITH ${outcomeCountCtes('(SELECT $1::text AS payment_id, $2::text AS outcome, $3::timestamptz AS at) AS r')} SELECT 1`, [paymentId, outcome, now]);
 }
 
 export interface StoredEvaluation {

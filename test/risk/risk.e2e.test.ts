@@ -210,6 +210,24 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(seen.evaluation.velocity['declines:card:60:'], '2');
     });
 
+    it('the screen is recorded once with the payment\'s own write, and once alone by an attempt that ends before it', async () => {
+      // A SALE: its evaluation and counters ride in the payment's insert, its outcome's counts in its update.
+      const m = await merchant();
+      const paid = await sale(t, {}, m);
+      assert.equal(paid.body.status, 'SETTLED', paid.text);
+      const counted = async (merchantId: string) => (await t.store.db.query<{ evaluations: string; outcomes: string; attempts: string; approvals: string }>(
+        `SELECT (SELECT count(*) FROM risk_evaluations WHERE merchant_id = $1)::text AS evaluations,
+                (SELECT count(*) FROM risk_evaluations WHERE merchant_id = $1 AND outcome = 'approved')::text AS outcomes,
+                (SELECT coalesce(sum(attempts), 0) FROM risk_velocity WHERE dimension = 'merchant' AND key = $1 AND grain = 1)::text AS attempts,
+                (SELECT coalesce(sum(approvals), 0) FROM risk_velocity WHERE dimension = 'merchant' AND key = $1 AND grain = 1)::text AS approvals`, [merchantId]))[0];
+      assert.deepEqual(await counted(m.id), { evaluations: '1', outcomes: '1', attempts: '1', approvals: '1' });
+      // A merchant whose only MID takes authorizations: a SALE is screened, then finds no MID and writes no payment.
+      const dms = await t.addMerchant({ mids: [{ paymentMode: 'DMS' }] });
+      const refused = await sale(t, {}, dms);
+      assert.notEqual(refused.body.status, 'SETTLED', refused.text);
+      assert.deepEqual(await counted(dms.id), { evaluations: '1', outcomes: '0', attempts: '1', approvals: '0' });
+    });
+
     it('counters past the longest window are pruned; younger ones are kept', async () => {
       const m = await merchant();
       await sale(t, { payer_email: 'prune@example.com' }, m);

@@ -1,9 +1,11 @@
 /**
  * The database work of a SALE, as the performance of a payment write depends on it: two statements and no
  * transaction for a payment whose outcome sends no callback; the outcome and its callback in one transaction
- * otherwise. Beside them the risk engine (issue 26) writes its evaluation with the attempt's counters, and the
- * outcome's counters, one statement each; with no rule that could read a counter and no list entry it reads
- * nothing. A regression here shows in `npm run bench` long before anyone reads a profile.
+ * otherwise. The risk engine (issue 26) has no statement of its own: its evaluation with the attempt's counters
+ * rides in the payment's insert, the outcome's counters in the payment's update (issue 24: as statements of their
+ * own, uncommitted-together and ungrouped, they queued on the counters' row locks and cost a commit each, and
+ * the SALE fell from 0.8 to 0.25 of the bare endpoint); with no rule that could read a counter and no list entry
+ * it reads nothing. A regression here shows in `npm run bench` long before anyone reads a profile.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,8 +15,14 @@ import { sale, startListener, type Listener } from './support.ts';
 
 /** The merchant cache's version poll runs on its own timer, whatever the requests; it is not a SALE's work. */
 const BACKGROUND = /FROM directory_version/;
-/** The risk engine's own statements (its evaluation and counters), counted apart. */
-const RISK = /risk_evaluations|risk_velocity|risk_list_entries|risk_rule_sets/;
+/** The merchant cache loading a merchant and its MIDs (once, then after a change of either). */
+const CACHE_LOAD = /FROM (merchants|mids) WHERE/;
+/**
+ * The risk engine's own statements (its reads, or its evaluation and counters written alone), counted apart; the
+ * payment's statements that carry its writes are the payment's.
+ */
+const RISK_TABLES = /risk_evaluations|risk_velocity|risk_list_entries|risk_rule_sets/;
+const RISK = { test: (text: string) => RISK_TABLES.test(text) && !/INSERT INTO payments|UPDATE payments/.test(text) };
 
 /** Records the statements run through the store, and the transactions opened. */
 function spy(gw: TestGateway) {
@@ -63,15 +71,22 @@ for (const { kind, skip } of await storeKinds()) {
     it('writes a SALE without a callback in two statements and no transaction', async () => {
       await sale(gw); // loads the merchant and its MIDs into the cache
       watch.reset();
-      const res = await sale(gw);
+      let res = await sale(gw);
+      // The notification of the test's own merchant set-up may reach the cache's listener after the first sale (a
+      // loaded machine): the cache then reloads once. That reload is no SALE's work; a sale on the warm cache is.
+      for (let i = 0; i < 5 && watch.seen.statements.some((text) => CACHE_LOAD.test(text)); i++) {
+        watch.reset();
+        res = await sale(gw);
+      }
       assert.equal(res.body.status, 'SETTLED', res.text);
       assert.equal(watch.seen.transactions, 0);
       assert.equal(watch.seen.statements.length, 2, watch.seen.statements.join('\n'));
       assert.match(watch.seen.statements[0]!, /INSERT INTO payments/);
+      assert.match(watch.seen.statements[0]!, /INSERT INTO risk_evaluations/);
+      assert.match(watch.seen.statements[0]!, /INSERT INTO risk_velocity /);
       assert.match(watch.seen.statements[1]!, /UPDATE payments/);
-      assert.equal(watch.seen.risk.length, 2, watch.seen.risk.join('\n'));
-      assert.match(watch.seen.risk[0]!, /INSERT INTO risk_evaluations/);
-      assert.match(watch.seen.risk[1]!, /UPDATE risk_evaluations/);
+      assert.match(watch.seen.statements[1]!, /UPDATE risk_evaluations/);
+      assert.equal(watch.seen.risk.length, 0, watch.seen.risk.join('\n'));
     });
 
     it('writes the outcome of a SALE with a callback URL in one transaction with its callback', async () => {

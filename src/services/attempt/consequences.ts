@@ -16,7 +16,7 @@ import { callbackExpected, callbackFor, notify, type PaymentEvent } from '../cal
 import type { RecurringWrite } from '../recurring/recurring-init.ts';
 import type { OperatorWrite } from '../operator-write.ts';
 import { noteOutcome, releaseHold } from './route.ts';
-import { countForRisk, posted } from './post.ts';
+import { posted } from './post.ts';
 import type { LedgerEntry } from '../../domain/ledger/postings.ts';
 import type { OutcomePlan } from './outcome-plan.ts';
 
@@ -57,14 +57,15 @@ export function consequencesOf(ctx: ServiceContext, a: Applied): Consequence[] {
   return list.filter((c): c is Consequence => c !== undefined);
 }
 
-/** The post: its entries ride in the outcome's own statement, whichever way it is written. */
+/**
+ * The post: its entries ride in the outcome's own statement, whichever way it is written, and so does the risk
+ * engine's count of the outcome (outcome.ts sets it on the transaction's result, as post.ts countForRisk would).
+ */
 function posting(ctx: ServiceContext, a: Applied): Consequence {
   return {
     transactional: false, entries: a.entries,
-    within: async (sql, updated) => {
-      const applied = { payment: updated, transId: a.transId, outcome: a.outcome.kind };
-      posted(ctx, applied);
-      await countForRisk(ctx, sql, applied);
+    within: async (_sql, updated) => {
+      posted(ctx, { payment: updated, transId: a.transId, outcome: a.outcome.kind });
     },
   };
 }

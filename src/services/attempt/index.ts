@@ -8,6 +8,9 @@
  * The card's source is resolved before the steps run, by the caller, through the table of source resolvers
  * (source.ts resolveSource), so that a request naming an unknown card leaves nothing behind.
  *
+ * The risk screen's evaluation and the attempt's counters are written with the payment's first write (record.ts),
+ * and the outcome's counts with the outcome's (outcome.ts), in the same statements.
+ *
  * The attempt is persisted as in flight before the connector is called outside any transaction, and its outcome
  * applied with a compare-and-set, the callback written with it (design principle 4). The schedule runner keeps its
  * batch claim and single-statement writes but shares screen, request, integrity, the outcome plan and post; the
@@ -16,6 +19,7 @@
 import type { ServiceContext } from '../context.ts';
 import { insertPaymentWithTransaction, insertTransaction, updatePayment, type NewPayment } from '../../store/payments-repo.ts';
 import { screenStep } from './screen.ts';
+import { writeScreen } from '../risk/engine.ts';
 import { routeStep } from './route.ts';
 import { recordStep } from './record.ts';
 import { requestStep } from './request.ts';
@@ -38,9 +42,10 @@ export async function authorizeCard(ctx: ServiceContext, input: AuthorizeInput):
   return authorize(ctx, input, {
     subject: payment,
     single: false,
-    async write(sql, patch, transaction, attempt) {
+    async write(sql, patch, transaction, attempt, screened) {
       const claimed = await updatePayment(sql, payment.id, { status: 'prepare', pendingOperation: null }, patch, transaction.now);
       if (claimed) await insertTransaction(sql, transaction, attempt);
+      if (claimed && screened) await writeScreen(sql, screened);
       return claimed;
     },
   });
@@ -57,7 +62,7 @@ export async function createAndAuthorize(ctx: ServiceContext, input: Omit<Author
     single: true,
     // Object.assign rather than spreads here and below, on the path of every card payment: in Node 20 each
     // property that follows a spread in an object literal is defined by a runtime call, about 0.6 µs apiece.
-    write: (sql, patch, transaction, attempt) => insertPaymentWithTransaction(sql, Object.assign({}, p, {
+    write: (sql, patch, transaction, attempt, screened) => insertPaymentWithTransaction(sql, Object.assign({}, p, {
       status: 'prepare' as const,
       pendingOperation: patch.pendingOperation,
       midId: patch.midId,
@@ -65,7 +70,7 @@ export async function createAndAuthorize(ctx: ServiceContext, input: Omit<Author
       cardToken: patch.cardToken,
       payer: patch.payer ?? p.payer,
       details: Object.assign({}, p.details, patch.details),
-    }), transaction, attempt),
+    }), transaction, attempt, screened),
   });
 }
 
@@ -79,9 +84,25 @@ const STEPS: readonly Step[] = [screenStep, routeStep, recordStep, requestStep, 
 
 async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite): Promise<PaymentStep> {
   const state: AttemptState = { input, target };
-  for (const step of STEPS) {
-    const done = await step(ctx, state);
-    if (done) return done;
+  let failure: unknown;
+  try {
+    for (const step of STEPS) {
+      const done = await step(ctx, state);
+      if (done) return done;
+    }
+    throw new Error('the attempt ran every step without an outcome');
+  } catch (err) {
+    failure = err;
+    throw err;
+  } finally {
+    // The screen's record goes with the payment's first write (record.ts); an attempt that ended before that write
+    // committed (no MID to route to, a refused claim, a write that failed) still leaves its evaluation and counts.
+    if (state.screened) {
+      await writeScreen(ctx.db, state.screened).catch((err: unknown) => {
+        // The attempt's own failure is the one to answer with; this one is logged.
+        if (failure === undefined) throw err;
+        ctx.logger.error({ paymentId: state.screened?.paymentId, err: (err as Error).message }, 'risk: the screen of a failed attempt could not be recorded');
+      });
+    }
   }
-  throw new Error('the attempt ran every step without an outcome');
 }

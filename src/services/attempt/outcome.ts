@@ -61,8 +61,8 @@ export async function applyOutcome(ctx: ServiceContext, claim: Claim, answer: Co
 
 /**
  * The outcome, its transaction and its consequences in one write: a single group-committed statement (the
- * callback's outbox row and the ledger's entries in it) unless a consequence writes rows of its own, then one
- * transaction (the entries still in the outcome's statement).
+ * callback's outbox row, the ledger's entries and the risk engine's outcome count in it) unless a consequence
+ * writes rows of its own, then one transaction (the entries and the count still in the outcome's statement).
  */
 async function write(ctx: ServiceContext, claim: Claim, plan: OutcomePlan, outcome: DecidedOutcome, consequences: readonly Consequence[], now: Date, byOperator?: OperatorWrite): Promise<Payment | undefined> {
   const { payment, transId } = claim;
@@ -72,6 +72,8 @@ async function write(ctx: ServiceContext, claim: Claim, plan: OutcomePlan, outco
   const transaction: TransactionResult = { id: transId, status: plan.txStatus, details: byOperator ? { ...plan.txDetails, ...byOperator.txDetails } : plan.txDetails };
   // The authorization's outcome answers the payment's current acquirer attempt too, in the same statement.
   if (awaitsAuthorization(claim.operation)) transaction.attempt = attemptResult(outcome, claim.stop);
+  // The risk engine counts the attempt's final outcome under its screen's keys, in the same statement (post.ts).
+  if (outcome.kind === 'approved' || outcome.kind === 'declined') transaction.riskOutcome = outcome.kind;
   const entries = consequences.find((c) => c.entries)?.entries;
   if (!needsTransaction(consequences)) {
     const outbox = consequences.find((c) => c.outbox)?.outbox;

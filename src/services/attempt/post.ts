@@ -46,7 +46,8 @@ export async function post(ctx: ServiceContext, sql: Sql, posting: Posting): Pro
 
 /**
  * The risk engine's velocity counts an attempt's final outcome, declines apart from approvals (issue 26), with
- * the outcome's write where it has a transaction. A follow-up (capture, refund) is no attempt's outcome.
+ * the outcome's write where it has a transaction. A follow-up (capture, refund) is no attempt's outcome. A card
+ * outcome counts in its own statement instead (outcome.ts: TransactionResult.riskOutcome), as it posts there.
  */
 export async function countForRisk(ctx: ServiceContext, sql: Sql, posting: Posting): Promise<void> {
   if (posting.before === undefined && (posting.outcome === 'approved' || posting.outcome === 'declined')) await countRiskOutcome(ctx, sql, posting.payment.id, posting.outcome);

@@ -1,11 +1,13 @@
 /**
  * Step 4 of an attempt: the attempt written on its MID before the connector is called (design principle 4): the
  * card vaulted, the payment claimed with its first transaction and the acquirer attempt it opens (a row of
- * payment_attempts), the routing decision and any daily-cap reservation with it. One statement when nothing is vaulted; a transaction otherwise.
+ * payment_attempts), the routing decision, any daily-cap reservation and the risk screen's record (its evaluation
+ * and the attempt's counters) with it. One statement when nothing is vaulted; a transaction otherwise.
  */
 import type { ServiceContext } from '../context.ts';
 import type { PaymentPatch } from '../../store/payments-repo.ts';
 import type { Sql } from '../../store/database.ts';
+import type { ScreenRecord } from '../../store/risk-repo.ts';
 import { issueCardToken } from '../../store/card-vault.ts';
 import { authTxType } from '../../domain/operations.ts';
 import { cardBrandByPrefix } from '../../domain/card.ts';
@@ -23,7 +25,7 @@ export const parametersOf = (input: Omit<AuthorizeInput, 'payment'>, subject: Au
   (input.details?.parameters ?? subject.details?.parameters ?? undefined) as Record<string, unknown> | undefined;
 
 /** `refused`: the screen or the wallet token's checks decline it before any acquirer is asked (no attempt is opened). */
-export async function recordAuthorization(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite, routed: Routed, refused: boolean): Promise<Recorded> {
+export async function recordAuthorization(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite, routed: Routed, refused: boolean, screened?: ScreenRecord): Promise<Recorded> {
   const { merchant, intent, source } = input;
   const { route, taken } = routed;
   const payment = target.subject;
@@ -64,7 +66,7 @@ export async function recordAuthorization(ctx: ServiceContext, input: Omit<Autho
       }, unsent.length > 0 ? { unsentParameters: unsent } : {}, taken.hold ? { volumeHold: taken.hold } : {}),
     };
     if (input.payer) patch.payer = Object.assign({}, payment.payer, input.payer);
-    const claimed = await target.write(sql, patch, { id: transId, paymentId: payment.id, type: authTxType(payment.operation, intent), status: 'waiting', amount: payment.amount, now }, attempt);
+    const claimed = await target.write(sql, patch, { id: transId, paymentId: payment.id, type: authTxType(payment.operation, intent), status: 'waiting', amount: payment.amount, now }, attempt, screened);
     if (!claimed) throw new GatewayError('sessionNotPayable');
     return { claimed, card: vaulted };
   };
@@ -76,7 +78,9 @@ export async function recordAuthorization(ctx: ServiceContext, input: Omit<Autho
 export async function recordStep(ctx: ServiceContext, state: AttemptState): Promise<void> {
   const routed = reached(state, 'routed');
   try {
-    state.recorded = await recordAuthorization(ctx, state.input, state.target, routed, state.refusal !== undefined);
+    state.recorded = await recordAuthorization(ctx, state.input, state.target, routed, state.refusal !== undefined, state.screened);
+    // Written (committed) with the payment: not to be written again.
+    state.screened = undefined;
   } catch (err) {
     await releaseHold(ctx.db, routed.taken.hold);
     throw err;

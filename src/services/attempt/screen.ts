@@ -15,11 +15,15 @@
  *   operator before the acquirer call). Each path maps it onto its decline and hold steps; a path that cannot
  *   hold or challenge declines a review and sends a require_3ds as it is (see docs/operators/risk.md).
  * - The screen's own store (counters, lists, evaluations) is the risk engine's: recording the evaluation is not
- *   writing the payment.
+ *   writing the payment. The card attempt writes the evaluation and the attempt's counters in the payment's own
+ *   first statement all the same (screenUnwritten; a SALE's screen then costs no statement of its own), and alone
+ *   when the attempt ends before that write; the other paths write it when they screen.
  */
 import type { ServiceContext } from '../context.ts';
 import type { RiskAction, ThreeDsResult } from '../../domain/risk/rules.ts';
-import { screenRisk } from '../risk/engine.ts';
+import { evaluateScreen, screenRisk, type RiskSubject } from '../risk/engine.ts';
+import type { RiskEvaluation } from '../../domain/risk/evaluate.ts';
+import type { ScreenRecord } from '../../store/risk-repo.ts';
 import type { ConnectorOutcome } from '../../connectors/types.ts';
 import { DECLINES } from '../../domain/declines.ts';
 import { isRecurring } from '../../domain/operations.ts';
@@ -72,18 +76,34 @@ export interface ScreenVerdict {
   reviewDeadline?: Date;
 }
 
-/** Screens an attempt before any acquirer call (see the contract above). */
+/** Screens an attempt before any acquirer call (see the contract above); its evaluation is written at once. */
 export async function screen(ctx: ServiceContext, facts: ScreenFacts): Promise<ScreenVerdict> {
+  const { evaluation, reviewDeadline } = await screenRisk(ctx, riskSubjectOf(ctx, facts));
+  return verdictOf(evaluation, reviewDeadline);
+}
+
+/**
+ * screen, with the evaluation's record handed back unwritten: the card attempt writes it with the payment's own
+ * first write (record.ts), or alone when the attempt ends before that (index.ts), exactly once either way.
+ */
+export async function screenUnwritten(ctx: ServiceContext, facts: ScreenFacts): Promise<ScreenVerdict & { record: ScreenRecord }> {
+  const { evaluation, reviewDeadline, record } = await evaluateScreen(ctx, riskSubjectOf(ctx, facts));
+  return Object.assign(verdictOf(evaluation, reviewDeadline), { record });
+}
+
+const verdictOf = (evaluation: RiskEvaluation, reviewDeadline: Date | undefined): ScreenVerdict =>
+  reviewDeadline ? { action: evaluation.action, reason: evaluation.reason, reviewDeadline } : { action: evaluation.action, reason: evaluation.reason };
+
+function riskSubjectOf(ctx: ServiceContext, facts: ScreenFacts): RiskSubject {
   const { card, payer } = facts;
   ctx.attemptHooks?.screened?.(card?.pan ? { ...facts, card: { ...card, pan: undefined } } : facts);
-  const { evaluation, reviewDeadline } = await screenRisk(ctx, {
+  return {
     paymentId: facts.paymentId, merchantId: facts.merchantId, midId: facts.midId, channel: facts.channel,
     method: facts.kind === 'card' ? 'card' : facts.method ?? 'apm', intent: facts.intent, amount: facts.amount, currency: facts.currency,
     pan: card?.pan, vaultId: card?.pan ? undefined : card?.vaultId, bin: card?.bin, brand: card?.brand,
     ip: payer.ip, email: payer.email, billingCountry: payer.country, sessionId: facts.sessionId ?? undefined, deviceId: facts.deviceId,
     merchantInitiated: facts.merchantInitiated, sandbox: facts.sandbox === true, recurring: facts.recurring, customData: facts.customData, threeDs: facts.threeDs,
-  });
-  return reviewDeadline ? { action: evaluation.action, reason: evaluation.reason, reviewDeadline } : { action: evaluation.action, reason: evaluation.reason };
+  };
 }
 
 /** An attempt the risk screen blocked, as the decline it is recorded with (no connector is asked). */
@@ -96,9 +116,11 @@ export function screenRefusal(verdict: ScreenVerdict): ConnectorOutcome | undefi
 /**
  * The step: a card attempt screened before it is routed or written. A decline known before any connector call
  * (the screen's block or review, a refused wallet token) is the attempt's refusal: it is recorded and never sent.
+ * The screen's record rides in the state to the record step, which writes it in the payment's own statement.
  */
 export async function screenStep(ctx: ServiceContext, state: AttemptState): Promise<void> {
-  const verdict = await screen(ctx, cardScreenFacts(state));
+  const verdict = await screenUnwritten(ctx, cardScreenFacts(state));
+  state.screened = verdict.record;
   state.refusal = screenRefusal(verdict) ?? refusalOutcome(state.input.source);
   state.challenge = verdict.action === 'require_3ds';
 }

@@ -14,6 +14,7 @@ import type { VaultedCard } from '../../store/card-vault.ts';
 import type { AuthorizeRequest, CardConnector, ConnectorOutcome } from '../../connectors/types.ts';
 import type { AttemptStop } from '../../domain/model/attempt.ts';
 import type { AttemptOpening } from '../../domain/model/attempt.ts';
+import type { ScreenRecord } from '../../store/risk-repo.ts';
 
 export interface AuthorizeInput {
   merchant: Merchant;
@@ -41,8 +42,11 @@ export interface AuthorizationWrite {
   subject: { id: string; channel: string; operation: Operation; amount: bigint; currency: string; payer: PayerInfo; cardToken: string | null; details?: PaymentDetails; customData?: Record<string, unknown> | null; sessionId?: string | null };
   /** The write is one statement, atomic without a transaction of its own when nothing is vaulted with it. */
   single: boolean;
-  /** `attempt`: the acquirer attempt the transaction opens (none when a refusal asks no acquirer). */
-  write(sql: Sql, patch: PaymentPatch, transaction: NewTransaction, attempt: AttemptOpening | undefined): Promise<Payment | undefined>;
+  /**
+   * `attempt`: the acquirer attempt the transaction opens (none when a refusal asks no acquirer); `screened`: the
+   * risk screen's record, written with it (in the same statement, or the same transaction).
+   */
+  write(sql: Sql, patch: PaymentPatch, transaction: NewTransaction, attempt: AttemptOpening | undefined, screened: ScreenRecord | undefined): Promise<Payment | undefined>;
 }
 
 export interface CardRoute {
@@ -85,6 +89,11 @@ export interface AttemptState {
   refusal?: ConnectorOutcome;
   /** screen.ts: the screen asks the acquirer for a 3-D Secure challenge (require_3ds). */
   challenge?: boolean;
+  /**
+   * screen.ts: the screen's record (evaluation, counters), until it is written: by the record step in the payment's
+   * own first write, or alone by index.ts when the attempt ends before that write commits.
+   */
+  screened?: ScreenRecord;
   /** route.ts: the candidates, and the MID taken with its daily-cap share reserved. */
   routed?: Routed;
   /** record.ts: the payment claimed on that MID, its transaction, the card it keeps. */

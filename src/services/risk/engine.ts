@@ -3,7 +3,9 @@
  * country from the BIN table, the IP's country from the IP-to-country table, the e-mail domain), its keys (the
  * card fingerprint and keyed hashes of e-mail, IP, session and device), reads the counters its rules need and the
  * list entries its values hit (one statement), evaluates (pure, domain/risk/evaluate.ts) and records the
- * evaluation with the attempt's counters (one statement). The outcome is counted later (countRiskOutcome).
+ * evaluation with the attempt's counters: in a statement of its own (screenRisk), or in the payment's own first
+ * write (evaluateScreen, the card attempt's). The outcome is counted later, in the outcome's own write where it
+ * has one (store/payments-repo.ts TransactionResult.riskOutcome), else by countRiskOutcome.
  */
 import type { ServiceContext, Sql } from '../context.ts';
 import { SAMPLE_BIN_TABLE } from '../../domain/bin-table.ts';
@@ -14,7 +16,7 @@ import { parseIp, SAMPLE_IP_TABLE } from '../../domain/risk/ip.ts';
 import { MAX_WINDOW_MINUTES, velocityConditions, velocityKey, type RiskRuleSet, type ThreeDsResult, type VelocityCondition } from '../../domain/risk/rules.ts';
 import { windowStart, withCurrent, type VelocityKeys } from '../../domain/risk/velocity.ts';
 import { CARD_TESTING_DEFAULTS } from '../../domain/risk/defaults.ts';
-import { countOutcome, pruneVelocity, readForScreen, recordScreen, ruleSetsOf, scopesWithListEntries, type CounterRead, type ListProbe, type ScreenRead } from '../../store/risk-repo.ts';
+import { countOutcome, pruneVelocity, readForScreen, recordScreen, ruleSetsOf, scopesWithListEntries, type CounterRead, type ListProbe, type ScreenRead, type ScreenRecord } from '../../store/risk-repo.ts';
 import { loadCard, type Keyring } from '../../store/card-vault.ts';
 import { riskMetrics } from './metrics.ts';
 
@@ -71,6 +73,23 @@ const cacheOf = (ctx: ServiceContext): Map<string, Cached> => {
 /** Forgets a scope's cached rule set (after a save on this node). */
 export const forgetRuleSet = (ctx: ServiceContext, scope: string): void => void cacheOf(ctx).delete(scope);
 
+/**
+ * A cache refill that requests arriving meanwhile share: under load every request in flight finds an entry stale
+ * at the same moment, and each would otherwise read it again (about 30 reads of the same rule sets where one does).
+ */
+const refills = new WeakMap<object, Map<string, Promise<void>>>();
+function sharedRead(ctx: ServiceContext, key: string, read: () => Promise<void>): Promise<void> {
+  let pending = refills.get(ctx.db);
+  if (!pending) refills.set(ctx.db, (pending = new Map()));
+  let refill = pending.get(key);
+  if (!refill) {
+    const map = pending;
+    refill = read().finally(() => map.delete(key));
+    pending.set(key, refill);
+  }
+  return refill;
+}
+
 /** The rule sets that screen a merchant's payments, platform first (no platform row: the card-testing defaults). */
 export async function ruleSetsFor(ctx: ServiceContext, merchantId: string): Promise<{ scope: RuleScope; set: RiskRuleSet; version: number }[]> {
   const cache = cacheOf(ctx);
@@ -78,12 +97,14 @@ export async function ruleSetsFor(ctx: ServiceContext, merchantId: string): Prom
   const scopes = [PLATFORM_SCOPE, merchantId];
   const stale = scopes.filter((s) => { const c = cache.get(s); return !c || now - c.at >= RULES_TTL_MS; });
   if (stale.length > 0) {
-    const found = new Map((await ruleSetsOf(ctx.db, stale)).map((r) => [r.scope, r]));
-    for (const s of stale) {
-      const row = found.get(s);
-      cache.set(s, { at: now, set: row?.rules ?? (s === PLATFORM_SCOPE ? CARD_TESTING_DEFAULTS : undefined), version: row?.version ?? 0 });
-      if (cache.size > 10_000) cache.delete(cache.keys().next().value as string);
-    }
+    await sharedRead(ctx, `rules\u0000${stale.join('\u0000')}`, async () => {
+      const found = new Map((await ruleSetsOf(ctx.db, stale)).map((r) => [r.scope, r]));
+      for (const s of stale) {
+        const row = found.get(s);
+        cache.set(s, { at: now, set: row?.rules ?? (s === PLATFORM_SCOPE ? CARD_TESTING_DEFAULTS : undefined), version: row?.version ?? 0 });
+        if (cache.size > 10_000) cache.delete(cache.keys().next().value as string);
+      }
+    });
   }
   const out: { scope: RuleScope; set: RiskRuleSet; version: number }[] = [];
   for (const [i, s] of scopes.entries()) {
@@ -111,9 +132,11 @@ async function anyLists(ctx: ServiceContext, scopes: readonly string[]): Promise
   const now = Date.now();
   const stale = scopes.filter((s) => { const c = cache.get(s); return !c || now - c.at >= RULES_TTL_MS; });
   if (stale.length > 0) {
-    const found = await scopesWithListEntries(ctx.db, stale);
-    for (const s of stale) cache.set(s, { at: now, any: found.has(s) });
-    while (cache.size > 10_000) cache.delete(cache.keys().next().value as string);
+    await sharedRead(ctx, `lists\u0000${stale.join('\u0000')}`, async () => {
+      const found = await scopesWithListEntries(ctx.db, stale);
+      for (const s of stale) cache.set(s, { at: now, any: found.has(s) });
+      while (cache.size > 10_000) cache.delete(cache.keys().next().value as string);
+    });
   }
   return scopes.some((s) => cache.get(s)!.any);
 }
@@ -184,8 +207,19 @@ function counterReads(conditions: readonly VelocityCondition[], keys: VelocityKe
   return { reads: [...reads.values()], absent };
 }
 
-/** Screens one attempt: evaluates it and records the evaluation and the attempt's counters. */
+/** Screens one attempt: evaluates it and records the evaluation and the attempt's counters (one statement). */
 export async function screenRisk(ctx: ServiceContext, s: RiskSubject): Promise<RiskVerdict> {
+  const { record, ...verdict } = await evaluateScreen(ctx, s);
+  await recordScreen(ctx.db, record);
+  return verdict;
+}
+
+/**
+ * Evaluates one attempt and answers the verdict with the record of the screen (its evaluation, the attempt's
+ * counters and card), not written yet: the caller writes it with its own first write of the payment (the card
+ * attempt folds it into the payment's insert, services/attempt/screen.ts), or alone (writeScreen), exactly once.
+ */
+export async function evaluateScreen(ctx: ServiceContext, s: RiskSubject): Promise<RiskVerdict & { record: ScreenRecord }> {
   const now = ctx.clock.now();
   const sets = await ruleSetsFor(ctx, s.merchantId);
   const pan = await panOf(ctx, s);
@@ -209,15 +243,20 @@ export async function screenRisk(ctx: ServiceContext, s: RiskSubject): Promise<R
   }
   const evaluation = evaluateRisk(sets, facts, { velocity, lists: read.lists });
   const reviewDeadline = evaluation.action === 'review' ? new Date(now.getTime() + REVIEW_DEADLINE_MINUTES * 60_000) : undefined;
-  await recordScreen(ctx.db, {
+  const record: ScreenRecord = {
     paymentId: s.paymentId, merchantId: s.merchantId, evaluation, keys, card: fingerprint ?? null, amount: s.amount, currency: s.currency,
-    count: !s.merchantInitiated, review: reviewDeadline ? { deadline: reviewDeadline } : null,
-  }, now);
+    count: !s.merchantInitiated, review: reviewDeadline ? { deadline: reviewDeadline } : null, now,
+  };
   riskMetrics.observe(evaluation);
   if (evaluation.failed.length > 0) {
     ctx.logger.error({ merchantId: s.merchantId, paymentId: s.paymentId, failed: evaluation.failed.map((f) => ({ scope: f.scope, index: f.index, name: f.name, error: f.error })) }, 'risk: a rule failed and was skipped');
   }
-  return reviewDeadline ? { evaluation, reviewDeadline } : { evaluation };
+  return reviewDeadline ? { evaluation, reviewDeadline, record } : { evaluation, record };
+}
+
+/** Writes a screen's record (evaluateScreen) in a statement of its own. */
+export async function writeScreen(sql: Sql, record: ScreenRecord): Promise<void> {
+  await recordScreen(sql, record);
 }
 
 /** Counts an attempt's final outcome under its screen's keys (declines apart from approvals). */
