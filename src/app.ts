@@ -28,6 +28,7 @@ import { s2sApmChannel, s2sApmListener } from './channels/s2s-apm/index.ts';
 import { connectorsChannel } from './channels/connectors/index.ts';
 import { adminChannel } from './channels/admin/index.ts';
 import { consoleChannel } from './channels/console/index.ts';
+import { portalChannel } from './channels/portal/index.ts';
 import { registerSandbox } from './sandbox/index.ts';
 
 export interface RouteEntry {
@@ -145,6 +146,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   await app.register(apmPages, { ctx });
   await app.register(connectorsChannel, { ctx });
   await app.register(adminChannel, { ctx, prefix: '/admin/v1' });
+  await app.register(portalChannel, { ctx, prefix: '/portal/v1' });
   await registerSandbox(app, ctx);
   await app.register(consoleChannel);
   return app;

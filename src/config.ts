@@ -60,6 +60,12 @@ export interface Config {
    * serve sandbox merchants only, no demo merchant, and start-up refuses unsafe settings (productionProblems).
    */
   production: boolean;
+  /** SMTP_URL (smtp:// or smtps://, credentials in it): where e-mail is sent; unset: the sandbox outbox outside production, nowhere in production. */
+  smtpUrl?: string;
+  /** MAIL_FROM: the sender of the gateway's e-mail. */
+  mailFrom?: string;
+  /** REQUIRE_TWO_FACTOR=on|off: two-factor sign-in mandatory for operator and portal users; default on in production, off in development. */
+  twoFactorRequired?: boolean;
   rateLimits: RateLimitConfig;
   /** Files of the wallet roots tokens must chain to (Google's published key JSON, Apple's root CA PEM); unset: none trusted. */
   walletRoots: { googleTest?: string; googleProduction?: string; appleRoot?: string };
@@ -208,6 +214,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: intFrom(env.SHUTDOWN_TIMEOUT_MS, 30_000, 'SHUTDOWN_TIMEOUT_MS'),
     ...(env.S2S_APM_PORT ? { s2sApmPort: s2sApmPortFrom(env.S2S_APM_PORT, port) } : {}),
     production: modeOf(env) === 'production',
+    smtpUrl: env.SMTP_URL || undefined,
+    mailFrom: env.MAIL_FROM || undefined,
+    twoFactorRequired: switchFrom(env.REQUIRE_TWO_FACTOR, modeOf(env) === 'production', 'REQUIRE_TWO_FACTOR'),
     walletRoots: { googleTest: env.GOOGLE_PAY_ROOT_KEYS_TEST, googleProduction: env.GOOGLE_PAY_ROOT_KEYS_PRODUCTION, appleRoot: env.APPLE_PAY_ROOT_CA },
     binTableFile: env.BIN_TABLE_FILE || undefined,
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
@@ -229,6 +238,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems = config.production ? productionProblems(config, env) : [];
   if (problems.length > 0) throw new Error(`unsafe settings for production mode (GATEWAY_MODE=production):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return config;
+}
+
+/** on / off (true / false, 1 / 0); unset: the default. */
+function switchFrom(value: string | undefined, fallback: boolean, name: string): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (['on', 'true', '1'].includes(value.toLowerCase())) return true;
+  if (['off', 'false', '0'].includes(value.toLowerCase())) return false;
+  throw new Error(`${name} must be on or off, got "${value}"`);
 }
 
 /** `a, b ,` -> ['a', 'b']. */

@@ -19,7 +19,8 @@ import { DirectoryWatch } from './store/directory-watch.ts';
 import { rewrapAllConfigSecrets } from './store/secret-rotation.ts';
 import { keyringFromEnv, type Keyring } from './store/card-vault.ts';
 import { defaultConnectors } from './connectors/registry.ts';
-import { sandboxConnectors } from './sandbox/index.ts';
+import { sandboxConnectors, sandboxMail } from './sandbox/index.ts';
+import { smtpMail } from './services/mail/smtp.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { ServiceContext } from './services/context.ts';
@@ -132,6 +133,10 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     callbackTargets: callbackTargetPolicy(parts.config.callbackAllowedPrivateHosts ?? [], parts.config.callbackAllowedUrls ?? []),
   };
   ctx.signingKeys = new SigningKeys(ctx);
+  // E-mail (portal invitations): SMTP when SMTP_URL is set, else the sandbox outbox outside production, else none.
+  ctx.mail = parts.config.smtpUrl ? smtpMail(parts.config.smtpUrl, parts.config.mailFrom)
+    : parts.config.production ? undefined : sandboxMail(parts.db, ctx.clock);
+  ctx.twoFactorRequired = parts.config.twoFactorRequired ?? parts.config.production;
   ctx.walletTrust = await loadWalletTrust(parts.config.walletRoots ?? {});
   ctx.binTable = await loadBinTable(parts.config.binTableFile);
   ctx.ipTable = await loadIpTable(parts.config.ipCountryFile);

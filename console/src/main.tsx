@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { BrowserRouter, NavLink, Navigate, Route, Routes, useLocation } from 'react-router';
 import { call, msSinceLastCall, setCsrfToken, whenSignedOut, type Permission, type Session } from './api/client';
 import { SessionContext, useSession } from './session';
+import { TwoFactorSetUp } from './pages/TwoFactor';
 import { Loading } from './ui';
 import { SignIn } from './pages/SignIn';
 import { Home } from './pages/Home';
@@ -102,6 +103,9 @@ function App() {
     await call('delete', '/admin/v1/session').catch(() => undefined);
     adopt(null);
   };
+  if (session.two_factor_enrolment_required) {
+    return <TwoFactorSetUp onDone={() => void call('get', '/admin/v1/session').then(adopt, () => adopt(null))} onSignOut={() => void signOut()} />;
+  }
   return (
     <SessionContext.Provider value={{ session, signOut }}>
       <Layout />

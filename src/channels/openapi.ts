@@ -401,7 +401,7 @@ export const SWAGGER_OPTIONS: FastifyDynamicSwaggerOptions = {
   openapi: {
     openapi: '3.1.0',
     info: OPENAPI_INFO,
-    components: { securitySchemes: { bearer: { type: 'http' as const, scheme: 'bearer' } } },
+    components: { securitySchemes: { bearer: { type: 'http' as const, scheme: 'bearer' }, portalSession: { type: 'apiKey' as const, in: 'cookie' as const, name: 'portcullis_portal' } } },
     tags: [
       { name: 'Checkout', description: 'JSON API: sessions, follow-ups, recurring, card credit, hosted payment fields' },
       { name: 'S2S CARD', description: 'Form API for card payments (PCI DSS scope), schedules' },
@@ -409,6 +409,7 @@ export const SWAGGER_OPTIONS: FastifyDynamicSwaggerOptions = {
       { name: 'Hosted pages', description: 'Pages for the payer (HTML), the sandbox ACS and provider pages' },
       { name: 'Sandbox', description: 'Test clock and sandbox tools' },
       { name: 'Admin', description: 'Operator API (Bearer token)' },
+      { name: 'Portal', description: 'Merchant portal API (session cookie and CSRF header; every route scoped to the user\'s merchants)' },
       { name: 'Operations', description: 'Health and metrics' },
     ],
   },

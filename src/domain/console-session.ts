@@ -5,6 +5,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const SESSION_COOKIE = 'portcullis_session';
+/** The merchant portal's cookie (issue 30): its own name and path, so neither session is sent to the other's API. */
+export const PORTAL_SESSION_COOKIE = 'portcullis_portal';
 export const CSRF_HEADER = 'x-csrf-token';
 /** A session unused this long ends (the console signs the operator out). */
 export const IDLE_TIMEOUT_MS = 30 * 60_000;
@@ -42,12 +44,16 @@ export function cookieValue(header: string | undefined, name: string): string | 
 }
 
 /** The Set-Cookie value: HttpOnly, SameSite=Strict, scoped to /admin, Secure when the request came over TLS. */
-export function sessionCookie(value: string, opts: { secure: boolean; maxAgeSeconds: number }): string {
+export function sessionCookie(value: string, opts: { secure: boolean; maxAgeSeconds: number }, cookie: { name: string; path: string } = { name: SESSION_COOKIE, path: '/admin' }): string {
   return [
-    `${SESSION_COOKIE}=${value}`, 'Path=/admin', 'HttpOnly', 'SameSite=Strict', `Max-Age=${opts.maxAgeSeconds}`,
+    `${cookie.name}=${value}`, `Path=${cookie.path}`, 'HttpOnly', 'SameSite=Strict', `Max-Age=${opts.maxAgeSeconds}`,
     ...(opts.secure ? ['Secure'] : []),
   ].join('; ');
 }
+
+/** The portal's Set-Cookie value: as the console's, scoped to /portal. */
+export const portalSessionCookie = (value: string, opts: { secure: boolean; maxAgeSeconds: number }): string =>
+  sessionCookie(value, opts, { name: PORTAL_SESSION_COOKIE, path: '/portal' });
 
 /** What a sign-in request says of where it came from (browsers send these; scripts and the CLI need not). */
 export interface SignInOrigin {

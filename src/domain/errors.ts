@@ -73,6 +73,18 @@ export const ERRORS = {
   adminForbidden: { http: 403, code: '100000', message: 'Authorization: Your role does not permit this action.' },
   consoleSignInFailed: { http: 401, code: '100000', message: 'Authorization: E-mail or password is not valid.' },
   signInCrossSite: { http: 403, code: '100000', message: 'Authorization: Sign-in from another site is not allowed.' },
+  // The merchant portal (issue 30).
+  portalUnauthorized: { http: 401, code: '100000', message: 'Authorization: Sign in to the portal.' },
+  portalForbidden: { http: 403, code: '100000', message: 'Authorization: Your role does not permit this action.' },
+  invitationInvalid: { http: 400, code: '100000', message: 'This invitation is not valid: it was used, replaced or has expired.' },
+  mailNotConfigured: { http: 409, code: '100000', message: 'E-mail is not configured on this gateway (SMTP_URL): the invitation was not sent.' },
+  mailNotSent: { http: 502, code: '100000', message: 'The e-mail server refused the invitation: the user waits for a new link (send the invitation again).' },
+  // Two-factor sign-in (issue 30), for operator and portal users alike.
+  twoFactorRequired: { http: 401, code: '100000', message: 'Authorization: Enter the code of your authenticator app (or a recovery code).' },
+  twoFactorEnrolmentRequired: { http: 403, code: '100000', message: 'Authorization: Set up two-factor sign-in before anything else.' },
+  twoFactorCodeInvalid: { http: 400, code: '100000', message: 'code: The code is not valid.' },
+  twoFactorNotPending: { http: 409, code: '100000', message: 'Start the two-factor set-up first.' },
+  twoFactorMandatory: { http: 409, code: '100000', message: 'Two-factor sign-in is mandatory on this gateway: it can not be switched off.' },
   metricsUnauthorized: { http: 401, code: '100000', message: 'Authorization: Not allowed to read metrics.' },
   csrfTokenInvalid: { http: 403, code: '100000', message: 'Authorization: CSRF token is missing or not valid.' },
   payloadTooLarge: { http: 413, code: '100000', message: 'Request data is invalid.' },
@@ -116,6 +128,7 @@ export const MESSAGES = {
   notOnOrAfter: (date: string) => `This value should be greater than or equal to ${date}.`,
   alreadyUsed: 'This value is already used.',
   lastAdmin: 'The last enabled admin can not be demoted or disabled.',
+  lastOwner: 'The last enabled owner can not be demoted or disabled.',
 } as const;
 
 export class GatewayError extends Error {

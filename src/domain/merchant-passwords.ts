@@ -32,10 +32,14 @@ function isSequence(s: string): boolean {
 
 export const TOO_COMMON_MESSAGE = 'This password is too common: choose another (at least 16 characters, not a known or patterned password).';
 
+/** A common password, one of fewer than 8 letters and digits, a run of one short unit or a straight sequence. */
+export function isKnownOrPatterned(password: string): boolean {
+  const folded = fold(password);
+  return folded.length < 8 || COMMON.has(folded) || isRepeated(folded) || isSequence(folded);
+}
+
 /** Why an operator-set merchant password is refused, or undefined when it is acceptable. */
 export function merchantPasswordProblem(password: string): string | undefined {
   if (password.length < MIN_MERCHANT_PASSWORD_LENGTH) return `This value is too short. It should have ${MIN_MERCHANT_PASSWORD_LENGTH} characters or more.`;
-  const folded = fold(password);
-  if (folded.length < 8 || COMMON.has(folded) || isRepeated(folded) || isSequence(folded)) return TOO_COMMON_MESSAGE;
-  return undefined;
+  return isKnownOrPatterned(password) ? TOO_COMMON_MESSAGE : undefined;
 }

@@ -10,6 +10,8 @@ import { sandboxApm } from './apm/instance.ts';
 import { sandboxWallets } from './wallets/simulator.ts';
 
 export { registerSandbox } from './routes.ts';
+/** The gateway's e-mail in development: the sandbox outbox (issue 30). */
+export { sandboxMail } from './mail.ts';
 
 /**
  * The sandbox's connectors: its card acquirer, listed beside the real ones by name, and the port through which

@@ -54,6 +54,22 @@ export interface SandboxPort {
   walletTrust(): Promise<WalletTrust>;
 }
 
+/** One e-mail the gateway sends (plain text; `link` the one action it asks of the reader, for the sandbox outbox). */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  link?: string;
+}
+
+/**
+ * How the gateway sends e-mail (issue 30: portal invitations): SMTP (services/mail/smtp.ts, SMTP_URL), or in
+ * development the sandbox outbox (sandbox/mail.ts), where a developer reads what would have been sent.
+ */
+export interface MailPort {
+  send(message: MailMessage): Promise<void>;
+}
+
 /** What every service needs: the store, the clock, the connectors and the vault keys. */
 export interface ServiceContext {
   db: Database;
@@ -79,6 +95,10 @@ export interface ServiceContext {
   binTable?: BinTable;
   /** IP ranges -> country for risk rules (IP_COUNTRY_FILE); absent: the built-in documentation-range sample. */
   ipTable?: IpCountryTable;
+  /** Where e-mail goes (SMTP, or the sandbox outbox in development); absent: nothing can be mailed. */
+  mail?: MailPort;
+  /** Two-factor sign-in is mandatory for operator and merchant users (REQUIRE_TWO_FACTOR; on by default in production). */
+  twoFactorRequired?: boolean;
   /** The sandbox (its APM provider, its wallet roots); absent: sandbox merchants have neither. */
   sandbox?: SandboxPort;
   /** Where status lookups read: a replica kept read-your-writes (store/replica.ts) when one is configured. */

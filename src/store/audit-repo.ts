@@ -21,6 +21,10 @@ export interface AuditEntry {
   before?: unknown;
   after?: unknown;
   details?: unknown;
+  /** The merchant whose business the entry is about (the merchant's own audit log in the portal lists it). */
+  merchantId?: string;
+  /** The merchant group whose business the entry is about (a group's users). */
+  merchantGroupId?: string;
 }
 
 const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x)));
@@ -29,10 +33,10 @@ const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v, (_k, x)
 export async function appendAudit(sql: Sql, entry: AuditEntry, at: Date): Promise<string> {
   const id = newId();
   await sql.query(
-    `INSERT INTO audit_log (id, at, user_id, user_name, action, object_type, object_id, before, after, details)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb)`,
+    `INSERT INTO audit_log (id, at, user_id, user_name, action, object_type, object_id, before, after, details, merchant_id, merchant_group_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11, $12)`,
     [id, at.toISOString(), entry.actor.userId, entry.actor.name, entry.action, entry.objectType, entry.objectId,
-      json(entry.before), json(entry.after), json(entry.details)],
+      json(entry.before), json(entry.after), json(entry.details), entry.merchantId ?? null, entry.merchantGroupId ?? null],
   );
   return id;
 }
@@ -62,6 +66,8 @@ export interface AuditFilter {
   /** The last entry of the previous page (at ISO text, id): entries strictly older come next. */
   after?: readonly [string, string];
   limit: number;
+  /** The portal's scope: entries about one of these merchants or this group, nothing else. */
+  merchantScope?: { merchantIds: readonly string[]; groupId: string | null };
 }
 
 /** Newest first, by (at, id) so that paging is stable among entries of the same millisecond. */
@@ -78,6 +84,10 @@ export async function listAudit(sql: Sql, f: AuditFilter): Promise<AuditRecord[]
   if (f.objectId !== undefined) add((p) => `object_id = ${p}`, f.objectId);
   if (f.from !== undefined) add((p) => `at >= ${p}`, f.from.toISOString());
   if (f.to !== undefined) add((p) => `at < ${p}`, f.to.toISOString());
+  if (f.merchantScope !== undefined) {
+    params.push([...f.merchantScope.merchantIds], f.merchantScope.groupId);
+    where.push(`(merchant_id = ANY($${params.length - 1}::text[]) OR merchant_group_id = $${params.length})`);
+  }
   if (f.after !== undefined) {
     params.push(f.after[0], f.after[1]);
     where.push(`(at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);

@@ -11,6 +11,8 @@ export interface ConsoleSession {
   csrfToken: string;
   lastSeenAt: Date;
   expiresAt: Date;
+  /** Two-factor sign-in is mandatory and the operator has not set it up: the session may only do that. */
+  needsEnrolment: boolean;
 }
 
 export interface NewConsoleSession {
@@ -20,30 +22,31 @@ export interface NewConsoleSession {
   csrfToken: string;
   now: Date;
   expiresAt: Date;
+  needsEnrolment?: boolean;
 }
 
 export async function insertConsoleSession(sql: Sql, s: NewConsoleSession): Promise<void> {
   await sql.query(
-    `INSERT INTO console_sessions (id, secret_digest, user_id, csrf_token, created_at, last_seen_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $5, $6)`,
-    [s.id, s.digest, s.userId, s.csrfToken, s.now, s.expiresAt],
+    `INSERT INTO console_sessions (id, secret_digest, user_id, csrf_token, created_at, last_seen_at, expires_at, needs_enrolment)
+     VALUES ($1, $2, $3, $4, $5, $5, $6, $7)`,
+    [s.id, s.digest, s.userId, s.csrfToken, s.now, s.expiresAt, s.needsEnrolment ?? false],
   );
 }
 
 interface Row {
-  id: string; user_id: string; name: string; email: string; role: Role; csrf_token: string; last_seen_at: Date; expires_at: Date;
+  id: string; user_id: string; name: string; email: string; role: Role; csrf_token: string; last_seen_at: Date; expires_at: Date; needs_enrolment: boolean;
 }
 
 export async function findConsoleSession(sql: Sql, digest: Buffer): Promise<ConsoleSession | undefined> {
   const [row] = await sql.query<Row>(
-    `SELECT s.id, s.user_id, u.name, u.email, u.role, s.csrf_token, s.last_seen_at, s.expires_at
+    `SELECT s.id, s.user_id, u.name, u.email, u.role, s.csrf_token, s.last_seen_at, s.expires_at, s.needs_enrolment
        FROM console_sessions s JOIN operator_users u ON u.id = s.user_id
       WHERE s.secret_digest = $1 AND s.ended_at IS NULL AND NOT u.disabled`,
     [digest],
   );
   return row && {
     id: row.id, userId: row.user_id, name: row.name, email: row.email, role: row.role, csrfToken: row.csrf_token,
-    lastSeenAt: new Date(row.last_seen_at), expiresAt: new Date(row.expires_at),
+    lastSeenAt: new Date(row.last_seen_at), expiresAt: new Date(row.expires_at), needsEnrolment: row.needs_enrolment === true,
   };
 }
 

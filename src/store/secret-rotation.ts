@@ -1,6 +1,6 @@
 /**
  * Key rotation for sealed configuration secrets (MID credentials, wallet keys, connector option secrets, webhook
- * signing secrets, merchants' hash passwords), as rewrapCards does for the card vault: when VAULT_KEYS gets a new first key, every envelope
+ * signing secrets, merchants' hash passwords, two-factor secrets), as rewrapCards does for the card vault: when VAULT_KEYS gets a new first key, every envelope
  * still sealed with an older key is opened and sealed again with the new one; once this answers 0, the old key
  * can be retired.
  * Each update is a compare-and-set on the old ciphertext, so runs on several nodes may overlap.
@@ -12,6 +12,7 @@ import { openSecret, sealSecret } from './sealed-secrets.ts';
 import type { SealedSecret } from '../domain/secret.ts';
 import { merchantPasswordOwner, midCredentialsOwner } from './merchants-repo.ts';
 import { signingSecretOwner } from './signing-secrets-repo.ts';
+import { twoFactorOwner } from './two-factor-repo.ts';
 
 export const walletSecretsOwner = (merchantId: string): readonly string[] => ['merchant', merchantId, 'wallets'];
 export const optionSecretsOwner = (merchantId: string): readonly string[] => ['merchant', merchantId, 'options'];
@@ -25,6 +26,7 @@ const SEALED_COLUMNS: readonly { table: string; key: string; column: string; own
   { table: 'merchants', key: 'id', column: 'sealed_previous_password', owner: (id) => merchantPasswordOwner(id, 'previous_password') },
   { table: 'merchant_signing_secrets', key: 'merchant_id', column: 'sealed', owner: signingSecretOwner },
   { table: 'merchant_signing_secrets', key: 'merchant_id', column: 'previous_sealed', owner: signingSecretOwner },
+  { table: 'two_factor', key: 'id', column: 'secret', owner: twoFactorOwner },
 ];
 
 /** Re-seals up to `limit` envelopes per column still under an older key; returns how many it moved. */

@@ -1,11 +1,22 @@
 import { useState } from 'react';
-import { call, type Session } from '../api/client';
+import { ApiError, call, type Session } from '../api/client';
 import { ErrorNote, Field, useSubmit } from '../ui';
 
 export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: Session) => void; notice?: string }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const { busy, error, submit } = useSubmit(async () => onSignedIn(await call('post', '/admin/v1/session', { body: { email, password } })));
+  const [code, setCode] = useState('');
+  // Issue 30: with two-factor sign-in on, the gateway asks for the app's code (or a recovery code) after the password.
+  const [needsCode, setNeedsCode] = useState(false);
+  const { busy, error, submit } = useSubmit(async () => {
+    const second = !needsCode || code === '' ? {} : /^[0-9]{6}$/.test(code) ? { code } : { recovery_code: code };
+    try {
+      onSignedIn(await call('post', '/admin/v1/session', { body: { email, password, ...second } }));
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401 && /authenticator app/.test(err.body?.error_message ?? '')) setNeedsCode(true);
+      throw err;
+    }
+  });
   return (
     <main id="main" className="sign-in">
       <h1>Portcullis console</h1>
@@ -13,6 +24,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: Session) => voi
       <form onSubmit={(e) => void submit(e)} aria-label="Sign in">
         <Field label="E-mail">{(id) => <input id={id} type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />}</Field>
         <Field label="Password">{(id) => <input id={id} type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />}</Field>
+        {needsCode && <Field label="Code from your authenticator app (or a recovery code)">{(id) => <input id={id} autoComplete="one-time-code" required value={code} onChange={(e) => setCode(e.target.value.trim())} />}</Field>}
         {error && <ErrorNote error={error} />}
         <button type="submit" className="primary" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
       </form>

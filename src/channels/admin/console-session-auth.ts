@@ -33,9 +33,11 @@ export async function liveSession(ctx: Pick<ServiceContext, 'db' | 'clock'>, req
   return session;
 }
 
-export async function sessionOperator(ctx: Pick<ServiceContext, 'db' | 'clock'>, req: FastifyRequest): Promise<Operator> {
+export async function sessionOperator(ctx: Pick<ServiceContext, 'db' | 'clock'>, req: FastifyRequest, opts: { duringEnrolment?: boolean } = {}): Promise<Operator> {
   const session = await liveSession(ctx, req);
   if (!session) throw new GatewayError('adminUnauthorized');
+  // Issue 30: while two-factor sign-in is mandatory and not set up, the session may only set it up (or sign out).
+  if (session.needsEnrolment && !opts.duringEnrolment) throw new GatewayError('twoFactorEnrolmentRequired');
   if (needsCsrf(req.method)) {
     const header = req.headers[CSRF_HEADER];
     if (typeof header !== 'string' || !sameSecret(header, session.csrfToken)) throw new GatewayError('csrfTokenInvalid');

@@ -25,6 +25,7 @@ import { registerAdminMoneyRoutes } from './money-routes.ts';
 import { registerAdminRiskRoutes } from './risk-routes.ts';
 import { registerAdminDisputeRoutes } from './dispute-routes.ts';
 import { registerAdminReconciliationRoutes } from './reconciliation-routes.ts';
+import { registerAdminMerchantUserRoutes } from './merchant-user-routes.ts';
 
 type Routes = (app: FastifyInstance, ctx: ServiceContext) => void;
 
@@ -43,5 +44,5 @@ export const adminChannel: Channel = async (app, { ctx }) => {
     registerAdminMidRoutes, registerAdminSettingsRoutes, registerAdminRoutingRoutes, registerAdminWalletRoutes, registerAdminConfigCatalogRoutes,
   ]), { ctx });
   await app.register(open, { ctx });
-  await app.register(signedIn([registerAdminStatsRoutes, registerAdminSigningSecretRoutes, registerAdminMoneyRoutes, registerAdminRiskRoutes, registerAdminDisputeRoutes, registerAdminReconciliationRoutes]), { ctx });
+  await app.register(signedIn([registerAdminStatsRoutes, registerAdminSigningSecretRoutes, registerAdminMoneyRoutes, registerAdminRiskRoutes, registerAdminDisputeRoutes, registerAdminReconciliationRoutes, registerAdminMerchantUserRoutes]), { ctx });
 };

@@ -33,10 +33,10 @@ function bearerToken(req: FastifyRequest): string | undefined {
 /** Last use is recorded at most this often per token, so reads do not each become a write. */
 const LAST_USED_INTERVAL_MS = 60_000;
 
-async function signedIn(ctx: Pick<ServiceContext, 'db' | 'clock'>, req: FastifyRequest): Promise<Operator> {
+async function signedIn(ctx: Pick<ServiceContext, 'db' | 'clock'>, req: FastifyRequest, opts: { duringEnrolment?: boolean }): Promise<Operator> {
   const token = bearerToken(req);
   // The console signs in with a session cookie; an API client with a Bearer token (which wins when both come).
-  if (!token && sessionCookieOf(req)) return sessionOperator(ctx, req);
+  if (!token && sessionCookieOf(req)) return sessionOperator(ctx, req, opts);
   const now = ctx.clock.now();
   const operator = token ? await findOperatorByTokenDigest(ctx.db, operatorTokenDigest(token), now) : undefined;
   if (!operator) throw new GatewayError('adminUnauthorized');
@@ -50,9 +50,9 @@ async function signedIn(ctx: Pick<ServiceContext, 'db' | 'clock'>, req: FastifyR
  * The admin API's onRequest hook (channels/admin/index.ts adds it once, for every route but the console's session
  * routes, which add it themselves where they need it): a valid token or session of any role, else 401.
  */
-export function requireOperator(ctx: Pick<ServiceContext, 'db' | 'clock'>) {
+export function requireOperator(ctx: Pick<ServiceContext, 'db' | 'clock'>, opts: { duringEnrolment?: boolean } = {}) {
   return async (req: FastifyRequest) => {
-    req.operator = await signedIn(ctx, req);
+    req.operator = await signedIn(ctx, req, opts);
   };
 }
 

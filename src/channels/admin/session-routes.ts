@@ -11,8 +11,10 @@ import type { ServiceContext } from '../../services/context.ts';
 import { PERMISSIONS, permissionsOf } from '../../domain/admin-roles.ts';
 import { IDLE_TIMEOUT_MS, sessionCookie, signInFromOwnOrigin } from '../../domain/console-session.ts';
 import { SIGN_IN_FREE_FAILURES, bucketName } from '../../domain/rate-limits.ts';
-import { GatewayError } from '../../domain/errors.ts';
+import { ERRORS, GatewayError } from '../../domain/errors.ts';
 import { signIn, signOut } from '../../services/admin/console-sessions.ts';
+import { checkSecondFactor } from '../../services/two-factor.ts';
+import { SecondFactorFields, registerTwoFactorRoutes } from '../two-factor-routes.ts';
 import { findOperatorUser } from '../../services/queries/operators.ts';
 import { liveSession } from './console-session-auth.ts';
 import { requireOperator } from './operator-auth.ts';
@@ -25,7 +27,8 @@ const TAG = ['Admin'];
 const SignInBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 254 }),
   password: Type.String({ minLength: 1, maxLength: 256 }),
-}, { additionalProperties: false, examples: [{ email: 'ops@shop.example', password: 'correct horse battery staple' }] });
+  ...SecondFactorFields,
+}, { additionalProperties: false, examples: [{ email: 'ops@shop.example', password: 'correct horse battery staple' }, { email: 'ops@shop.example', password: 'correct horse battery staple', code: '492039' }] });
 type SignInBody = Static<typeof SignInBody>;
 
 const Session = Type.Object({
@@ -37,21 +40,26 @@ const Session = Type.Object({
   csrf_token: Type.String({ description: 'Send it in `X-CSRF-Token` on every POST, PUT, PATCH and DELETE the session cookie authenticates.' }),
   idle_timeout_seconds: Type.Integer({ description: 'A session unused this long ends.' }),
   expires_at: Timestamp,
+  two_factor_enrolment_required: Type.Boolean({ description: 'Two-factor sign-in is mandatory and not set up: until it is (POST /admin/v1/two-factor/enrolment), the session may do nothing else.' }),
 }, {
   description: 'The signed-in operator, what their role permits, and the CSRF token.',
   examples: [{
     user: { id: '01936f5e-8a4b-7c3d-9e2f-0a1b2c3d4e5f', email: 'ops@shop.example', name: 'Olga Ops', role: 'operator' },
     permissions: permissionsOf('operator'), csrf_token: 'k3W8x0mQd2Zr5yT1vB7nC4pL9sF6hJ0a', idle_timeout_seconds: 1800, expires_at: '2026-11-24T17:00:00.000Z',
+    two_factor_enrolment_required: false,
   }],
 });
 
 const secureRequest = (req: FastifyRequest) => req.overTls;
 
-async function present(ctx: ServiceContext, userId: string, csrfToken: string, expiresAt: Date) {
+async function present(ctx: ServiceContext, userId: string, csrfToken: string, expiresAt: Date, needsEnrolment: boolean) {
   const user = await findOperatorUser(ctx.db, userId);
   if (!user) throw new GatewayError('adminUnauthorized');
   const { id, email, name, role } = presentUser(user);
-  return { user: { id, email, name, role }, permissions: permissionsOf(role), csrf_token: csrfToken, idle_timeout_seconds: IDLE_TIMEOUT_MS / 1000, expires_at: expiresAt.toISOString() };
+  return {
+    user: { id, email, name, role }, permissions: permissionsOf(role), csrf_token: csrfToken, idle_timeout_seconds: IDLE_TIMEOUT_MS / 1000,
+    expires_at: expiresAt.toISOString(), two_factor_enrolment_required: needsEnrolment,
+  };
 }
 
 const header = (req: FastifyRequest, name: string): string | undefined => {
@@ -83,12 +91,14 @@ export function registerAdminSessionRoutes(app: FastifyInstance, ctx: ServiceCon
     await ctx.rateLimiter?.slowDown([byEmail, bucketName('authFailures', 'sign-in-ip', req.ip)], SIGN_IN_FREE_FAILURES);
     const now = ctx.clock.now();
     try {
-      const session = await signIn(ctx.db, req.body.email, req.body.password, now);
+      const second = { code: req.body.code, recoveryCode: req.body.recovery_code };
+      const session = await signIn(ctx.db, req.body.email, req.body.password, now, (userId) => checkSecondFactor(ctx, 'operator', userId, second));
       reply.header('set-cookie', sessionCookie(session.secret, { secure: secureRequest(req), maxAgeSeconds: Math.floor((session.expiresAt.getTime() - now.getTime()) / 1000) }));
       reply.header('cache-control', 'no-store');
-      return reply.code(201).send(await present(ctx, session.userId, session.csrfToken, session.expiresAt));
+      return reply.code(201).send(await present(ctx, session.userId, session.csrfToken, session.expiresAt, session.needsEnrolment));
     } catch (err) {
-      if (err instanceof GatewayError) {
+      // The right password without its code is no failure: the console asks for the code next.
+      if (err instanceof GatewayError && err.spec !== ERRORS.twoFactorRequired) {
         await ctx.rateLimiter?.recordAndSlowDown(byEmail, Number.POSITIVE_INFINITY);
         await ctx.rateLimiter?.recordAndSlowDown(bucketName('authFailures', 'sign-in-ip', req.ip), Number.POSITIVE_INFINITY);
       }
@@ -105,16 +115,25 @@ export function registerAdminSessionRoutes(app: FastifyInstance, ctx: ServiceCon
       throw new GatewayError('adminUnauthorized');
     }
     reply.header('cache-control', 'no-store');
-    return present(ctx, session.userId, session.csrfToken, session.expiresAt);
+    return present(ctx, session.userId, session.csrfToken, session.expiresAt, session.needsEnrolment);
   });
 
   app.delete('/session', {
-    onRequest: requireOperator(ctx),
+    onRequest: requireOperator(ctx, { duringEnrolment: true }),
     schema: { tags: TAG, summary: 'Sign out of the console (the CSRF header is required)', response: responses({ 204: Type.Null() }, []) },
   }, async (req, reply) => {
     const session = req.consoleSession;
     if (session) await signOut(ctx.db, session, ctx.clock.now());
     clearCookie(req, reply);
     return reply.code(204).send();
+  });
+
+  // Two-factor sign-in (issue 30): a session that must set it up reaches these (and sign-out) only.
+  registerTwoFactorRoutes(app, ctx, {
+    kind: 'operator', tags: TAG, security: [{ bearer: [] }], onRequest: requireOperator(ctx, { duringEnrolment: true }), responses,
+    who: (req) => {
+      const op = req.operator!;
+      return { userId: op.userId, account: op.email, sessionId: req.consoleSession?.id, audit: { actor: { userId: op.userId, name: op.email } } };
+    },
   });
 }

@@ -19,22 +19,31 @@ export interface OpenedSession {
   secret: string;
   csrfToken: string;
   expiresAt: Date;
+  /** Two-factor sign-in is mandatory and not set up yet: the session may only do that. */
+  needsEnrolment: boolean;
 }
+
+/** The sign-in's second step (services/two-factor.ts checkSecondFactor), once the password is right. */
+export type SecondStep = (userId: string) => Promise<{ needsEnrolment: boolean; usedRecoveryCode: boolean }>;
 
 /** Compared against when the e-mail is unknown, so an answer's timing does not tell which e-mails exist. */
 let decoy: Promise<string> | undefined;
 
-export async function signIn(db: Database, email: string, password: string, now: Date): Promise<OpenedSession> {
+export async function signIn(db: Database, email: string, password: string, now: Date, secondStep?: SecondStep): Promise<OpenedSession> {
   const user = await findSignInUser(db, email);
   const digest = user?.passwordHash ?? (await (decoy ??= hashOperatorPassword('decoy password, never valid')));
   const valid = await verifyOperatorPassword(password, digest);
   if (!user?.passwordHash || !valid) throw new GatewayError('consoleSignInFailed');
-  const session = { id: newId(), userId: user.id, secret: newSessionSecret(), csrfToken: newCsrfToken(), expiresAt: new Date(now.getTime() + ABSOLUTE_TIMEOUT_MS) };
+  const second = secondStep ? await secondStep(user.id) : { needsEnrolment: false, usedRecoveryCode: false };
+  const session = { id: newId(), userId: user.id, secret: newSessionSecret(), csrfToken: newCsrfToken(), expiresAt: new Date(now.getTime() + ABSOLUTE_TIMEOUT_MS), needsEnrolment: second.needsEnrolment };
   await db.transaction(async (tx) => {
     // Sessions that ended, expired or idled out are worth nothing: each sign-in sweeps them away.
     await purgeDeadConsoleSessions(tx, now, IDLE_TIMEOUT_MS);
-    await insertConsoleSession(tx, { id: session.id, digest: sessionDigest(session.secret), userId: user.id, csrfToken: session.csrfToken, now, expiresAt: session.expiresAt });
-    await appendAudit(tx, { actor: { userId: user.id, name: email }, action: 'session.sign_in', objectType: 'operator_user', objectId: user.id }, now);
+    await insertConsoleSession(tx, { id: session.id, digest: sessionDigest(session.secret), userId: user.id, csrfToken: session.csrfToken, now, expiresAt: session.expiresAt, needsEnrolment: session.needsEnrolment });
+    await appendAudit(tx, {
+      actor: { userId: user.id, name: email }, action: 'session.sign_in', objectType: 'operator_user', objectId: user.id,
+      ...(second.usedRecoveryCode ? { details: { second_factor: 'recovery_code' } } : {}),
+    }, now);
   });
   return session;
 }
