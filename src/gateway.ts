@@ -37,6 +37,7 @@ import { PaymentRecheck } from './workers/payment-recheck.ts';
 import { ScheduleRunner, type ScheduleRunnerOptions } from './workers/schedule-runner.ts';
 import { VaultSweeper } from './workers/vault-sweeper.ts';
 import { RiskPruner } from './workers/risk-pruner.ts';
+import { DisputeWorker } from './workers/dispute-worker.ts';
 import { SettlementWorker } from './workers/settlement-worker.ts';
 
 /** The replica of DATABASE_REPLICA_URL (PostgreSQL only), or undefined. */
@@ -85,6 +86,7 @@ export interface Gateway {
   settlement: SettlementWorker;
   /** Deletes risk velocity counters past the longest window. */
   riskPruner: RiskPruner;
+  disputes: DisputeWorker;
   /** Set when this start created the store's first admin user (its token, if generated, is printed once). */
   bootstrap?: Bootstrap;
   /** Starts the background workers in this process. */
@@ -156,6 +158,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const sweeper = new VaultSweeper(ctx, { retentionMs: parts.config.vaultRetentionMinutes * 60_000 });
   const settlement = new SettlementWorker(ctx);
   const riskPruner = new RiskPruner(ctx);
+  const disputes = new DisputeWorker(ctx);
   let started = false;
   return {
     app,
@@ -167,6 +170,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     sweeper,
     settlement,
     riskPruner,
+    disputes,
     bootstrap,
     startWorkers() {
       if (started) return;
@@ -177,6 +181,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
       sweeper.start();
       settlement.start();
       riskPruner.start();
+      disputes.start();
       // VAULT_KEYS changes with a restart: this is when configuration secrets move to a new first key.
       rewrapAllConfigSecrets(parts.db, parts.keyring).then(
         (n) => n > 0 && logger.info({ rewrapped: n }, 'configuration secrets re-sealed with the active vault key'),
@@ -185,7 +190,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     },
     /** Drains HTTP and workers side by side: workers stop claiming and settle what they hold. */
     async close() {
-      const workers = started ? [dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop(), settlement.stop(), riskPruner.stop()] : [];
+      const workers = started ? [dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop(), settlement.stop(), riskPruner.stop(), disputes.stop()] : [];
       await Promise.all([app.close(), apmApp?.close(), watch.stop(), ...workers]);
     },
   };

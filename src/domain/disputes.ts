@@ -129,11 +129,11 @@ export function categoryOf(reasonCode: string | null | undefined): DisputeCatego
 
 // --- the stored object --------------------------------------------------------------------------------------
 
-/** Where a dispute came from: an operator (admin API, CSV import) or an acquirer's notices, by connector. */
-export const DISPUTE_SOURCES = ['operator', 'adyen', 'akurateco'] as const;
+/** Where a dispute came from: an operator (admin API), an acquirer's notices (by connector) or the sandbox's timeline. */
+export const DISPUTE_SOURCES = ['operator', 'adyen', 'akurateco', 'sandbox'] as const;
 export type DisputeSource = (typeof DISPUTE_SOURCES)[number];
 /** The connectors whose notifications carry dispute notices. */
-export const isAcquirerDisputeSource = (name: string): name is Exclude<DisputeSource, 'operator'> => name !== 'operator' && (DISPUTE_SOURCES as readonly string[]).includes(name);
+export const isAcquirerDisputeSource = (name: string): name is 'adyen' | 'akurateco' => name === 'adyen' || name === 'akurateco';
 
 export interface Dispute extends DisputeState {
   id: string;
@@ -198,3 +198,44 @@ export function overThreshold(disputes: bigint, settled: bigint, t: { ratioBp: b
 
 /** A ratio in basis points as a percentage with two decimals ("0.90"). */
 export const percentOf = (bp: bigint): string => `${bp / 100n}.${(bp % 100n).toString().padStart(2, '0')}`;
+
+// --- the sandbox's timeline ---------------------------------------------------------------------------------
+
+const DAY_MS = 86_400_000;
+
+export interface SandboxTimelineOptions {
+  /** Days from the notice of chargeback to the chargeback (0: at once). */
+  noticeDays: number;
+  /** Days the merchant has to defend: the chargeback's deadline. */
+  defenceDays: number;
+  /** Days from the deadline to the issuer's decision on a defended chargeback. */
+  reviewDays: number;
+  /** The decision on a defended chargeback. */
+  outcome: 'won' | 'lost';
+}
+
+export const SANDBOX_TIMELINE_DEFAULTS: SandboxTimelineOptions = { noticeDays: 1, defenceDays: 7, reviewDays: 7, outcome: 'won' };
+
+export interface SandboxStep {
+  seq: number;
+  event: DisputeEvent;
+  /** After the notice, on the merchant's clock. */
+  afterMs: number;
+  /** The deadline it sets, after the notice. */
+  dueAfterMs?: number;
+}
+
+/**
+ * What the sandbox plays after its notice of chargeback: the chargeback (deadline set), the end of the defence
+ * period, the decision. Each step is an event of the transition table applied as an acquirer's notice, so one
+ * that no longer applies (a defended chargeback is not lost at the deadline; an accepted one is not decided) is
+ * ignored: defend it before the deadline (information_supplied) and the outcome comes; leave it and it is lost.
+ */
+export function sandboxTimeline(o: SandboxTimelineOptions): SandboxStep[] {
+  const deadline = (o.noticeDays + o.defenceDays) * DAY_MS;
+  return [
+    { seq: 1, event: 'chargeback', afterMs: o.noticeDays * DAY_MS, dueAfterMs: deadline },
+    { seq: 2, event: 'defense_period_ended', afterMs: deadline },
+    { seq: 3, event: o.outcome, afterMs: deadline + o.reviewDays * DAY_MS },
+  ];
+}

@@ -42,6 +42,8 @@ export const ERRORS = {
   refundTooLarge: { http: 400, code: '208006', message: 'Not acceptable to request the refund for amount bigger than payment amount.' },
   chargebackTooLarge: { http: 400, code: '208010', message: "Not acceptable to request the chargeback for amount bigger than payment's amount." },
   // Admin: a dispute event that does not apply to the dispute's stage and status (its table says which do).
+  // Admin: the sandbox's chargeback is for sandbox merchants' payments.
+  sandboxDisputeLiveMerchant: { http: 403, code: '100000', message: 'The sandbox raises chargebacks on sandbox merchants\' payments only.' },
   disputeEventNotAllowed: { http: 409, code: '100000', message: 'This event does not apply to the dispute in its stage and status.' },
   reversalPartial: { http: 400, code: '208009', message: 'Not acceptable to request the reversal for partial amount.' },
   cardTokenInvalid: { http: 400, code: '205005', message: 'Card token is invalid or not found.' },

@@ -155,3 +155,33 @@ export async function disputeRatioRows(sql: Sql, from: Date, to: Date): Promise<
     disputeCount: BigInt(r.dn), disputeAmount: BigInt(r.da), fraudCount: BigInt(r.fn), fraudAmount: BigInt(r.fa),
   }));
 }
+
+// --- the sandbox's timeline ---------------------------------------------------------------------------------
+
+export interface SandboxStepRow {
+  id: string; disputeId: string; merchantId: string; seq: number; event: string; runAt: Date; dueAt: Date | null;
+}
+
+export async function insertSandboxSteps(sql: Sql, steps: readonly SandboxStepRow[]): Promise<void> {
+  for (const s of steps) {
+    await sql.query('INSERT INTO sandbox_dispute_steps (id, dispute_id, merchant_id, seq, event, run_at, due_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [s.id, s.disputeId, s.merchantId, s.seq, s.event, s.runAt, s.dueAt]);
+  }
+}
+
+/** Steps whose time has come on their merchant's clock (the real `now` shifted by the merchant's test clock), in order. */
+export async function dueSandboxSteps(sql: Sql, now: Date, limit: number): Promise<SandboxStepRow[]> {
+  const rows = await sql.query<{ id: string; dispute_id: string; merchant_id: string; seq: number; event: string; run_at: Date | string; due_at: Date | string | null }>(
+    `SELECT s.* FROM sandbox_dispute_steps s LEFT JOIN test_clocks c ON c.merchant_id = s.merchant_id
+     WHERE s.done_at IS NULL AND s.run_at <= $1::timestamptz + COALESCE(c.offset_ms, 0) * interval '1 millisecond'
+     ORDER BY s.run_at, s.dispute_id, s.seq LIMIT $2`,
+    [now, limit],
+  );
+  return rows.map((r) => ({ id: r.id, disputeId: r.dispute_id, merchantId: r.merchant_id, seq: r.seq, event: r.event, runAt: new Date(r.run_at), dueAt: r.due_at === null ? null : new Date(r.due_at) }));
+}
+
+/** Compare-and-set: true for the one writer that marks the step done. */
+export async function markSandboxStepDone(sql: Sql, id: string, now: Date): Promise<boolean> {
+  const rows = await sql.query('UPDATE sandbox_dispute_steps SET done_at = $2 WHERE id = $1 AND done_at IS NULL RETURNING id', [id, now]);
+  return rows.length > 0;
+}

@@ -9,6 +9,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { actOnDispute, disputeRatios, findDisputes, openDispute, readDispute, unmatchedNotices, type DisputeInput } from '../../services/disputes/admin.ts';
 import { DISPUTE_EVENTS, DISPUTE_STATUSES } from '../../domain/disputes.ts';
+import { raiseSandboxChargeback, type SandboxChargebackInput } from '../../services/disputes/sandbox.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { errorSchema, withErrors } from './errors.ts';
 import { errorBody, GatewayError } from '../../domain/errors.ts';
@@ -64,6 +65,20 @@ const RatiosView = Type.Object({
   fraud_count: 1, fraud_amount: '25.00', fraud_ratio: '25.00', over_threshold: false,
 }] }] });
 
+const Days = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 120, description }));
+const SandboxChargebackBody = Type.Object({
+  amount: Type.Optional(Type.String({ maxLength: 40, description: 'Decimal amount of the payment\'s currency; absent: all that remains captured.' })),
+  reason_code: Type.Optional(Type.String({ maxLength: 20, description: 'The scheme\'s reason code (default 13.1; 10.x is fraud).' })),
+  notice_days: Days('Days from the notice of chargeback to the chargeback, on the merchant\'s test clock (default 1; 0: at once).'),
+  defence_days: Days('Days the merchant has to defend after the chargeback: its deadline (default 7).'),
+  review_days: Days('Days from the deadline to the decision on a defended chargeback (default 7).'),
+  outcome: Type.Optional(Type.Union([Type.Literal('won'), Type.Literal('lost')], { description: 'The decision on a defended chargeback (default won).' })),
+}, { additionalProperties: false, examples: [{ amount: '25.00', reason_code: '10.4', notice_days: 0, defence_days: 7, outcome: 'won' }] });
+const SandboxChargebackView = Type.Composite([DisputeView, Type.Object({
+  timeline: Type.Array(Type.Object({ event: Type.String(), at: Type.String({ description: 'On the merchant\'s test clock.' }), due_at: Nullable(Type.String({ description: 'The deadline the step sets.' })) })),
+})]);
+const SANDBOX_ONLY = { 403: errorSchema('The payment\'s merchant is not a sandbox merchant (or the role does not permit this action).', errorBody(new GatewayError('sandboxDisputeLiveMerchant'))) };
+
 const IdParams = Type.Object({ id: Type.String({ maxLength: 1024 }) });
 const ListQuery = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
@@ -88,6 +103,15 @@ export function registerAdminDisputeRoutes(app: FastifyInstance, ctx: ServiceCon
       params: IdParams, body: EventBody, response: { ...withErrors({ 200: DisputeView }), ...NOT_ALLOWED },
     },
   }, async (req) => actOnDispute(ctx, actorOf(req), req.params.id, req.body));
+
+  app.post<{ Params: Id; Body: SandboxChargebackInput }>('/sandbox/payments/:id/chargeback', {
+    onRequest: requirePermission('payments.act'),
+    schema: {
+      ...ADMIN_TAG,
+      summary: 'Sandbox: raise a chargeback on a sandbox merchant\'s payment: a notice now, then on the merchant\'s test clock the chargeback (deadline set), the end of the defence period (lost if not defended) and the decision; audited',
+      params: IdParams, body: SandboxChargebackBody, response: { ...withErrors({ 201: SandboxChargebackView }), ...SANDBOX_ONLY },
+    },
+  }, async (req, reply) => reply.code(201).send(await raiseSandboxChargeback(ctx, actorOf(req), req.params.id, req.body)));
 
   app.get<{ Querystring: Static<typeof ListQuery> }>('/disputes', {
     onRequest: requirePermission('payments.read'),
