@@ -130,15 +130,32 @@ export async function supersede(sql: Sql, oldId: string, newId: string): Promise
 
 // --- rows ---------------------------------------------------------------------------------------------------
 
-/** Inserts a page of a file's rows (as they were read, outcome pending). */
-export async function insertRows(sql: Sql, importId: string, midId: string, rows: readonly (ReportRow & { dupKey: string | undefined })[]): Promise<void> {
+/** What matching decided for a row (none: a booking, or not matched yet). */
+export interface RowOutcome {
+  outcome: string;
+  matchedBy: MatchedBy | null;
+  paymentId: string | null;
+  recordKey: string | null;
+  differences: Difference[];
+  expectedFee: bigint | null;
+}
+
+/** Inserts a page of a file's rows with their outcomes (live: the transaction makes the file whole or nothing). */
+export async function insertRows(sql: Sql, importId: string, midId: string, rows: readonly (ReportRow & { dupKey: string | undefined; result?: RowOutcome })[]): Promise<void> {
   if (rows.length === 0) return;
-  const json = JSON.stringify(rows.map((r) => [r.line, r.kind, r.rawType, r.acquirerRef, r.merchantRef, r.modificationRef, r.currency, r.amount.toString(), r.netCurrency, r.net.toString(),
-    r.fee.toString(), r.interchange.toString(), r.schemeFee.toString(), r.method, r.bookedAt.toISOString(), r.dupKey ?? null]));
+  const json = JSON.stringify(rows.map((r) => {
+    const o = r.result;
+    const differences = o && o.differences.length > 0 ? o.differences.map((d) => ({ ...d, ...(d.delta !== undefined ? { delta: d.delta.toString() } : {}) })) : null;
+    return [r.line, r.kind, r.rawType, r.acquirerRef, r.merchantRef, r.modificationRef, r.currency, r.amount.toString(), r.netCurrency, r.net.toString(),
+      r.fee.toString(), r.interchange.toString(), r.schemeFee.toString(), r.method, r.bookedAt.toISOString(), r.dupKey ?? null,
+      o?.outcome ?? null, o?.matchedBy ?? null, o?.paymentId ?? null, o?.recordKey ?? null, differences, o?.expectedFee === null || o?.expectedFee === undefined ? null : o.expectedFee.toString()];
+  }));
   await sql.query(
-    `INSERT INTO recon_rows (import_id, mid_id, live, line, kind, raw_type, acquirer_ref, merchant_ref, modification_ref, currency, amount, net_currency, net, fee, interchange, scheme_fee, method, booked_at, dup_key, outcome)
-     SELECT $1, $2, false, (x->>0)::int, x->>1, x->>2, x->>3, x->>4, x->>5, x->>6, (x->>7)::bigint, x->>8, (x->>9)::bigint, (x->>10)::bigint, (x->>11)::bigint, (x->>12)::bigint, x->>13,
-            (x->>14)::timestamptz, x->>15, CASE WHEN x->>1 IN ('fee', 'payout', 'adjustment') THEN 'booking' ELSE 'pending' END
+    `INSERT INTO recon_rows (import_id, mid_id, live, line, kind, raw_type, acquirer_ref, merchant_ref, modification_ref, currency, amount, net_currency, net, fee, interchange, scheme_fee, method, booked_at, dup_key,
+                             outcome, matched_by, payment_id, record_key, differences, expected_fee)
+     SELECT $1, $2, true, (x->>0)::int, x->>1, x->>2, x->>3, x->>4, x->>5, x->>6, (x->>7)::bigint, x->>8, (x->>9)::bigint, (x->>10)::bigint, (x->>11)::bigint, (x->>12)::bigint, x->>13,
+            (x->>14)::timestamptz, x->>15, COALESCE(x->>16, CASE WHEN x->>1 IN ('fee', 'payout', 'adjustment') THEN 'booking' ELSE 'pending' END),
+            x->>17, x->>18, x->>19, CASE WHEN jsonb_typeof(x->20) = 'array' THEN x->20 END, (x->>21)::bigint
      FROM jsonb_array_elements($3::jsonb) AS x`,
     [importId, midId, json],
   );
@@ -151,11 +168,6 @@ export async function duplicateLines(sql: Sql, importId: string, limit: number):
      WHERE line <> first ORDER BY line LIMIT $2`,
     [importId, limit],
   );
-}
-
-/** Rows become part of the books once the whole file was read. */
-export async function makeRowsLive(sql: Sql, importId: string): Promise<void> {
-  await sql.query('UPDATE recon_rows SET live = true WHERE import_id = $1', [importId]);
 }
 
 interface RowDb {
@@ -192,37 +204,6 @@ const toRow = (r: RowDb): StoredRow => ({
   expectedFee: r.expected_fee === null ? null : BigInt(r.expected_fee), resolution: r.resolution, resolutionNote: r.resolution_note, resolvedBy: r.resolved_by,
   resolvedAt: r.resolved_at === null ? null : new Date(r.resolved_at),
 });
-
-/** The next page of an import's rows still to match, in line order. */
-export async function pendingRows(sql: Sql, importId: string, afterLine: number, limit: number): Promise<StoredRow[]> {
-  const rows = await sql.query<RowDb>(
-    "SELECT * FROM recon_rows WHERE import_id = $1 AND outcome = 'pending' AND line > $2 ORDER BY line LIMIT $3",
-    [importId, afterLine, limit],
-  );
-  return rows.map(toRow);
-}
-
-export interface RowOutcome {
-  id: string;
-  outcome: string;
-  matchedBy: MatchedBy | null;
-  paymentId: string | null;
-  recordKey: string | null;
-  differences: Difference[];
-  expectedFee: bigint | null;
-}
-
-export async function saveOutcomes(sql: Sql, outcomes: readonly RowOutcome[]): Promise<void> {
-  if (outcomes.length === 0) return;
-  const json = JSON.stringify(outcomes.map((o) => [o.id, o.outcome, o.matchedBy, o.paymentId, o.recordKey,
-    o.differences.length > 0 ? o.differences.map((d) => ({ ...d, ...(d.delta !== undefined ? { delta: d.delta.toString() } : {}) })) : null,
-    o.expectedFee === null ? null : o.expectedFee.toString()]));
-  await sql.query(
-    `UPDATE recon_rows r SET outcome = x->>1, matched_by = x->>2, payment_id = x->>3, record_key = x->>4, differences = x->5, expected_fee = (x->>6)::bigint
-     FROM jsonb_array_elements($1::jsonb) AS x WHERE r.id = (x->>0)::bigint`,
-    [json],
-  );
-}
 
 // --- our records --------------------------------------------------------------------------------------------
 

@@ -90,7 +90,11 @@ export function matchRows(rows: readonly ReportRow[], records: readonly OurRecor
   const pick = (row: ReportRow, list: readonly OurRecord[] | undefined, loose: boolean): OurRecord | undefined => {
     if (!list) return undefined;
     const free = list.filter((r) => !taken.has(r.key));
-    return free.find((r) => exact(row, r)) ?? (loose ? free.find((r) => r.kind === row.kind) ?? free[0] : undefined);
+    // Among records of one reference (an acquirer that reuses one, a payment refunded twice), the one our own
+    // reference names comes first.
+    const own = (r: OurRecord) => row.merchantRef !== null && r.paymentId === row.merchantRef;
+    return free.find((r) => exact(row, r) && own(r)) ?? free.find((r) => exact(row, r))
+      ?? (loose ? free.find((r) => r.kind === row.kind && own(r)) ?? free.find((r) => r.kind === row.kind) ?? free[0] : undefined);
   };
   // Tier 1 and 2: by reference, exact agreements first so that a wrong row never steals a right row's record.
   for (const [tier, refOf, index] of [

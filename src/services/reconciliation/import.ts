@@ -8,13 +8,12 @@
  * report took flagged missing, and the batch's totals checked against its announced payout and bank credit.
  */
 import { createHash } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { ServiceContext } from '../context.ts';
 import type { Sql } from '../../store/database.ts';
 import { GatewayError, type FieldError } from '../../domain/errors.ts';
 import { isUuid, newId } from '../../domain/ids.ts';
-import { duplicateKey, splitCsvLine, type LineProblem, type ReportRow } from '../../domain/reconciliation/report.ts';
+import { duplicateKey, MATCHED_KINDS, splitCsvLine, type LineProblem, type ReportRow } from '../../domain/reconciliation/report.ts';
 import { adyenLayout, isAdyenHeader, profileColumnsMissing, profileLayout, type Layout } from '../../domain/reconciliation/layouts.ts';
 import { matchRows, type OurRecord } from '../../domain/reconciliation/matcher.ts';
 import { expectedFee, feeDifference } from '../../domain/reconciliation/buy-rates.ts';
@@ -25,9 +24,9 @@ import { findMidById } from '../../store/merchants-repo.ts';
 import { insertEntries, moneyTermsOf } from '../../store/ledger-repo.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import {
-  duplicateLines, finishImport, importByDigest, importById, insertImport, insertMissing, insertRows, liveImportOfBatch, makeRowsLive, outcomeCounts,
-  pendingRows, profileOf, recordsByAmounts, recordsByRefs, resolveSettledLate, saveOutcomes, saveProfile, setImportOutcome, supersede,
-  type ReconProfile, type RowOutcome, type StoredImport, type StoredRecord, type StoredRow,
+  duplicateLines, finishImport, importByDigest, importById, insertImport, insertMissing, insertRows, liveImportOfBatch, outcomeCounts,
+  profileOf, recordsByAmounts, recordsByRefs, resolveSettledLate, saveProfile, setImportOutcome, supersede,
+  type ReconProfile, type RowOutcome, type StoredImport, type StoredRecord,
 } from '../../store/reconciliation-repo.ts';
 
 const DAY_MS = 86_400_000;
@@ -93,21 +92,36 @@ export async function importReport(ctx: ServiceContext, actor: AuditActor, input
       await tx.query('SELECT 1 FROM recon_profiles WHERE mid_id = $1 FOR UPDATE', [mid.id]);
       const id = newId();
       await insertImport(tx, { id, midId: mid.id, digest: `reading:${id}`, layout: 'unknown', fileName: input.fileName ?? null, createdBy: actor.name, createdAt: now });
-      const read = await readFile(tx, id, mid, profile, input.body);
+      // Each page is matched as it is read and written with its outcomes; the transaction keeps the file whole or
+      // nothing. A corrected file of a batch takes over from the live import before its first page is matched.
+      let batchKey = input.batch;
+      let previous: StoredImport | undefined;
+      let first = true;
+      const match = pageMatcher(ctx, tx, mid.id, profile, now);
+      const read = await readFile(tx, id, mid, profile, input.body, async (page) => {
+        if (first) {
+          first = false;
+          batchKey ??= page.find((r) => r.batch)?.batch ?? undefined;
+          previous = batchKey === undefined ? undefined : await liveImportOfBatch(tx, mid.id, batchKey);
+          if (previous) await supersede(tx, previous.id, id);
+        }
+        await match(page);
+        await insertRows(tx, id, mid.id, page);
+      });
       if (read.problems.length > 0 || read.more > 0) throw problemsError(read.problems, read.more);
       const existing = await importByDigest(tx, mid.id, read.digest);
       if (existing) throw new Unchanged(existing);
-      const batchKey = input.batch ?? read.batch ?? read.digest;
-      const previous = await liveImportOfBatch(tx, mid.id, batchKey);
-      if (previous) await supersede(tx, previous.id, id);
+      const key = batchKey ?? read.digest;
       await tx.query('UPDATE recon_imports SET layout = $2 WHERE id = $1', [id, read.layout]);
-      await finishImport(tx, id, { batchKey, digest: read.digest, rows: read.rows, totals: totalsJson(read.totals), periodFrom: read.periodFrom, periodTo: read.periodTo });
-      await makeRowsLive(tx, id);
-      await matchImport(ctx, tx, id, mid.id, profile, read);
+      await finishImport(tx, id, { batchKey: key, digest: read.digest, rows: read.rows, totals: totalsJson(read.totals), periodFrom: read.periodFrom, periodTo: read.periodTo });
+      await postBookings(tx, id, mid.id, key, now);
+      const account = accountName('acquirer_receivable', { merchantId: '', acquirer: mid.id });
+      if (read.periodTo) await insertMissing(tx, id, mid.id, account, profile.reconcileFrom, new Date(read.periodTo.getTime() - profile.settlementDays * DAY_MS));
+      await resolveSettledLate(tx, mid.id, now);
       const counts = await outcomeCounts(tx, id);
       await setImportOutcome(tx, id, { flags: batchFlags(read.totals, new Map()), counts });
       const saved = (await importById(tx, id))!;
-      await appendAudit(tx, { actor, action: 'reconciliation.import', objectType: 'mid', objectId: mid.id, after: { import_id: id, batch: batchKey, digest: read.digest, rows: read.rows, counts, superseded: previous?.id ?? null } }, now);
+      await appendAudit(tx, { actor, action: 'reconciliation.import', objectType: 'mid', objectId: mid.id, after: { import_id: id, batch: key, digest: read.digest, rows: read.rows, counts, superseded: previous?.id ?? null } }, now);
       return { import: saved, unchanged: false, superseded: previous?.id ?? null };
     });
   } catch (err) {
@@ -128,18 +142,36 @@ interface ReadResult {
   more: number;
 }
 
-/** Reads the stream line by line into the import's rows (live only once all is read), a page at a time. */
-async function readFile(tx: Sql, importId: string, mid: { id: string; currencies: string[] | null }, profile: ReconProfile, body: Readable): Promise<ReadResult> {
+/**
+ * The stream's lines (LF or CRLF), pulled chunk by chunk: the upload is read only as fast as its rows are written
+ * (backpressure), so memory holds a chunk and a page, whatever the file's size. Each chunk also feeds the digest.
+ */
+async function* linesOf(body: Readable, hash: ReturnType<typeof createHash>): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8');
+  let rest = '';
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    const text = rest + decoder.decode(chunk, { stream: true });
+    const parts = text.split('\n');
+    rest = parts.pop()!;
+    for (const p of parts) yield p.endsWith('\r') ? p.slice(0, -1) : p;
+  }
+  rest += decoder.decode();
+  if (rest !== '') yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
+}
+
+type PageRow = ReportRow & { dupKey: string | undefined; result?: RowOutcome };
+
+/** Reads the stream line by line, handing each page of rows to `flush` (not once the file has a problem). */
+async function readFile(tx: Sql, importId: string, mid: { id: string; currencies: string[] | null }, profile: ReconProfile, body: Readable, flush: (page: PageRow[]) => Promise<void>): Promise<ReadResult> {
   const hash = createHash('sha256');
-  body.on('data', (chunk: Buffer) => hash.update(chunk));
-  const lines = createInterface({ input: body, crlfDelay: Infinity });
   const out: ReadResult = { digest: '', layout: 'unknown', rows: 0, batch: null, totals: new Map(), periodFrom: null, periodTo: null, problems: [], more: 0 };
   const carried = mid.currencies === null ? null : new Set(mid.currencies);
-  let page: (ReportRow & { dupKey: string | undefined })[] = [];
+  let page: PageRow[] = [];
   let chosen: { layout: Layout; separator: string } | undefined;
   let n = 0;
   const problem = (p: LineProblem) => { if (out.problems.length < MAX_PROBLEMS) out.problems.push(p); else out.more++; };
-  for await (const raw of lines) {
+  for await (const raw of linesOf(body, hash)) {
     n++;
     const text = n === 1 ? raw.replace(/^\uFEFF/, '') : raw;
     if (n === 1) {
@@ -163,12 +195,12 @@ async function readFile(tx: Sql, importId: string, mid: { id: string; currencies
     out.batch ??= row.batch;
     if (out.problems.length > 0) continue; // nothing of this file will be kept: stop writing, keep reading
     page.push({ ...row, dupKey: duplicateKey(row) });
-    if (page.length >= PAGE) { await insertRows(tx, importId, mid.id, page); page = []; }
+    if (page.length >= PAGE) { await flush(page); page = []; }
   }
   if (n === 0) problem({ line: 1, message: 'the file is empty.' });
   else if (chosen && out.rows === 0 && out.problems.length === 0) problem({ line: 2, message: 'the file has a header and no rows.' });
   if (out.problems.length === 0) {
-    await insertRows(tx, importId, mid.id, page);
+    if (page.length > 0) await flush(page);
     for (const d of await duplicateLines(tx, importId, MAX_PROBLEMS)) problem({ line: d.line, message: `duplicates line ${d.first}.` });
   }
   out.digest = hash.digest('hex');
@@ -201,16 +233,17 @@ export function settlementEntries(row: Pick<ReportRow, 'kind' | 'amount' | 'curr
   ];
 }
 
-async function matchImport(ctx: ServiceContext, tx: Sql, importId: string, midId: string, profile: ReconProfile, read: ReadResult): Promise<void> {
+/**
+ * Matches a page of rows against our records (found by the page's references, then by its amounts within the
+ * window), checks fees, sets each row's result, and posts the matched rows' entries.
+ */
+function pageMatcher(ctx: ServiceContext, tx: Sql, midId: string, profile: ReconProfile, now: Date): (page: PageRow[]) => Promise<void> {
   const account = accountName('acquirer_receivable', { merchantId: '', acquirer: midId });
   const windowMs = profile.windowDays * DAY_MS;
   const countries = new Map<string, string | null>();
-  const now = ctx.clock.now();
-  let after = 0;
-  for (;;) {
-    const rows = await pendingRows(tx, importId, after, PAGE);
-    if (rows.length === 0) break;
-    after = rows[rows.length - 1]!.line;
+  return async (page) => {
+    const rows = page.filter((r) => MATCHED_KINDS.has(r.kind));
+    if (rows.length === 0) return;
     const acq = [...new Set(rows.map((r) => r.acquirerRef).filter((v): v is string => !!v))];
     const ids = [...new Set(rows.map((r) => r.merchantRef).filter((v): v is string => !!v))];
     const byRef = await recordsByRefs(tx, midId, account, acq, ids);
@@ -218,18 +251,18 @@ async function matchImport(ctx: ServiceContext, tx: Sql, importId: string, midId
     const loose = rows.filter((r) => !(r.acquirerRef && known.has(r.acquirerRef)) && !(r.merchantRef && known.has(r.merchantRef)));
     let byAmount: StoredRecord[] = [];
     if (loose.length > 0) {
-      const times = loose.map((r) => r.bookedAt.getTime());
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const r of loose) { const t = r.bookedAt.getTime(); if (t < lo) lo = t; if (t > hi) hi = t; }
       const amounts = [...new Map(loose.map((r) => [`${r.currency}|${r.amount}`, { currency: r.currency, amount: r.amount }])).values()];
-      byAmount = await recordsByAmounts(tx, midId, account, amounts, new Date(Math.min(...times) - windowMs), new Date(Math.max(...times) + windowMs));
+      byAmount = await recordsByAmounts(tx, midId, account, amounts, new Date(lo - windowMs), new Date(hi + windowMs));
     }
     const stored = [...new Map([...byRef, ...byAmount].map((r) => [r.key, r])).values()];
     const merchantOf = new Map(stored.map((r) => [r.key, r.merchantId]));
     const records = await regionsOf(ctx, tx, stored, countries);
-    const results = matchRows(rows, records, { windowMs });
-    const rowOf = new Map<number, StoredRow>(rows.map((r) => [r.line, r]));
-    const outcomes: RowOutcome[] = [];
+    const rowOf = new Map<number, PageRow>(rows.map((r) => [r.line, r]));
     const entries: LedgerEntry[] = [];
-    for (const res of results) {
+    for (const res of matchRows(rows, records, { windowMs })) {
       const row = rowOf.get(res.line)!;
       const differences = [...res.differences];
       let expected: bigint | null = null;
@@ -239,21 +272,16 @@ async function matchImport(ctx: ServiceContext, tx: Sql, importId: string, midId
         if (fee) differences.push(fee);
       }
       const outcome = res.outcome === 'unexpected' ? 'unexpected' : differences.length === 0 ? 'matched' : 'mismatched';
-      outcomes.push({ id: row.id, outcome, matchedBy: res.by ?? null, paymentId: res.record?.paymentId ?? null, recordKey: res.record?.key ?? null, differences, expectedFee: expected });
+      row.result = { outcome, matchedBy: res.by ?? null, paymentId: res.record?.paymentId ?? null, recordKey: res.record?.key ?? null, differences, expectedFee: expected };
       if (outcome === 'matched') entries.push(...settlementEntries(row, { key: res.record!.key, paymentId: res.record!.paymentId, merchantId: merchantOf.get(res.record!.key)! }, midId));
     }
-    await saveOutcomes(tx, outcomes);
     await insertEntries(tx, entries, now);
-  }
-  await postBookings(tx, importId, midId, now);
-  if (read.periodTo) await insertMissing(tx, importId, midId, account, profile.reconcileFrom, new Date(read.periodTo.getTime() - profile.settlementDays * DAY_MS));
-  await resolveSettledLate(tx, midId, now);
+  };
 }
 
 /** The batch's own fee rows: the acquirer's fees not on a transaction, posted as its fees (keyed by the batch's line). */
-async function postBookings(tx: Sql, importId: string, midId: string, now: Date): Promise<void> {
-  const imp = (await importById(tx, importId))!;
+async function postBookings(tx: Sql, importId: string, midId: string, batchKey: string, now: Date): Promise<void> {
   const fees = await tx.query<{ line: number; net_currency: string; fee: string }>("SELECT line, net_currency, fee::text FROM recon_rows WHERE import_id = $1 AND kind = 'fee' ORDER BY line", [importId]);
-  const entries = fees.flatMap((f) => entriesOf([{ kind: 'acquirer_fee', amount: BigInt(f.fee) }], { merchantId: '', acquirer: midId, currency: f.net_currency, ref: `recon:${midId}:${imp.batchKey}:${f.line}`, paymentId: null }));
+  const entries = fees.flatMap((f) => entriesOf([{ kind: 'acquirer_fee', amount: BigInt(f.fee) }], { merchantId: '', acquirer: midId, currency: f.net_currency, ref: `recon:${midId}:${batchKey}:${f.line}`, paymentId: null }));
   for (let i = 0; i < entries.length; i += PAGE) await insertEntries(tx, entries.slice(i, i + PAGE), now);
 }
