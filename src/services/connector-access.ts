@@ -31,6 +31,16 @@ export function usableConnectors(ctx: ServiceContext, merchant: Pick<Merchant, '
   return names;
 }
 
+/**
+ * The MIDs a merchant's payments may reach in its mode (issue 25, item 26): a test-mode (sandbox) merchant's key
+ * never reaches a MID its connector says is live (Adyen's live environment, an akurateco MID marked live), whatever
+ * MIDs it was given; a live merchant's never reaches the sandbox connector (usableConnectors).
+ */
+export function modeMids<T extends Pick<Mid, 'id' | 'connector' | 'settings' | 'descriptor'>>(ctx: Pick<ServiceContext, 'connectors'>, merchant: Pick<Merchant, 'sandbox'>, mids: readonly T[]): readonly T[] {
+  if (!merchant.sandbox) return mids;
+  return mids.filter((mid) => ctx.connectors.get(mid.connector)?.isLive?.({ id: mid.id, settings: mid.settings, credentials: NO_CREDENTIALS, descriptor: mid.descriptor }) !== true);
+}
+
 /** The sandbox's test cards: a live MID refuses them (they exist to be charged by the test engine only). */
 const TEST_CARDS: ReadonlySet<string> = new Set([SUCCESS_CARD, PAYOUT_CARD]);
 

@@ -11,14 +11,28 @@ import type { Digest } from '../domain/signatures.ts';
 export interface MerchantRecord extends Merchant {
   createdAt: Date;
   updatedAt: Date;
+  /** On a test-key merchant: the live merchant whose test key it is (issue 25, item 26). */
+  liveMerchantId: string | null;
+  /** On a live merchant: its test-key merchant, if it was given one. */
+  testMerchantId: string | null;
 }
 
 /** Object.assign keeps toMerchant's lazy password getters (a spread would open the passwords at once). */
-const toRecord = (r: MerchantRow, keyring: Keyring): MerchantRecord => Object.assign(toMerchant(r, keyring), { createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at) });
+const toRecord = (r: MerchantRow & { test_merchant_id?: string | null }, keyring: Keyring): MerchantRecord => Object.assign(toMerchant(r, keyring), {
+  createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at), liveMerchantId: r.live_merchant_id ?? null, testMerchantId: r.test_merchant_id ?? null,
+});
+
+/** A merchant's columns and the id of its test-key merchant (issue 25, item 26). */
+const RECORD_COLUMNS = 'merchants.*, (SELECT t.id FROM merchants t WHERE t.live_merchant_id = merchants.id) AS test_merchant_id';
 
 export async function findMerchantRecord(sql: Sql, keyring: Keyring, id: string, forUpdate = false): Promise<MerchantRecord | undefined> {
-  const [row] = await sql.query<MerchantRow>(`SELECT * FROM merchants WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  const [row] = await sql.query<MerchantRow>(`SELECT ${RECORD_COLUMNS} FROM merchants WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
   return row && toRecord(row, keyring);
+}
+
+/** Marks a (sandbox) merchant as the test key of a live one. */
+export async function linkTestKey(sql: Sql, testId: string, liveId: string): Promise<void> {
+  await sql.query('UPDATE merchants SET live_merchant_id = $2 WHERE id = $1', [testId, liveId]);
 }
 
 export interface MerchantQuery {
@@ -49,7 +63,7 @@ export async function listMerchantRecords(sql: Sql, keyring: Keyring, q: Merchan
   }
   params.push(q.limit);
   const rows = await sql.query<MerchantRow>(
-    `SELECT * FROM merchants ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}`,
+    `SELECT ${RECORD_COLUMNS} FROM merchants ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${params.length}`,
     params,
   );
   return rows.map((r) => toRecord(r, keyring));
@@ -70,7 +84,7 @@ export async function updateMerchantRecord(sql: Sql, keyring: Keyring, id: strin
        notification_url = CASE WHEN $3::boolean THEN $4 ELSE notification_url END,
        sandbox = COALESCE($5, sandbox), hash_algorithm = COALESCE($6, hash_algorithm), disabled = COALESCE($7, disabled),
        updated_at = $8
-     WHERE id = $1 RETURNING *`,
+     WHERE id = $1 RETURNING ${RECORD_COLUMNS}`,
     [id, patch.name ?? null, patch.notificationUrl !== undefined, patch.notificationUrl ?? null, patch.sandbox ?? null,
       patch.digest ?? null, patch.disabled ?? null, now.toISOString()],
   );
@@ -86,7 +100,7 @@ export async function rotateMerchantPassword(sql: Sql, keyring: Keyring, id: str
   const [row] = await sql.query<MerchantRow>(
     `UPDATE merchants SET sealed_previous_password = $3::jsonb, previous_password = NULL, password = NULL,
        previous_password_expires_at = $4, sealed_password = $2::jsonb, updated_at = $5
-     WHERE id = $1 RETURNING *`,
+     WHERE id = $1 RETURNING ${RECORD_COLUMNS}`,
     [id, JSON.stringify(sealMerchantPassword(keyring, id, 'password', password)), sealedPrevious, previousUntil?.toISOString() ?? null, now.toISOString()],
   );
   return row && toRecord(row, keyring);

@@ -27,6 +27,8 @@ export interface MerchantRow {
   previous_password_expires_at: Date | string | null;
   created_at: Date | string;
   updated_at: Date | string;
+  /** Issue 25, item 26: on a test-key merchant, the live merchant whose test key it is. */
+  live_merchant_id?: string | null;
 }
 
 /** A row of mids: the MID's fields in their snake_case columns, and its sealed credentials. */

@@ -41,6 +41,8 @@ export interface PaymentSearch {
   sequence?: string;
   /** Only payments with an operation left for an operator. */
   needsOperator?: boolean;
+  /** Payments of test keys (sandbox merchants) or of live keys only (issue 25, item 26). */
+  mode?: 'test' | 'live';
 }
 
 /** Where the next page starts: the last payment of the page before. */
@@ -105,6 +107,8 @@ export function searchConditions(s: PaymentSearch, after?: SearchCursor): { cond
     if (s[key] !== undefined) conditions.push(`details->'cof'->>'${key}' = ${param(s[key])}`);
   }
   if (s.needsOperator) conditions.push(NEEDS_OPERATOR);
+  // A key's mode is its merchant's: a test key is a sandbox merchant's (merchants are few; the list is short).
+  if (s.mode !== undefined) conditions.push(`merchant_id IN (SELECT m.id FROM merchants m WHERE m.sandbox = ${s.mode === 'test' ? 'true' : 'false'})`);
   if (after) conditions.push(`(created_at, id) < (${param(after.createdAt)}::timestamptz, ${param(after.id)}::text)`);
   return { conditions, params };
 }

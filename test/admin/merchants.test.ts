@@ -21,7 +21,7 @@ for (const { kind, skip } of await storeKinds()) {
       const res = await admin('POST', '/admin/v1/merchants', { name: 'Second Shop', notification_url: 'https://shop.example/cb', sandbox: false, hash_algorithm: 'sha256' });
       assert.equal(res.status, 201, res.text);
       assert.deepEqual(Object.keys(res.body).sort(), [
-        'created_at', 'disabled', 'hash_algorithm', 'id', 'merchant_key', 'name', 'notification_url', 'password', 'previous_password_valid_until', 'sandbox', 'signing_secret', 'updated_at',
+        'created_at', 'disabled', 'hash_algorithm', 'id', 'live_merchant_id', 'merchant_key', 'mode', 'name', 'notification_url', 'password', 'previous_password_valid_until', 'sandbox', 'signing_secret', 'test_merchant_id', 'updated_at',
       ]);
       assert.match(res.body.signing_secret, /^whsec_[A-Za-z0-9+/]{20,}={0,2}$/);
       assert.match(res.body.merchant_key, /^[0-9a-f]{32}$/);

@@ -10,7 +10,7 @@ import type { ServiceContext } from '../../services/context.ts';
 import { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS } from '../../domain/password-rotation.ts';
 import { MIN_MERCHANT_PASSWORD_LENGTH } from '../../domain/merchant-passwords.ts';
 import { findMerchantRecord, listMerchantRecords, type MerchantRecord } from '../../services/queries/merchants.ts';
-import { createMerchant, rotatePassword, setMerchantDisabled, updateMerchant } from '../../services/admin/merchants.ts';
+import { createMerchant, issueTestKey, rotatePassword, setMerchantDisabled, updateMerchant } from '../../services/admin/merchants.ts';
 import { issueSigningSecret } from '../../services/signing-secrets.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { IdParams, NullableTimestamp, Timestamp, bodyDefaultsToEmpty, notFound } from './schemas.ts';
@@ -28,6 +28,7 @@ const MERCHANT_EXAMPLE = {
   id: '01936f61-aaaa-7bbb-8ccc-ddddeeeeffff', name: 'Second Shop', merchant_key: '5b0c7e1f9a2d4c8e8f1a2b3c4d5e6f70',
   sandbox: true, notification_url: 'https://shop.example/callbacks', hash_algorithm: 'md5', disabled: false,
   created_at: '2026-11-24T05:00:00.000Z', updated_at: '2026-11-24T05:00:00.000Z', previous_password_valid_until: null,
+  mode: 'test', live_merchant_id: null, test_merchant_id: null,
 };
 const MerchantProps = {
   id: Type.String(), name: Type.String(), merchant_key: Type.String({ description: '`merchant_key` on Checkout, `client_key` on S2S CARD and S2S APM.' }),
@@ -35,6 +36,9 @@ const MerchantProps = {
   notification_url: Type.Union([Type.String(), Type.Null()]), hash_algorithm: HashAlgorithm, disabled: Type.Boolean(),
   created_at: Timestamp, updated_at: Timestamp,
   previous_password_valid_until: Type.Union([Timestamp, Type.Null()], { description: 'After a rotation: until when the previous password still verifies requests.' }),
+  mode: Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'Issue 25, item 26: what this merchant\'s key is. test: a sandbox merchant\'s key (sandbox connectors only, never a live MID); live: never the sandbox.' }),
+  live_merchant_id: Type.Union([Type.String(), Type.Null()], { description: 'On a test key\'s merchant: the live merchant it is the test key of.' }),
+  test_merchant_id: Type.Union([Type.String(), Type.Null()], { description: 'On a live merchant: the merchant of its test key (`POST /admin/v1/merchants/{id}/test-key`), or null.' }),
 };
 const Merchant = Type.Object(MerchantProps, { description: 'A merchant (never its password).', examples: [MERCHANT_EXAMPLE] });
 const PASSWORD_EXAMPLE = '9f86d081884c7d659a2feaa0c55ad0157be3a1c94d2e8f60';
@@ -90,6 +94,7 @@ export const presentMerchant = (m: MerchantRecord, now: Date) => ({
   id: m.id, name: m.name, merchant_key: m.key, sandbox: m.sandbox, notification_url: m.notificationUrl, hash_algorithm: m.digest,
   disabled: m.disabled, created_at: m.createdAt.toISOString(), updated_at: m.updatedAt.toISOString(),
   previous_password_valid_until: m.previousPasswordExpiresAt && m.previousPasswordExpiresAt > now ? m.previousPasswordExpiresAt.toISOString() : null,
+  mode: m.sandbox ? 'test' as const : 'live' as const, live_merchant_id: m.liveMerchantId, test_merchant_id: m.testMerchantId,
 });
 
 export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceContext): void {
@@ -158,6 +163,20 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     }, async (req: FastifyRequest<{ Params: Id }>) =>
       changing(req.params.id, () => setMerchantDisabled(ctx.db, ctx.keyring, actorOf(req), req.params.id, disabled, ctx.clock.now())));
   }
+
+  app.post<{ Params: Id }>('/merchants/:id/test-key', {
+    onRequest: write,
+    schema: schema('Give a live merchant its test key (issue 25, item 26): a merchant in sandbox mode linked to it, with its own key, password and signing secret (in this answer only) and a sandbox MID', {
+      params: IdParams, response: responses({ 201: CreatedMerchant }, [400, 404]),
+    }),
+  }, async (req, reply) => {
+    if (!isUuid(req.params.id)) throw notFound();
+    const issued = await issueTestKey(ctx.db, ctx.keyring, actorOf(req), req.params.id, ctx.clock.now());
+    if (!issued) throw notFound();
+    ctx.merchants.invalidate();
+    const signingSecret = await issueSigningSecret(ctx, issued.merchant.id);
+    return reply.code(201).send({ ...present(issued.merchant), password: issued.password, signing_secret: signingSecret?.expose() ?? '' });
+  });
 
   app.post<{ Params: Id; Body: RotateBody }>('/merchants/:id/password', {
     onRequest: write,

@@ -51,6 +51,7 @@ const SearchQuerySchema = Type.Object({
   source: Type.Optional(choice(['ecommerce', 'recurring', 'unscheduled'], 'Card-on-file source')),
   sequence: Type.Optional(choice(['first', 'subsequent'], 'Card-on-file sequence')),
   needs_operator: Type.Optional(choice(['true', 'false'], 'true: only payments with an operation waiting for an operator')),
+  mode: Type.Optional(choice(['test', 'live'], 'test: only payments made with a test key (a sandbox merchant\'s); live: only those made with a live key. Absent: both')),
   limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `Page size, 1 to ${MAX_PAGE} (default 50)` })),
   cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the page before' })),
 }, { additionalProperties: false });

@@ -6,9 +6,10 @@
 import type { Keyring } from '../../store/card-vault.ts';
 import { randomBytes } from 'node:crypto';
 import type { Database, Sql } from '../../store/database.ts';
-import { insertMerchant } from '../../store/merchants-repo.ts';
+import { insertMerchant, insertMid } from '../../store/merchants-repo.ts';
+import { SANDBOX_CONNECTOR } from '../../connectors/registry.ts';
 import {
-  findMerchantRecord, rotateMerchantPassword, updateMerchantRecord, type MerchantPatch, type MerchantRecord,
+  findMerchantRecord, linkTestKey, rotateMerchantPassword, updateMerchantRecord, type MerchantPatch, type MerchantRecord,
 } from '../../store/merchant-admin-repo.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { isUniqueViolation } from '../../store/unique-violation.ts';
@@ -85,6 +86,10 @@ export async function createMerchant(db: Database, keyring: Keyring, actor: Audi
 async function changeMerchant(tx: Sql, keyring: Keyring, actor: AuditActor, id: string, patch: MerchantPatch, action: string, now: Date): Promise<MerchantRecord | undefined> {
   const before = await findMerchantRecord(tx, keyring, id, true);
   if (!before) return undefined;
+  // A test key's merchant and the live merchant it belongs to keep their modes (issue 25, item 26).
+  if (patch.sandbox !== undefined && patch.sandbox !== before.sandbox && (before.liveMerchantId || before.testMerchantId)) {
+    throw GatewayError.field('sandbox', 'This value can not be changed: the merchant is one of a test key and live key pair.');
+  }
   const after = (await updateMerchantRecord(tx, keyring, id, patch, now)) as MerchantRecord;
   const diff = auditDiff(auditedMerchant(before), auditedMerchant(after));
   if (diff.changed) await appendAudit(tx, { actor, action, objectType: 'merchant', objectId: id, before: diff.before, after: diff.after }, now);
@@ -122,6 +127,32 @@ export async function rotatePassword(db: Database, keyring: Keyring, actor: Audi
       before: { password: '********' }, after: { password: '********' },
       details: { grace_hours: input.graceHours, previous_password_valid_until: until?.toISOString() ?? null, password: input.password ? 'given' : 'generated' },
     }, now);
+    return { merchant, password };
+  });
+}
+
+/**
+ * Issue 25, item 26: gives a live merchant its test key. The test key is a merchant of its own in sandbox mode
+ * (its key, password and signing secret; a sandbox MID; the live merchant's notification URL, hash algorithm and
+ * settings copied), linked to the live one: its payments go to the sandbox only (never to a live MID, see
+ * connector-access.ts modeMids), and lists, exports and figures keep them apart (`mode=test`). The password is in
+ * the answer only. A sandbox merchant's own key is a test key already; a live merchant has at most one test key.
+ */
+export async function issueTestKey(db: Database, keyring: Keyring, actor: AuditActor, liveId: string, now: Date): Promise<{ merchant: MerchantRecord; password: string } | undefined> {
+  return db.transaction(async (tx) => {
+    const live = await findMerchantRecord(tx, keyring, liveId, true);
+    if (!live) return undefined;
+    if (live.sandbox) throw GatewayError.field('sandbox', 'This merchant is in sandbox mode: its key is a test key already.');
+    if (live.testMerchantId) throw GatewayError.field('merchant', `This merchant has a test key already (merchant ${live.testMerchantId}); rotate its password there.`);
+    const id = newId();
+    const password = generateMerchantPassword();
+    await insertMerchant(tx, keyring, {
+      id, name: `${live.name} (test)`, key: generated(), password, sandbox: true, notificationUrl: live.notificationUrl ?? undefined, digest: live.digest, settings: live.settings,
+    });
+    await linkTestKey(tx, id, live.id);
+    await insertMid(tx, { id: newId(), merchantId: id, name: 'Sandbox', connector: SANDBOX_CONNECTOR, paymentMode: 'SMS/DMS' });
+    const merchant = (await findMerchantRecord(tx, keyring, id)) as MerchantRecord;
+    await appendAudit(tx, { actor, action: 'merchant.test_key.create', objectType: 'merchant', objectId: live.id, after: { ...auditedMerchant(merchant), id } }, now);
     return { merchant, password };
   });
 }

@@ -34,6 +34,8 @@ export interface SearchQuery {
   source?: string;
   sequence?: string;
   needs_operator?: 'true' | 'false';
+  /** Issue 25, item 26: payments of test keys (sandbox merchants) or of live keys only. */
+  mode?: 'test' | 'live';
   limit?: string;
   cursor?: string;
 }
@@ -105,6 +107,8 @@ export function parseSearch(q: SearchQuery): { search: PaymentSearch; limit: num
   if (search.amountFrom !== undefined && search.amountTo !== undefined && search.amountFrom > search.amountTo) bad('amount_to', MESSAGES.notValid);
   if (search.createdFrom && search.createdTo && search.createdFrom >= search.createdTo) bad('created_to', MESSAGES.notValid);
   if (q.needs_operator === 'true') search.needsOperator = true;
+  if (q.mode === 'test' || q.mode === 'live') search.mode = q.mode;
+  else if (q.mode !== undefined) bad('mode', MESSAGES.notChoice);
   const limit = q.limit === undefined ? DEFAULT_PAGE : Number(q.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) bad('limit', MESSAGES.notInRange(1, MAX_PAGE));
   const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);

@@ -27,7 +27,7 @@ import { screen } from '../attempt/screen.ts';
 import { post } from '../attempt/post.ts';
 import { answerCurrentAttempt } from '../../store/attempts-repo.ts';
 import { attemptResult } from '../../domain/model/attempt.ts';
-import { usableConnectors } from '../connector-access.ts';
+import { modeMids, usableConnectors } from '../connector-access.ts';
 import type { ApmDetails } from './details.ts';
 
 export interface NewPayout {
@@ -46,7 +46,7 @@ export interface NewPayout {
  */
 async function payoutMidSettings(ctx: ServiceContext, merchant: Merchant, money: Money): Promise<Record<string, unknown>> {
   const facts = { intent: 'payout' as const, money, method: 'apm', recurring: false };
-  const [mid] = route(facts, await listMids(ctx.db, merchant.id), NO_RULES, { connectors: usableConnectors(ctx, merchant), checks: PATHS.survey }).candidates;
+  const [mid] = route(facts, modeMids(ctx, merchant, await listMids(ctx.db, merchant.id)), NO_RULES, { connectors: usableConnectors(ctx, merchant), checks: PATHS.survey }).candidates;
   return withConnectorOptions(merchant, mid?.settings);
 }
 

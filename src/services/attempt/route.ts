@@ -19,7 +19,7 @@ import { GatewayError } from '../../domain/errors.ts';
 import type { CardConnector } from '../../connectors/types.ts';
 import { releaseVolume, reserveVolume } from '../../store/volume-caps-repo.ts';
 import { readOutcomeCounts, recordOutcome } from '../../store/outcome-stats-repo.ts';
-import { usableConnectors } from '../connector-access.ts';
+import { modeMids, usableConnectors } from '../connector-access.ts';
 import { midsFor, panOf } from './source.ts';
 import type { AttemptState, CardRoute, Routed, TakenCandidate } from './types.ts';
 
@@ -55,7 +55,7 @@ export async function routeCard(
   ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], facts: PaymentFacts, config: RoutingConfig = merchant.routing ?? DEFAULT_ROUTING, scored = true,
 ): Promise<CardRoute> {
   const scores = scored ? await scorerFor(ctx, config, mids, facts) : undefined;
-  const routed = route(facts, mids, config, { connectors: usableConnectors(ctx, merchant), ...(scores ? { scores } : {}) });
+  const routed = route(facts, modeMids(ctx, merchant, mids), config, { connectors: usableConnectors(ctx, merchant), ...(scores ? { scores } : {}) });
   if (routed.refusal) throw new GatewayError(routed.refusal);
   return { candidates: routed.candidates, decision: routed.decision, config };
 }
@@ -80,7 +80,7 @@ export async function routeAttempt(
  */
 export function routeMid(ctx: ServiceContext, mids: readonly Mid[], intent: Intent, merchant: Pick<Merchant, 'sandbox'>, money: Money): { mid: Mid; connector: CardConnector } {
   const facts: PaymentFacts = { intent, money, method: 'card', recurring: false };
-  const [mid] = route(facts, mids, NO_RULES, { connectors: usableConnectors(ctx, merchant), checks: PATHS.session }).candidates;
+  const [mid] = route(facts, modeMids(ctx, merchant, mids), NO_RULES, { connectors: usableConnectors(ctx, merchant), checks: PATHS.session }).candidates;
   const connector = mid && ctx.connectors.get(mid.connector);
   if (!mid || !connector) throw new GatewayError('noEligibleMid');
   return { mid, connector };

@@ -13,7 +13,7 @@ import { chooseWalletFlow, flowLimit, type WalletAsk, type WalletCapabilities, t
 import type { Intent } from '../../domain/operations.ts';
 import { reachable } from '../../domain/routing/route.ts';
 import type { CardConnector } from '../../connectors/types.ts';
-import { usableConnectors } from '../connector-access.ts';
+import { modeMids, usableConnectors } from '../connector-access.ts';
 import { claimVirtualToken, openWalletToken, trustFor, walletSetup, type WalletCard } from './wallet-tokens.ts';
 
 /** A wallet payment as the card service runs it. */
@@ -62,7 +62,7 @@ export async function resolveWalletPayment(ctx: ServiceContext, merchant: Mercha
   const { wallet } = req;
   const setup = await walletSetup(ctx, merchant, wallet);
   if (!setup.enabled) return refused(wallet, 'wallet_not_enabled');
-  const eligible = reachable(mids, req.intent, usableConnectors(ctx, merchant));
+  const eligible = reachable(modeMids(ctx, merchant, mids), req.intent, usableConnectors(ctx, merchant));
   const choice = chooseWalletFlow(setup.key !== undefined, eligible.map((m) => capabilitiesOf(ctx.connectors.get(m.connector))));
   if (!choice.ok) return refused(wallet, choice.reason);
   const base = { name: wallet, flow: choice.flow, needs: choice.needs, smartRouting: choice.smartRouting };
