@@ -15,6 +15,7 @@ import { currentFigures } from '../services/operational-figures.ts';
 import type { OperationalFigures } from '../services/operational-figures.ts';
 import { riskMetrics } from '../services/risk/metrics.ts';
 import { reconciliationMetricLines } from '../services/reconciliation/metrics.ts';
+import { disputeMetricLines } from '../services/disputes/defence.ts';
 
 /** Each store figure and its gauge (a gauge per figure: Prometheus alerts name them one by one). */
 const FIGURE_GAUGES: Readonly<Record<keyof OperationalFigures, { name: string; help: string }>> = {
@@ -90,7 +91,9 @@ export function installMetrics(app: FastifyInstance, ctx?: Pick<ServiceContext, 
     reply.type(registry.contentType);
     // Reconciliation's open exceptions (issue 28), read at the scrape; a store that does not answer leaves them out.
     const recon = ctx ? await reconciliationMetricLines(ctx).catch(() => []) : [];
-    return `${await registry.metrics()}${[...riskMetrics.render(), ...recon].join('\n')}\n`;
+    // Disputes' deadlines (issue 29), likewise.
+    const disputes = ctx ? await disputeMetricLines(ctx).catch(() => []) : [];
+    return `${await registry.metrics()}${[...riskMetrics.render(), ...recon, ...disputes].join('\n')}\n`;
   });
   return registry;
 }

@@ -248,6 +248,25 @@ export interface NotificationPort {
   readonly notificationAck: { contentType: string; body: string };
 }
 
+/** A dispute's defence as an acquirer's dispute service takes it (issue 29). */
+export interface DisputeDefence {
+  /** Our payment id and the acquirer's references of the payment and of the dispute. */
+  paymentId: string;
+  paymentRef: string | undefined;
+  disputeRef: string | null;
+  reasonCode: string | null;
+  texts: string[];
+  files: { name: string | null; contentType: string; content: Uint8Array }[];
+}
+
+/**
+ * Submitting a defence to the acquirer's dispute service. No connector has one yet (Adyen's Disputes API is not
+ * in the API description we have): without it the defence is sent by hand and the submission recorded so.
+ */
+export interface DisputeDefencePort {
+  submitDefence(mid: MidAccess, defence: DisputeDefence): Promise<{ reference: string }>;
+}
+
 /** Payer fields a connector may require (CardConnector.requiredPayerFields). */
 export type ConnectorPayerField = 'email' | 'phone';
 
@@ -285,6 +304,8 @@ export interface CardConnector {
   inquire(p: InquiryRequest, mid?: MidAccess): Promise<ConnectorOutcome | undefined>;
   /** Notifications, for connectors whose acquirer sends them. */
   readonly notifications?: NotificationPort;
+  /** The acquirer's dispute service (issue 29); absent: defences are submitted by hand. */
+  readonly disputeDefence?: DisputeDefencePort;
   /**
    * The alternative methods of an acquirer that also serves them (a PSP of the platform family over S2S APM):
    * an APM connector bound to this MID, its notifications sent to `notifyUrl`; undefined when the MID is not

@@ -239,3 +239,35 @@ export function sandboxTimeline(o: SandboxTimelineOptions): SandboxStep[] {
     { seq: 3, event: o.outcome, afterMs: deadline + o.reviewDays * DAY_MS },
   ];
 }
+
+// --- defence: evidence and deadlines ------------------------------------------------------------------------
+
+/** The file types evidence may have, told by their first bytes (never by the name or a declared type). */
+export const EVIDENCE_TYPES: readonly { contentType: string; magic: readonly number[] }[] = [
+  { contentType: 'application/pdf', magic: [0x25, 0x50, 0x44, 0x46, 0x2d] }, // %PDF-
+  { contentType: 'image/png', magic: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] },
+  { contentType: 'image/jpeg', magic: [0xff, 0xd8, 0xff] },
+];
+
+/** Acquirers' portals take a few megabytes per dispute (Adyen: 2 MB a file for most types); ours are the same order. */
+export const EVIDENCE_LIMITS = { fileBytes: 2 * 1024 * 1024, totalBytes: 8 * 1024 * 1024, items: 10, textChars: 20_000 } as const;
+
+/** The evidence type of a file by its magic bytes; undefined when it is none of EVIDENCE_TYPES. */
+export function evidenceTypeOf(bytes: Uint8Array): string | undefined {
+  return EVIDENCE_TYPES.find((t) => t.magic.length <= bytes.length && t.magic.every((b, i) => bytes[i] === b))?.contentType;
+}
+
+/** Whether a dispute can still be defended (it awaits evidence, or a further piece of it). */
+export const isDefensible = (s: DisputeState): boolean => s.status === 'open' || s.status === 'evidence_required';
+
+/** How long before a deadline it is alerted (and listed as due soon): three days. */
+export const DEADLINE_ALERT_MS = 3 * 86_400_000;
+
+export type DeadlineState = 'none' | 'later' | 'due_soon' | 'overdue';
+
+/** Where a live dispute stands against its deadline at `now`. Closed disputes have none. */
+export function deadlineState(d: DisputeState & { dueAt: Date | null }, now: Date, windowMs = DEADLINE_ALERT_MS): DeadlineState {
+  if (!d.dueAt || isClosed(d)) return 'none';
+  const left = d.dueAt.getTime() - now.getTime();
+  return left <= 0 ? 'overdue' : left <= windowMs ? 'due_soon' : 'later';
+}

@@ -185,3 +185,65 @@ export async function markSandboxStepDone(sql: Sql, id: string, now: Date): Prom
   const rows = await sql.query('UPDATE sandbox_dispute_steps SET done_at = $2 WHERE id = $1 AND done_at IS NULL RETURNING id', [id, now]);
   return rows.length > 0;
 }
+
+// --- defence: evidence and deadlines ------------------------------------------------------------------------
+
+export interface EvidenceRow {
+  id: string; disputeId: string; kind: 'file' | 'text'; fileName: string | null; contentType: string; size: number; sha256: string;
+  createdBy: string; createdAt: Date; submittedAt: Date | null;
+}
+
+interface EvidenceDbRow {
+  id: string; dispute_id: string; kind: 'file' | 'text'; file_name: string | null; content_type: string; size: number; sha256: string;
+  created_by: string; created_at: Date | string; submitted_at: Date | string | null; content?: Uint8Array;
+}
+
+const toEvidence = (r: EvidenceDbRow): EvidenceRow => ({
+  id: r.id, disputeId: r.dispute_id, kind: r.kind, fileName: r.file_name, contentType: r.content_type, size: Number(r.size), sha256: r.sha256,
+  createdBy: r.created_by, createdAt: new Date(r.created_at), submittedAt: r.submitted_at === null ? null : new Date(r.submitted_at),
+});
+
+export async function insertEvidence(sql: Sql, e: Omit<EvidenceRow, 'submittedAt'> & { content: Uint8Array }): Promise<EvidenceRow> {
+  const [row] = await sql.query<EvidenceDbRow>(
+    `INSERT INTO dispute_evidence (id, dispute_id, kind, file_name, content_type, size, sha256, content, created_by, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     RETURNING id, dispute_id, kind, file_name, content_type, size, sha256, created_by, created_at, submitted_at`,
+    [e.id, e.disputeId, e.kind, e.fileName, e.contentType, e.size, e.sha256, Buffer.from(e.content), e.createdBy, e.createdAt],
+  );
+  return toEvidence(row!);
+}
+
+export async function listEvidence(sql: Sql, disputeId: string): Promise<EvidenceRow[]> {
+  const rows = await sql.query<EvidenceDbRow>(
+    'SELECT id, dispute_id, kind, file_name, content_type, size, sha256, created_by, created_at, submitted_at FROM dispute_evidence WHERE dispute_id = $1 ORDER BY created_at, id',
+    [disputeId],
+  );
+  return rows.map(toEvidence);
+}
+
+export async function evidenceContent(sql: Sql, disputeId: string, id: string): Promise<(EvidenceRow & { content: Buffer }) | undefined> {
+  const [row] = await sql.query<EvidenceDbRow>('SELECT * FROM dispute_evidence WHERE dispute_id = $1 AND id = $2', [disputeId, id]);
+  return row && { ...toEvidence(row), content: Buffer.from(row.content!) };
+}
+
+/** Marks the evidence not yet submitted as carried by a submission at `now`; answers their ids. */
+export async function markEvidenceSubmitted(sql: Sql, disputeId: string, now: Date): Promise<string[]> {
+  const rows = await sql.query<{ id: string }>('UPDATE dispute_evidence SET submitted_at = $2 WHERE dispute_id = $1 AND submitted_at IS NULL RETURNING id', [disputeId, now]);
+  return rows.map((r) => r.id).sort();
+}
+
+/** Live disputes whose deadline is before `until` (passed ones included), soonest first. */
+export async function disputesDueBefore(sql: Sql, until: Date, limit: number): Promise<Dispute[]> {
+  const rows = await sql.query<DisputeRow>(
+    `SELECT * FROM disputes WHERE due_at IS NOT NULL AND due_at <= $1 AND status IN ('open', 'evidence_required', 'evidence_submitted')
+     ORDER BY due_at, id LIMIT $2`,
+    [until, limit],
+  );
+  return rows.map(toDispute);
+}
+
+/** Records the alert of a dispute's deadline; true for the one writer that records it first. */
+export async function recordDeadlineAlert(sql: Sql, disputeId: string, dueAt: Date, now: Date): Promise<boolean> {
+  const rows = await sql.query('INSERT INTO dispute_deadline_alerts (dispute_id, due_at, alerted_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING dispute_id', [disputeId, dueAt, now]);
+  return rows.length > 0;
+}

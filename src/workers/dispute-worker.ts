@@ -1,10 +1,11 @@
 /**
  * Disputes' clockwork (issue 29): plays the sandbox's chargeback timelines on their merchants' test clocks
- * (services/disputes/sandbox.ts). Any number of workers may run: each step is applied once (its notice key)
+ * (services/disputes/sandbox.ts) and alerts the deadlines that come near (services/disputes/defence.ts). Any number of workers may run: each step is applied once (its notice key)
  * and marked done by compare-and-set.
  */
 import type { ServiceContext } from '../services/context.ts';
 import { runSandboxSteps } from '../services/disputes/sandbox.ts';
+import { alertDeadlines } from '../services/disputes/defence.ts';
 import { PollingLoop } from './polling.ts';
 
 export class DisputeWorker {
@@ -20,7 +21,9 @@ export class DisputeWorker {
 
   /** One pass; answers how many sandbox steps ran. */
   async runOnce(): Promise<number> {
-    return runSandboxSteps(this.ctx);
+    const steps = await runSandboxSteps(this.ctx);
+    await alertDeadlines(this.ctx);
+    return steps;
   }
 
   start(): void {

@@ -10,6 +10,8 @@ import type { ServiceContext } from '../../services/context.ts';
 import { actOnDispute, disputeRatios, findDisputes, openDispute, readDispute, unmatchedNotices, type DisputeInput } from '../../services/disputes/admin.ts';
 import { DISPUTE_EVENTS, DISPUTE_STATUSES } from '../../domain/disputes.ts';
 import { raiseSandboxChargeback, type SandboxChargebackInput } from '../../services/disputes/sandbox.ts';
+import { addEvidence, disputesDueSoon, evidenceFile, evidenceOf, submitDefence, type EvidenceInput } from '../../services/disputes/defence.ts';
+import { EVIDENCE_LIMITS } from '../../domain/disputes.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { errorSchema, withErrors } from './errors.ts';
 import { errorBody, GatewayError } from '../../domain/errors.ts';
@@ -79,6 +81,26 @@ const SandboxChargebackView = Type.Composite([DisputeView, Type.Object({
 })]);
 const SANDBOX_ONLY = { 403: errorSchema('The payment\'s merchant is not a sandbox merchant (or the role does not permit this action).', errorBody(new GatewayError('sandboxDisputeLiveMerchant'))) };
 
+const EvidenceBody = Type.Object({
+  file_name: Type.Optional(Type.String({ maxLength: 200, description: 'The file\'s name, kept for the operator (its type is told by its content).' })),
+  content_base64: Type.Optional(Type.String({ maxLength: Math.ceil(EVIDENCE_LIMITS.fileBytes / 3) * 4 + 1024, description: `A PDF, PNG or JPEG file in base64, at most ${EVIDENCE_LIMITS.fileBytes / 1048576} MB (${EVIDENCE_LIMITS.totalBytes / 1048576} MB and ${EVIDENCE_LIMITS.items} pieces per dispute).` })),
+  text: Type.Optional(Type.String({ maxLength: EVIDENCE_LIMITS.textChars + 100, description: 'Or a text (the defence letter), instead of a file.' })),
+}, { additionalProperties: false, examples: [{ file_name: 'delivery-proof.pdf', content_base64: 'JVBERi0xLjQKJcfs...' }, { text: 'The goods were delivered on 2030-02-20, signed for by the cardholder.' }] });
+const EvidenceView = Type.Object({
+  id: Type.String(), kind: Type.String({ description: 'file or text' }), file_name: Nullable(Type.String()), content_type: Type.String({ description: 'application/pdf, image/png, image/jpeg (by the magic bytes) or text/plain' }),
+  size: Type.Integer(), sha256: Type.String(), created_by: Type.String(), created_at: Type.String(), submitted_at: Nullable(Type.String({ description: 'The submission that carried it.' })),
+});
+const SubmitBody = Type.Object({ note: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false, examples: [{ note: 'sent through the acquirer portal, case 4471' }] });
+const SubmissionView = Type.Composite([DisputeView, Type.Object({
+  submission: Type.Object({
+    method: Type.String({ description: 'acquirer (through the connector\'s dispute port) or manual (no port: sent by hand, recorded)' }),
+    reference: Nullable(Type.String()), evidence: Type.Array(Type.String(), { description: 'The evidence ids it carried.' }),
+  }),
+})]);
+const DueQuery = Type.Object({ within_days: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: 'Deadlines passing within this many days (default 3); overdue ones are always listed.' })) });
+const DueView = Type.Composite([DisputeView, Type.Object({ deadline: Type.String({ description: 'due_soon or overdue (later: beyond the alert window)' }) })]);
+const EvidenceParams = Type.Object({ id: Type.String({ maxLength: 1024 }), evidenceId: Type.String({ maxLength: 1024 }) });
+
 const IdParams = Type.Object({ id: Type.String({ maxLength: 1024 }) });
 const ListQuery = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
@@ -112,6 +134,44 @@ export function registerAdminDisputeRoutes(app: FastifyInstance, ctx: ServiceCon
       params: IdParams, body: SandboxChargebackBody, response: { ...withErrors({ 201: SandboxChargebackView }), ...SANDBOX_ONLY },
     },
   }, async (req, reply) => reply.code(201).send(await raiseSandboxChargeback(ctx, actorOf(req), req.params.id, req.body)));
+
+  app.post<{ Params: Id; Body: EvidenceInput }>('/disputes/:id/evidence', {
+    onRequest: requirePermission('payments.act'),
+    bodyLimit: Math.ceil(EVIDENCE_LIMITS.fileBytes / 3) * 4 + 64 * 1024,
+    schema: {
+      ...ADMIN_TAG, summary: 'Add evidence to a live dispute: a PDF, PNG or JPEG file (type told by its magic bytes, size limits) or a text; audited',
+      params: IdParams, body: EvidenceBody, response: { ...withErrors({ 201: EvidenceView }), ...NOT_ALLOWED },
+    },
+  }, async (req, reply) => reply.code(201).send(await addEvidence(ctx, actorOf(req), req.params.id, req.body)));
+
+  app.get<{ Params: Id }>('/disputes/:id/evidence', {
+    onRequest: requirePermission('payments.read'),
+    schema: { ...ADMIN_TAG, summary: 'A dispute\'s evidence (without the files\' content)', params: IdParams, response: withErrors({ 200: Type.Array(EvidenceView) }) },
+  }, async (req) => evidenceOf(ctx, req.params.id));
+
+  app.get<{ Params: Static<typeof EvidenceParams> }>('/disputes/:id/evidence/:evidenceId', {
+    onRequest: requirePermission('payments.read'),
+    schema: {
+      ...ADMIN_TAG, summary: 'One piece of evidence, as uploaded (an attachment of its type)', params: EvidenceParams, produces: ['application/pdf', 'image/png', 'image/jpeg', 'text/plain'],
+      response: withErrors({ 200: Type.String({ format: 'binary', description: 'The file (application/pdf, image/png, image/jpeg) or the text (text/plain).' }) }),
+    },
+  }, async (req, reply) => {
+    const file = await evidenceFile(ctx, req.params.id, req.params.evidenceId);
+    return reply.type(file.contentType).header('content-disposition', `attachment; filename="${file.fileName}"`).header('x-content-type-options', 'nosniff').send(file.content);
+  });
+
+  app.post<{ Params: Id; Body: { note?: string } }>('/disputes/:id/submit', {
+    onRequest: requirePermission('payments.act'),
+    schema: {
+      ...ADMIN_TAG, summary: 'Submit the defence (the evidence not yet submitted): through the acquirer\'s dispute port, or recorded as sent by hand; moves the dispute by information_supplied; audited',
+      params: IdParams, body: SubmitBody, response: { ...withErrors({ 200: SubmissionView }), ...NOT_ALLOWED },
+    },
+  }, async (req) => submitDefence(ctx, actorOf(req), req.params.id, req.body ?? {}));
+
+  app.get<{ Querystring: Static<typeof DueQuery> }>('/disputes/due', {
+    onRequest: requirePermission('payments.read'),
+    schema: { ...ADMIN_TAG, summary: 'Live disputes whose deadline passes soon (or has passed), soonest first', querystring: DueQuery, response: withErrors({ 200: Type.Array(DueView) }) },
+  }, async (req) => disputesDueSoon(ctx, req.query.within_days === undefined ? undefined : Number(req.query.within_days)));
 
   app.get<{ Querystring: Static<typeof ListQuery> }>('/disputes', {
     onRequest: requirePermission('payments.read'),
