@@ -9,6 +9,7 @@ import { installProductionGuard } from './sandbox/production-guard.ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
+import { redactUrl } from './logger.ts';
 import type { ServiceContext } from './services/context.ts';
 import type { MetricsAccess, TrustProxy } from './config.ts';
 import { typeboxValidatorCompiler } from './channels/validation.ts';
@@ -44,8 +45,10 @@ declare module 'fastify' {
 
 export interface AppOptions {
   bodyLimit?: number;
-  /** Log requests (off in tests and benchmarks). */
+  /** Log requests (off in tests and benchmarks): one short line per answered request. */
   logRequests?: boolean;
+  /** The level of that line (default info; `npm start` in development: debug, so that LOG_LEVEL=info leaves it out). */
+  requestLogLevel?: 'info' | 'debug';
   /** Production mode: sandbox pages for sandbox merchants only. */
   production?: boolean;
   /** TRUST_PROXY (config.ts): whose X-Forwarded-* headers are believed; default none. */
@@ -63,11 +66,24 @@ function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: st
   return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
 }
 
+/**
+ * One line per answered request: `POST /api/v1/session 200 12 ms` (the query's secrets redacted), with the
+ * request id the line's logger carries.
+ */
+function installRequestLog(app: FastifyInstance, level: 'info' | 'debug'): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log[level](`${request.method} ${redactUrl(request.url)} ${reply.statusCode} ${Math.round(reply.elapsedTime)} ms`);
+    done();
+  });
+}
+
 /** The server every listener shares: parsers, D3 errors, security headers, rate limits, idempotency, metrics, /health. */
 async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
-    logController: new LogController({ disableRequestLogging: !opts.logRequests }),
+    // Fastify's own two lines per request (each with the whole request and answer) are off: installRequestLog
+    // writes one short line instead.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
     genReqId: () => randomUUID(),
     // Only the proxies the operator names: otherwise any client picks req.ip (rate limits, payer_ip) itself.
@@ -92,6 +108,7 @@ async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Pr
     for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url });
   });
   installErrorHandling(app);
+  if (opts.logRequests) installRequestLog(app, opts.requestLogLevel ?? 'info');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
     try {
@@ -147,7 +164,7 @@ export async function buildApp(ctx: ServiceContext, opts: AppOptions = {}): Prom
   await app.register(connectorsChannel, { ctx });
   await app.register(adminChannel, { ctx, prefix: '/admin/v1' });
   await app.register(portalChannel, { ctx, prefix: '/portal/v1' });
-  await registerSandbox(app, ctx);
+  await registerSandbox(app, ctx, { production: opts.production === true });
   await app.register(consoleChannel);
   return app;
 }

@@ -182,6 +182,9 @@ function s2sApmPortFrom(value: string, mainPort: number): number {
   return n;
 }
 
+/** The sandbox merchant inbox's path (src/sandbox/inbox/routes.ts), mounted outside production only. */
+export const SANDBOX_INBOX_PATH = '/sandbox/inbox';
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = intFrom(env.PORT, 8080, 'PORT');
   const config: Config = {
@@ -232,9 +235,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       providerNotifications: intAtLeast(env.RATE_LIMIT_PROVIDER_NOTIFICATIONS, 10, 1, 'RATE_LIMIT_PROVIDER_NOTIFICATIONS'),
     },
   };
-  // Outside production the demo merchant's own callback URL (often a developer's localhost) is allowed as set.
-  const demoUrl = config.production ? undefined : config.demoMerchant.notificationUrl;
-  if (demoUrl && hostOf(demoUrl)) config.callbackAllowedUrls.push(demoUrl);
+  // Outside production the demo merchant's own callback URL (often a developer's localhost) is allowed as set, and
+  // so is the sandbox merchant inbox on the gateway itself (src/sandbox/inbox), the demo merchant's by default.
+  if (!config.production) {
+    const inbox = `${config.baseUrl}${SANDBOX_INBOX_PATH}`;
+    config.demoMerchant.notificationUrl ??= inbox;
+    const demoUrl = config.demoMerchant.notificationUrl;
+    if (demoUrl !== inbox && hostOf(demoUrl)) config.callbackAllowedUrls.push(demoUrl);
+    if (hostOf(inbox)) config.callbackAllowedUrls.push(inbox);
+  }
   const problems = config.production ? productionProblems(config, env) : [];
   if (problems.length > 0) throw new Error(`unsafe settings for production mode (GATEWAY_MODE=production):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return config;

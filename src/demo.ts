@@ -47,8 +47,9 @@ export function sampleSessionRequest(baseUrl: string, merchant: { key: string; p
     operation: 'purchase',
     methods: ['card'],
     order,
-    cancel_url: 'https://example.com/cancel',
-    success_url: 'https://example.com/success',
+    // The sandbox merchant inbox on the gateway itself (development): the payer lands where the callback shows.
+    cancel_url: `${baseUrl}/sandbox/inbox?result=cancel`,
+    success_url: `${baseUrl}/sandbox/inbox?result=success`,
     customer: { name: 'John Doe', email: 'success@gmail.com' },
     hash: checkoutHash(checkout.session(order), merchant.password),
   };

@@ -101,6 +101,8 @@ export interface GatewayParts {
   clock?: Clock;
   logger?: Logger;
   logRequests?: boolean;
+  /** The level of the request lines (AppOptions.requestLogLevel). */
+  requestLogLevel?: 'info' | 'debug';
   /** Callback dispatcher options for tests (fast polling, short timeouts). */
   dispatcher?: { pollMs?: number; timeoutMs?: number; resolver?: Resolver };
   /** DNS of the connectors' HTTP port (tests play it); default the system's. */
@@ -148,7 +150,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const watch = new DirectoryWatch(parts.db, ctx.merchants, logger, parts.directoryPollMs);
   await watch.start();
   const bootstrap = await bootstrapFirstAdmin(parts.db, { token: parts.config.adminToken, now: ctx.clock.now() });
-  const appOptions = { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, production: parts.config.production, trustProxy: parts.config.trustProxy, metricsAccess: parts.config.metricsAccess };
+  const appOptions = { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, ...(parts.requestLogLevel ? { requestLogLevel: parts.requestLogLevel } : {}), production: parts.config.production, trustProxy: parts.config.trustProxy, metricsAccess: parts.config.metricsAccess };
   const app = await buildApp(ctx, appOptions);
   const apmApp = parts.config.s2sApmPort === undefined ? undefined : await buildApmApp(ctx, appOptions);
   const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, targets: ctx.callbackTargets, signingKeys: ctx.signingKeys, ...parts.dispatcher });

@@ -59,7 +59,10 @@ describe('loadConfig', () => {
     assert.deepEqual(c.callbackAllowedPrivateHosts, ['10.0.0.5', 'cb.lan']);
     assert.deepEqual(c.rateLimits, { enabled: false, windowSeconds: 10, authFailures: 3, keyFailures: 40, hostedFields: 7, otpAttempts: 2, providerNotifications: 4 });
     const demo = loadConfig({ DEMO_NOTIFICATION_URL: 'http://localhost:3000/cb' });
-    assert.deepEqual([demo.callbackAllowedPrivateHosts, demo.callbackAllowedUrls], [[], ['http://localhost:3000/cb']]);
+    assert.deepEqual([demo.callbackAllowedPrivateHosts, demo.callbackAllowedUrls], [[], ['http://localhost:3000/cb', 'http://localhost:8080/sandbox/inbox']]);
+    // Unset, the demo merchant's callbacks go to the sandbox merchant inbox on the gateway itself (development only).
+    assert.equal(d.demoMerchant.notificationUrl, 'http://localhost:8080/sandbox/inbox');
+    assert.deepEqual(d.callbackAllowedUrls, ['http://localhost:8080/sandbox/inbox']);
     assert.throws(() => loadConfig({ RATE_LIMIT_AUTH_FAILURES: '0' }), /RATE_LIMIT_AUTH_FAILURES must be at least 1/);
     assert.throws(() => loadConfig({ GATEWAY_MODE: 'prod' }), /GATEWAY_MODE must be production or development/);
   });

@@ -209,6 +209,9 @@ const PAGES: Readonly<Record<string, PageDoc>> = {
   'post /pay/{id}/resend': { summary: 'The payer asks for the link or code to be sent again', param: 'id' },
   'get /sandbox/shop': { summary: 'Sandbox demo shop: a merchant page that opens a session for the demo merchant' },
   'get /sandbox/shop/return': { summary: 'Sandbox demo shop: the page the payer returns to' },
+  'get /sandbox/inbox': { summary: 'Sandbox merchant inbox (development only, never in production): the callbacks received, each with its hash (merchant password) and webhook-signature (signing secret) checked; the demo session\'s success and cancel URL (`?result=success|cancel` and the return parameters)', tag: 'Sandbox' },
+  'post /sandbox/inbox': { summary: 'Sandbox merchant inbox: receives a callback as a merchant\'s server does (the demo merchant\'s notification URL by default; development only) and answers OK', tag: 'Sandbox', contentType: 'text/plain', form: HTML_FORM({ '(callback fields)': 'a Checkout or S2S CARD callback as the gateway sends it (form-encoded or JSON), with its webhook-id, webhook-timestamp and webhook-signature headers' }) },
+  'get /sandbox/inbox/callbacks': { summary: 'Sandbox merchant inbox as JSON: the last 200 callbacks, newest first, each with `hash` and `signature` checks (`verified`, `mismatch` or `unchecked` with a reason)', tag: 'Sandbox', json: Type.Object({ callbacks: Type.Array(Type.Object({}, { additionalProperties: true })) }) },
   'get /sdk/hosted-fields.js': { summary: 'The hosted payment fields JavaScript library (HostedFields)', contentType: 'application/javascript' },
   'get /health': { summary: 'Liveness: answers while the process serves requests', tag: 'Operations', json: Type.Object({ status: Type.Literal('ok') }) },
   'get /metrics': { summary: 'Prometheus metrics: requests by route pattern and status, durations, process figures', tag: 'Operations', contentType: 'text/plain' },
@@ -339,6 +342,7 @@ function fillMissingAnswer(op: Json, key: string): void {
 const SANDBOX_PLACES: readonly (readonly [prefix: string, after: string])[] = [
   ['/sandbox/test-clock', '/api/v1/payment/retry'],
   ['/sandbox/shop', '/api/v1/payment/retry'],
+  ['/sandbox/inbox', '/api/v1/payment/retry'],
   ['/sandbox/wallets/', '/checkout/{id}/wallet'],
   ['/sandbox/acs/', '/checkout/{id}/expired'],
   ['/sandbox/provider/', '/checkout/{id}/expired'],

@@ -10,4 +10,4 @@ export interface ChannelOptions {
   ctx: ServiceContext;
 }
 
-export type Channel = FastifyPluginAsync<ChannelOptions>;
+export type Channel<Extra extends object = object> = FastifyPluginAsync<ChannelOptions & Extra>;

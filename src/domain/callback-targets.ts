@@ -20,7 +20,8 @@ export interface CallbackTargetPolicy {
 
 export const PUBLIC_TARGETS_ONLY: CallbackTargetPolicy = { allowedPrivateHosts: new Set(), allowedUrls: new Set() };
 
-export const PRIVATE_TARGET_MESSAGE = 'This URL must point to a public address.';
+/** The refusal names the setting that lets an operator allow an internal host (issue 31). */
+export const PRIVATE_TARGET_MESSAGE = 'This URL must point to a public address (an operator allows an internal host with CALLBACK_ALLOWED_PRIVATE_HOSTS).';
 
 /** Names that resolve to the inside of a network by convention, whatever DNS says. */
 const INTERNAL_SUFFIXES = ['.localhost', '.local', '.internal', '.intranet', '.lan', '.home.arpa'];

@@ -8,7 +8,10 @@
  * refused, an operator-allowed host excepted. The same rule runs at save (the admin API) and at call time on
  * the addresses the name resolves to (connectors/http.ts). Pure: no DNS here.
  */
-import { callbackUrlProblem, hostKey, hostKeys, httpUrl, PRIVATE_TARGET_MESSAGE } from './callback-targets.ts';
+import { callbackUrlProblem, hostKey, hostKeys, httpUrl } from './callback-targets.ts';
+
+/** A MID endpoint's refusal, naming the setting that allows an internal host. */
+export const CONNECTOR_PRIVATE_TARGET_MESSAGE = 'This URL must point to a public address (an operator allows an internal host with CONNECTOR_ALLOWED_PRIVATE_HOSTS).';
 import { MESSAGES, type FieldError } from './errors.ts';
 
 export interface ConnectorTargetPolicy {
@@ -64,7 +67,7 @@ export function connectorUrlProblem(url: string, policy: ConnectorTargetPolicy, 
   if (policy.production && parsed.protocol !== 'https:') return HTTPS_ONLY_MESSAGE;
   if (allowsInternal(policy, parsed)) return undefined;
   if (knownHosts && !isKnownHost(hostKey(parsed.hostname), knownHosts)) return UNKNOWN_HOST_MESSAGE;
-  return callbackUrlProblem(url) === undefined ? undefined : PRIVATE_TARGET_MESSAGE;
+  return callbackUrlProblem(url) === undefined ? undefined : CONNECTOR_PRIVATE_TARGET_MESSAGE;
 }
 
 /** The D3 field errors of a MID's endpoint settings (`settings.<key>`). */

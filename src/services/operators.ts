@@ -5,8 +5,8 @@ import { countOperatorUsers, insertOperatorToken, insertOperatorUser } from '../
 import { appendAudit, type AuditActor } from '../store/audit-repo.ts';
 import { newOperatorToken, operatorTokenDigest, operatorTokenPrefix } from '../domain/operator-tokens.ts';
 import { newId } from '../domain/ids.ts';
-import { hashOperatorPassword } from '../domain/operator-passwords.ts';
-import { updateOperatorUser } from '../store/operators-repo.ts';
+import { hashOperatorPassword, verifyOperatorPassword } from '../domain/operator-passwords.ts';
+import { operatorPasswordHash, updateOperatorUser } from '../store/operators-repo.ts';
 import type { Role } from '../domain/admin-roles.ts';
 
 /** Stamps a token's last use (at most once per interval): the admin API's authentication calls it on each request. */
@@ -70,4 +70,18 @@ export async function giveBootstrapAdminPassword(db: Database, email: string, no
     await appendAudit(tx, { actor: SYSTEM_ACTOR, action: 'user.update', objectType: 'user', objectId: user.id, details: { password: 'generated at first start' } }, now);
     return password;
   });
+}
+
+/**
+ * Whether the user `email` still signs in with `password` (the first start's console password): false once an
+ * operator changed it, or the user is gone. The first-start credentials file is deleted then.
+ */
+export async function consolePasswordUnchanged(db: Database, email: string, password: string): Promise<boolean> {
+  const stored = await operatorPasswordHash(db, email);
+  return stored !== undefined && verifyOperatorPassword(password, stored);
+}
+
+/** The stored digest of the user's console password (compared, not verified: a cheap check to poll). */
+export async function consolePasswordDigest(db: Database, email: string): Promise<string | undefined> {
+  return operatorPasswordHash(db, email);
 }

@@ -107,6 +107,12 @@ export async function findOperatorUserByEmail(sql: Sql, email: string): Promise<
   return row && toUser(row);
 }
 
+/** The stored digest of a user's console password; undefined when the user has none or does not exist. */
+export async function operatorPasswordHash(sql: Sql, email: string): Promise<string | undefined> {
+  const [row] = await sql.query<{ password_hash: string | null }>('SELECT password_hash FROM operator_users WHERE lower(email) = lower($1)', [email]);
+  return row?.password_hash ?? undefined;
+}
+
 /** Ids of the enabled admins, locked: two requests demoting the last two admins cannot both pass the check. */
 export async function lockEnabledAdmins(sql: Sql): Promise<string[]> {
   const rows = await sql.query<{ id: string }>("SELECT id FROM operator_users WHERE role = 'admin' AND NOT disabled ORDER BY id FOR UPDATE");

@@ -141,9 +141,9 @@ for (const { kind, skip } of await storeKinds()) {
         ['POST', { name: 'x', notification_url: 'ftp://x.example/cb' }, ['notification_url: This value is not a valid URL.']],
         ['POST', { name: 'x', notification_url: 'not a url' }, ['notification_url: This value is not a valid URL.']],
         // Issue 12's callback target rule: no internal address (the test gateway allows only loopback).
-        ['POST', { name: 'x', notification_url: 'http://169.254.169.254/latest/meta-data' }, ['notification_url: This URL must point to a public address.']],
-        ['POST', { name: 'x', notification_url: 'http://10.0.0.5/cb' }, ['notification_url: This URL must point to a public address.']],
-        ['POST', { name: 'x', notification_url: 'http://intranet/cb' }, ['notification_url: This URL must point to a public address.']],
+        ['POST', { name: 'x', notification_url: 'http://169.254.169.254/latest/meta-data' }, ['notification_url: This URL must point to a public address (an operator allows an internal host with CALLBACK_ALLOWED_PRIVATE_HOSTS).']],
+        ['POST', { name: 'x', notification_url: 'http://10.0.0.5/cb' }, ['notification_url: This URL must point to a public address (an operator allows an internal host with CALLBACK_ALLOWED_PRIVATE_HOSTS).']],
+        ['POST', { name: 'x', notification_url: 'http://intranet/cb' }, ['notification_url: This URL must point to a public address (an operator allows an internal host with CALLBACK_ALLOWED_PRIVATE_HOSTS).']],
         ['POST', { name: 'x', hash_algorithm: 'sha1' }, ['hash_algorithm: The value you selected is not a valid choice.']],
         ['POST', { name: 'x', sandbox: 'yes' }, ['sandbox: This value should be of type bool.']],
         ['POST', { name: 'x', password: 'short' }, ['password: This value is too short. It should have 16 characters or more.']],
@@ -161,7 +161,7 @@ for (const { kind, skip } of await storeKinds()) {
       }
       const m = (await admin('POST', '/admin/v1/merchants', { name: 'Malformed' })).body;
       const internal = await admin('PATCH', `/admin/v1/merchants/${m.id}`, { notification_url: 'http://[::ffff:10.1.2.3]/cb' });
-      assert.deepEqual(fieldErrors(internal.body), ['notification_url: This URL must point to a public address.']);
+      assert.deepEqual(fieldErrors(internal.body), ['notification_url: This URL must point to a public address (an operator allows an internal host with CALLBACK_ALLOWED_PRIVATE_HOSTS).']);
       for (const body of [{}, { notification_url: 'javascript:alert(1)' }, { hash_algorithm: 'MD5' }, { password: 'x' }, { disabled: true }]) {
         assert.equal((await admin('PATCH', `/admin/v1/merchants/${m.id}`, body)).status, 400, JSON.stringify(body));
       }

@@ -3,7 +3,7 @@
  *
  * 1. No import cycle, run-time or type-only: every folder can be read bottom-up.
  * 2. The layers, top to bottom:
- *      entry (main.ts, gateway.ts, app.ts, demo.ts, cli/): the composition root, it opens the store and wires
+ *      entry (main.ts, start.ts, gateway.ts, app.ts, demo.ts, cli/): the composition root, it opens the store and wires
  *        every layer, so it may import any of them;
  *      channels/ (with web/ templates, and sandbox/ beside them) and workers/;
  *      services/;
@@ -25,7 +25,7 @@ import { cyclePath, cyclesOf, readImportGraph, type ImportEdge } from './import-
 
 type Layer = 'entry' | 'channels' | 'web' | 'sandbox' | 'workers' | 'services' | 'domain' | 'store' | 'connectors' | 'plumbing';
 
-const ENTRY = /^src\/(main|gateway|app|demo)\.ts$|^src\/cli\//;
+const ENTRY = /^src\/(main|start|gateway|app|demo)\.ts$|^src\/cli\//;
 const PLUMBING = /^src\/(config|logger|version)\.ts$/;
 const FOLDERS: readonly Layer[] = ['channels', 'web', 'sandbox', 'workers', 'services', 'domain', 'store', 'connectors'];
 

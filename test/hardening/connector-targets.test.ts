@@ -14,7 +14,7 @@ import { operatorWithRole, fieldErrors, D3_FORBIDDEN, type AdminCall } from '../
 import { sale } from '../s2s-card/support.ts';
 import type { Resolver } from '../../src/workers/callback-http.ts';
 
-const PRIVATE = 'This URL must point to a public address.';
+const PRIVATE = 'This URL must point to a public address (an operator allows an internal host with CONNECTOR_ALLOWED_PRIVATE_HOSTS).';
 const CREDENTIALS = { client_key: 'upstream-key', password: 'upstream-password' };
 
 /** An acquirer peer on loopback that counts what reaches it. */

@@ -62,6 +62,8 @@ export interface TestGatewayOptions extends MerchantOptions {
   /** The gateway's logger (default: silent, or TEST_LOG_LEVEL) and whether it logs each request. */
   logger?: Logger;
   logRequests?: boolean;
+  /** The level of the request lines (default info; npm start in development: debug). */
+  requestLogLevel?: 'info' | 'debug';
   /** The environment the configuration is read from (default: empty), before the overrides below. */
   env?: NodeJS.ProcessEnv;
   /** CALLBACK_ALLOWED_PRIVATE_HOSTS (default: the loopback names the test listeners use). */
@@ -122,6 +124,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
     clock: opts.clock,
     logger: opts.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     logRequests: opts.logRequests,
+    ...(opts.requestLogLevel ? { requestLogLevel: opts.requestLogLevel } : {}),
     dispatcher: { pollMs: 50, timeoutMs: 2000, resolver: opts.resolver },
     connectorResolver: opts.connectorResolver,
   });
