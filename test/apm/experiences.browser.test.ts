@@ -15,6 +15,7 @@ import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { checkoutHash, startListener, type Listener } from '../support/merchant.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { controlPageClock, receiptMovesOn } from '../support/payer-pages.ts';
 import { countryDependent, qrMethod, representative } from './support.ts';
 
 async function startShop(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -89,6 +90,7 @@ for (const { kind, skip } of await storeKinds()) {
     /** On the Checkout page: pick the method in the picker and pay. */
     async function choose(redirectUrl: string, method: MethodEntry): Promise<Page> {
       const page = await browser.newPage();
+      await controlPageClock(page);
       await page.goto(redirectUrl);
       const radio = page.locator(`input[name=method][value="${method.key}"]`);
       if (await radio.count()) await radio.check();
@@ -97,7 +99,8 @@ for (const { kind, skip } of await storeKinds()) {
     }
 
     async function landsOnSuccess(page: Page, order: { number: string; amount: string; currency: string; description: string }) {
-      // The receipt stays a few seconds before the page moves on.
+      // The receipt stays a few seconds before the page moves on: its clock is run through them.
+      await receiptMovesOn(page);
       await page.waitForURL(`${shop.url}/success?**`, { timeout: 30_000 });
       const landed = new URL(page.url());
       const paymentId = landed.searchParams.get('payment_id') ?? '';

@@ -17,7 +17,7 @@ import { startTestGateway, type TestGateway, type TestMerchant } from '../suppor
 import { checkoutHash, startListener, type Listener, type ReceivedCallback } from '../support/merchant.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
-import { assertAccessible, payerContext } from '../support/payer-pages.ts';
+import { assertAccessible, controlPageClock, payerContext, receiptMovesOn } from '../support/payer-pages.ts';
 
 const ADMIN = 'pcop_issue17_payouts_admin_token_0000000000000';
 const browserSkip = browserUnavailable() ?? false;
@@ -91,6 +91,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     async function choose(redirectUrl: string, method?: string): Promise<Page> {
       const page = await browser.newPage();
+      await controlPageClock(page);
       await page.goto(redirectUrl);
       if (method) await page.locator(`input[name=method][value="${method}"]`).check();
       await page.click('#pay-button');
@@ -123,6 +124,8 @@ for (const { kind, skip } of await storeKinds()) {
     }
 
     async function landsOn(page: Page, where: 'success' | 'error', order: Order) {
+      // A paid payout shows its receipt a few seconds before the page moves on: its clock is run through them.
+      if (where === 'success') await receiptMovesOn(page);
       await page.waitForURL(`${shop.url}/${where}?**`, { timeout: 30_000 });
       assert.equal(new URL(page.url()).searchParams.get('order_id'), order.number);
     }
@@ -318,12 +321,14 @@ for (const { kind, skip } of await storeKinds()) {
       });
       assert.equal(debit.status, 200, debit.text);
       const payPage = await browser.newPage();
+      await controlPageClock(payPage);
       await payPage.goto(debit.body.redirect_url);
       await payPage.fill('[name=card_number]', '4111111111111111');
       await payPage.fill('[name=card_expiry]', '01/30');
       await payPage.fill('[name=card_cvv]', '123');
       await payPage.fill('[name=card_holder]', 'Jane Roe');
       await payPage.click('#pay-button');
+      await receiptMovesOn(payPage);
       await payPage.waitForURL(`${shop.url}/success?**`, { timeout: 30_000 });
       await payPage.close();
       const [debitCb] = await listener.waitForMatching((c) => c.fields.order_number === debitOrder.number && c.fields.order_status === 'settled', 1);
@@ -334,6 +339,7 @@ for (const { kind, skip } of await storeKinds()) {
       const payout = async (body: Record<string, unknown>, expiry: string) => {
         const { redirectUrl, order } = await openSession(t.merchant, { methods: ['card'], card_token: cardToken, ...body });
         const page = await browser.newPage();
+        await controlPageClock(page);
         await page.goto(redirectUrl);
         // MM/YY only: no card number, no CVV, no holder.
         assert.equal(await page.locator('[name=card_number], [name=card_cvv], [name=card_holder]').count(), 0);

@@ -8,6 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { RECEIPT_SECONDS } from '../../src/channels/pages/receipt.ts';
 
 export const SCREENSHOT_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../screenshots/payer');
 
@@ -68,4 +69,22 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export async function lookAt(page: Page, name: string, shots: boolean): Promise<void> {
   await assertAccessible(page, name);
   if (shots) await screenshot(page, name);
+}
+
+/**
+ * Gives the page a clock the test can run ahead (Playwright's clock: time flows as usual until told otherwise).
+ * Call before the page loads its first document; `receiptMovesOn` needs it.
+ */
+export async function controlPageClock(page: Page): Promise<void> {
+  await page.clock.install();
+}
+
+/**
+ * Waits for the receipt (however the page gets there), then runs the page's clock through the receipt's
+ * countdown: the page still moves on by its own timer, as a payer's would, without the test waiting
+ * RECEIPT_SECONDS of real time. The page's clock must have been installed (`controlPageClock`).
+ */
+export async function receiptMovesOn(page: Page, timeout = 30_000): Promise<void> {
+  await page.locator('#receipt-countdown').waitFor({ timeout });
+  await page.clock.runFor(RECEIPT_SECONDS * 1000);
 }
