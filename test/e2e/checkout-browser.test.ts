@@ -12,6 +12,7 @@ import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { checkoutHash, startListener, type Listener } from '../support/merchant.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { controlPageClock, receiptMovesOn } from '../support/payer-pages.ts';
 
 /** The merchant's shop: success, cancel and error pages that show what the payer came back with. */
 async function startShop(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -64,6 +65,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     async function payInBrowser(redirectUrl: string, expiry: string) {
       const page = await browser.newPage();
+      await controlPageClock(page);
       await page.goto(redirectUrl);
       await page.fill('[name=card_number]', '4111111111111111');
       await page.fill('[name=card_expiry]', expiry);
@@ -101,6 +103,7 @@ for (const { kind, skip } of await storeKinds()) {
     it('pays with the success card and returns to success_url with a signed query', async () => {
       const { redirectUrl, order } = await openSession(`b-ok-${Date.now()}`);
       const page = await payInBrowser(redirectUrl, '01/38');
+      await receiptMovesOn(page);
       await page.waitForURL(`${shop.url}/success?**`);
       const paymentId = assertSignedReturn(new URL(page.url()), order);
       const cb = await signedCallback(order.number, 'settled');
@@ -115,6 +118,7 @@ for (const { kind, skip } of await storeKinds()) {
       await page.waitForURL(/\/sandbox\/acs\//);
       await page.fill('[name=otp]', '123456');
       await page.click('button[name=decision][value=submit]');
+      await receiptMovesOn(page);
       await page.waitForURL(`${shop.url}/success?**`);
       assertSignedReturn(new URL(page.url()), order);
       await signedCallback(order.number, 'settled');
@@ -148,6 +152,7 @@ for (const { kind, skip } of await storeKinds()) {
       const page = await payInBrowser(redirectUrl, '12/38');
       await page.waitForURL(/\/sandbox\/provider\//);
       await page.click('button[name=decision][value=approve]');
+      await receiptMovesOn(page);
       await page.waitForURL(`${shop.url}/success?**`);
       await signedCallback(order.number, 'settled');
       await page.close();

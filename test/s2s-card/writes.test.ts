@@ -92,7 +92,13 @@ for (const { kind, skip } of await storeKinds()) {
     it('writes the outcome of a SALE with a callback URL in one transaction with its callback', async () => {
       await sale(gw, { callback_url: listener.url });
       watch.reset();
-      const res = await sale(gw, { callback_url: listener.url });
+      let res = await sale(gw, { callback_url: listener.url });
+      // As above: a cache entry that ran out of its 5 s between the two sales on a loaded machine, or a late
+      // notification, reloads once; that reload is no SALE's work.
+      for (let i = 0; i < 5 && watch.seen.statements.some((text) => CACHE_LOAD.test(text)); i++) {
+        watch.reset();
+        res = await sale(gw, { callback_url: listener.url });
+      }
       assert.equal(res.body.status, 'SETTLED', res.text);
       assert.equal(watch.seen.transactions, 1);
       assert.deepEqual(watch.seen.statements.map((text) => text.match(/INSERT INTO \w+|UPDATE \w+/)?.[0]), ['INSERT INTO payments', 'UPDATE payments', 'INSERT INTO callbacks']);
