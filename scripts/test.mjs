@@ -46,8 +46,22 @@ if (only.length === 0) {
   }
 }
 
+/**
+ * The order files start in, when the whole suite runs: the runner starts them in the order given, as slots
+ * free up. Browser tests are the longest files (a minute or more each, partly waiting on pages) and the rest
+ * mostly take seconds: started one in two at the front, the long ones overlap the short ones instead of each
+ * other, and no long file starts late enough to run on alone at the end. So do the few others measured at a
+ * minute or more (each runs child processes on embedded stores).
+ */
+const LONG = new Set(['test/admin/cli.test.ts', 'test/docs/first-steps.test.ts'].map((f) => path.join(root, f)));
+function startOrder(all) {
+  const long = all.filter((f) => /browser/.test(path.basename(f)) || LONG.has(f));
+  const short = all.filter((f) => !long.includes(f));
+  return long.flatMap((f, i) => [f, ...(short[i] ? [short[i]] : [])]).concat(short.slice(long.length));
+}
+
 const testDirs = [path.join(root, 'test'), path.join(root, 'sdk/node/test')];
-const files = (only.length > 0 ? only.map((f) => path.resolve(f)) : testDirs.flatMap(findTests)).sort();
+const files = only.length > 0 ? only.map((f) => path.resolve(f)).sort() : startOrder(testDirs.flatMap(findTests).sort());
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`, ...files],
