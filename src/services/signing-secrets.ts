@@ -42,13 +42,13 @@ export interface RotatedSecret {
 }
 
 /** A new secret for the merchant, audited; the previous one signs beside it for ROTATION_OVERLAP_MS. */
-export async function rotateSigningSecret(ctx: SecretsContext, merchantId: string, actor: AuditActor): Promise<RotatedSecret> {
+export async function rotateSigningSecret(ctx: SecretsContext, merchantId: string, actor: AuditActor, auditScope: { merchantId?: string } = {}): Promise<RotatedSecret> {
   const secret = newSigningSecret();
   const now = ctx.clock.now();
   const previousValidUntil = new Date(now.getTime() + ROTATION_OVERLAP_MS);
   await ctx.db.transaction(async (tx) => {
     await replaceSigningSecret(tx, ctx.keyring, merchantId, secret, now, previousValidUntil);
-    await appendAudit(tx, { actor, action: 'merchant.rotate_signing_secret', objectType: 'merchant', objectId: merchantId, details: { previous_valid_until: previousValidUntil.toISOString() } }, now);
+    await appendAudit(tx, { actor, action: 'merchant.rotate_signing_secret', objectType: 'merchant', objectId: merchantId, details: { previous_valid_until: previousValidUntil.toISOString() }, ...auditScope }, now);
   });
   return { secret: new Secret(secret), previousValidUntil };
 }

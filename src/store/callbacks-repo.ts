@@ -350,6 +350,8 @@ export async function listBlockedUrls(sql: Sql, now: Date, limit: number): Promi
 
 export interface CallbackFilter {
   merchantId?: string;
+  /** Any of these merchants (the portal's scope). */
+  merchantIds?: readonly string[];
   paymentId?: string;
   status?: CallbackStatus;
   /** Newest first; default 100, at most 1000. */
@@ -371,6 +373,10 @@ export async function listCallbacks(sql: Sql, filter: CallbackFilter = {}): Prom
     conditions.push(`${column} = $${params.length}`);
   };
   add('merchant_id', filter.merchantId);
+  if (filter.merchantIds !== undefined) {
+    params.push([...filter.merchantIds]);
+    conditions.push(`merchant_id = ANY($${params.length}::text[])`);
+  }
   add('payment_id', filter.paymentId);
   add('status', filter.status);
   params.push(Math.min(Math.max(filter.limit ?? 100, 1), 1000));

@@ -18,6 +18,8 @@ export const SEARCH_EXPRESSIONS = {
 
 export interface PaymentSearch {
   merchantId?: string;
+  /** Any of these merchants (the portal's scope). */
+  merchantIds?: readonly string[];
   status?: PaymentStatus;
   orderId?: string;
   paymentId?: string;
@@ -73,6 +75,7 @@ export function searchConditions(s: PaymentSearch, after?: SearchCursor): { cond
     if (value !== undefined) conditions.push(`${column} = ${param(value)}`);
   };
   equal('merchant_id', s.merchantId);
+  if (s.merchantIds !== undefined) conditions.push(`merchant_id = ANY(${param([...s.merchantIds])}::text[])`);
   if (s.status !== undefined && RARE_STATUSES.has(s.status)) conditions.push(`status = '${s.status}'`);
   else equal('status', s.status);
   equal('order_id', s.orderId);

@@ -61,7 +61,7 @@ const PaymentKeys = { id: Type.String(), merchant_id: Type.String(), channel: Ty
 const paymentKeys = (p: Payment) => ({ id: p.id, merchant_id: p.merchantId, channel: p.channel });
 const RefundedAmount = Type.String({ description: 'Includes a refund in flight: its amount stays reserved' });
 
-const PaymentSummary = Type.Object({
+export const PaymentSummary = Type.Object({
   ...PaymentKeys,
   operation: Type.String(),
   order_id: Type.String(),
@@ -85,7 +85,7 @@ const PaymentSummary = Type.Object({
 });
 type PaymentSummary = Static<typeof PaymentSummary>;
 
-const SUMMARY_EXAMPLE: PaymentSummary = {
+export const SUMMARY_EXAMPLE: PaymentSummary = {
   id: 'b3e1c7a2-5d4f-4a8e-9c1b-2f6d8e0a4c35', merchant_id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', channel: 's2s_card', operation: 'sale',
   order_id: 'ORDER-1042', status: 'settled', s2s_status: 'SETTLED', amount: '25.00', currency: 'EUR', captured_amount: '25.00', refunded_amount: '0.00',
   method: 'card', brand: 'visa', card: '411111****1111', payer_email: 'max@example.com', initiator: null, source: null, sequence: null,
@@ -94,7 +94,7 @@ const SUMMARY_EXAMPLE: PaymentSummary = {
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
-function summary(p: Payment): PaymentSummary {
+export function summary(p: Payment): PaymentSummary {
   const cof = (p.details.cof ?? {}) as Record<string, unknown>;
   return {
     ...paymentKeys(p),

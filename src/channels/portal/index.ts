@@ -9,13 +9,14 @@ import type { Channel } from '../plugin.ts';
 import { requirePortalUser } from './auth.ts';
 import { registerPortalSessionRoutes } from './session-routes.ts';
 import { registerPortalTeamRoutes } from './team-routes.ts';
+import { registerPortalPaymentRoutes } from './payment-routes.ts';
 import { registerTwoFactorRoutes } from '../two-factor-routes.ts';
 import { PORTAL_TAG, portalResponses } from './errors.ts';
 import { auditScope, portalActor } from '../../services/portal/scope.ts';
 
 type Routes = (app: FastifyInstance, ctx: ServiceContext) => void;
 
-const GROUPS: readonly Routes[] = [registerPortalTeamRoutes];
+const GROUPS: readonly Routes[] = [registerPortalPaymentRoutes, registerPortalTeamRoutes];
 
 export const portalChannel: Channel = async (app, { ctx }) => {
   await app.register(async (scope) => {

@@ -38,7 +38,14 @@ function auditState(p: Payment) {
   };
 }
 
-const initiatedBy = (actor: AuditActor) => ({ kind: 'operator', user_id: actor.userId, name: actor.name });
+/** Who acts on a payment besides operators (issue 30: a merchant's portal user): their kind, and the audit's merchant. */
+export interface ActingAs {
+  kind: 'merchant_user';
+  /** The payment must be one of these merchants', else it is not found. */
+  merchantIds: readonly string[];
+}
+
+const initiatedBy = (actor: AuditActor, as?: ActingAs) => ({ kind: as?.kind ?? 'operator', user_id: actor.userId, name: actor.name });
 
 async function paymentWithMerchant(ctx: ServiceContext, paymentId: string): Promise<{ payment: Payment; merchant: Merchant; mids: Mid[] }> {
   const payment = await getPayment(ctx.db, paymentId);
@@ -53,13 +60,14 @@ async function paymentWithMerchant(ctx: ServiceContext, paymentId: string): Prom
  * who asked for money to move survives a crash during the acquirer's call), one when its answer is applied. The
  * action names the operation the engine runs (a refund of a held authorization is a reversal).
  */
-function operatorOrigin(ctx: ServiceContext, actor: AuditActor, before: Payment): FollowUpOrigin {
+function operatorOrigin(ctx: ServiceContext, actor: AuditActor, before: Payment, as?: ActingAs): FollowUpOrigin {
   let operation = 'follow_up';
   const entry = (after: Payment, details: Record<string, unknown>) => ({
     actor, action: `payment.${operation}`, objectType: 'payment', objectId: before.id, before: auditState(before), after: auditState(after), details,
+    ...(as ? { merchantId: before.merchantId } : {}),
   });
   return {
-    initiatedBy: initiatedBy(actor),
+    initiatedBy: initiatedBy(actor, as),
     async onClaimed(tx, claimed, transId) {
       operation = claimed.pendingOperation ?? operation;
       await appendAudit(tx, entry(claimed, { stage: 'requested', trans_id: transId }), ctx.clock.now());
@@ -83,10 +91,11 @@ function amountIn(payment: Payment, text: string | undefined): bigint | undefine
  * and refund; without it the whole remaining amount is taken. A refund of a held authorization reverses it
  * (whole amount), as CREDITVOID does.
  */
-export async function operatorFollowUp(ctx: ServiceContext, actor: AuditActor, paymentId: string, action: OperatorAction, amountText?: string): Promise<FollowUpResult> {
+export async function operatorFollowUp(ctx: ServiceContext, actor: AuditActor, paymentId: string, action: OperatorAction, amountText?: string, as?: ActingAs): Promise<FollowUpResult> {
   const { payment, merchant, mids } = await paymentWithMerchant(ctx, paymentId);
+  if (as && !as.merchantIds.includes(payment.merchantId)) throw new GatewayError('notFound');
   const amount = amountIn(payment, amountText);
-  const origin = operatorOrigin(ctx, actor, payment);
+  const origin = operatorOrigin(ctx, actor, payment, as);
   switch (action) {
     case 'capture':
       return capturePayment(ctx, merchant, mids, payment, amount, origin);
