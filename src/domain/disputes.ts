@@ -129,8 +129,8 @@ export function categoryOf(reasonCode: string | null | undefined): DisputeCatego
 
 // --- the stored object --------------------------------------------------------------------------------------
 
-/** Where a dispute came from: an operator (admin API), an acquirer's notices (by connector) or the sandbox's timeline. */
-export const DISPUTE_SOURCES = ['operator', 'adyen', 'akurateco', 'sandbox'] as const;
+/** Where a dispute came from: an operator (admin API), an acquirer's notices (by connector), its daily file (CSV import) or the sandbox's timeline. */
+export const DISPUTE_SOURCES = ['operator', 'adyen', 'akurateco', 'sandbox', 'csv_import'] as const;
 export type DisputeSource = (typeof DISPUTE_SOURCES)[number];
 /** The connectors whose notifications carry dispute notices. */
 export const isAcquirerDisputeSource = (name: string): name is 'adyen' | 'akurateco' => name === 'adyen' || name === 'akurateco';

@@ -12,6 +12,9 @@ import { DISPUTE_EVENTS, DISPUTE_STATUSES } from '../../domain/disputes.ts';
 import { raiseSandboxChargeback, type SandboxChargebackInput } from '../../services/disputes/sandbox.ts';
 import { addEvidence, disputesDueSoon, evidenceFile, evidenceOf, submitDefence, type EvidenceInput } from '../../services/disputes/defence.ts';
 import { EVIDENCE_LIMITS } from '../../domain/disputes.ts';
+import { importDisputeFile, type DisputeImportInput } from '../../services/disputes/import.ts';
+import { DISPUTE_PROFILE_EXAMPLE } from '../../domain/dispute-file.ts';
+import { DATE_FORMATS, DECIMAL_FORMATS } from '../../domain/reconciliation/report.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { errorSchema, withErrors } from './errors.ts';
 import { errorBody, GatewayError } from '../../domain/errors.ts';
@@ -101,6 +104,34 @@ const DueQuery = Type.Object({ within_days: Type.Optional(Type.String({ pattern:
 const DueView = Type.Composite([DisputeView, Type.Object({ deadline: Type.String({ description: 'due_soon or overdue (later: beyond the alert window)' }) })]);
 const EvidenceParams = Type.Object({ id: Type.String({ maxLength: 1024 }), evidenceId: Type.String({ maxLength: 1024 }) });
 
+const MAX_FILE_CHARS = 2 * 1024 * 1024;
+const Col = Type.String({ minLength: 1, maxLength: 100 });
+const DisputeProfile = Type.Object({
+  columns: Type.Object({
+    payment_reference: Col, dispute_reference: Col, event: Col, amount: Col, currency: Col,
+    reason_code: Type.Optional(Col), due_date: Type.Optional(Col), bank_date: Type.Optional(Col),
+  }, { additionalProperties: false, description: 'The header\'s column holding each field (payment_reference: our payment id).' }),
+  events: Type.Record(Type.String({ maxLength: 60 }), Type.String({ maxLength: 40 }), { description: `The file's value of the event column -> one of ${DISPUTE_EVENTS.join(', ')}.` }),
+  decimal: Type.String({ description: `One of ${DECIMAL_FORMATS.join(', ')}.` }),
+  date_format: Type.String({ description: `One of ${DATE_FORMATS.join(', ')}.` }),
+  time_zone: Type.Optional(Type.String({ maxLength: 10 })),
+  separator: Type.Optional(Type.Union([Type.Literal(','), Type.Literal(';'), Type.Literal('\t'), Type.Literal('|')])),
+}, { additionalProperties: false });
+const ImportBody = Type.Object({
+  mid_id: Type.String({ maxLength: 64, description: 'The MID whose acquirer sent the file.' }),
+  file_name: Type.Optional(Type.String({ maxLength: 200 })),
+  profile: DisputeProfile,
+  content: Type.String({ maxLength: MAX_FILE_CHARS, description: 'The CSV file, as text (header first).' }),
+}, { additionalProperties: false, examples: [{
+  mid_id: '5c1e…', file_name: 'disputes-2030-03-02.csv', profile: DISPUTE_PROFILE_EXAMPLE,
+  content: 'Merchant Ref,Case ID,Stage,Amount,Currency,Reason,Respond By,Raised\n0193a0…,CASE-1,CB1,25.00,EUR,10.4,2030-03-20,2030-02-27\n',
+}] });
+const ImportView = Type.Object({
+  mid_id: Type.String(), file_name: Nullable(Type.String()), sha256: Type.String(), rows: Type.Integer(),
+  applied: Type.Integer({ description: 'Rows that changed a dispute.' }), unchanged: Type.Integer({ description: 'Rows imported before, or that the dispute has moved past.' }),
+  unmatched: Type.Integer({ description: 'Rows for no payment of the MID, or refused (kept, GET /disputes/unmatched).' }),
+});
+
 const IdParams = Type.Object({ id: Type.String({ maxLength: 1024 }) });
 const ListQuery = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
@@ -167,6 +198,15 @@ export function registerAdminDisputeRoutes(app: FastifyInstance, ctx: ServiceCon
       params: IdParams, body: SubmitBody, response: { ...withErrors({ 200: SubmissionView }), ...NOT_ALLOWED },
     },
   }, async (req) => submitDefence(ctx, actorOf(req), req.params.id, req.body ?? {}));
+
+  app.post<{ Body: DisputeImportInput }>('/disputes/imports', {
+    onRequest: requirePermission('payments.act'),
+    bodyLimit: MAX_FILE_CHARS * 2 + 64 * 1024,
+    schema: {
+      ...ADMIN_TAG, summary: 'Import an acquirer\'s daily dispute file (CSV) with its mapping profile: read whole first, a file with problems imports nothing (400, one entry per line); rows applied as the acquirer\'s notices; the same file twice changes nothing; audited',
+      body: ImportBody, response: withErrors({ 200: ImportView }),
+    },
+  }, async (req) => importDisputeFile(ctx, actorOf(req), req.body));
 
   app.get<{ Querystring: Static<typeof DueQuery> }>('/disputes/due', {
     onRequest: requirePermission('payments.read'),

@@ -12,30 +12,37 @@ import { getPayment } from '../../store/payments-repo.ts';
 import { insertUnmatched } from '../../store/disputes-repo.ts';
 import { applyDisputeChange } from './apply.ts';
 
-export async function applyDisputeNotices(ctx: ServiceContext, source: DisputeSource, midId: string, notices: readonly DisputeNotice[]): Promise<void> {
-  for (const notice of notices) await applyNotice(ctx, source, midId, notice);
+export type NoticeResult = 'applied' | 'unchanged' | 'unmatched';
+
+/** Applies the notices in order; answers what became of each. */
+export async function applyDisputeNotices(ctx: ServiceContext, source: DisputeSource, midId: string, notices: readonly DisputeNotice[]): Promise<NoticeResult[]> {
+  const results: NoticeResult[] = [];
+  for (const notice of notices) results.push(await applyNotice(ctx, source, midId, notice));
+  return results;
 }
 
-async function applyNotice(ctx: ServiceContext, source: DisputeSource, midId: string, notice: DisputeNotice): Promise<void> {
+async function applyNotice(ctx: ServiceContext, source: DisputeSource, midId: string, notice: DisputeNotice): Promise<NoticeResult> {
   const payment = notice.paymentRef ? await getPayment(ctx.db, notice.paymentRef).catch(() => undefined) : undefined;
   const matched = payment && payment.midId === midId && (notice.currency === undefined || notice.currency === payment.currency);
   if (!payment || !matched) return keepUnmatched(ctx, source, notice, 'no payment of this MID');
   try {
-    await applyDisputeChange(ctx, {
+    const { applied } = await applyDisputeChange(ctx, {
       paymentId: payment.id, source, externalRef: notice.disputeRef, event: notice.event, noticeKey: notice.noticeKey, actor: source,
       ...(notice.amount !== undefined ? { amount: notice.amount } : {}), ...(notice.reasonCode ? { reasonCode: notice.reasonCode } : {}),
       ...(notice.dueAt ? { dueAt: notice.dueAt } : {}), ...(notice.bankDate ? { bankDate: notice.bankDate } : {}),
       details: { acquirer_event: notice.acquirerEvent },
     });
+    return applied ? 'applied' : 'unchanged';
   } catch (err) {
     if (!(err instanceof GatewayError)) throw err;
-    await keepUnmatched(ctx, source, notice, err.message);
+    return keepUnmatched(ctx, source, notice, err.message);
   }
 }
 
-async function keepUnmatched(ctx: ServiceContext, source: DisputeSource, notice: DisputeNotice, why: string): Promise<void> {
+async function keepUnmatched(ctx: ServiceContext, source: DisputeSource, notice: DisputeNotice, why: string): Promise<NoticeResult> {
   await insertUnmatched(ctx.db, {
     id: newId(), source, noticeKey: notice.noticeKey, event: notice.acquirerEvent, paymentRef: notice.paymentRef ?? null,
     payload: { ...notice.payload, why }, receivedAt: ctx.clock.now(),
   });
+  return 'unmatched';
 }
