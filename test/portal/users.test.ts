@@ -169,6 +169,14 @@ for (const { kind, skip } of await storeKinds()) {
       clock.advance(30_000);
       const signed = await request(t.baseUrl, 'POST', '/admin/v1/session', { body: { email, password: PORTAL_PASSWORD, code: totp(enrol.body.secret, clock.now()) } });
       assert.equal(signed.status, 201, signed.text);
+
+      // A lost phone: an admin resets it, the password alone signs in again; the reset is audited.
+      const operatorId = signed.body.user.id;
+      assert.equal((await admin('DELETE', `/admin/v1/users/${operatorId}/two-factor`)).status, 204);
+      assert.equal((await request(t.baseUrl, 'POST', '/admin/v1/session', { body: { email, password: PORTAL_PASSWORD } })).status, 201);
+      const audit = await t.store.db.query<{ action: string }>("SELECT action FROM audit_log WHERE object_id = $1 AND action LIKE 'two_factor.%' ORDER BY at", [operatorId]);
+      assert.deepEqual(audit.map((a) => a.action), ['two_factor.enable', 'two_factor.reset']);
+      assert.equal((await admin('DELETE', '/admin/v1/merchant-users/00000000-0000-7000-8000-000000000000/two-factor')).status, 404);
     });
   });
 

@@ -12,6 +12,7 @@ import {
   setMerchantGroupMembers, updateMerchantUserById, type MerchantGroup, type MerchantUser, type PendingInvitation,
 } from '../../services/portal/team.ts';
 import { GatewayError } from '../../domain/errors.ts';
+import { resetTwoFactor } from '../../services/two-factor.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { IdParams, NullableTimestamp, Timestamp, notFound } from './schemas.ts';
 import { responses } from './errors.ts';
@@ -145,6 +146,16 @@ export function registerAdminMerchantUserRoutes(app: FastifyInstance, ctx: Servi
     if (!user) throw notFound();
     const { invitations } = await listTeam(ctx, { merchantIds: user.merchantId ? [user.merchantId] : [], groupId: user.groupId });
     return presentMerchantUser(user, invitations);
+  });
+
+  app.delete<{ Params: Id }>('/merchant-users/:id/two-factor', {
+    onRequest: write,
+    schema: { tags: TAG, security: SECURITY, summary: 'Reset a portal user\'s two-factor sign-in (a lost phone): they sign in with the password and set it up again', params: IdParams, response: responses({ 204: Type.Null() }, [404]) },
+  }, async (req, reply) => {
+    const user = await findMerchantUserById(ctx, req.params.id);
+    if (!user) throw notFound();
+    await resetTwoFactor(ctx, 'merchant', user.id, { actor: actorOf(req), ...(user.merchantId ? { merchantId: user.merchantId } : {}), ...(user.groupId ? { merchantGroupId: user.groupId } : {}) });
+    return reply.code(204).send();
   });
 
   app.get<{ Params: Id }>('/merchant-users/:id', {

@@ -15,6 +15,7 @@ import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { IdParams, NullableTimestamp, Timestamp, bodyDefaultsToEmpty, notFound } from './schemas.ts';
 import { isUuid } from '../../domain/ids.ts';
 import { responses } from './errors.ts';
+import { resetTwoFactor } from '../../services/two-factor.ts';
 
 const TAG = ADMIN_TAG.tags;
 const SECURITY = ADMIN_TAG.security;
@@ -137,6 +138,15 @@ export function registerAdminUserRoutes(app: FastifyInstance, ctx: ServiceContex
     const user = await updateOperatorUserById(ctx.db, actorOf(req), req.params.id, req.body, ctx.clock.now());
     if (!user) throw notFound();
     return presentUser(user);
+  });
+
+  app.delete<{ Params: Id }>('/users/:id/two-factor', {
+    onRequest,
+    schema: { tags: TAG, security: SECURITY, summary: 'Reset an operator\'s two-factor sign-in (a lost phone): they sign in with the password and set it up again (admins only)', params: IdParams, response: responses({ 204: Type.Null() }, [404]) },
+  }, async (req, reply) => {
+    const user = await userOr404(req.params.id);
+    await resetTwoFactor(ctx, 'operator', user.id, { actor: actorOf(req) });
+    return reply.code(204).send();
   });
 
   app.post<{ Params: Id; Body: CreateTokenBody }>('/users/:id/tokens', {
