@@ -21,7 +21,8 @@ import { GatewayError } from './domain/errors.ts';
 import { installIdempotency } from './channels/idempotency.ts';
 import { installMetrics, metricsGuard } from './channels/metrics.ts';
 import { registerOperationsRoutes } from './channels/operations.ts';
-import { ADMIN_SWAGGER_UI_OPTIONS, SWAGGER_OPTIONS, SWAGGER_UI_OPTIONS } from './channels/openapi.ts';
+import { ADMIN_SWAGGER_UI_OPTIONS, SWAGGER_OPTIONS, swaggerUiOptions } from './channels/openapi.ts';
+import type { DocsMerchant } from './channels/route-docs.ts';
 import { checkoutChannel } from './channels/checkout/index.ts';
 import { checkoutPages, apmPages } from './channels/pages/index.ts';
 import { s2sCardChannel } from './channels/s2s-card/index.ts';
@@ -47,6 +48,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Log requests (off in tests and benchmarks): one short line per answered request. */
   logRequests?: boolean;
+  /** The merchant /docs signs its examples for (the running demo merchant); default the fixed documentation one. */
+  docsMerchant?: () => DocsMerchant | undefined;
   /** The level of that line (default info; `npm start` in development: debug, so that LOG_LEVEL=info leaves it out). */
   requestLogLevel?: 'info' | 'debug';
   /** Production mode: sandbox pages for sandbox merchants only. */
@@ -131,7 +134,7 @@ async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Pr
     await app.register(async (scope) => {
       await scope.register(swaggerUi, ADMIN_SWAGGER_UI_OPTIONS);
     });
-    await app.register(swaggerUi, SWAGGER_UI_OPTIONS);
+    await app.register(swaggerUi, swaggerUiOptions(opts.docsMerchant));
   }
   registerOperationsRoutes(app, ctx);
   installRateLimits(app, ctx.rateLimiter);

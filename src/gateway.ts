@@ -24,7 +24,7 @@ import { smtpMail } from './services/mail/smtp.ts';
 import { systemClock, type Clock } from './domain/clock.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { ServiceContext } from './services/context.ts';
-import { buildApmApp, buildApp } from './app.ts';
+import { buildApmApp, buildApp, type AppOptions } from './app.ts';
 import { callbackTargetPolicy } from './domain/callback-targets.ts';
 import { connectorTargetPolicy } from './domain/connector-targets.ts';
 import { NodeHttpPort, type HostResolver } from './connectors/http.ts';
@@ -101,6 +101,8 @@ export interface GatewayParts {
   clock?: Clock;
   logger?: Logger;
   logRequests?: boolean;
+  /** The merchant /docs signs its examples for (AppOptions.docsMerchant). */
+  docsMerchant?: AppOptions['docsMerchant'];
   /** The level of the request lines (AppOptions.requestLogLevel). */
   requestLogLevel?: 'info' | 'debug';
   /** Callback dispatcher options for tests (fast polling, short timeouts). */
@@ -150,7 +152,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const watch = new DirectoryWatch(parts.db, ctx.merchants, logger, parts.directoryPollMs);
   await watch.start();
   const bootstrap = await bootstrapFirstAdmin(parts.db, { token: parts.config.adminToken, now: ctx.clock.now() });
-  const appOptions = { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, ...(parts.requestLogLevel ? { requestLogLevel: parts.requestLogLevel } : {}), production: parts.config.production, trustProxy: parts.config.trustProxy, metricsAccess: parts.config.metricsAccess };
+  const appOptions = { bodyLimit: parts.config.bodyLimit, logRequests: parts.logRequests, ...(parts.requestLogLevel ? { requestLogLevel: parts.requestLogLevel } : {}), ...(parts.docsMerchant ? { docsMerchant: parts.docsMerchant } : {}), production: parts.config.production, trustProxy: parts.config.trustProxy, metricsAccess: parts.config.metricsAccess };
   const app = await buildApp(ctx, appOptions);
   const apmApp = parts.config.s2sApmPort === undefined ? undefined : await buildApmApp(ctx, appOptions);
   const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, targets: ctx.callbackTargets, signingKeys: ctx.signingKeys, ...parts.dispatcher });

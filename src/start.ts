@@ -49,9 +49,13 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
   const replica = await openReplica(config);
   const keyring = await loadKeyring(config, logger);
   // A request's line is short; in development it is a debug line, so the default LOG_LEVEL=info leaves it out.
-  const gateway = await assembleGateway({ config, db, replica, keyring, logger, logRequests: true, requestLogLevel: config.production ? 'info' : 'debug' });
+  // /docs signs its examples for the demo merchant (once it exists), so that they work as they are on a fresh store.
+  let demo: DemoMerchant | undefined;
+  const gateway = await assembleGateway({
+    config, db, replica, keyring, logger, logRequests: true, requestLogLevel: config.production ? 'info' : 'debug', docsMerchant: () => demo,
+  });
   // Production creates no demo merchant (issue 12): merchants come through the admin API.
-  const demo = config.production ? undefined : await ensureDemoMerchant(db, keyring, config.demoMerchant);
+  demo = config.production ? undefined : await ensureDemoMerchant(db, keyring, config.demoMerchant);
   await gateway.app.listen({ port: config.port, host: config.host });
   if (gateway.apmApp) {
     await gateway.apmApp.listen({ port: config.s2sApmPort, host: config.host });

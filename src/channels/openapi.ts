@@ -20,7 +20,7 @@ import * as sig from '../domain/signatures.ts';
 import { HASH_RECIPES, formulaText, type HashRecipeName } from '../domain/hash-recipes.ts';
 import { ERRORS, type ErrorName } from '../domain/errors.ts';
 import {
-  DATE, DEMO, ORDER, PAYER, PAYMENT_ID, demoCallbackHash, demoHash, type FormDoc, type Json, type OperationDoc, type QueryDoc, type RouteDoc,
+  DATE, DEMO, ORDER, PAYER, PAYMENT_ID, demoCallbackHash, demoHash, demoSigned, resignDocument, type DocsMerchant, type FormDoc, type Json, type OperationDoc, type QueryDoc, type RouteDoc,
 } from './route-docs.ts';
 
 // --- recipes ---------------------------------------------------------------------------------------------
@@ -270,7 +270,7 @@ function webhooks(): Json {
     ...cbOrder, payment_id: PAYMENT_ID, trans_id: PAYMENT_ID, order_id: ORDER.number, order_status: 'settled', type: 'sale', status: 'success', date: DATE,
     customer_ip: '203.0.113.9', card: '411111****1111', card_expiration_date: '01/2038', hash: demoCallbackHash(),
   };
-  const cardCb = { action: 'SALE', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID, hash: demoHash.s2s(sig.s2sCard.f2(PAYER.payer_email, DEMO.password, PAYMENT_ID, '4111111111')), trans_date: DATE, descriptor: 'Demo Shop', amount: '10.00', currency: 'USD', card: '411111****1111' };
+  const cardCb = { action: 'SALE', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID, hash: demoHash.s2s((pw) => sig.s2sCard.f2(PAYER.payer_email, pw, PAYMENT_ID, '4111111111')), trans_date: DATE, descriptor: 'Demo Shop', amount: '10.00', currency: 'USD', card: '411111****1111' };
   const apmCbFields = { action: 'SALE', result: 'SUCCESS', status: 'SETTLED', order_id: 'apm-2001', trans_id: PAYMENT_ID, trans_date: DATE, amount: '12.50', currency: 'EUR' };
   return {
     checkoutCallback: webhook('Checkout callback', `Sent to the merchant's notification URL when a Checkout payment changes. **hash**: \`sha1(md5(UPPER(id . order_number . order_amount . order_currency . order_description . PASSWORD)))\`, recomputed from the callback's own fields.`,
@@ -286,7 +286,7 @@ function webhooks(): Json {
       cardCb, 'Delivered: 2xx with the body `OK`.'),
     s2sApmCallback: webhook('S2S APM callback', '**hash**: every field but hash, each value byte-reversed, each level sorted by key (PHP ksort), joined, then `md5(UPPER(joined . PASSWORD))`; CREDIT2VIRTUAL: `md5(UPPER(strrev(trans_id . order_id . status)) . PASSWORD)`.',
       fields(['action', 'result', 'status', 'order_id', 'trans_id', 'hash'], { trans_date: '', descriptor: '', amount: '', currency: '', decline_reason: '' }),
-      { ...apmCbFields, hash: sig.apmCallbackHash(apmCbFields, DEMO.password) }, 'Delivered: 2xx with the body `OK`.'),
+      { ...apmCbFields, hash: demoSigned((m) => sig.apmCallbackHash(apmCbFields, m.password)) }, 'Delivered: 2xx with the body `OK`.'),
   };
 }
 
@@ -527,23 +527,49 @@ const UI_CONFIG = { layout: 'BaseLayout', deepLinking: false, docExpansion: 'lis
 const THEME = { title: 'Portcullis API', css: [{ filename: 'a11y.css', content: A11Y_CSS }], js: [{ filename: 'docs.js', content: DOCS_JS }] };
 
 /**
+ * The document signed for the running demo merchant (`npm start` outside production), so that its examples work
+ * as they are ("Try it out") on a fresh store; for the fixed DEMO merchant when there is none. Made once per merchant.
+ */
+function signedFor(docsMerchant: (() => DocsMerchant | undefined) | undefined) {
+  const cache = new Map<unknown, { key: string; doc: unknown }>();
+  return <T>(spec: T): T => {
+    const m = docsMerchant?.();
+    if (!m) return spec;
+    const hit = cache.get(spec);
+    if (hit && hit.key === `${m.key}\n${m.password}`) return hit.doc as T;
+    const doc = JSON.parse(resignDocument(JSON.stringify(spec), m)) as T;
+    cache.set(spec, { key: `${m.key}\n${m.password}`, doc });
+    return doc;
+  };
+}
+
+/**
  * /docs: the merchant-facing sections, open. Its page asks for `/docs/json?section=merchant` (a request
  * interceptor, Swagger UI's own hook for the document's request); `/docs/json` itself answers the whole document.
+ * Both signed for the running demo merchant when there is one.
  */
-export const SWAGGER_UI_OPTIONS: FastifySwaggerUiOptions = {
-  routePrefix: '/docs',
-  uiConfig: {
-    ...UI_CONFIG,
-    // Serialized into the page as it is written (a function's text): plain browser JavaScript.
-    requestInterceptor: function (req) {
-      if (req.loadSpec && /\/docs\/json$/.test(req.url)) req.url += '?section=merchant';
-      return req;
+export function swaggerUiOptions(docsMerchant?: () => DocsMerchant | undefined): FastifySwaggerUiOptions {
+  const sign = signedFor(docsMerchant);
+  let merchantPart: { whole: unknown; part: Spec } | undefined;
+  const merchantSection = (spec: Spec) => {
+    if (merchantPart?.whole !== spec) merchantPart = { whole: spec, part: docsSection(spec, 'merchant') };
+    return merchantPart.part;
+  };
+  return {
+    routePrefix: '/docs',
+    uiConfig: {
+      ...UI_CONFIG,
+      // Serialized into the page as it is written (a function's text): plain browser JavaScript.
+      requestInterceptor: function (req) {
+        if (req.loadSpec && /\/docs\/json$/.test(req.url)) req.url += '?section=merchant';
+        return req;
+      },
     },
-  },
-  theme: THEME,
-  transformSpecificationClone: false,
-  transformSpecification: (spec, req) => ((req.query as { section?: unknown }).section === 'merchant' ? docsSection(spec as Spec, 'merchant') : spec),
-};
+    theme: THEME,
+    transformSpecificationClone: false,
+    transformSpecification: (spec, req) => sign((req.query as { section?: unknown }).section === 'merchant' ? merchantSection(spec as Spec) : spec),
+  };
+}
 
 /** /docs/admin: the operator API alone, open; its document at /docs/admin/json. */
 export const ADMIN_SWAGGER_UI_OPTIONS: FastifySwaggerUiOptions = {

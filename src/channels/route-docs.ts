@@ -96,12 +96,43 @@ export const PAYER = {
 };
 export const CARD = { card_number: '4111111111111111', card_exp_month: '01', card_exp_year: '2038', card_cvv2: '123' };
 
-/** Hashes for the demo merchant. */
+/** The merchant the examples are signed for: DEMO, or the demo merchant of the running gateway. */
+export interface DocsMerchant {
+  key: string;
+  password: string;
+}
+
+/** Every example hash, as made for DEMO, with how to make it for another merchant. */
+const RESIGNERS = new Map<string, (m: DocsMerchant) => string>();
+
+/** An example's hash: made for DEMO, and remembered so that resignDocument can make it for the running demo merchant. */
+export function demoSigned(make: (m: DocsMerchant) => string): string {
+  const value = make(DEMO);
+  RESIGNERS.set(value, make);
+  return value;
+}
+
+/** Hashes for the demo merchant (a field equal to DEMO.key stands for the merchant's key). */
 export const demoHash = {
-  checkout: (fields: string[]) => sig.checkoutHash(fields, DEMO.password),
-  s2s: (terms: sig.Term[]) => sig.s2sHash(terms),
-  reversedId: (id: string) => sig.s2sHashWithRawSuffix([{ rev: id }], DEMO.password),
+  checkout: (fields: string[]) => demoSigned((m) => sig.checkoutHash(fields.map((f) => (f === DEMO.key ? m.key : f)), m.password)),
+  s2s: (terms: (password: string) => sig.Term[]) => demoSigned((m) => sig.s2sHash(terms(m.password))),
+  reversedId: (id: string) => demoSigned((m) => sig.s2sHashWithRawSuffix([{ rev: id }], m.password)),
 };
+
+/** The password's place in the descriptions of a document signed for a running demo merchant (never the password). */
+export const PRINTED_PASSWORD = 'the password npm start printed';
+
+/**
+ * The document (JSON text) signed for another merchant: DEMO's key replaced by the merchant's, every example hash
+ * made again with its password; the descriptions name the password as the one `npm start` printed, never its value.
+ */
+export function resignDocument(json: string, m: DocsMerchant): string {
+  let out = json;
+  for (const [value, make] of RESIGNERS) out = out.split(value).join(make(m));
+  out = out.split(`\`DEMO_MERCHANT_KEY=${DEMO.key} DEMO_MERCHANT_PASSWORD=${DEMO.password} npm start\``).join('`npm start`');
+  out = out.split(`password \`${DEMO.password}\``).join(PRINTED_PASSWORD);
+  return out.split(DEMO.password).join(PRINTED_PASSWORD).split(DEMO.key).join(m.key);
+}
 
 /** The Checkout callback's hash over the demo order, also the signature of a hosted-fields return URL. */
 export const demoCallbackHash = () => demoHash.checkout(sig.checkout.callback({ id: PAYMENT_ID, orderNumber: ORDER.number, amount: ORDER.amount, currency: ORDER.currency, description: ORDER.description }));

@@ -87,6 +87,24 @@ describe('README quick start: npm start, pay, a verified callback in the sandbox
     assert.ok(mine.length > 0 && mine.every((c) => c.protocol === 'checkout' && c.hash.result === 'verified' && c.signature.result === 'verified'), JSON.stringify(mine));
   });
 
+  it('/docs is signed for this demo merchant: its session and S2S SALE examples succeed as they are', async () => {
+    const demo = started.demo!;
+    for (const url of [`${baseUrl}/docs/json`, `${baseUrl}/docs/json?section=merchant`]) {
+      const text = await (await fetch(url)).text();
+      assert.ok(!text.includes(demo.password), `${url}: the password itself is never in the document`);
+      const spec = JSON.parse(text) as { paths: Record<string, { post: { requestBody: { content: Record<string, { example?: Record<string, unknown>; examples?: Record<string, { value: Record<string, unknown> }> }> } } }> };
+      const session = spec.paths['/api/v1/session']!.post.requestBody.content['application/json']!.example!;
+      assert.equal(session.merchant_key, demo.key);
+      const opened = await fetch(`${baseUrl}/api/v1/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(session) });
+      assert.equal(opened.status, 200, await opened.text());
+      const sale = spec.paths['/post']!.post.requestBody.content['application/x-www-form-urlencoded']!.examples!.SALE!.value;
+      const paid = await fetch(`${baseUrl}/post`, { method: 'POST', body: new URLSearchParams(Object.entries(sale).map(([k, v]) => [k, String(v)])) });
+      const answer = await paid.json() as { result?: string };
+      assert.equal(paid.status, 200, JSON.stringify(answer));
+      assert.notEqual(answer.result, 'ERROR', JSON.stringify(answer));
+    }
+  });
+
   it('refuses a forged callback: the inbox shows its hash and signature as not verifying', async () => {
     const [real] = (await (await fetch(`${baseUrl}/sandbox/inbox/callbacks`)).json() as { callbacks: { fields: Record<string, string> }[] }).callbacks;
     assert.ok(real);

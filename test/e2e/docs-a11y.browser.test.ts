@@ -79,4 +79,16 @@ describe('/docs and /docs/admin in the browser', { skip: browserUnavailable() },
     console.log(`/docs rendered its ${merchant} operations in ${merchantMs} ms, /docs/admin its ${admin} in ${adminMs} ms`);
     await page.close();
   });
+
+  it('fits a phone: /docs at 390 px wide scrolls only vertically', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    await page.goto(`${gw.baseUrl}/docs`);
+    await page.locator('#operations-Checkout-post_api_v1_session').waitFor({ timeout: 90_000 });
+    await page.locator('#operations-Checkout-post_api_v1_session .opblock-summary-control').click();
+    await page.locator('#operations-Checkout-post_api_v1_session .opblock-body').waitFor({ timeout: 10_000 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `the page is ${overflow} px wider than the phone`);
+    await context.close();
+  });
 });

@@ -20,7 +20,7 @@ import { followUpAmount, money, orderAmountRules } from '../s2s-card/fields.ts';
 import { AmountTransRequest, ApmAnswer, Credit2VirtualRequest, SaleRequest, TransRequest } from './schemas.ts';
 import { acceptedAnswer, captureAnswer, payoutAnswer, saleAnswer, statusAnswer, voidAnswer, type Answer } from './answers.ts';
 import type { Loose } from '../s2s-form.ts';
-import { BASE, DATE, DEMO, PAYMENT_ID, demoHash, documentedActions, type ActionDoc, type FormDoc } from '../route-docs.ts';
+import { BASE, DATE, PAYMENT_ID, demoHash, demoSigned, documentedActions, type ActionDoc, type FormDoc } from '../route-docs.ts';
 
 export interface Call {
   ctx: ServiceContext;
@@ -77,7 +77,7 @@ function payerOf(b: SaleRequest): PayerInfo {
 // --- the documents' examples, signed for the demo merchant --------------------------------------------
 
 const SALE_EXAMPLE = { brand: 'installment-product', order_id: 'apm-2001', order_amount: '12.50', order_currency: 'EUR', order_description: 'APM order', payer_first_name: 'Jane', payer_last_name: 'Roe', payer_email: 'success@gmail.com', payer_phone: '+38160123456', payer_country: 'RS', payer_ip: '203.0.113.7', return_url: 'https://shop.example/return' };
-const byTransHash = apmByTransId(PAYMENT_ID, DEMO.password);
+const byTransHash = demoSigned((m) => apmByTransId(PAYMENT_ID, m.password));
 const answered = { order_id: 'apm-2001', trans_id: PAYMENT_ID, trans_date: DATE };
 const byTransDoc = (answerExample: Record<string, unknown>): ActionDoc => ({ recipe: ['apmByTransId'], example: { trans_id: PAYMENT_ID, hash: byTransHash }, answer: 'S2sApmAnswer', answerExample });
 
@@ -106,7 +106,7 @@ const SALE = define<SaleRequest>({
   },
   doc: {
     recipe: ['apmSale'],
-    example: { ...SALE_EXAMPLE, hash: demoHash.s2s(s2sApm.sale({ orderId: SALE_EXAMPLE.order_id, amount: SALE_EXAMPLE.order_amount, currency: SALE_EXAMPLE.order_currency }, DEMO.password)) },
+    example: { ...SALE_EXAMPLE, hash: demoHash.s2s((pw) => s2sApm.sale({ orderId: SALE_EXAMPLE.order_id, amount: SALE_EXAMPLE.order_amount, currency: SALE_EXAMPLE.order_currency }, pw)) },
     answer: 'S2sApmAnswer',
     answerExample: { action: 'SALE', result: 'REDIRECT', status: 'REDIRECT', ...answered, redirect_url: `${BASE}/sandbox/apm/7f3a9c1e`, redirect_params: [], redirect_method: 'GET', amount: '12.50', currency: 'EUR' },
   },
@@ -141,7 +141,7 @@ const CREDITVOID = define<AmountTransRequest>({
   },
   doc: {
     recipe: ['apmCreditvoid'],
-    example: { trans_id: PAYMENT_ID, amount: '2.50', hash: demoHash.s2s(s2sApm.creditvoid(PAYMENT_ID, DEMO.password)) },
+    example: { trans_id: PAYMENT_ID, amount: '2.50', hash: demoHash.s2s((pw) => s2sApm.creditvoid(PAYMENT_ID, pw)) },
     answer: 'S2sApmAnswer',
     answerExample: { action: 'CREDITVOID', result: 'ACCEPTED', order_id: 'apm-2001', trans_id: PAYMENT_ID },
   },
@@ -179,7 +179,7 @@ const CREDIT2VIRTUAL = define<Credit2VirtualRequest>({
     example: {
       brand: 'mobile-money-payout', order_id: 'payout-88', order_amount: '1500', order_currency: 'XOF', order_description: 'Payout', payee_first_name: 'Kofi', payee_last_name: 'Mensah', payee_email: 'success@gmail.com',
       parameters: { mobile_money_operator: 'mtn-ci', mobile_number: '+2250701020304', customer_email: 'success@gmail.com' },
-      hash: apmCredit2Virtual({ orderId: 'payout-88', amount: '1500', currency: 'XOF' }, DEMO.password),
+      hash: demoSigned((m) => apmCredit2Virtual({ orderId: 'payout-88', amount: '1500', currency: 'XOF' }, m.password)),
     },
     answer: 'S2sApmAnswer',
     answerExample: { action: 'CREDIT2VIRTUAL', result: 'SUCCESS', status: 'SETTLED', order_id: 'payout-88', trans_id: PAYMENT_ID, trans_date: DATE, amount: '1500', currency: 'XOF' },

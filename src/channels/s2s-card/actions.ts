@@ -99,12 +99,11 @@ async function cardPayment(call: Call, action: 'SALE' | 'DEBIT', b: SaleRequest 
 
 // --- the documents' examples, signed for the demo merchant --------------------------------------------
 
-const pw = DEMO.password;
 const s2sAnswer = { action: 'SALE', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID, trans_date: DATE, descriptor: 'Demo Shop', amount: '10.00', currency: 'USD' };
 const SCHEDULE_ID = 'c4d5e6f7-a8b9-4c0d-8e1f-2a3b4c5d6e7f';
-const f4 = demoHash.s2s(s2sCard.f4(SCHEDULE_ID, pw));
+const f4 = demoHash.s2s((pw) => s2sCard.f4(SCHEDULE_ID, pw));
 const byTrans = demoHash.reversedId(PAYMENT_ID);
-const f1OfPayment = demoHash.s2s(s2sCard.f1(PAYER.payer_email, pw, '4111111111'));
+const f1OfPayment = demoHash.s2s((pw) => s2sCard.f1(PAYER.payer_email, pw, '4111111111'));
 const byTransDoc = (answer: string, answerExample: Record<string, unknown>, amount?: string): ActionDoc =>
   ({ recipe: ['f2', 'transIdRecipe'], example: { trans_id: PAYMENT_ID, ...(amount ? { amount } : {}), hash: byTrans }, answer, answerExample });
 
@@ -141,7 +140,7 @@ const SALE = define<SaleRequest>({
   handle: (call, b) => cardPayment(call, 'SALE', b),
   doc: {
     recipe: ['f1', 'f1Token'],
-    example: { order_id: 'order-1003', order_amount: '10.00', order_currency: 'USD', order_description: 'Gold plan', ...DEMO_CARD, ...PAYER, term_url_3ds: 'https://shop.example/3ds', hash: demoHash.s2s(s2sCard.f1(PAYER.payer_email, pw, '4111111111')) },
+    example: { order_id: 'order-1003', order_amount: '10.00', order_currency: 'USD', order_description: 'Gold plan', ...DEMO_CARD, ...PAYER, term_url_3ds: 'https://shop.example/3ds', hash: demoHash.s2s((pw) => s2sCard.f1(PAYER.payer_email, pw, '4111111111')) },
     answer: 'S2sCardPaymentAnswer',
     answerExample: s2sAnswer,
   },
@@ -155,7 +154,7 @@ const DEBIT = define<DebitRequest>({
   handle: (call, b) => cardPayment(call, 'DEBIT', b),
   doc: {
     recipe: ['f1', 'f1Token'],
-    example: { order_id: 'order-1005', order_amount: '7.00', order_currency: 'USD', order_description: 'Debit', ...DEMO_CARD, payer_ip: PAYER.payer_ip, term_url_3ds: 'https://shop.example/3ds', hash: demoHash.s2s(s2sCard.f1('', pw, '4111111111')) },
+    example: { order_id: 'order-1005', order_amount: '7.00', order_currency: 'USD', order_description: 'Debit', ...DEMO_CARD, payer_ip: PAYER.payer_ip, term_url_3ds: 'https://shop.example/3ds', hash: demoHash.s2s((pw) => s2sCard.f1('', pw, '4111111111')) },
     answer: 'S2sCardPaymentAnswer',
     answerExample: { ...s2sAnswer, action: 'DEBIT', order_id: 'order-1005', amount: '7.00' },
   },
@@ -171,7 +170,7 @@ const CREDIT2CARD = define<Credit2CardRequest>({
   },
   doc: {
     recipe: ['f5'],
-    example: { order_id: 'payout-78', order_amount: '5.00', order_currency: 'USD', order_description: 'Payout', card_number: '4601541833776519', hash: demoHash.s2s(s2sCard.f5(pw, '4601546519')) },
+    example: { order_id: 'payout-78', order_amount: '5.00', order_currency: 'USD', order_description: 'Payout', card_number: '4601541833776519', hash: demoHash.s2s((pw) => s2sCard.f5(pw, '4601546519')) },
     answer: 'S2sCardPaymentAnswer',
     answerExample: { action: 'CREDIT2CARD', result: 'SUCCESS', status: 'SETTLED', order_id: 'payout-78', trans_id: PAYMENT_ID, trans_date: DATE, descriptor: 'Demo Shop' },
   },
@@ -221,7 +220,7 @@ const GET_TRANS_DETAILS = define<TransRequest, Payment>({
   handle: async ({ ctx, merchant }, _b, p) => detailsAnswer(p, merchant, await listTransactions(lookups(ctx), p.id)),
   doc: {
     recipe: ['f2'],
-    example: { trans_id: PAYMENT_ID, hash: demoHash.s2s(s2sCard.f2(PAYER.payer_email, pw, PAYMENT_ID, '4111111111')) },
+    example: { trans_id: PAYMENT_ID, hash: demoHash.s2s((pw) => s2sCard.f2(PAYER.payer_email, pw, PAYMENT_ID, '4111111111')) },
     answer: 'S2sCardDetailsAnswer',
     answerExample: {
       action: 'GET_TRANS_DETAILS', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID, name: 'John Doe', mail: 'doe@example.com', ip: '203.0.113.9',
@@ -318,7 +317,7 @@ const CREATE_SCHEDULE = define<CreateScheduleRequest>({
   },
   doc: {
     recipe: ['f3'],
-    example: { name: 'Gold monthly', interval_length: '1', interval_unit: 'month', payments_count: '12', hash: demoHash.s2s(s2sCard.f3(pw)) },
+    example: { name: 'Gold monthly', interval_length: '1', interval_unit: 'month', payments_count: '12', hash: demoHash.s2s((pw) => s2sCard.f3(pw)) },
     answer: 'S2sCardScheduleAnswer',
     answerExample: { action: 'CREATE_SCHEDULE', result: 'SUCCESS', schedule_id: SCHEDULE_ID },
   },
