@@ -73,6 +73,8 @@ export interface Config {
   binTableFile?: string;
   /** A JSON file of IP blocks -> country for risk rules ([{cidr, country}]); unset: the built-in documentation-range sample. */
   ipCountryFile?: string;
+  /** RECON_WATCH_DIR: settlement reports dropped as <dir>/<mid id>/<name>.csv are imported (reconciliation); unset: no folder. */
+  reconWatchDir?: string;
   /**
    * Which proxies' X-Forwarded-For / -Proto / -Host the gateway believes (TRUST_PROXY), as Fastify's trustProxy
    * takes it: false (the default: the client address is the socket's), a hop count, or proxy addresses/CIDRs.
@@ -225,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
     metricsAccess: metricsAccessFrom(env),
     ipCountryFile: env.IP_COUNTRY_FILE || undefined,
+    reconWatchDir: env.RECON_WATCH_DIR || undefined,
     rateLimits: {
       enabled: env.RATE_LIMITS !== 'off',
       windowSeconds: intAtLeast(env.RATE_LIMIT_WINDOW_SECONDS, 60, 1, 'RATE_LIMIT_WINDOW_SECONDS'),

@@ -37,6 +37,7 @@ import { PaymentRecheck } from './workers/payment-recheck.ts';
 import { ScheduleRunner, type ScheduleRunnerOptions } from './workers/schedule-runner.ts';
 import { VaultSweeper } from './workers/vault-sweeper.ts';
 import { RiskPruner } from './workers/risk-pruner.ts';
+import { ReconciliationFolder } from './workers/reconciliation-folder.ts';
 import { DisputeWorker } from './workers/dispute-worker.ts';
 import { SettlementWorker } from './workers/settlement-worker.ts';
 
@@ -163,6 +164,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const settlement = new SettlementWorker(ctx);
   const riskPruner = new RiskPruner(ctx);
   const disputes = new DisputeWorker(ctx);
+  const reconFolder = parts.config.reconWatchDir ? new ReconciliationFolder(ctx, parts.config.reconWatchDir) : undefined;
   let started = false;
   return {
     app,
@@ -186,6 +188,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
       settlement.start();
       riskPruner.start();
       disputes.start();
+      reconFolder?.start();
       // VAULT_KEYS changes with a restart: this is when configuration secrets move to a new first key.
       rewrapAllConfigSecrets(parts.db, parts.keyring).then(
         (n) => n > 0 && logger.info({ rewrapped: n }, 'configuration secrets re-sealed with the active vault key'),
@@ -194,7 +197,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     },
     /** Drains HTTP and workers side by side: workers stop claiming and settle what they hold. */
     async close() {
-      const workers = started ? [dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop(), settlement.stop(), riskPruner.stop(), disputes.stop()] : [];
+      const workers = started ? [dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop(), settlement.stop(), riskPruner.stop(), disputes.stop(), ...(reconFolder ? [reconFolder.stop()] : [])] : [];
       await Promise.all([app.close(), apmApp?.close(), watch.stop(), ...workers]);
     },
   };

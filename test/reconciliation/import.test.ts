@@ -193,6 +193,24 @@ for (const { kind, skip } of await storeKinds()) {
       assert.match(metrics, new RegExp(`portcullis_reconciliation_unreconciled_amount_minor\\{mid="${midId}",currency="USD"\\} 700`));
     });
 
+    it('a chargeback in the report that we never recorded: the operator opens the dispute from the row', async () => {
+      const res = await upload(adyenReport([{ psp: pays[0]!.psp, ref: pays[0]!.id, type: 'Chargeback', gross: '10.00', fee: '0.00', at: '2030-06-06 09:00:00' }], { batch: '46', payout: false }));
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.batch.counts, { unexpected: 1 });
+      assert.deepEqual(res.body.batch.flags, ['USD: the report announces no payout (net -10.00).']);
+      const [row] = (await admin('GET', `/admin/v1/reconciliation/rows?batch_id=${res.body.batch.id}`)).body.rows;
+      const noPayment = await admin('POST', `/admin/v1/reconciliation/rows/${row.id}/actions`, { action: 'dispute', note: 'Chargeback notice never reached us' });
+      assert.equal(noPayment.status, 400, 'the row names no payment of ours: say which');
+      const disputed = await admin('POST', `/admin/v1/reconciliation/rows/${row.id}/actions`, { action: 'dispute', note: 'Chargeback notice never reached us', payment_id: pays[0]!.id });
+      assert.equal(disputed.status, 200, disputed.text);
+      assert.equal(disputed.body.resolution, 'disputed');
+      assert.equal(disputed.body.payment_id, pays[0]!.id);
+      const disputes = await admin('GET', `/admin/v1/disputes?merchant_id=${gw.merchant.id}`);
+      assert.equal(disputes.status, 200, disputes.text);
+      assert.ok(JSON.stringify(disputes.body).includes(pays[0]!.id), disputes.text);
+      assert.equal((await admin('GET', '/admin/v1/money/ledger-check')).body.balanced, true);
+    });
+
     it('viewers read, only operators and admins import and act', async () => {
       const viewer = await operatorWithRole(gw, 'viewer');
       assert.equal((await viewer.call('GET', '/admin/v1/reconciliation/batches')).status, 200);
