@@ -6,7 +6,7 @@
  * the one that moves when the work per payment changes. Elsewhere, or with PostgreSQL on another host, the
  * figures it cannot see are left out.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** Linux reports utime and stime in clock ticks of 1/100 s on every architecture Node runs on (USER_HZ). */
 const MICROS_PER_TICK = 10_000;
@@ -41,10 +41,55 @@ export interface CpuSnapshot {
   server: number | undefined;
   /** Per PostgreSQL process, so that one starting or ending during the load does not skew the sum. */
   postgres: Map<number, number>;
+  /** Per backend serving the server process's own connections (ownBackendPids), when they were given. */
+  own?: Map<number, number>;
   generator: number;
 }
 
-export function cpuSnapshot(serverPid: number): CpuSnapshot {
+/**
+ * The local ports of a process's TCP connections to `remotePort` (its database connections), from the socket
+ * inodes of its file descriptors and the kernel's TCP tables. Empty where /proc cannot tell.
+ */
+export function connectionPorts(pid: number, remotePort: number): number[] {
+  const inodes = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        const m = /^socket:\[(\d+)\]$/.exec(target);
+        if (m) inodes.add(m[1]!);
+      } catch {
+        /* closed meanwhile */
+      }
+    }
+  } catch {
+    return [];
+  }
+  const ports: number[] = [];
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10 || !inodes.has(f[9]!)) continue;
+      const local = parseInt(f[1]!.split(':')[1]!, 16);
+      const remote = parseInt(f[2]!.split(':')[1]!, 16);
+      if (remote === remotePort) ports.push(local);
+    }
+  }
+  return ports;
+}
+
+/**
+ * PostgreSQL, on a machine others share, also serves their sessions: its processes' CPU per request counts their
+ * work too. The backends of the server process's own connections (found by the caller from pg_stat_activity's
+ * client ports, connectionPorts) do only this load's statements; their CPU is given apart ("own").
+ */
+export function cpuSnapshot(serverPid: number, ownBackendPids?: readonly number[]): CpuSnapshot {
   const postgres = new Map<number, number>();
   let pids: string[] = [];
   try {
@@ -56,13 +101,23 @@ export function cpuSnapshot(serverPid: number): CpuSnapshot {
     const stat = readStat(pid);
     if (stat?.comm === 'postgres') postgres.set(Number(pid), stat.cpuMicros);
   }
-  const own = process.cpuUsage();
-  return { server: readStat(serverPid)?.cpuMicros, postgres, generator: own.user + own.system };
+  const generator = process.cpuUsage();
+  const snapshot: CpuSnapshot = { server: readStat(serverPid)?.cpuMicros, postgres, generator: generator.user + generator.system };
+  if (ownBackendPids) {
+    snapshot.own = new Map();
+    for (const pid of ownBackendPids) {
+      const stat = readStat(pid);
+      if (stat) snapshot.own.set(pid, stat.cpuMicros);
+    }
+  }
+  return snapshot;
 }
 
 export interface CpuPerRequest {
   server?: number;
   postgres?: number;
+  /** The server's own PostgreSQL backends (a backend gone by the end is not counted). */
+  ownPostgres?: number;
   generator: number;
 }
 
@@ -71,9 +126,15 @@ export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests:
   const per = (micros: number) => micros / Math.max(1, requests);
   let postgres = 0;
   for (const [pid, micros] of after.postgres) postgres += micros - (before.postgres.get(pid) ?? 0);
+  let own: number | undefined;
+  if (before.own && after.own && after.own.size > 0) {
+    own = 0;
+    for (const [pid, micros] of after.own) own += micros - (before.own.get(pid) ?? micros);
+  }
   return {
     ...(before.server !== undefined && after.server !== undefined ? { server: per(after.server - before.server) } : {}),
     ...(after.postgres.size > 0 ? { postgres: per(postgres) } : {}),
+    ...(own !== undefined ? { ownPostgres: per(own) } : {}),
     generator: per(after.generator - before.generator),
   };
 }

@@ -6,8 +6,10 @@
  * different machine. The endpoints are therefore measured in rounds, each round loading the bare endpoint
  * and then the gateway's, and every ratio is taken within its round; the figures printed are the medians
  * over the rounds, with the CPU time the host took from this machine ("steal") during the run.
- * The latency loads also print the CPU time per request of the server process, of PostgreSQL and of the load
- * generator (bench/cpu-usage.ts): steadier than a p99, and the figure that moves when the work per payment does.
+ * The latency loads also print the CPU time per request of the server process, of PostgreSQL (all of its
+ * processes, and apart the backends of the server's own connections: on a shared PostgreSQL the first counts
+ * other clients' work too) and of the load generator (bench/cpu-usage.ts): steadier than a p99, and the figure
+ * that moves when the work per payment does.
  * Each round also runs pgbench (bench/pgbench.ts) on the same PostgreSQL right after the gateway's loads, so
  * the S2S SALE is set against the database's own rate for the same two writes, measured minutes apart at most.
  * BENCH_SECONDS (default 5 per load), BENCH_ROUNDS (default 3) and BENCH_CONNECTIONS (default 50) tune it.
@@ -19,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { pacedLoad, type PacedLoadResult } from './paced-load.ts';
-import { cpuPerRequest, cpuSnapshot, machineCpuTimes, type CpuPerRequest } from './cpu-usage.ts';
+import { connectionPorts, cpuPerRequest, cpuSnapshot, machineCpuTimes, type CpuPerRequest } from './cpu-usage.ts';
 import { PGBENCH_ARGS, pgbenchVersion, preparePgbench, type Pgbench } from './pgbench.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -110,6 +112,27 @@ async function checkpoint(): Promise<void> {
   }
 }
 
+/**
+ * The PostgreSQL backends of the server process's connections (the gateway's pool and the bare endpoint's; the
+ * one idle during a load adds next to nothing): their CPU is the database work of the load alone, where the
+ * "postgres" column also counts whatever other clients of a shared server do meanwhile. Undefined where /proc
+ * or pg_stat_activity cannot tell.
+ */
+async function ownBackends(serverPid: number): Promise<number[] | undefined> {
+  const ports = connectionPorts(serverPid, Number(new URL(databaseUrl).port || 5432));
+  if (ports.length === 0) return undefined;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[])', [ports]);
+    return rows.map((r) => r.pid);
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 async function measureRound(fx: Fixtures, serverPid: number, pgbench: Pgbench | undefined): Promise<Round> {
   const throughput: Figures[] = [];
   for (const [, measure] of THROUGHPUT) throughput.push(await measure(fx));
@@ -118,9 +141,10 @@ async function measureRound(fx: Fixtures, serverPid: number, pgbench: Pgbench | 
   const halfRate = Math.round(throughput[0]!.rps / 2);
   const paced = async (url: string, body: string, contentType: string): Promise<PacedFigures> => {
     await checkpoint();
-    const before = cpuSnapshot(serverPid);
+    const backends = await ownBackends(serverPid);
+    const before = cpuSnapshot(serverPid, backends);
     const result = await pacedLoad({ url, body, contentType, rate: halfRate, seconds, connections });
-    return { ...result, cpu: cpuPerRequest(before, cpuSnapshot(serverPid), result.completed) };
+    return { ...result, cpu: cpuPerRequest(before, cpuSnapshot(serverPid, backends), result.completed) };
   };
   return {
     throughput,
@@ -152,11 +176,11 @@ function report(results: Round[], withCallback: Figures, steal: number): void {
 
   console.log(`\nAt half the bare endpoint's rate, evenly paced, latency from the scheduled send, each load after a checkpoint (per round):${checkpointRefused ? `\n(CHECKPOINT refused: ${checkpointRefused})` : ''}\n`);
   console.log('                                                                            CPU µs per request');
-  console.log('endpoint                  offered  served  p50 ms     p99 ms     max ms  errors+non-2xx   server  postgres  generator');
+  console.log('endpoint                  offered  served  p50 ms     p99 ms     max ms  errors+non-2xx   server  postgres  own pg  generator');
   const cpu = (value: number | undefined, width: number) => (value === undefined ? '-'.padStart(width) : num(value, width));
   for (const r of results) {
     for (const [name, l] of [['bare INSERT+UPDATE', r.latency.bare], ['S2S CARD SALE (no 3DS)', r.latency.sale], ['SALE, ledger off', r.latency.saleWithoutLedger]] as const) {
-      console.log(`${name.padEnd(24)} ${num(r.halfRate, 8)} ${num(l.rps, 7)} ${num(l.p50, 7, 1)} ${num(l.p99, 10, 1)} ${num(l.max, 10, 1)} ${num(l.errors + l.non2xx, 15)} ${cpu(l.cpu.server, 8)} ${cpu(l.cpu.postgres, 9)} ${cpu(l.cpu.generator, 10)}`);
+      console.log(`${name.padEnd(24)} ${num(r.halfRate, 8)} ${num(l.rps, 7)} ${num(l.p50, 7, 1)} ${num(l.p99, 10, 1)} ${num(l.max, 10, 1)} ${num(l.errors + l.non2xx, 15)} ${cpu(l.cpu.server, 8)} ${cpu(l.cpu.postgres, 9)} ${cpu(l.cpu.ownPostgres, 7)} ${cpu(l.cpu.generator, 10)}`);
     }
   }
 
@@ -168,6 +192,8 @@ function report(results: Round[], withCallback: Figures, steal: number): void {
   const clean = results.every((r) => r.latency.sale.errors + r.latency.sale.non2xx === 0);
   const cpuRatios = results.flatMap((r) => (r.latency.sale.cpu.server !== undefined && r.latency.bare.cpu.server ? [r.latency.sale.cpu.server / r.latency.bare.cpu.server] : []));
   if (cpuRatios.length > 0) console.log(`\nCPU per request of the server process, S2S SALE / bare (median; per round): ${median(cpuRatios).toFixed(2)}; ${cpuRatios.map((x) => x.toFixed(2)).join(' ')}`);
+  const ownPgRatios = results.flatMap((r) => (r.latency.sale.cpu.ownPostgres !== undefined && r.latency.bare.cpu.ownPostgres ? [r.latency.sale.cpu.ownPostgres / r.latency.bare.cpu.ownPostgres] : []));
+  if (ownPgRatios.length > 0) console.log(`PostgreSQL CPU per request of the server's own connections ("own pg"), S2S SALE / bare (median; per round): ${median(ownPgRatios).toFixed(2)}; ${ownPgRatios.map((x) => x.toFixed(2)).join(' ')}`);
   const pgbenchRatios = reportPgbench(results);
   console.log(`\nTarget: session creation >= 0.70 of bare: ${sessionRatio.toFixed(2)} ${verdict(sessionRatio >= 0.7)}`);
   console.log(`Target: S2S SALE >= 0.60 of bare: ${saleRatio.toFixed(2)} ${verdict(saleRatio >= 0.6)}`);

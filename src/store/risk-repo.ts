@@ -218,6 +218,17 @@ const attemptShard = (): number => Math.floor(Math.random() * ATTEMPT_SHARDS);
 /** An outcome shard, drawn by the statement for each counter row it writes. */
 const OUTCOME_SHARD = `(${ATTEMPT_SHARDS} + floor(random() * ${SHARDS - ATTEMPT_SHARDS}))::smallint`;
 
+/** A bucket's instant as ISO text; payments of one minute share it, so the last one per grain is kept. */
+const lastBuckets = new Map<number, { start: number; iso: string }>();
+function bucketIso(now: Date, grain: (typeof GRAINS)[number]): string {
+  const start = bucketOf(now, grain).getTime();
+  const last = lastBuckets.get(grain);
+  if (last && last.start === start) return last.iso;
+  const iso = new Date(start).toISOString();
+  lastBuckets.set(grain, { start, iso });
+  return iso;
+}
+
 /**
  * The parameter of screenCtes for one or more screens (a batch of payments): their evaluations, their attempt
  * counters summed per counter row (one random attempt shard per statement: a row is written once by it, however
@@ -235,7 +246,7 @@ export function screenParam(records: readonly ScreenRecord[]): string {
     evaluations.push([r.paymentId, r.merchantId, r.now.toISOString(), e.action, e.score, e, { ...r.keys, count: r.count }, r.currency, r.amount.toString(), r.review ? 'pending' : null, r.review?.deadline.toISOString() ?? null]);
     if (!r.count) continue;
     for (const grain of GRAINS) {
-      const bucket = bucketOf(r.now, grain).toISOString();
+      const bucket = bucketIso(r.now, grain);
       for (const [dimension, key] of Object.entries(r.keys)) {
         if (!key) continue;
         const id = `${dimension}\u0000${key}\u0000${grain}\u0000${bucket}\u0000${r.currency}`;
