@@ -97,6 +97,12 @@ for (const { kind, skip } of await storeKinds()) {
       assert.ok(!logLines.some((l) => l.includes('"alert":"dispute_deadline"') && l.includes(later)));
       const metrics = await (await fetch(`${gw.baseUrl}/metrics`)).text();
       assert.match(metrics, new RegExp(`portcullis_disputes_due_soon\\{merchant="${gw.merchant.id}"\\} [1-9]`));
+      // This month's ratios: the suite's payments were captured in April 2030 (its clock), three charged back (13.1: none fraud).
+      const [count] = await gw.store.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM payments WHERE merchant_id = $1 AND captured_amount > 0`, [gw.merchant.id]);
+      const expected = Math.floor((3 * 10_000) / Number(count!.n));
+      assert.match(metrics, new RegExp(`portcullis_dispute_ratio_basis_points\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD"\\} ${expected}\n`), metrics.split('\n').filter((l) => l.includes('ratio')).join('\n'));
+      assert.match(metrics, new RegExp(`portcullis_fraud_dispute_ratio_basis_points\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD"\\} 0\n`));
+      assert.match(metrics, new RegExp(`portcullis_dispute_over_threshold\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD"\\} 0\n`), 'fewer than 100 chargebacks');
 
       clock.advance(3 * 86_400_000);
       const overdue = await admin('GET', '/admin/v1/disputes/due');

@@ -11,10 +11,10 @@ import type { AuditActor } from '../../store/audit-repo.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { isUuid, newId } from '../../domain/ids.ts';
 import {
-  DEADLINE_ALERT_MS, EVIDENCE_LIMITS, EVIDENCE_TYPES, deadlineState, evidenceTypeOf, isClosed, nextState, type DeadlineState, type Dispute,
+  DEADLINE_ALERT_MS, DEFAULT_RATIO_THRESHOLD, EVIDENCE_LIMITS, overThreshold, ratioBp, EVIDENCE_TYPES, deadlineState, evidenceTypeOf, isClosed, nextState, type DeadlineState, type Dispute,
 } from '../../domain/disputes.ts';
 import {
-  disputesDueBefore, evidenceContent, getDispute, insertEvidence, listEvidence, markEvidenceSubmitted, recordDeadlineAlert, type EvidenceRow,
+  disputeRatioRows, disputesDueBefore, evidenceContent, getDispute, insertEvidence, listEvidence, markEvidenceSubmitted, recordDeadlineAlert, type EvidenceRow,
 } from '../../store/disputes-repo.ts';
 import { appendAudit } from '../../store/audit-repo.ts';
 import { getPayment } from '../../store/payments-repo.ts';
@@ -158,7 +158,11 @@ export async function alertDeadlines(ctx: ServiceContext): Promise<number> {
   return alerted;
 }
 
-/** /metrics: live disputes due soon and overdue, per merchant. */
+/**
+ * /metrics: live disputes due soon and overdue, per merchant; and the current month's (UTC) dispute and
+ * fraud-dispute ratios per merchant, MID and currency in basis points (integers: 90 = 0.90 %), with whether the
+ * month is over the monitoring threshold (VDMP's default, docs/operators/disputes.md).
+ */
 export async function disputeMetricLines(ctx: Pick<ServiceContext, 'db' | 'clock'>): Promise<string[]> {
   const now = ctx.clock.now();
   const due = await disputesDueBefore(ctx.db, new Date(now.getTime() + DEADLINE_ALERT_MS), 10_000);
@@ -170,7 +174,20 @@ export async function disputeMetricLines(ctx: Pick<ServiceContext, 'db' | 'clock
     counts.set(d.merchantId, c);
   }
   const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, ' ');
+  const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const to = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  const ratios = await disputeRatioRows(ctx.db, from, to);
+  const labels = (r: { merchantId: string; midId: string | null; currency: string }) => `merchant="${esc(r.merchantId)}",mid="${esc(r.midId ?? '')}",currency="${esc(r.currency)}"`;
   return [
+    '# HELP portcullis_dispute_ratio_basis_points Chargebacks raised this month (UTC) per payment captured in it, in basis points, per merchant, MID and currency.',
+    '# TYPE portcullis_dispute_ratio_basis_points gauge',
+    ...ratios.map((r) => `portcullis_dispute_ratio_basis_points{${labels(r)}} ${ratioBp(r.disputeCount, r.settledCount)}`),
+    '# HELP portcullis_fraud_dispute_ratio_basis_points Fraud chargebacks raised this month (UTC) per payment captured in it, in basis points.',
+    '# TYPE portcullis_fraud_dispute_ratio_basis_points gauge',
+    ...ratios.map((r) => `portcullis_fraud_dispute_ratio_basis_points{${labels(r)}} ${ratioBp(r.fraudCount, r.settledCount)}`),
+    `# HELP portcullis_dispute_over_threshold 1 when this month's chargebacks are over the monitoring threshold (${DEFAULT_RATIO_THRESHOLD.ratioBp} bp and ${DEFAULT_RATIO_THRESHOLD.minCount} chargebacks).`,
+    '# TYPE portcullis_dispute_over_threshold gauge',
+    ...ratios.map((r) => `portcullis_dispute_over_threshold{${labels(r)}} ${overThreshold(r.disputeCount, r.settledCount) ? 1 : 0}`),
     `# HELP portcullis_disputes_due_soon Live disputes whose deadline passes within ${DEADLINE_ALERT_MS / 86_400_000} days, per merchant.`,
     '# TYPE portcullis_disputes_due_soon gauge',
     ...[...counts].map(([m, c]) => `portcullis_disputes_due_soon{merchant="${esc(m)}"} ${c.due_soon}`),
