@@ -15,7 +15,7 @@ import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
 import { checkoutHash } from '../support/merchant.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
-import { lookAt, payerContext } from '../support/payer-pages.ts';
+import { controlPageClock, lookAt, payerContext, receiptMovesOn } from '../support/payer-pages.ts';
 import { adminCall, tokenFor } from '../admin/config-support.ts';
 import { APPLE_MERCHANT_ID, TOKEN_CARD, configureWallets, walletKit, type WalletKit } from '../s2s-card/wallet-support.ts';
 import type { AuthorizeRequest, CardConnector } from '../../src/connectors/types.ts';
@@ -80,6 +80,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     async function newPage(): Promise<Page> {
       const page = await browser.newPage();
+      await controlPageClock(page);
       // Anything the page asks of another origin than the gateway's and the shop's is recorded (the CSP forbids it).
       page.on('request', (r) => {
         const origin = new URL(r.url()).origin;
@@ -93,6 +94,8 @@ for (const { kind, skip } of await storeKinds()) {
       await sheet.waitFor({ state: 'visible' });
       await page.selectOption('#wallet-sheet-card', card);
       await page.click('#wallet-sheet-pay');
+      // A paid one shows its receipt a few seconds first: the page's clock is run through them.
+      if (card === 'success') await receiptMovesOn(page, 15_000);
       await page.waitForURL((url) => url.toString().startsWith(shop.url), { timeout: 15_000 });
     }
 
