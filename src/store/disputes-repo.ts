@@ -247,3 +247,18 @@ export async function recordDeadlineAlert(sql: Sql, disputeId: string, dueAt: Da
   const rows = await sql.query('INSERT INTO dispute_deadline_alerts (dispute_id, due_at, alerted_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING dispute_id', [disputeId, dueAt, now]);
   return rows.length > 0;
 }
+
+// --- the monitoring threshold -------------------------------------------------------------------------------
+
+export async function readThreshold(sql: Sql): Promise<{ ratioBp: bigint; minCount: bigint } | undefined> {
+  const [row] = await sql.query<{ ratio_bp: string | bigint; min_count: string | bigint }>('SELECT ratio_bp, min_count FROM dispute_thresholds WHERE id = 1');
+  return row && { ratioBp: BigInt(row.ratio_bp), minCount: BigInt(row.min_count) };
+}
+
+export async function writeThreshold(sql: Sql, t: { ratioBp: bigint; minCount: bigint }, by: string, now: Date): Promise<void> {
+  await sql.query(
+    `INSERT INTO dispute_thresholds (id, ratio_bp, min_count, updated_at, updated_by) VALUES (1, $1, $2, $3, $4)
+     ON CONFLICT (id) DO UPDATE SET ratio_bp = EXCLUDED.ratio_bp, min_count = EXCLUDED.min_count, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
+    [t.ratioBp.toString(), t.minCount.toString(), now, by],
+  );
+}

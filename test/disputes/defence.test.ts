@@ -104,6 +104,16 @@ for (const { kind, skip } of await storeKinds()) {
       assert.match(metrics, new RegExp(`portcullis_fraud_dispute_ratio_basis_points\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD"\\} 0\n`));
       assert.match(metrics, new RegExp(`portcullis_dispute_over_threshold\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD"\\} 0\n`), 'fewer than 100 chargebacks');
 
+      // The operator's threshold: the ratios and the gauge compare against it.
+      assert.deepEqual((await admin('GET', '/admin/v1/disputes/threshold')).body, { ratio_percent: '0.90', min_count: 100, default: true });
+      assert.equal((await admin('PUT', '/admin/v1/disputes/threshold', { ratio_percent: '0', min_count: -1 })).status, 400);
+      const set = await admin('PUT', '/admin/v1/disputes/threshold', { ratio_percent: '1.50', min_count: 0 });
+      assert.deepEqual(set.body, { ratio_percent: '1.50', min_count: 0, default: false }, set.text);
+      assert.match(await (await fetch(`${gw.baseUrl}/metrics`)).text(), new RegExp(`portcullis_dispute_over_threshold\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD"\\} 1\n`));
+      const ratios = await admin('GET', '/admin/v1/disputes/ratios?month=2030-04');
+      assert.equal(ratios.body.threshold_percent, '1.50');
+      assert.ok(ratios.body.rows.some((r: { merchant_id: string; over_threshold: boolean }) => r.merchant_id === gw.merchant.id && r.over_threshold), ratios.text);
+
       clock.advance(3 * 86_400_000);
       const overdue = await admin('GET', '/admin/v1/disputes/due');
       assert.equal(overdue.body.find((d: { id: string }) => d.id === soon).deadline, 'overdue');

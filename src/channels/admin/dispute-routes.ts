@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
+import { readThresholdView, setThreshold } from '../../services/disputes/admin.ts';
 import { actOnDispute, disputeRatios, findDisputes, openDispute, readDispute, unmatchedNotices, type DisputeInput } from '../../services/disputes/admin.ts';
 import { DISPUTE_EVENTS, DISPUTE_STATUSES } from '../../domain/disputes.ts';
 import { raiseSandboxChargeback, type SandboxChargebackInput } from '../../services/disputes/sandbox.ts';
@@ -132,6 +133,12 @@ const ImportView = Type.Object({
   unmatched: Type.Integer({ description: 'Rows for no payment of the MID, or refused (kept, GET /disputes/unmatched).' }),
 });
 
+const ThresholdBody = Type.Object({
+  ratio_percent: Type.String({ maxLength: 10, description: 'Disputes per settled transaction, percent, two decimals at most (Visa VDMP 0.90, Mastercard ECM 1.50).' }),
+  min_count: Type.Integer({ minimum: 0, description: 'The least chargebacks in the month for the ratio to count (VDMP and ECM: 100).' }),
+}, { additionalProperties: false, examples: [{ ratio_percent: '1.50', min_count: 100 }] });
+const ThresholdView = Type.Object({ ratio_percent: Type.String(), min_count: Type.Integer(), default: Type.Boolean({ description: 'true: no operator threshold, the default (VDMP).' }) });
+
 const IdParams = Type.Object({ id: Type.String({ maxLength: 1024 }) });
 const ListQuery = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
@@ -207,6 +214,16 @@ export function registerAdminDisputeRoutes(app: FastifyInstance, ctx: ServiceCon
       body: ImportBody, response: withErrors({ 200: ImportView }),
     },
   }, async (req) => importDisputeFile(ctx, actorOf(req), req.body));
+
+  app.get('/disputes/threshold', {
+    onRequest: requirePermission('payments.read'),
+    schema: { ...ADMIN_TAG, summary: 'The dispute monitoring threshold in force (the operator\'s, or Visa VDMP\'s default)', response: withErrors({ 200: ThresholdView }) },
+  }, async () => readThresholdView(ctx));
+
+  app.put<{ Body: { ratio_percent: string; min_count: number } }>('/disputes/threshold', {
+    onRequest: requirePermission('payments.act'),
+    schema: { ...ADMIN_TAG, summary: 'Set the dispute monitoring threshold (ratios and /metrics compare against it); audited', body: ThresholdBody, response: withErrors({ 200: ThresholdView }) },
+  }, async (req) => setThreshold(ctx, actorOf(req), req.body));
 
   app.get<{ Querystring: Static<typeof DueQuery> }>('/disputes/due', {
     onRequest: requirePermission('payments.read'),

@@ -9,7 +9,8 @@ import { GatewayError } from '../../domain/errors.ts';
 import { isUuid } from '../../domain/ids.ts';
 import { formatAmount, parseAmount } from '../../domain/money.ts';
 import { DEFAULT_RATIO_THRESHOLD, DISPUTE_EVENTS, overThreshold, percentOf, ratioBp, type Dispute, type DisputeEvent, type DisputeHistoryEntry, type UnmatchedNotice } from '../../domain/disputes.ts';
-import { disputeRatioRows, getDispute, historyOf, listDisputes, listUnmatched } from '../../store/disputes-repo.ts';
+import { disputeRatioRows, getDispute, historyOf, listDisputes, listUnmatched, readThreshold, writeThreshold } from '../../store/disputes-repo.ts';
+import { appendAudit } from '../../store/audit-repo.ts';
 import { getPayment } from '../../store/payments-repo.ts';
 import { applyDisputeChange } from './apply.ts';
 
@@ -106,11 +107,42 @@ export async function disputeRatios(ctx: ServiceContext, month: string): Promise
   if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) throw GatewayError.field('month', 'should be a month, YYYY-MM.');
   const from = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, 1));
   const to = new Date(Date.UTC(Number(m[1]), Number(m[2]), 1));
+  const threshold = await thresholdOf(ctx);
   const rows = (await disputeRatioRows(ctx.db, from, to)).map((r): RatioView => ({
     merchant_id: r.merchantId, mid_id: r.midId, currency: r.currency, settled_count: Number(r.settledCount), settled_amount: formatAmount(r.settledAmount, r.currency),
     dispute_count: Number(r.disputeCount), dispute_amount: formatAmount(r.disputeAmount, r.currency), dispute_ratio: percentOf(ratioBp(r.disputeCount, r.settledCount)),
     fraud_count: Number(r.fraudCount), fraud_amount: formatAmount(r.fraudAmount, r.currency), fraud_ratio: percentOf(ratioBp(r.fraudCount, r.settledCount)),
-    over_threshold: overThreshold(r.disputeCount, r.settledCount),
+    over_threshold: overThreshold(r.disputeCount, r.settledCount, threshold),
   }));
-  return { month, threshold_percent: percentOf(DEFAULT_RATIO_THRESHOLD.ratioBp), threshold_min_count: Number(DEFAULT_RATIO_THRESHOLD.minCount), rows };
+  return { month, threshold_percent: percentOf(threshold.ratioBp), threshold_min_count: Number(threshold.minCount), rows };
+}
+
+/** The monitoring threshold in force: the operator's, or the default (Visa VDMP's standard level). */
+export async function thresholdOf(ctx: Pick<ServiceContext, 'db'>): Promise<{ ratioBp: bigint; minCount: bigint }> {
+  return (await readThreshold(ctx.db)) ?? DEFAULT_RATIO_THRESHOLD;
+}
+
+export interface ThresholdView { ratio_percent: string; min_count: number; default: boolean }
+
+export async function readThresholdView(ctx: ServiceContext): Promise<ThresholdView> {
+  const set = await readThreshold(ctx.db);
+  const t = set ?? DEFAULT_RATIO_THRESHOLD;
+  return { ratio_percent: percentOf(t.ratioBp), min_count: Number(t.minCount), default: set === undefined };
+}
+
+/** Sets the threshold: a percentage with at most two decimals (above 0, at most 100) and a minimum count; audited. */
+export async function setThreshold(ctx: ServiceContext, actor: AuditActor, input: { ratio_percent: string; min_count: number }): Promise<ThresholdView> {
+  const m = /^(\d{1,3})(?:\.(\d{1,2}))?$/.exec(input.ratio_percent ?? '');
+  const bp = m ? BigInt(m[1]!) * 100n + BigInt((m[2] ?? '').padEnd(2, '0')) : 0n;
+  const problems = [];
+  if (!m || bp <= 0n || bp > 10_000n) problems.push({ field: 'ratio_percent', message: 'should be a percentage above 0 and at most 100, two decimals at most ("0.90").' });
+  if (!Number.isSafeInteger(input.min_count) || input.min_count < 0) problems.push({ field: 'min_count', message: 'should be a count, 0 or more.' });
+  if (problems.length > 0) throw GatewayError.invalid(problems);
+  const before = await readThresholdView(ctx);
+  const now = ctx.clock.now();
+  await ctx.db.transaction(async (tx) => {
+    await writeThreshold(tx, { ratioBp: bp, minCount: BigInt(input.min_count) }, actor.name, now);
+    await appendAudit(tx, { actor, action: 'dispute.threshold', objectType: 'dispute_threshold', objectId: 'platform', before, after: { ratio_percent: percentOf(bp), min_count: input.min_count } }, now);
+  });
+  return readThresholdView(ctx);
 }

@@ -21,7 +21,7 @@ import { getPayment } from '../../store/payments-repo.ts';
 import { findMidById } from '../../store/merchants-repo.ts';
 import { midAccess } from '../connector-access.ts';
 import { applyDisputeChange } from './apply.ts';
-import { disputeView, type DisputeView } from './admin.ts';
+import { disputeView, thresholdOf, type DisputeView } from './admin.ts';
 
 export interface EvidenceInput {
   file_name?: string;
@@ -177,6 +177,7 @@ export async function disputeMetricLines(ctx: Pick<ServiceContext, 'db' | 'clock
   const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const to = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
   const ratios = await disputeRatioRows(ctx.db, from, to);
+  const threshold = await thresholdOf(ctx);
   const labels = (r: { merchantId: string; midId: string | null; currency: string }) => `merchant="${esc(r.merchantId)}",mid="${esc(r.midId ?? '')}",currency="${esc(r.currency)}"`;
   return [
     '# HELP portcullis_dispute_ratio_basis_points Chargebacks raised this month (UTC) per payment captured in it, in basis points, per merchant, MID and currency.',
@@ -185,9 +186,9 @@ export async function disputeMetricLines(ctx: Pick<ServiceContext, 'db' | 'clock
     '# HELP portcullis_fraud_dispute_ratio_basis_points Fraud chargebacks raised this month (UTC) per payment captured in it, in basis points.',
     '# TYPE portcullis_fraud_dispute_ratio_basis_points gauge',
     ...ratios.map((r) => `portcullis_fraud_dispute_ratio_basis_points{${labels(r)}} ${ratioBp(r.fraudCount, r.settledCount)}`),
-    `# HELP portcullis_dispute_over_threshold 1 when this month's chargebacks are over the monitoring threshold (${DEFAULT_RATIO_THRESHOLD.ratioBp} bp and ${DEFAULT_RATIO_THRESHOLD.minCount} chargebacks).`,
+    `# HELP portcullis_dispute_over_threshold 1 when this month's chargebacks are over the monitoring threshold (the operator's, default ${DEFAULT_RATIO_THRESHOLD.ratioBp} bp and ${DEFAULT_RATIO_THRESHOLD.minCount} chargebacks).`,
     '# TYPE portcullis_dispute_over_threshold gauge',
-    ...ratios.map((r) => `portcullis_dispute_over_threshold{${labels(r)}} ${overThreshold(r.disputeCount, r.settledCount) ? 1 : 0}`),
+    ...ratios.map((r) => `portcullis_dispute_over_threshold{${labels(r)}} ${overThreshold(r.disputeCount, r.settledCount, threshold) ? 1 : 0}`),
     `# HELP portcullis_disputes_due_soon Live disputes whose deadline passes within ${DEADLINE_ALERT_MS / 86_400_000} days, per merchant.`,
     '# TYPE portcullis_disputes_due_soon gauge',
     ...[...counts].map(([m, c]) => `portcullis_disputes_due_soon{merchant="${esc(m)}"} ${c.due_soon}`),
