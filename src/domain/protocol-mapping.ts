@@ -52,6 +52,8 @@ export const OPTIONAL_FIELDS: readonly OptionalField[] = [
   field('gateway_id', 'S2S: the acquirer\'s reference of the payment.'),
   field('merchant_name', 'S2S: the merchant\'s name.'),
   field('connector_name', 'S2S APM: the provider\'s connector name.'),
+  // The merchant's money (issue 27): off by default, so the family's payloads stay as they are.
+  field('fee', 'The payment\'s fee so far (the ledger\'s: fees charged, net of fees given back) and net_amount, what the merchant is owed for it after fees (captured - refunded - fee; a payout\'s is negative), in the payment\'s currency.', ['fee', 'net_amount']),
 ];
 
 export const OPTIONAL_FIELD_NAMES: readonly string[] = OPTIONAL_FIELDS.map((f) => f.name);

@@ -7,6 +7,7 @@
 import type { Sql } from './database.ts';
 import type { LedgerEntry } from '../domain/ledger/postings.ts';
 import type { FeeRow, FeeSchedule } from '../domain/ledger/fees.ts';
+import type { SettlementFrequency } from '../domain/ledger/periods.ts';
 
 /** An entry as one JSON row of a statement parameter: [ref, event, account, currency, amount, payment_id]. */
 export type EntryRow = [string, string, string, string, string, string | null];
@@ -65,6 +66,13 @@ const toEntry = (r: EntryDbRow): StoredEntry => ({ ref: r.ref, event: r.event, a
 
 export async function entriesOfPayment(sql: Sql, paymentId: string): Promise<StoredEntry[]> {
   const rows = await sql.query<EntryDbRow>('SELECT * FROM ledger_entries WHERE payment_id = $1 ORDER BY created_at, ref, event, amount DESC', [paymentId]);
+  return rows.map(toEntry);
+}
+
+/** The entries of several payments (one read). */
+export async function entriesOfPayments(sql: Sql, paymentIds: readonly string[]): Promise<StoredEntry[]> {
+  if (paymentIds.length === 0) return [];
+  const rows = await sql.query<EntryDbRow>('SELECT * FROM ledger_entries WHERE payment_id = ANY($1::text[]) ORDER BY created_at, ref, event, amount DESC', [paymentIds]);
   return rows.map(toEntry);
 }
 
@@ -145,21 +153,50 @@ export interface MoneyTerms {
   merchantId: string;
   country: string | null;
   settlementDelayDays: number;
+  /** Daily, or weekly up to the cut-off weekday (domain/ledger/periods.ts). */
+  settlementFrequency: SettlementFrequency;
+  settlementCutoffWeekday: number;
   reservePpm: bigint;
   reserveDays: number;
+  /** Where the merchant is paid (SEPA payouts): the account holder, IBAN and BIC. */
+  payoutAccount: { name: string | null; iban: string | null; bic: string | null };
 }
 
-export const DEFAULT_TERMS = (merchantId: string): MoneyTerms => ({ merchantId, country: null, settlementDelayDays: 2, reservePpm: 0n, reserveDays: 0 });
+export const DEFAULT_TERMS = (merchantId: string): MoneyTerms => ({
+  merchantId, country: null, settlementDelayDays: 2, settlementFrequency: 'daily', settlementCutoffWeekday: 1, reservePpm: 0n, reserveDays: 0,
+  payoutAccount: { name: null, iban: null, bic: null },
+});
+
+interface TermsRow {
+  merchant_id: string; country: string | null; settlement_delay_days: number; settlement_frequency: SettlementFrequency; settlement_cutoff_weekday: number;
+  reserve_ppm: string | bigint; reserve_days: number; payout_account_name: string | null; payout_iban: string | null; payout_bic: string | null;
+}
+
+const toTerms = (r: TermsRow): MoneyTerms => ({
+  merchantId: r.merchant_id, country: r.country, settlementDelayDays: r.settlement_delay_days, settlementFrequency: r.settlement_frequency,
+  settlementCutoffWeekday: r.settlement_cutoff_weekday, reservePpm: BigInt(r.reserve_ppm), reserveDays: r.reserve_days,
+  payoutAccount: { name: r.payout_account_name, iban: r.payout_iban, bic: r.payout_bic },
+});
+
+/** The terms of several merchants (one read); those without a row have the defaults. */
+export async function moneyTermsOfMany(sql: Sql, merchantIds: readonly string[]): Promise<Map<string, MoneyTerms>> {
+  const rows = merchantIds.length === 0 ? [] : await sql.query<TermsRow>('SELECT * FROM merchant_money_terms WHERE merchant_id = ANY($1::text[])', [merchantIds]);
+  const found = new Map(rows.map((r) => [r.merchant_id, toTerms(r)]));
+  return new Map(merchantIds.map((id) => [id, found.get(id) ?? DEFAULT_TERMS(id)]));
+}
 
 export async function moneyTermsOf(sql: Sql, merchantId: string): Promise<MoneyTerms> {
-  const [r] = await sql.query<{ country: string | null; settlement_delay_days: number; reserve_ppm: string | bigint; reserve_days: number }>('SELECT * FROM merchant_money_terms WHERE merchant_id = $1', [merchantId]);
-  return r ? { merchantId, country: r.country, settlementDelayDays: r.settlement_delay_days, reservePpm: BigInt(r.reserve_ppm), reserveDays: r.reserve_days } : DEFAULT_TERMS(merchantId);
+  const [r] = await sql.query<TermsRow>('SELECT * FROM merchant_money_terms WHERE merchant_id = $1', [merchantId]);
+  return r ? toTerms(r) : DEFAULT_TERMS(merchantId);
 }
 
 export async function saveMoneyTerms(sql: Sql, t: MoneyTerms, now: Date): Promise<void> {
   await sql.query(
-    `INSERT INTO merchant_money_terms (merchant_id, country, settlement_delay_days, reserve_ppm, reserve_days, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (merchant_id) DO UPDATE SET country = $2, settlement_delay_days = $3, reserve_ppm = $4, reserve_days = $5, updated_at = $6`,
-    [t.merchantId, t.country, t.settlementDelayDays, t.reservePpm.toString(), t.reserveDays, now],
+    `INSERT INTO merchant_money_terms (merchant_id, country, settlement_delay_days, reserve_ppm, reserve_days, updated_at, settlement_frequency, settlement_cutoff_weekday,
+       payout_account_name, payout_iban, payout_bic) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+     ON CONFLICT (merchant_id) DO UPDATE SET country = $2, settlement_delay_days = $3, reserve_ppm = $4, reserve_days = $5, updated_at = $6,
+       settlement_frequency = $7, settlement_cutoff_weekday = $8, payout_account_name = $9, payout_iban = $10, payout_bic = $11`,
+    [t.merchantId, t.country, t.settlementDelayDays, t.reservePpm.toString(), t.reserveDays, now, t.settlementFrequency, t.settlementCutoffWeekday,
+      t.payoutAccount.name, t.payoutAccount.iban, t.payoutAccount.bic],
   );
 }

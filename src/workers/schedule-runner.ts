@@ -40,7 +40,8 @@ import { authorizeRequest } from '../services/attempt/request.ts';
 import { heldForIntegrity, mismatchesOf } from '../services/attempt/integrity.ts';
 import { screen, screenRefusal, type ScreenFacts } from '../services/attempt/screen.ts';
 import { posted, postingEntries } from '../services/attempt/post.ts';
-import type { LedgerEntry } from '../domain/ledger/postings.ts';
+import { paymentMoneyOf, type LedgerEntry } from '../domain/ledger/postings.ts';
+import { wantsMoney } from '../services/callbacks/fields.ts';
 import { intentOf } from '../domain/operations.ts';
 import { PollingLoop } from './polling.ts';
 
@@ -255,9 +256,11 @@ export class ScheduleRunner {
       const { write, after, event } = outcomeOf(payment, answer, at);
       writes.push(write);
       afters.set(payment.id, after);
-      entries.push(...await postingEntries(this.ctx, this.ctx.db, { payment: after, transId: write.transactionId, outcome: answer.kind }));
+      const posting = await postingEntries(this.ctx, this.ctx.db, { payment: after, transId: write.transactionId, outcome: answer.kind });
+      entries.push(...posting);
       const merchant = (await this.merchantOf(this.ctx.db, payment.merchantId))?.merchant;
-      const row = merchant && outboxRowOf(merchant, after, event, at, newId());
+      // The optional fee field: a charge is its payment's first money, so its entries are all.
+      const row = merchant && outboxRowOf(merchant, after, wantsMoney(merchant.settings.callbackFields) ? { ...event, money: paymentMoneyOf(posting, after.merchantId) } : event, at, newId());
       if (row) outbox.push(row);
     }
     const written = await recordOutcomes(this.ctx.db, writes, outbox, now, entries);

@@ -116,6 +116,8 @@ const FIELDS: readonly { setting: string; wire: Record<string, string | RegExp>;
   { setting: 'payer_email', wire: { payer_email: CUSTOMER.email } },
   { setting: 'payer_phone', wire: { payer_phone: BILLING.phone } },
   { setting: 'payer_ip', wire: { payer_ip: CUSTOMER.ip } },
+  // The ledger's fee (issue 27; no schedule here: 0.00, the whole 10.00 owed); test/money/fee-fields.test.ts prices one.
+  { setting: 'fee', wire: { fee: '0.00', net_amount: '10.00' } },
 ];
 
 /** The S2S-only settings (flat extended fields) have their own test in test/s2s-card/spec-fields.test.ts. */

@@ -82,7 +82,24 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(bad.status, 400);
       const put = await admin('PUT', `/admin/v1/merchants/${gw.merchant.id}/money/terms`, { country: 'DE', settlement_delay_days: 3, reserve_percent: '10', reserve_days: 90 });
       assert.equal(put.status, 200, put.text);
-      assert.deepEqual((await admin('GET', `/admin/v1/merchants/${gw.merchant.id}/money/terms`)).body, { merchant_id: gw.merchant.id, country: 'DE', settlement_delay_days: 3, reserve_percent: '10', reserve_days: 90 });
+      assert.deepEqual((await admin('GET', `/admin/v1/merchants/${gw.merchant.id}/money/terms`)).body, {
+        merchant_id: gw.merchant.id, country: 'DE', settlement_delay_days: 3, settlement_frequency: 'daily', settlement_cutoff_weekday: 1, reserve_percent: '10', reserve_days: 90,
+        payout_account: { name: null, iban: null, bic: null },
+      });
+    });
+
+    it('money terms: weekly settlement and the payout account; a bad IBAN, BIC, frequency and weekday named', async () => {
+      const m = gw.merchant.id;
+      const bad = await admin('PUT', `/admin/v1/merchants/${m}/money/terms`, {
+        settlement_frequency: 'monthly', settlement_cutoff_weekday: 8, payout_account: { iban: 'DE89 3704 0044 0532 0130 01', bic: 'COBA' },
+      });
+      assert.equal(bad.status, 400, bad.text);
+      assert.deepEqual(fieldErrors(bad.body).map((e) => e.split(':')[0]), ['settlement_frequency', 'settlement_cutoff_weekday', 'payout_account.iban', 'payout_account.bic', 'payout_account.name']);
+      const put = await admin('PUT', `/admin/v1/merchants/${m}/money/terms`, {
+        settlement_frequency: 'weekly', settlement_cutoff_weekday: 5, payout_account: { name: 'Muster Shop GmbH', iban: 'de89 3704 0044 0532 0130 00', bic: 'cobadeffxxx' },
+      });
+      assert.equal(put.status, 200, put.text);
+      assert.deepEqual([put.body.settlement_frequency, put.body.settlement_cutoff_weekday, put.body.payout_account], ['weekly', 5, { name: 'Muster Shop GmbH', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' }]);
     });
   });
 }

@@ -63,6 +63,34 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(detail.body.lines.length, text.trim().split('\n').length - 1 - 4, 'the view and the CSV have the same lines');
     });
 
+    it('the merchant\'s own reads: statements, one statement, its CSV, a payment\'s fee, scoped to the merchant; the payment detail has the fee and entries', async () => {
+      const m = a.merchant.id;
+      const other = await a.addMerchant();
+      const [s] = (await admin('GET', `/admin/v1/merchants/${m}/money/statements`)).body;
+      assert.equal(s.net_payable, '48.90');
+      assert.deepEqual((await admin('GET', `/admin/v1/merchants/${other.id}/money/statements`)).body, []);
+      const one = await admin('GET', `/admin/v1/merchants/${m}/money/statements/${s.id}`);
+      assert.equal(one.status, 200, one.text);
+      assert.equal(one.body.lines.length, (await admin('GET', `/admin/v1/money/statements/${s.id}`)).body.lines.length);
+      assert.equal((await admin('GET', `/admin/v1/merchants/${other.id}/money/statements/${s.id}`)).status, 404, 'another merchant\'s statement is not found');
+      const csv = await fetch(`${a.baseUrl}/admin/v1/merchants/${m}/money/statements/${s.id}/csv`, { headers: { authorization: `Bearer ${token}` } });
+      assert.match(await csv.text(), /,total:net_payable,,,,48\.90,USD\n$/);
+      assert.equal((await fetch(`${a.baseUrl}/admin/v1/merchants/${other.id}/money/statements/${s.id}/csv`, { headers: { authorization: `Bearer ${token}` } })).status, 404);
+
+      const payment = one.body.lines.find((l: { event: string }) => l.event === 'sale').payment_id as string;
+      const fee = await admin('GET', `/admin/v1/merchants/${m}/money/payments/${payment}`);
+      assert.equal(fee.status, 200, fee.text);
+      assert.equal((await admin('GET', `/admin/v1/merchants/${other.id}/money/payments/${payment}`)).status, 404);
+      const detail = await admin('GET', `/admin/v1/payments/${payment}`);
+      assert.equal(detail.status, 200, detail.text);
+      assert.deepEqual(detail.body.money, { fee: fee.body.fee, net_amount: fee.body.net_amount, entries: fee.body.entries });
+      assert.deepEqual(detail.body.money, (({ fee: f, net_amount, entries }) => ({ fee: f, net_amount, entries }))((await admin('GET', `/admin/v1/payments/${payment}/ledger`)).body));
+      // 1 % of the sale's amount; the merchant is owed the rest.
+      const amount = BigInt(detail.body.payment.amount.replace('.', ''));
+      assert.equal(BigInt(fee.body.fee.replace('.', '')), amount / 100n);
+      assert.equal(BigInt(fee.body.net_amount.replace('.', '')), amount - amount / 100n);
+    });
+
     it('marks the statement paid once, with the bank\'s reference', async () => {
       const [s] = (await admin('GET', '/admin/v1/money/statements?unpaid=true')).body;
       const due = await fetch(`${a.baseUrl}/admin/v1/money/payouts/csv`, { headers: { authorization: `Bearer ${token}` } });

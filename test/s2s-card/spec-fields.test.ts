@@ -47,6 +47,8 @@ const S2S_FIELDS: readonly { setting: string; callback: Expect; status: Expect; 
   { setting: 'gateway_id', callback: { gateway_id: /^sbx_/ }, status: {} },
   { setting: 'merchant_name', callback: { merchant_name: 'Test Shop' }, status: {} },
   { setting: 'connector_name', callback: {}, status: {} },
+  // The ledger's fee (issue 27; no schedule here: 0.00, the whole 1.99 owed); test/money/fee-fields.test.ts prices one.
+  { setting: 'fee', callback: { fee: '0.00', net_amount: '1.99' }, status: { fee: '0.00', net_amount: '1.99' } },
   ...Object.entries({
     payer_first_name: 'John', payer_last_name: 'Doe', payer_address: 'Big street', payer_country: 'US', payer_state: 'CA', payer_city: 'City', payer_zip: '123456',
     payer_email: EMAIL, payer_phone: '199999999', payer_ip: '123.123.123.123', ...PAYER_EXTRA, ...PAYER_MORE,

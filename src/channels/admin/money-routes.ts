@@ -8,10 +8,11 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import {
-  adjustBalance, createFeeSchedule, getMoneyTerms, ledgerCheck, listFeeSchedules, merchantBalancesOf, paymentLedger, putMoneyTerms,
+  adjustBalance, createFeeSchedule, getMoneyTerms, ledgerCheck, listFeeSchedules, putMoneyTerms,
   type AdjustmentInput, type MoneyTermsInput, type NewFeeSchedule,
 } from '../../services/admin/money.ts';
-import { listMerchantStatements, markPaid, payoutsCsv, readStatement, statementCsv } from '../../services/admin/statements.ts';
+import { merchantBalances, merchantPaymentFee, merchantStatement, merchantStatementCsv, merchantStatements, paymentLedgerOf } from '../../services/money/merchant-money.ts';
+import { listMerchantStatements, markPaid, payoutsCsv, payoutsSepa, readStatement, statementCsv, type SepaExportInput } from '../../services/admin/statements.ts';
 import { Readable } from 'node:stream';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { MerchantParams } from './config-schemas.ts';
@@ -59,8 +60,20 @@ const TermsBody = Type.Object({
   settlement_delay_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 90, description: 'T+N: days before captured money becomes available.' })),
   reserve_percent: Type.Optional(Type.String({ maxLength: 12, description: 'Share of each settled amount held back (rolling reserve).' })),
   reserve_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 365, description: 'Days a reserve is held before it is released.' })),
-}, { additionalProperties: false, examples: [{ country: 'DE', settlement_delay_days: 2, reserve_percent: '10', reserve_days: 90 }] });
-const TermsView = Type.Object({ merchant_id: Type.String(), country: Type.Union([Type.String(), Type.Null()]), settlement_delay_days: Type.Integer(), reserve_percent: Type.String(), reserve_days: Type.Integer() });
+  settlement_frequency: Type.Optional(Type.String({ maxLength: 10, description: 'daily (default) or weekly.' })),
+  settlement_cutoff_weekday: Type.Optional(Type.Integer({ description: 'Weekly: the ISO weekday (1 Monday ... 7 Sunday) whose UTC midnight ends a week\'s period (default 1: weeks run Monday to Sunday).' })),
+  payout_account: Type.Optional(Type.Union([Type.Object({
+    name: Type.Optional(Type.Union([Type.String({ maxLength: 140 }), Type.Null()], { description: 'The account holder (required with an IBAN).' })),
+    iban: Type.Optional(Type.Union([Type.String({ maxLength: 50 }), Type.Null()], { description: 'Checked (ISO 13616 mod 97); spaces allowed.' })),
+    bic: Type.Optional(Type.Union([Type.String({ maxLength: 15 }), Type.Null()], { description: '8 or 11 characters.' })),
+  }, { additionalProperties: false }), Type.Null()], { description: 'Where the merchant is paid: the SEPA payout file\'s creditor.' })),
+}, { additionalProperties: false, examples: [{ country: 'DE', settlement_delay_days: 2, settlement_frequency: 'weekly', settlement_cutoff_weekday: 1, reserve_percent: '10', reserve_days: 90, payout_account: { name: 'Muster Shop GmbH', iban: 'DE89 3704 0044 0532 0130 00', bic: 'COBADEFFXXX' } }] });
+const TermsView = Type.Object({
+  merchant_id: Type.String(), country: Type.Union([Type.String(), Type.Null()]), settlement_delay_days: Type.Integer(),
+  settlement_frequency: Type.String({ description: 'daily or weekly' }), settlement_cutoff_weekday: Type.Integer({ description: 'ISO weekday ending a weekly period' }),
+  reserve_percent: Type.String(), reserve_days: Type.Integer(),
+  payout_account: Type.Object({ name: Type.Union([Type.String(), Type.Null()]), iban: Type.Union([Type.String(), Type.Null()]), bic: Type.Union([Type.String(), Type.Null()]) }),
+});
 
 const BalanceView = Type.Object({
   currency: Type.String(),
@@ -97,11 +110,13 @@ const StatementView = Type.Object({
   id: Type.String(), merchant_id: Type.String(), currency: Type.String(), period_from: Type.String(), period_to: Type.String(),
   gross: Type.String({ description: 'Captured less refunded in the period (pending -> available).' }), fees: Type.String({ description: 'The period\'s fees, deducted.' }),
   reserve_held: Type.String(), reserve_release_at: Type.Union([Type.String(), Type.Null()]), reserve_released_at: Type.Union([Type.String(), Type.Null()]),
-  net_payable: Type.String({ description: 'gross - fees - reserve_held; negative: carried over.' }), transactions: Type.Integer(), created_at: Type.String(),
+  net_payable: Type.String({ description: 'gross - fees - reserve_held; negative: carried over.' }),
+  opening_available: Type.String({ description: 'The available balance before the statement\'s entries; negative: a balance carried over, made up by the next payouts first.' }),
+  transactions: Type.Integer(), created_at: Type.String(),
   payout: Type.Union([Type.Object({ id: Type.String(), amount: Type.String(), bank_reference: Type.String(), paid_by: Type.Union([Type.String(), Type.Null()]), paid_at: Type.String() }), Type.Null()]),
 }, { examples: [{
   id: '0193…', merchant_id: '0b7f…', currency: 'EUR', period_from: '2030-03-01T00:00:00.000Z', period_to: '2030-03-02T00:00:00.000Z', gross: '122.50', fees: '3.26',
-  reserve_held: '12.25', reserve_release_at: '2030-05-31T00:00:00.000Z', reserve_released_at: null, net_payable: '106.99', transactions: 4, created_at: '2030-03-04T00:10:00.000Z', payout: null,
+  reserve_held: '12.25', reserve_release_at: '2030-05-31T00:00:00.000Z', reserve_released_at: null, net_payable: '106.99', opening_available: '0.00', transactions: 4, created_at: '2030-03-04T00:10:00.000Z', payout: null,
 }] });
 const LineView = Type.Object({ created_at: Type.String(), ref: Type.String(), payment_id: Type.Union([Type.String(), Type.Null()]), event: Type.String(), account: Type.String(), amount: Type.String({ description: 'Signed: debit positive.' }) });
 const StatementWithLines = Type.Composite([StatementView, Type.Object({ lines: Type.Array(LineView, { description: 'The first 500 lines; the CSV has all.' }) })]);
@@ -113,8 +128,24 @@ const StatementQuery = Type.Object({
 });
 const PaidBody = Type.Object({ bank_reference: Type.String({ maxLength: 140 }) }, { additionalProperties: false, examples: [{ bank_reference: 'SEPA-2030-03-04-000123' }] });
 const Csv = Type.String({ description: 'text/csv, streamed' });
+const SepaBody = Type.Object({
+  debtor: Type.Object({
+    name: Type.String({ maxLength: 140, description: 'The platform\'s account holder.' }),
+    iban: Type.String({ maxLength: 50, description: 'The account the payouts are paid from.' }),
+    bic: Type.String({ maxLength: 15 }),
+  }, { additionalProperties: false }),
+  execution_date: Type.Optional(Type.String({ maxLength: 10, description: 'YYYY-MM-DD, today or later; absent: today (UTC).' })),
+}, { additionalProperties: false, examples: [{ debtor: { name: 'Portcullis Payments Ltd', iban: 'DE89 3704 0044 0532 0130 00', bic: 'COBADEFFXXX' }, execution_date: '2030-03-05' }] });
 
 type Params = Static<typeof MerchantParams>;
+
+const MerchantStatementParams = Type.Object({ id: MerchantParams.properties.id, statement_id: Type.String({ maxLength: 1024, description: 'The statement\'s id.' }) });
+const MerchantPaymentParams = Type.Object({ id: MerchantParams.properties.id, payment_id: Type.String({ maxLength: 1024, description: 'The payment\'s id.' }) });
+const MerchantStatementQuery = Type.Object({
+  unpaid: StatementQuery.properties.unpaid,
+  limit: StatementQuery.properties.limit,
+});
+const MERCHANT_SCOPED = 'Scoped to the merchant: another merchant\'s statement or payment is not found (404). services/money/merchant-money.ts, which the merchant portal mounts too.';
 
 export function registerAdminMoneyRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get<{ Querystring: Static<typeof ScheduleQuery> }>('/money/fee-schedules', {
@@ -143,7 +174,32 @@ export function registerAdminMoneyRoutes(app: FastifyInstance, ctx: ServiceConte
   app.get<{ Params: Params }>('/merchants/:id/balances', {
     onRequest: requirePermission('money.read'),
     schema: { ...ADMIN_TAG, summary: 'A merchant\'s balances per currency (running balances, O(1))', params: MerchantParams, response: withErrors({ 200: BalancesView }) },
-  }, async (req) => ({ merchant_id: req.params.id, balances: await merchantBalancesOf(ctx, req.params.id) }));
+  }, async (req) => ({ merchant_id: req.params.id, balances: await merchantBalances(ctx, req.params.id) }));
+
+  // --- the merchant's own reads, one merchant at a time (the merchant portal mounts the same service) ---
+
+  app.get<{ Params: Params; Querystring: Static<typeof MerchantStatementQuery> }>('/merchants/:id/money/statements', {
+    onRequest: requirePermission('money.read'),
+    schema: { ...ADMIN_TAG, summary: 'A merchant\'s settlement statements, newest first', description: MERCHANT_SCOPED, params: MerchantParams, querystring: MerchantStatementQuery, response: withErrors({ 200: Type.Array(StatementView) }) },
+  }, async (req) => merchantStatements(ctx, req.params.id, { ...(req.query.unpaid === 'true' ? { unpaid: true } : {}), ...(req.query.limit ? { limit: req.query.limit } : {}) }));
+
+  app.get<{ Params: Static<typeof MerchantStatementParams> }>('/merchants/:id/money/statements/:statement_id', {
+    onRequest: requirePermission('money.read'),
+    schema: { ...ADMIN_TAG, summary: 'One of a merchant\'s statements: totals, payout and its first lines', description: MERCHANT_SCOPED, params: MerchantStatementParams, response: withErrors({ 200: StatementWithLines }) },
+  }, async (req) => merchantStatement(ctx, req.params.id, req.params.statement_id));
+
+  app.get<{ Params: Static<typeof MerchantStatementParams> }>('/merchants/:id/money/statements/:statement_id/csv', {
+    onRequest: requirePermission('money.read'),
+    schema: { ...ADMIN_TAG, summary: 'One of a merchant\'s statements as CSV (streamed)', description: MERCHANT_SCOPED, params: MerchantStatementParams, produces: ['text/csv'], response: withErrors({ 200: Csv }) },
+  }, async (req, reply) => {
+    const { statement, rows } = await merchantStatementCsv(ctx, req.params.id, req.params.statement_id);
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="statement-${statement.id}.csv"`).send(Readable.from(rows));
+  });
+
+  app.get<{ Params: Static<typeof MerchantPaymentParams> }>('/merchants/:id/money/payments/:payment_id', {
+    onRequest: requirePermission('money.read'),
+    schema: { ...ADMIN_TAG, summary: 'One of a merchant\'s payments: its fee, net amount and ledger entries', description: MERCHANT_SCOPED, params: MerchantPaymentParams, response: withErrors({ 200: PaymentLedgerView }) },
+  }, async (req) => merchantPaymentFee(ctx, req.params.id, req.params.payment_id));
 
   app.post<{ Params: Params; Body: AdjustmentInput }>('/merchants/:id/adjustments', {
     onRequest: requirePermission('money.adjust'),
@@ -156,7 +212,7 @@ export function registerAdminMoneyRoutes(app: FastifyInstance, ctx: ServiceConte
   app.get<{ Params: Static<typeof PaymentParams> }>('/payments/:id/ledger', {
     onRequest: requirePermission('money.read'),
     schema: { ...ADMIN_TAG, summary: 'A payment\'s fee, net amount and ledger entries', params: PaymentParams, response: withErrors({ 200: PaymentLedgerView }) },
-  }, async (req) => paymentLedger(ctx, req.params.id));
+  }, async (req) => paymentLedgerOf(ctx, req.params.id));
 
   app.get<{ Querystring: Static<typeof StatementQuery> }>('/money/statements', {
     onRequest: requirePermission('money.read'),
@@ -185,6 +241,19 @@ export function registerAdminMoneyRoutes(app: FastifyInstance, ctx: ServiceConte
     onRequest: requirePermission('money.read'),
     schema: { ...ADMIN_TAG, summary: 'The payouts due (unpaid statements with something payable) as CSV, one bank transfer a line', produces: ['text/csv'], response: withErrors({ 200: Csv }) },
   }, async (_req, reply) => reply.type('text/csv; charset=utf-8').send(await payoutsCsv(ctx)));
+
+  app.post<{ Body: SepaExportInput }>('/money/payouts/sepa', {
+    onRequest: requirePermission('money.read'),
+    schema: {
+      ...ADMIN_TAG, summary: 'The euro payouts due as a SEPA credit transfer file (ISO 20022 pain.001.001.09)',
+      description: 'One transfer per unpaid statement in EUR to the merchant\'s payout account (its terms), paying the statement\'s net up to the merchant\'s available balance, as the CSV does. Statements in other currencies and merchants without a payout IBAN are left out and counted in the x-payouts-skipped header. Nothing is marked paid: mark each statement paid with the bank\'s reference once the bank executed the file.',
+      body: SepaBody, produces: ['application/xml'], response: withErrors({ 200: Type.String({ description: 'application/xml: a pain.001.001.09 Document' }) }),
+    },
+  }, async (req, reply) => {
+    const { xml, transfers, skipped } = await payoutsSepa(ctx, req.body);
+    return reply.type('application/xml; charset=utf-8').header('content-disposition', 'attachment; filename="payouts-pain.001.001.09.xml"')
+      .header('x-payouts-transfers', String(transfers)).header('x-payouts-skipped', String(skipped)).send(xml);
+  });
 
   app.get('/money/ledger-check', {
     onRequest: requirePermission('money.read'),

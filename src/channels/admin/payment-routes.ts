@@ -261,6 +261,14 @@ const PaymentDetailView = Type.Object({
   callbacks: Type.Array(CallbackView),
   routing: Nullable(Routing),
   audit: Type.Array(AuditView),
+  money: Type.Object({
+    fee: Type.String({ description: 'Fees charged so far, net of fees given back (the ledger\'s).' }),
+    net_amount: Type.String({ description: 'What the merchant is owed for the payment after its fees (captured - refunded - fee; a payout\'s is negative).' }),
+    entries: Type.Array(Type.Object({
+      ref: Type.String({ description: 'The cause: the transaction (or statement, payout, adjustment).' }), event: Type.String(), account: Type.String(), currency: Type.String(),
+      amount: Type.String({ description: 'Signed: debit positive, credit negative.' }), created_at: Type.String(),
+    })),
+  }, { description: 'The payment\'s fee, net amount and ledger entries (issue 27; also GET /admin/v1/payments/{id}/ledger). docs/operators/money.md.' }),
 }, {
   examples: [{
     payment: {
@@ -277,6 +285,11 @@ const PaymentDetailView = Type.Object({
     callbacks: [],
     routing: { mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', mid_name: 'EU acquiring', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, intent: 'sale', rule: 'highest_priority', matched_rule: null, share: null, candidates: ['01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff'], skipped_rules: [], considered: [{ mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', priority: 10, eligible: true, candidate: true, reason: null }], scores: [], explored: null, attempts: [] },
     audit: [{ id: '01a20bf0-0c12-7000-8000-000000000001', at: '2026-11-24T06:10:00.000Z', user_id: '01a20bd0-1111-7222-8333-444455556666', user_name: 'ops@example.com', action: 'payment.refund', object_type: 'payment', object_id: SUMMARY_EXAMPLE.id, before: { status: 'settled', refunded_amount: '0.00' }, after: { status: 'settled', refunded_amount: '5.00' }, details: { stage: 'requested', trans_id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f' } }],
+    money: { fee: '0.60', net_amount: '19.40', entries: [
+      { ref: '01a20bf0-0c10-7d2a-8e3f-5a6b7c8d9e0f', event: 'sale', account: `merchant:${SUMMARY_EXAMPLE.merchant_id}:pending`, currency: 'EUR', amount: '-25.00', created_at: '2026-11-24T05:00:01.000Z' },
+      { ref: '01a20bf0-0c10-7d2a-8e3f-5a6b7c8d9e0f', event: 'fee', account: `merchant:${SUMMARY_EXAMPLE.merchant_id}:fees`, currency: 'EUR', amount: '0.60', created_at: '2026-11-24T05:00:01.000Z' },
+      { ref: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f', event: 'refund', account: `merchant:${SUMMARY_EXAMPLE.merchant_id}:pending`, currency: 'EUR', amount: '5.00', created_at: '2026-11-24T06:10:00.000Z' },
+    ] },
   }],
 });
 
@@ -346,6 +359,7 @@ function detailView(d: PaymentDetail, role: Role): Static<typeof PaymentDetailVi
       id: a.id, at: a.at.toISOString(), user_id: a.userId, user_name: a.userName, action: a.action, object_type: a.objectType, object_id: a.objectId,
       before: a.before, after: a.after, details: a.details,
     })),
+    money: { fee: d.money.fee, net_amount: d.money.net_amount, entries: d.money.entries },
   };
 }
 

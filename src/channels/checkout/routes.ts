@@ -2,6 +2,8 @@
  * The Checkout JSON API (wire-reference 2.1 and 3.1): decode, validate, authenticate with the Checkout
  * hash, call one service, answer in the platform's shapes.
  */
+import { moneyWhenEnabled } from '../../services/money/merchant-money.ts';
+import type { PaymentMoney } from '../../domain/ledger/postings.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { lookups, type ServiceContext } from '../../services/context.ts';
 import { authenticate } from '../merchant-auth.ts';
@@ -54,7 +56,7 @@ function storedSessionRequest(body: SessionRequest): StoredSessionRequest {
 }
 
 /** The status lookup answer (wire-reference 3.1), with the optional fields Protocol Mapping enables. */
-export function statusBody(merchant: Merchant, p: Payment): Record<string, unknown> {
+export function statusBody(merchant: Merchant, p: Payment, money?: PaymentMoney): Record<string, unknown> {
   const body: Record<string, unknown> = {
     payment_id: p.id,
     date: wireDate(p.updatedAt),
@@ -81,7 +83,7 @@ export function statusBody(merchant: Merchant, p: Payment): Record<string, unkno
     if (p.details.cardExpiry) body.card_expiration_date = p.details.cardExpiry;
   }
   if (merchant.settings.checkoutPaymentMethod) body.checkout_payment_method = paymentMethodOf(p);
-  Object.assign(body, optionalFields(enabled, p, false));
+  Object.assign(body, optionalFields(enabled, p, false, money));
   return withConsent(body, p);
 }
 
@@ -144,12 +146,13 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: ServiceContext
     if (byPayment) {
       const payment = await getMerchantPayment(lookups(ctx), merchant.id, body.payment_id as string);
       if (!payment) throw new GatewayError('paymentDoesNotExist');
-      return statusBody(merchant, payment);
+      return statusBody(merchant, payment, (await moneyWhenEnabled(ctx, merchant.settings.statusFields, [payment])).get(payment.id));
     }
     const size = parseSize(body.size);
     const payments = await findPaymentsByOrder(lookups(ctx), merchant.id, body.order_id as string, size ?? 1);
     if (payments.length === 0) throw new GatewayError('orderDoesNotExist');
-    const bodies = payments.map((p) => statusBody(merchant, p));
+    const money = await moneyWhenEnabled(ctx, merchant.settings.statusFields, payments);
+    const bodies = payments.map((p) => statusBody(merchant, p, money.get(p.id)));
     return size === undefined ? bodies[0] : bodies;
   });
 

@@ -3,6 +3,7 @@
  * cannot say, the hash it accepts (wire-reference 1.3), what it names (the payment of trans_id, loaded after the
  * hash check: no APM formula needs the payment), and the call that answers it.
  */
+import { moneyWhenEnabled } from '../../services/money/merchant-money.ts';
 import type { TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
@@ -153,7 +154,7 @@ const GET_TRANS_STATUS = define<TransRequest>({
   async handle({ ctx, merchant }, b) {
     // A payment waiting for its payer is looked up at the provider first (the QR method's pending, executed, rejected).
     const step = await refresh(ctx, await target(ctx, merchant, b.trans_id, 'transactionDoesNotExist'));
-    return statusAnswer(step.payment, merchant);
+    return statusAnswer(step.payment, merchant, (await moneyWhenEnabled(ctx, merchant.settings.statusFields, [step.payment])).get(step.payment.id));
   },
   doc: byTransDoc({ action: 'GET_TRANS_STATUS', result: 'SUCCESS', status: 'SETTLED', order_id: 'apm-2001', trans_id: PAYMENT_ID }),
 });

@@ -2,6 +2,7 @@
  * The S2S APM answer bodies (wire-reference 3.3 and the platform's S2S APM document): which fields each
  * action returns, in the platform's order, amounts as canonical decimal strings, dates `YYYY-MM-DD hh:mm:ss`.
  */
+import type { PaymentMoney } from '../../domain/ledger/postings.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Payment } from '../../domain/model/payment.ts';
 import type { ApmStep } from '../../services/apm/payments.ts';
@@ -86,8 +87,8 @@ export function payoutAnswer(p: Payment, settled: boolean): Answer {
 }
 
 /** GET_TRANS_STATUS, with the optional fields the merchant's Protocol Mapping enables for status answers. */
-export function statusAnswer(p: Payment, merchant?: Merchant): Answer {
+export function statusAnswer(p: Payment, merchant?: Merchant, money?: PaymentMoney): Answer {
   const body: Answer = { action: 'GET_TRANS_STATUS', result: 'SUCCESS', status: apmS2sStatus(p), order_id: p.orderId, trans_id: p.id };
   if (p.status === 'decline') body.decline_reason = p.declineReason ?? DEFAULT_DECLINE_REASON;
-  return merchant ? Object.assign(body, optionalFields(merchant.settings.statusFields ?? [], p, false)) : body;
+  return merchant ? Object.assign(body, optionalFields(merchant.settings.statusFields ?? [], p, false, money)) : body;
 }

@@ -3,6 +3,7 @@
  * schema cannot say, what it names (the payment or order, loaded before the hash because F2 and F7 hash
  * that payment's e-mail and card), the hashes it accepts (D2), and the call that answers it.
  */
+import { moneyWhenEnabled } from '../../services/money/merchant-money.ts';
 import type { TSchema } from '@sinclair/typebox';
 import { lookups, type ServiceContext } from '../../services/context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
@@ -209,7 +210,7 @@ const CREDITVOID = defineByTrans<AmountTransRequest>({
 const GET_TRANS_STATUS = defineByTrans<TransRequest>({
   schema: TransRequest,
   target: lookupByTransId('transactionDoesNotExist'),
-  handle: async ({ merchant }, _b, p) => statusAnswer('GET_TRANS_STATUS', p, merchant),
+  handle: async ({ ctx, merchant }, _b, p) => statusAnswer('GET_TRANS_STATUS', p, merchant, await statusMoney(ctx, merchant, p)),
   doc: byTransDoc('S2sCardStatusAnswer', { action: 'GET_TRANS_STATUS', result: 'SUCCESS', status: 'SETTLED', order_id: 'order-1003', trans_id: PAYMENT_ID }),
 });
 
@@ -217,7 +218,7 @@ const GET_TRANS_DETAILS = define<TransRequest, Payment>({
   schema: TransRequest,
   target: lookupByTransId('transactionDoesNotExist'),
   hashes: (m, _b, p) => [byPayment(m, p)],
-  handle: async ({ ctx, merchant }, _b, p) => detailsAnswer(p, merchant, await listTransactions(lookups(ctx), p.id)),
+  handle: async ({ ctx, merchant }, _b, p) => detailsAnswer(p, merchant, await listTransactions(lookups(ctx), p.id), await statusMoney(ctx, merchant, p)),
   doc: {
     recipe: ['f2'],
     example: { trans_id: PAYMENT_ID, hash: demoHash.s2s((pw) => s2sCard.f2(PAYER.payer_email, pw, PAYMENT_ID, '4111111111')) },
@@ -238,7 +239,7 @@ const GET_TRANS_STATUS_BY_ORDER = define<OrderRequest, Payment>({
     // The platform documents Formula 6 for a CREDIT2CARD order.
     return isPayout(p) ? [...recipes, byPayment(m, p)] : recipes;
   },
-  handle: async ({ merchant }, _b, p) => statusAnswer('GET_TRANS_STATUS_BY_ORDER', p, merchant),
+  handle: async ({ ctx, merchant }, _b, p) => statusAnswer('GET_TRANS_STATUS_BY_ORDER', p, merchant, await statusMoney(ctx, merchant, p)),
   doc: {
     recipe: ['f7', 'orderIdRecipe'],
     example: { order_id: 'order-1003', hash: demoHash.reversedId('order-1003') },
@@ -425,3 +426,8 @@ export const FORM_DOC: FormDoc = {
 
 /** SCHEDULE_INFO by GET (the only action that comes by GET), as the document shows it. */
 export const QUERY_DOC: QueryDoc = { byGet: FORM_DOC, action: 'SCHEDULE_INFO', description: 'SCHEDULE_INFO by GET, the fields in the query string.', errors: ['scheduleNotFound'] };
+
+/** The payment's fee and net amount when the merchant's status answers carry them (Protocol Mapping `fee`). */
+async function statusMoney(ctx: ServiceContext, merchant: Merchant, p: Payment) {
+  return (await moneyWhenEnabled(ctx, merchant.settings.statusFields, [p])).get(p.id);
+}

@@ -2,6 +2,7 @@
  * The S2S CARD answer bodies (wire-reference 3.2): which fields each action returns, in the platform's
  * order, with amounts as canonical decimal strings and dates as `YYYY-MM-DD hh:mm:ss`.
  */
+import type { PaymentMoney } from '../../domain/ledger/postings.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Payment, Transaction } from '../../domain/model/payment.ts';
 import type { PaymentStep } from '../../services/attempt/index.ts';
@@ -91,7 +92,7 @@ export function acceptedAnswer(action: string, p: Payment): Answer {
 }
 
 /** GET_TRANS_STATUS and GET_TRANS_STATUS_BY_ORDER. */
-export function statusAnswer(action: string, p: Payment, merchant: Merchant): Answer {
+export function statusAnswer(action: string, p: Payment, merchant: Merchant, money?: PaymentMoney): Answer {
   const body: Answer = { action, result: 'SUCCESS', status: s2sStatus(p.status), order_id: p.orderId, trans_id: p.id };
   if (p.status === 'decline') body.decline_reason = p.declineReason ?? DEFAULT_DECLINE_REASON;
   Object.assign(body, recurringFields(p));
@@ -102,12 +103,12 @@ export function statusAnswer(action: string, p: Payment, merchant: Merchant): An
     body.card = p.details.cardMask;
     if (p.details.cardExpiry) body.card_expiration_date = p.details.cardExpiry;
   }
-  return Object.assign(body, optionalFields(enabled, p, false));
+  return Object.assign(body, optionalFields(enabled, p, false, money));
 }
 
 /** GET_TRANS_DETAILS: the status plus payer, amount, masked card and every transaction of the payment. */
-export function detailsAnswer(p: Payment, merchant: Merchant, transactions: readonly Transaction[]): Answer {
-  const { action: _action, result: _result, ...status } = statusAnswer('GET_TRANS_DETAILS', p, merchant);
+export function detailsAnswer(p: Payment, merchant: Merchant, transactions: readonly Transaction[], money?: PaymentMoney): Answer {
+  const { action: _action, result: _result, ...status } = statusAnswer('GET_TRANS_DETAILS', p, merchant, money);
   const name = [p.payer.firstName, p.payer.lastName].filter(Boolean).join(' ') || p.payer.name;
   return {
     action: 'GET_TRANS_DETAILS',

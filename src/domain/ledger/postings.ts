@@ -176,3 +176,26 @@ export function merchantBalances(sums: { pending: bigint; available: bigint; res
   const pending = -sums.pending, available = -sums.available, reserve = -sums.reserve, fees = sums.fees;
   return { pending, available, reserve, fees, total: pending - fees + available + reserve };
 }
+
+// --- a payment's money ------------------------------------------------------------------------------------
+
+/** What a payment has cost and brought the merchant so far, from its entries (issue 27 item 7). */
+export interface PaymentMoney {
+  /** The fees charged, net of fees given back. */
+  fee: bigint;
+  /** What the merchant is owed for the payment after its fees (captured - refunded - fees; a payout's is negative). */
+  net: bigint;
+}
+
+/** A payment's fee and net amount from its entries (those of the merchant's fees, pending and available accounts). */
+export function paymentMoneyOf(entries: readonly Pick<LedgerEntry, 'account' | 'amount'>[], merchantId: string): PaymentMoney {
+  const fees = accountName('merchant_fees', { merchantId });
+  const pending = accountName('merchant_pending', { merchantId });
+  const available = accountName('merchant_available', { merchantId });
+  let fee = 0n, owed = 0n;
+  for (const e of entries) {
+    if (e.account === fees) fee += e.amount;
+    else if (e.account === pending || e.account === available) owed -= e.amount;
+  }
+  return { fee, net: owed - fee };
+}

@@ -9,15 +9,16 @@ import { isUuid, newId } from '../../domain/ids.ts';
 import { formatAmount, parseAmount } from '../../domain/money.ts';
 import { isCountryCode } from '../../domain/countries.ts';
 import { feeRowView, parseFeeRows, type FeeRowInput } from '../../domain/ledger/fees.ts';
-import { accountName, entriesOf, merchantBalances, type MerchantBalances } from '../../domain/ledger/postings.ts';
+import { entriesOf, merchantBalances, type MerchantBalances } from '../../domain/ledger/postings.ts';
 import { findMerchantById, listMids } from '../../store/merchants-repo.ts';
-import { getPayment } from '../../store/payments-repo.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import {
-  balanceMismatches, balancesOf, currencySums, entriesOfPayment, feeSchedulesOf, insertEntries, insertFeeSchedule,
+  balanceMismatches, balancesOf, currencySums, feeSchedulesOf, insertEntries, insertFeeSchedule,
   moneyTermsOf, saveMoneyTerms, type MoneyTerms, type StoredFeeSchedule,
 } from '../../store/ledger-repo.ts';
 import { forgetBooks } from '../money/postings.ts';
+import { SETTLEMENT_FREQUENCIES, type SettlementFrequency } from '../../domain/ledger/periods.ts';
+import { isBic, isIban, normalIban } from '../../domain/ledger/sepa.ts';
 
 async function merchantOrNotFound(ctx: ServiceContext, merchantId: string) {
   const merchant = isUuid(merchantId) ? await findMerchantById(ctx.db, ctx.keyring, merchantId) : undefined;
@@ -87,16 +88,27 @@ export async function createFeeSchedule(ctx: ServiceContext, actor: AuditActor, 
 
 // --- money terms --------------------------------------------------------------------------------------------
 
+export interface PayoutAccountView {
+  name: string | null;
+  iban: string | null;
+  bic: string | null;
+}
+
 export interface MoneyTermsView {
   merchant_id: string;
   country: string | null;
   settlement_delay_days: number;
+  settlement_frequency: SettlementFrequency;
+  settlement_cutoff_weekday: number;
   reserve_percent: string;
   reserve_days: number;
+  payout_account: PayoutAccountView;
 }
 
 const termsView = (t: MoneyTerms): MoneyTermsView => ({
   merchant_id: t.merchantId, country: t.country, settlement_delay_days: t.settlementDelayDays,
+  settlement_frequency: t.settlementFrequency, settlement_cutoff_weekday: t.settlementCutoffWeekday,
+  payout_account: { ...t.payoutAccount },
   reserve_percent: feeRowView({ operation: 'sale', method: '*', region: '*', currency: '*', ratePpm: t.reservePpm, fixed: 0n, min: 0n, max: null }).percent,
   reserve_days: t.reserveDays,
 });
@@ -109,8 +121,11 @@ export async function getMoneyTerms(ctx: ServiceContext, merchantId: string): Pr
 export interface MoneyTermsInput {
   country?: string | null;
   settlement_delay_days?: number;
+  settlement_frequency?: string;
+  settlement_cutoff_weekday?: number;
   reserve_percent?: string;
   reserve_days?: number;
+  payout_account?: { name?: string | null; iban?: string | null; bic?: string | null } | null;
 }
 
 export async function putMoneyTerms(ctx: ServiceContext, actor: AuditActor, merchantId: string, input: MoneyTermsInput): Promise<MoneyTermsView> {
@@ -119,11 +134,23 @@ export async function putMoneyTerms(ctx: ServiceContext, actor: AuditActor, merc
   if (input.country != null && !isCountryCode(input.country)) problems.push({ field: 'country', message: 'should be an ISO 3166-1 alpha-2 code.' });
   const reserve = parseFeeRows([{ operation: 'sale', percent: input.reserve_percent ?? '0' }]);
   if ('problems' in reserve) problems.push({ field: 'reserve_percent', message: 'should be a decimal from 0 to 100 with at most 4 fraction digits.' });
+  const frequency = input.settlement_frequency ?? 'daily';
+  if (!(SETTLEMENT_FREQUENCIES as readonly string[]).includes(frequency)) problems.push({ field: 'settlement_frequency', message: `should be one of ${SETTLEMENT_FREQUENCIES.join(', ')}.` });
+  const weekday = input.settlement_cutoff_weekday ?? 1;
+  if (!Number.isInteger(weekday) || weekday < 1 || weekday > 7) problems.push({ field: 'settlement_cutoff_weekday', message: 'should be an ISO weekday, 1 (Monday) to 7 (Sunday).' });
+  const account = input.payout_account ?? {};
+  const iban = account.iban ? normalIban(account.iban) : null;
+  const bic = account.bic ? account.bic.replace(/\s+/g, '').toUpperCase() : null;
+  if (iban !== null && !isIban(iban)) problems.push({ field: 'payout_account.iban', message: 'should be an IBAN (its check digits are wrong or its shape is).' });
+  if (bic !== null && !isBic(bic)) problems.push({ field: 'payout_account.bic', message: 'should be a BIC of 8 or 11 characters.' });
+  if (iban !== null && !account.name?.trim()) problems.push({ field: 'payout_account.name', message: 'should name the account holder.' });
   if (problems.length > 0 || 'problems' in reserve) throw GatewayError.invalid(problems);
   const now = ctx.clock.now();
   const terms: MoneyTerms = {
     merchantId, country: input.country ?? null, settlementDelayDays: input.settlement_delay_days ?? 2,
+    settlementFrequency: frequency as SettlementFrequency, settlementCutoffWeekday: weekday,
     reservePpm: reserve.rows[0]!.ratePpm, reserveDays: input.reserve_days ?? 0,
+    payoutAccount: { name: account.name?.trim() || null, iban, bic },
   };
   await ctx.db.transaction(async (tx) => {
     const before = await moneyTermsOf(tx, merchantId);
@@ -162,41 +189,6 @@ export async function merchantBalancesOf(ctx: ServiceContext, merchantId: string
     byCurrency.set(r.currency, sums);
   }
   return [...byCurrency].map(([currency, sums]) => balanceView(currency, merchantBalances(sums)));
-}
-
-export interface EntryView {
-  ref: string;
-  event: string;
-  account: string;
-  currency: string;
-  /** Signed: a debit positive, a credit negative. */
-  amount: string;
-  created_at: string;
-}
-
-export interface PaymentLedgerView {
-  payment_id: string;
-  currency: string;
-  /** The fees charged, net of fees given back. */
-  fee: string;
-  /** What the merchant is owed for the payment: captured - refunded - fees. */
-  net_amount: string;
-  entries: EntryView[];
-}
-
-export async function paymentLedger(ctx: ServiceContext, paymentId: string): Promise<PaymentLedgerView> {
-  const payment = isUuid(paymentId) ? await getPayment(ctx.db, paymentId) : undefined;
-  if (!payment) throw new GatewayError('notFound');
-  const entries = await entriesOfPayment(ctx.db, payment.id);
-  const feesAccount = accountName('merchant_fees', { merchantId: payment.merchantId });
-  const pendingAccount = accountName('merchant_pending', { merchantId: payment.merchantId });
-  const fee = entries.filter((e) => e.account === feesAccount).reduce((s, e) => s + e.amount, 0n);
-  const owed = -entries.filter((e) => e.account === pendingAccount || e.account.endsWith(':available')).reduce((s, e) => s + e.amount, 0n);
-  const c = payment.currency;
-  return {
-    payment_id: payment.id, currency: c, fee: formatAmount(fee, c), net_amount: formatAmount(owed - fee, c),
-    entries: entries.map((e) => ({ ref: e.ref, event: e.event, account: e.account, currency: e.currency, amount: formatAmount(e.amount, e.currency), created_at: e.createdAt.toISOString() })),
-  };
 }
 
 export interface AdjustmentInput {

@@ -13,6 +13,8 @@ import { listMids } from '../../store/merchants-repo.ts';
 import { auditEntriesOfPayment, type AuditRecord } from '../../store/payment-audit-repo.ts';
 import type { RoutingDecision } from '../../domain/routing/route.ts';
 import { GatewayError } from '../../domain/errors.ts';
+import { entriesOfPayment } from '../../store/ledger-repo.ts';
+import { paymentMoneyView, type PaymentMoneyView } from '../money/merchant-money.ts';
 
 export interface PaymentDetail {
   payment: Payment;
@@ -26,18 +28,21 @@ export interface PaymentDetail {
   attempts: PaymentAttempt[];
   /** What operators did to the payment and to its callbacks. */
   audit: AuditRecord[];
+  /** Its fee, net amount and ledger entries (issue 27), as GET /admin/v1/payments/{id}/ledger shows them. */
+  money: PaymentMoneyView;
 }
 
 export async function paymentDetail(ctx: ServiceContext, id: string): Promise<PaymentDetail> {
   const payment = await getPayment(ctx.db, id);
   if (!payment) throw new GatewayError('notFound');
-  const [transactions, attempts, callbacks, mids] = await Promise.all([
+  const [transactions, attempts, callbacks, mids, entries] = await Promise.all([
     listTransactions(ctx.db, payment.id),
     listAttempts(ctx.db, payment.id),
     listCallbacks(ctx.db, { paymentId: payment.id, limit: 1000 }),
     payment.midId ? listMids(ctx.db, payment.merchantId) : Promise.resolve([]),
+    entriesOfPayment(ctx.db, payment.id),
   ]);
   const audit = await auditEntriesOfPayment(ctx.db, payment.id, callbacks.map((c) => c.id));
   const routing = payment.details.routing as RoutingDecision | undefined;
-  return { payment, transactions, callbacks: callbacks.reverse(), mid: mids.find((m) => m.id === payment.midId), routing, attempts, audit };
+  return { payment, transactions, callbacks: callbacks.reverse(), mid: mids.find((m) => m.id === payment.midId), routing, attempts, audit, money: paymentMoneyView(payment, entries) };
 }

@@ -67,7 +67,7 @@ function optionalFields(merchant: Merchant, payment: Payment, action: string, ev
     if (value) out[key] = value;
   }
   // The fields S2S APM shares with the other protocols (brand, payment_method, payer attributes...): absent when empty.
-  return Object.assign(out, sharedOptionalFields(enabled, payment, false));
+  return Object.assign(out, sharedOptionalFields(enabled, payment, false, event.money));
 }
 
 export const s2sApmCallback: CallbackBuilder = {

@@ -17,7 +17,8 @@ import type { RecurringWrite } from '../recurring/recurring-init.ts';
 import type { OperatorWrite } from '../operator-write.ts';
 import { noteOutcome, releaseHold } from './route.ts';
 import { posted } from './post.ts';
-import type { LedgerEntry } from '../../domain/ledger/postings.ts';
+import { paymentMoneyOf, type LedgerEntry } from '../../domain/ledger/postings.ts';
+import { wantsMoney } from '../callbacks/fields.ts';
 import type { OutcomePlan } from './outcome-plan.ts';
 
 export interface Consequence {
@@ -118,4 +119,8 @@ function successRate(ctx: ServiceContext, a: Applied): Consequence | undefined {
   return { transactional: false, after: (updated) => noteOutcome(ctx, a.merchant, { midId: updated.midId, currency: updated.currency, brand: updated.details.brand, approved }) };
 }
 
-const eventOf = (updated: Payment, a: Applied, type: TransactionType): PaymentEvent => ({ transId: a.transId, type, status: a.plan.txStatus, reason: updated.declineReason ?? undefined });
+const eventOf = (updated: Payment, a: Applied, type: TransactionType): PaymentEvent => ({
+  transId: a.transId, type, status: a.plan.txStatus, reason: updated.declineReason ?? undefined,
+  // The optional fee field (off by default): an attempt's outcome is the payment's first money, so its entries are all.
+  ...(wantsMoney(a.merchant.settings.callbackFields) ? { money: paymentMoneyOf(a.entries, updated.merchantId) } : {}),
+});

@@ -77,7 +77,7 @@ export const checkoutCallback: CallbackBuilder = {
     }
     if (payment.customData) body.custom_data = toCallbackValue(payment.customData);
     if (merchant.settings.checkoutPaymentMethod) body.checkout_payment_method = paymentMethodOf(payment);
-    Object.assign(body, optionalFields(merchant.settings.callbackFields ?? [], payment, true));
+    Object.assign(body, optionalFields(merchant.settings.callbackFields ?? [], payment, true, event.money));
     return withConsent(body, payment);
   },
 };

@@ -7,6 +7,8 @@ import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Payment, PayerInfo, TransactionStatus, TransactionType } from '../../domain/model/payment.ts';
 import type { CallbackValue } from '../../domain/signatures.ts';
 import { DOCUMENT_BRANDS, paymentDocumentOf, paymentMethodOf } from '../apm/details.ts';
+import { formatAmount } from '../../domain/money.ts';
+import type { PaymentMoney } from '../../domain/ledger/postings.ts';
 
 /** A change the merchant hears about. */
 export interface PaymentEvent {
@@ -18,7 +20,15 @@ export interface PaymentEvent {
   reason?: string;
   /** A chargeback's dates and reason code (the CHARGEBACK callback's chargeback_date, bank_date, reason_code). */
   chargeback?: { date: Date; bankDate: string; reasonCode: string };
+  /**
+   * The payment's fee and net amount after this change (the ledger's), for the optional `fee` field: set where
+   * the merchant enabled it (wantsMoney), by the writer that has the change's entries, or read by notify().
+   */
+  money?: PaymentMoney;
 }
+
+/** Whether a merchant's callbacks (or status answers) carry the payment's fee and net amount. */
+export const wantsMoney = (enabled: readonly string[] | undefined): boolean => enabled?.includes('fee') === true;
 
 export interface CallbackBuilder {
   protocol: 'checkout' | 's2s';
@@ -58,7 +68,7 @@ function extendedData(payment: Payment): Record<string, string> {
  * Optional fields that Protocol Mapping enables (domain/protocol-mapping.ts names them), shared by callbacks and
  * status lookups. `emptyWhenMissing`: callbacks send RRN and ARN empty when missing, status answers omit them.
  */
-export function optionalFields(enabled: readonly string[], payment: Payment, emptyWhenMissing: boolean): Record<string, CallbackValue> {
+export function optionalFields(enabled: readonly string[], payment: Payment, emptyWhenMissing: boolean, money?: PaymentMoney): Record<string, CallbackValue> {
   const out: Record<string, CallbackValue> = {};
   const on = new Set(enabled);
   const put = (key: string, value: string | undefined) => {
@@ -95,6 +105,10 @@ export function optionalFields(enabled: readonly string[], payment: Payment, emp
     const field = `payer_${snakeCase(key)}`;
     const value = on.has(field) ? payerAttribute(payment.payer, key) : undefined;
     if (value) out[field] = value;
+  }
+  if (money && on.has('fee')) {
+    out.fee = formatAmount(money.fee, payment.currency);
+    out.net_amount = formatAmount(money.net, payment.currency);
   }
   return out;
 }

@@ -10,7 +10,8 @@ import type { CallbackValue } from '../../domain/signatures.ts';
 import { checkoutCallback } from './checkout-callback.ts';
 import { s2sCardCallback } from './s2s-card-callback.ts';
 import { s2sApmCallback } from '../apm/callback.ts';
-import type { CallbackBuilder, PaymentEvent } from './fields.ts';
+import { wantsMoney, type CallbackBuilder, type PaymentEvent } from './fields.ts';
+import { paymentMoney } from '../money/merchant-money.ts';
 
 export type { CallbackBuilder, PaymentEvent };
 
@@ -41,6 +42,8 @@ export function callbackFor(merchant: Merchant, payment: Payment, event: Payment
 
 /** Writes the callback of an event into the outbox, in the transaction of the state change. */
 export async function notify(tx: Sql, merchant: Merchant, payment: Payment, event: PaymentEvent, now: Date): Promise<void> {
+  // The optional fee field: the change's entries are written before its callback, in the same transaction.
+  if (!event.money && wantsMoney(merchant.settings.callbackFields) && callbackExpected(merchant, payment)) event = { ...event, money: await paymentMoney(tx, payment) };
   const callback = callbackFor(merchant, payment, event, now);
   if (callback) await enqueueCallback(tx, callback);
 }

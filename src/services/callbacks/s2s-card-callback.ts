@@ -102,7 +102,7 @@ function redirectFields(payment: Payment): Record<string, CallbackValue> {
   return redirect ? { redirect_url: redirect.url, redirect_params: redirect.params, redirect_method: redirect.method } : {};
 }
 
-function extendedFields(merchant: Merchant, payment: Payment): Record<string, CallbackValue> {
+function extendedFields(merchant: Merchant, payment: Payment, event: PaymentEvent): Record<string, CallbackValue> {
   const enabled = merchant.settings.callbackFields ?? [];
   const out: Record<string, string> = {};
   for (const key of enabled) {
@@ -112,7 +112,7 @@ function extendedFields(merchant: Merchant, payment: Payment): Record<string, Ca
     }
   }
   // 3-D Secure, browser and payer attributes share their names with Checkout; RRN is spelled per protocol.
-  return Object.assign(out, optionalFields(enabled.filter((k) => k !== 'rrn'), payment, false));
+  return Object.assign(out, optionalFields(enabled.filter((k) => k !== 'rrn'), payment, false, event.money));
 }
 
 export const s2sCardCallback: CallbackBuilder = {
@@ -138,7 +138,7 @@ export const s2sCardCallback: CallbackBuilder = {
     if (event.chargeback) Object.assign(body, { chargeback_date: wireDate(event.chargeback.date), bank_date: event.chargeback.bankDate, reason_code: event.chargeback.reasonCode });
     if (event.status === 'fail') body.decline_reason = event.reason ?? payment.declineReason ?? 'Declined by processing';
     if (payment.customData) body.custom_data = toCallbackValue(payment.customData);
-    return Object.assign(body, extendedFields(merchant, payment));
+    return Object.assign(body, extendedFields(merchant, payment, event));
   },
 };
 

@@ -5,43 +5,48 @@
  * locks the merchant's pending balance, re-reads where the last statement ended and is unique per period end;
  * a release is a compare-and-set on its statement. Each writes its entries in its own transaction.
  *
- * A period ends at a UTC midnight at least SETTLE_AFTER_MS in the past, so a payment committing around midnight
- * has long been written when its day is settled (its entries carry the instant of its change).
+ * A period ends at a UTC midnight at least SETTLE_AFTER_MS in the past (weekly: the cut-off day's), so a payment
+ * committing around midnight has long been written when its day is settled (its entries carry the instant of its
+ * change): domain/ledger/periods.ts. The statement records the available balance it opened with, so a negative
+ * balance carried over shows, and payouts make it up first (payableOf).
  */
 import type { ServiceContext } from '../context.ts';
 import { newId } from '../../domain/ids.ts';
 import { percentOf } from '../../domain/ledger/fees.ts';
 import { accountName, entriesOf, type MoneyEvent } from '../../domain/ledger/postings.ts';
-import { insertEntries, moneyTermsOf } from '../../store/ledger-repo.ts';
+import { DAY_MS, periodEndFor } from '../../domain/ledger/periods.ts';
+import { insertEntries, moneyTermsOf, type MoneyTerms } from '../../store/ledger-repo.ts';
 import {
-  claimDueReserves, insertStatement, lastPeriodEnd, lockPending, pendingAccounts, periodSums, type Statement,
+  claimDueReserves, insertStatement, lastPeriodEnd, lockMerchantAccounts, pendingAccounts, periodSums, type Statement,
 } from '../../store/settlements-repo.ts';
 
-const DAY_MS = 86_400_000;
-export const SETTLE_AFTER_MS = 10 * 60_000;
+export { SETTLE_AFTER_MS, periodEndFor } from '../../domain/ledger/periods.ts';
 
-/** The end of the period a merchant with `delayDays` can settle now: a UTC midnight, delayDays back. */
-export function periodEndFor(now: Date, delayDays: number): Date {
-  const midnight = Math.floor((now.getTime() - SETTLE_AFTER_MS) / DAY_MS) * DAY_MS;
-  return new Date(midnight - delayDays * DAY_MS);
-}
+/** A merchant's settlement schedule from its terms. */
+export const scheduleOf = (terms: MoneyTerms) => ({ frequency: terms.settlementFrequency, cutoffWeekday: terms.settlementCutoffWeekday, delayDays: terms.settlementDelayDays });
 
 /** Settles one merchant's currency up to its period end; undefined when nothing is due (or another node did it). */
 export async function settleMerchant(ctx: ServiceContext, merchantId: string, currency: string): Promise<Statement | undefined> {
   const now = ctx.clock.now();
   const terms = await moneyTermsOf(ctx.db, merchantId);
-  const to = periodEndFor(now, terms.settlementDelayDays);
+  const to = periodEndFor(now, scheduleOf(terms));
   const parties = { merchantId };
   const accounts = { pending: accountName('merchant_pending', parties), fees: accountName('merchant_fees', parties) };
+  const available = accountName('merchant_available', parties);
   return ctx.db.transaction(async (tx) => {
-    if (!(await lockPending(tx, accounts.pending, currency))) return undefined;
+    // The merchant's balances locked in account order, the order every posting upserts them in (no deadlock with a
+    // sale or a dispute posting to fees and pending meanwhile); the available balance is the one the statement opens with.
+    const locked = await lockMerchantAccounts(tx, merchantId, currency);
+    if (!locked.has(accounts.pending)) return undefined;
     const from = await lastPeriodEnd(tx, merchantId, currency);
     if (from && from.getTime() >= to.getTime()) return undefined;
     const sums = await periodSums(tx, accounts, currency, from, to);
     if (sums.causes === 0) return undefined;
     const gross = -sums.pending;
     const reserve = gross > 0n ? percentOf(gross, terms.reservePpm) : 0n;
+    const openingAvailable = -(locked.get(available) ?? 0n);
     const statement = await insertStatement(tx, {
+      openingAvailable,
       id: newId(), merchantId, currency, periodFrom: from ?? new Date(0), periodTo: to, gross, fees: sums.fees, reserveHeld: reserve,
       reserveReleaseAt: reserve > 0n ? new Date(to.getTime() + terms.reserveDays * DAY_MS) : null, net: gross - sums.fees - reserve, transactions: sums.causes, createdAt: now,
     });
