@@ -66,6 +66,18 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(await (await fetchFile()).text(), file);
     });
 
+    it('a file whose first bytes look like a deflate stream ("80...") is served byte for byte, uncompressed', async () => {
+      const m = await t.addMerchant();
+      const file = `80${appleFile()}`;
+      assert.equal((await call('PUT', `/admin/v1/merchants/${m.id}/wallets`, operator, { apple_pay: applePay({ domain_association: file }) })).status, 200);
+      const res = await fetch(`${t.baseUrl}${WELL_KNOWN}`, { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-encoding'), null);
+      assert.equal(await res.text(), file);
+      const removed = await call('PUT', `/admin/v1/merchants/${m.id}/wallets`, operator, { apple_pay: applePay({ domain_association: null }) });
+      assert.equal(removed.status, 200);
+    });
+
     it('the latest upload is served; removing it (null) serves the one before; a read-only role cannot upload', async () => {
       const first = await t.addMerchant();
       const second = await t.addMerchant();

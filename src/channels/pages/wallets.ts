@@ -51,6 +51,9 @@ export function registerWalletPages(app: FastifyInstance, ctx: ServiceContext): 
 
   /** Apple's domain verification of the gateway's page domain: the uploaded file, as it was uploaded. */
   app.get(APPLE_DOMAIN_ASSOCIATION_PATH, {
+    // Never compressed: @fastify/compress passes a body that starts like a deflate stream (e.g. the text "80")
+    // through as-is but still labels it gzip, so one uploaded file in 256 reached Apple undecodable.
+    compress: false,
     schema: {
       tags: ['Checkout'],
       summary: "Apple Pay domain verification: the domain-association file uploaded in a merchant's Wallets tab, as-is",
