@@ -10,9 +10,6 @@
  * BENCH_DATABASE_URL or TEST_DATABASE_URL, in a schema of its own that is dropped after.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openPostgres, type Database } from '../src/store/database.ts';
 import { migrate } from '../src/store/migrate.ts';
@@ -24,6 +21,7 @@ import { insertMerchant, insertMid } from '../src/store/merchants-repo.ts';
 import { newId } from '../src/domain/ids.ts';
 import { searchStatement, type PaymentSearch } from '../src/store/payment-search-repo.ts';
 import { decodeCursor } from '../src/services/admin/payment-search.ts';
+import { BINS, CHUNK, dropMigration012Indexes, migration012Statements, seedPayments } from './seed-payments.ts';
 
 /** The vault keys of this run: the merchants written before the gateway starts are sealed with them. */
 const BENCH_KEYRING = keyringFromEnv(undefined, () => randomBytes(32));
@@ -33,49 +31,8 @@ const total = Number(process.env.BENCH_SEARCH_PAYMENTS ?? 1_000_000);
 const requests = Number(process.env.BENCH_SEARCH_REQUESTS ?? 200);
 const TARGET_P95_MS = 50;
 const MERCHANTS = 20;
-/** One payment in this many is a chargeback: the rare status an operator looks for. */
-const CHARGEBACK_EVERY = 1000;
-const CHUNK = 100_000;
 const EMAILS = Math.max(1, Math.floor(total / 5));
-const MIGRATION_012 = path.join(path.dirname(fileURLToPath(import.meta.url)), '../src/store/migrations/012_admin_payment_search.sql');
 const TOKEN = `bench-admin-${randomBytes(8).toString('hex')}`;
-
-/** The BINs of the seeded cards; last 4 digits spread over 10,000 values. */
-const BINS = ['411111', '424242', '400000', '510510', '555555', '222300', '378282', '601111', '353011', '621700'];
-
-/**
- * Payments from..to - 1, in chunks: payment i of merchant i % 20, e-mail payer(i % EMAILS), order ORD-i, a card of
- * BIN i % 10 and last 4 digits (31 i) % 10000, created 2.5 s before payment i - 1. Returns the seconds per chunk.
- */
-async function seed(db: Database, merchants: string[], now: Date, from: number, to: number): Promise<number[]> {
-  const seconds: number[] = [];
-  for (let start = from; start < to; start += CHUNK) {
-    const started = performance.now();
-    await db.query(
-      `INSERT INTO payments (id, merchant_id, channel, operation, order_id, amount, currency, description, status, auth, captured_amount, refunded_amount,
-         payer, details, created_at, updated_at)
-       SELECT gen_random_uuid()::text, ($1::text[])[1 + i % ${MERCHANTS}], 's2s_card', 'purchase', 'ORD-' || i, 100 + (i::bigint * 7919) % 100000,
-         (ARRAY['EUR','USD','GBP'])[1 + i % 3], 'Bench order',
-         CASE WHEN i % ${CHARGEBACK_EVERY} = 0 THEN 'chargeback' ELSE (ARRAY['settled','settled','settled','decline','refund','pending'])[1 + i % 6] END, false,
-         100 + (i::bigint * 7919) % 100000, 0,
-         jsonb_build_object('email', 'payer' || (i % ${EMAILS}) || '@example.com', 'firstName', 'John', 'lastName', 'Doe'),
-         jsonb_build_object('first6Last4', b.bin || lpad(((i * 31) % 10000)::text, 4, '0'), 'cardMask', b.bin || '****' || lpad(((i * 31) % 10000)::text, 4, '0'),
-           'brand', 'visa', 'cardExpiry', '01/2038', 'connectorRef', 'ref-' || i),
-         $2::timestamptz - (i::bigint * 2500) * interval '1 millisecond', $2::timestamptz - (i::bigint * 2500) * interval '1 millisecond'
-       FROM generate_series($3::int, $4::int) AS i
-       CROSS JOIN LATERAL (SELECT ($5::text[])[1 + i % ${BINS.length}] AS bin) b`,
-      [merchants, now, start, Math.min(to, start + CHUNK) - 1, BINS],
-    );
-    seconds.push((performance.now() - started) / 1000);
-  }
-  return seconds;
-}
-
-/** Migration 012's statements (the index builds), run again after the seed. */
-async function migration012Statements(): Promise<string[]> {
-  const text = await readFile(MIGRATION_012, 'utf8');
-  return text.split(/;\s*(?:\n|$)/).map((s) => s.replace(/^\s*--.*$/gm, '').trim()).filter(Boolean);
-}
 
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
@@ -140,22 +97,19 @@ async function main(): Promise<void> {
       await insertMid(db, { id: newId(), merchantId: id, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
     }
     const statements = await migration012Statements();
-    for (const statement of statements) {
-      const name = /CREATE INDEX (\w+)/.exec(statement)?.[1];
-      if (name) await db.query(`DROP INDEX ${name}`);
-    }
+    await dropMigration012Indexes(db, statements);
     // All but the last chunk without migration 012's indexes (a bulk build is faster than a million inserts
     // into them); the last chunk after, so that the write cost of the indexes shows side by side.
     const before012 = Math.max(0, total - CHUNK);
-    const now = new Date();
+    const shape = { merchants, emails: EMAILS, now: new Date() };
     process.stdout.write(`\nAdmin payment search benchmark: seeding ${before012} payments... `);
     let started = performance.now();
-    const without = await seed(db, merchants, now, 0, before012);
+    const without = await seedPayments(db, shape, 0, before012);
     console.log(`${((performance.now() - started) / 1000).toFixed(1)} s`);
     started = performance.now();
     for (const statement of statements) await db.query(statement);
     console.log(`migration 012 (its ${statements.length} indexes) on ${before012} payments: ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    const withIndexes = await seed(db, merchants, now, before012, total);
+    const withIndexes = await seedPayments(db, shape, before012, total);
     const last = without.at(-1);
     console.log(`bulk insert of the last ${total - before012} payments with migration 012's indexes: ${withIndexes[0]!.toFixed(1)} s`
       + (last === undefined ? '' : ` (the chunk before, without them: ${last.toFixed(1)} s; ratio ${(withIndexes[0]! / last).toFixed(2)})`));

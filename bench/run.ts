@@ -72,7 +72,18 @@ const THROUGHPUT = [
   ['POST /api/v1/payment/status', (fx: Fixtures) => load(`${fx.gateway}/api/v1/payment/status`, fx.statusBody)],
   ['S2S CARD SALE (no 3DS)', (fx: Fixtures) => load(`${fx.gateway}/post`, fx.saleForm)],
   ['S2S SALE, ledger switched off', (fx: Fixtures) => withoutLedger(fx, () => load(`${fx.gateway}/post`, fx.saleForm))],
+  ['S2S SALE, 50 risk rules', (fx: Fixtures) => withRiskRules(fx, () => load(`${fx.gateway}/post`, fx.saleForm))],
 ] as const;
+
+/** Runs a load with 50 active platform risk rules, 3 of them velocity (bench/risk-rules.ts), then the defaults again (issue 26). */
+async function withRiskRules<T>(fx: Fixtures, run: () => Promise<T>): Promise<T> {
+  await fetch(`${fx.bare}/risk/fifty`, { method: 'POST' });
+  try {
+    return await run();
+  } finally {
+    await fetch(`${fx.bare}/risk/default`, { method: 'POST' });
+  }
+}
 
 /** Runs a load with the gateway's ledger posting switched off (the baseline of issue 27's ledger targets). */
 async function withoutLedger<T>(fx: Fixtures, run: () => Promise<T>): Promise<T> {
@@ -207,6 +218,9 @@ function report(results: Round[], withCallback: Figures, steal: number): void {
   const ledgerThroughput = median(results.map((r) => r.throughput[3]!.rps / r.throughput[4]!.rps));
   const ledgerCpus = results.flatMap((r) => (r.latency.sale.cpu.server !== undefined && r.latency.saleWithoutLedger.cpu.server ? [r.latency.sale.cpu.server / r.latency.saleWithoutLedger.cpu.server] : []));
   console.log(`Target: SALE throughput with the ledger >= 0.8 of without: ${ledgerThroughput.toFixed(2)}; ${results.map((r) => (r.throughput[3]!.rps / r.throughput[4]!.rps).toFixed(2)).join(' ')} ${verdict(ledgerThroughput >= 0.8)}`);
+  // Issue 26: the SALE screened by 50 active risk rules against the same round's SALE without rules.
+  const riskRatios = results.map((r) => r.throughput[5]!.rps / r.throughput[3]!.rps);
+  console.log(`Target: SALE throughput with 50 risk rules (3 velocity) >= 0.85 of without: ${median(riskRatios).toFixed(2)}; ${riskRatios.map((x) => x.toFixed(2)).join(' ')} ${verdict(median(riskRatios) >= 0.85)}`);
   const ledgerCpu = ledgerCpus.length > 0 ? median(ledgerCpus) : undefined;
   console.log(`Target: the ledger adds < 20 % to the SALE's server CPU (at half load): ${ledgerCpu === undefined ? 'NOT MEASURED (no /proc)' : `+${((ledgerCpu - 1) * 100).toFixed(1)} %; ${ledgerCpus.map((x) => `+${((x - 1) * 100).toFixed(1)}`).join(' ')} ${verdict(ledgerCpu < 1.2)}`}`);
 }

@@ -16,6 +16,9 @@ import { insertMerchant, insertMid } from '../src/store/merchants-repo.ts';
 import { newId } from '../src/domain/ids.ts';
 import { parseFeeRows } from '../src/domain/ledger/fees.ts';
 import { insertFeeSchedule } from '../src/store/ledger-repo.ts';
+import { ruleSetsOf, saveRuleSet } from '../src/store/risk-repo.ts';
+import { forgetRuleSet, PLATFORM_SCOPE } from '../src/services/risk/engine.ts';
+import { FIFTY } from './risk-rules.ts';
 import { card6_4, checkout, checkoutHash, s2sCard, s2sHash } from '../src/domain/signatures.ts';
 
 /** The vault keys of this run: the merchants written before the gateway starts are sealed with them. */
@@ -24,7 +27,7 @@ const BENCH_KEYRING = keyringFromEnv(undefined, () => randomBytes(32));
 const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `bench_${randomBytes(4).toString('hex')}`;
 
-async function startBare(ledger: (on: boolean) => void): Promise<number> {
+async function startBare(ledger: (on: boolean) => void, riskRules: (fifty: boolean) => Promise<void>): Promise<number> {
   // The gateway's pool settings (src/store/database.ts): idle connections kept, so that a latency load, which
   // comes a while after the full-speed one that opened them, times the writes rather than backends starting.
   const pool = new pg.Pool({ connectionString: url, max: 20, idleTimeoutMillis: 5 * 60_000, allowExitOnIdle: true, options: `-c search_path=${schema}` });
@@ -40,6 +43,12 @@ async function startBare(ledger: (on: boolean) => void): Promise<number> {
   app.post<{ Params: { state: string } }>('/ledger/:state', async (req) => {
     ledger(req.params.state === 'on');
     return { ledger: req.params.state };
+  });
+  // ... and saves 50 platform risk rules (3 with velocity) around the SALE with rules (issue 26), then goes back to
+  // the platform's defaults (card-testing rules for live merchants: none screens the bench's sandbox merchant).
+  app.post<{ Params: { state: string } }>('/risk/:state', async (req) => {
+    await riskRules(req.params.state === 'fifty');
+    return { risk: req.params.state };
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   return (app.server.address() as { port: number }).port;
@@ -67,7 +76,12 @@ async function main() {
   // A platform fee schedule, so each SALE posts its fee with it (four entries): the ledger's cost as in production.
   const rows = parseFeeRows([{ operation: 'sale', currency: 'USD', percent: '2.9', fixed: '0.30' }]);
   if ('rows' in rows) await insertFeeSchedule(db, { id: newId(), merchantId: null, effectiveFrom: new Date(0), rows: rows.rows, createdBy: null }, new Date());
-  const barePort = await startBare((on) => { gateway.ctx.ledgerOff = !on; });
+  const barePort = await startBare((on) => { gateway.ctx.ledgerOff = !on; }, async (fifty) => {
+    const [current] = await ruleSetsOf(db, [PLATFORM_SCOPE]);
+    if (fifty) await saveRuleSet(db, PLATFORM_SCOPE, FIFTY, current?.version ?? 0, null, 'bench', new Date());
+    else await db.query('DELETE FROM risk_rule_sets WHERE scope = $1', [PLATFORM_SCOPE]);
+    forgetRuleSet(gateway.ctx, PLATFORM_SCOPE);
+  });
   // A second merchant with a notification URL: its sales write a callback with the outcome, which the
   // dispatcher in this process then delivers over HTTP.
   const notified = { id: newId(), key: 'bench-key-callbacks', password: 'bench-password' };

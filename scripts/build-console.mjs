@@ -2,7 +2,9 @@
 // `npm run build:console` (and npm ci's prepare step): the operator console under console/.
 // 1. the gateway's OpenAPI description, as /docs/json serves it (scripts/openapi-spec.ts);
 // 2. TypeScript types of the admin API generated from it (openapi-typescript) into console/src/api/schema.d.ts;
-// 3. the Vite build into console/dist, which the gateway serves at /admin.
+// 3. the Vite build into console/dist, which the gateway serves at /admin;
+// 4. the Vite build of the merchant portal (issue 30) into portal/dist, served at /portal: typed by the same
+//    generated API types (its /portal/v1 paths), sharing the console's UI pieces and styles.
 // Everything it writes is git-ignored. Without the build tools (an install with --omit=dev) and with a
 // console already built, it leaves the build as it is.
 import { spawnSync } from 'node:child_process';
@@ -12,6 +14,7 @@ import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const consoleRoot = path.join(root, 'console');
+const portalRoot = path.join(root, 'portal');
 const spec = path.join(consoleRoot, 'generated', 'openapi.json');
 const types = path.join(consoleRoot, 'src', 'api', 'schema.d.ts');
 
@@ -30,6 +33,7 @@ function inputsDigest() {
   const inputs = [
     ...filesUnder(path.join(root, 'src')), ...filesUnder(path.join(consoleRoot, 'src')).filter((f) => f !== types),
     path.join(consoleRoot, 'index.html'), path.join(consoleRoot, 'vite.config.ts'), path.join(root, 'package-lock.json'),
+    ...filesUnder(path.join(portalRoot, 'src')), path.join(portalRoot, 'index.html'), path.join(portalRoot, 'vite.config.ts'),
     path.join(root, 'scripts', 'build-console.mjs'), path.join(root, 'scripts', 'openapi-spec.ts'),
   ];
   for (const file of inputs) hash.update(path.relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
@@ -42,8 +46,8 @@ if (process.argv.includes('--if-changed') && existsSync(inputsStamp) && readFile
 
 const hasTools = existsSync(path.join(root, 'node_modules', 'vite')) && existsSync(path.join(root, 'node_modules', 'openapi-typescript'));
 if (!hasTools) {
-  if (existsSync(path.join(consoleRoot, 'dist', 'index.html'))) {
-    console.log('console: build tools not installed; keeping the console already built in console/dist');
+  if (existsSync(path.join(consoleRoot, 'dist', 'index.html')) && existsSync(path.join(portalRoot, 'dist', 'index.html'))) {
+    console.log('console: build tools not installed; keeping the console and portal already built in console/dist and portal/dist');
     process.exit(0);
   }
   console.error('console: vite and openapi-typescript are needed to build the console (npm ci installs them)');
@@ -84,7 +88,7 @@ function enumOf(schema) {
   return values?.length ? values : undefined;
 }
 const queryParams = Object.fromEntries(Object.entries(JSON.parse(readFileSync(spec, 'utf8')).paths)
-  .filter(([p, ops]) => p.startsWith('/admin/v1/') && ops.get?.parameters)
+  .filter(([p, ops]) => (p.startsWith('/admin/v1/') || p.startsWith('/portal/v1/')) && ops.get?.parameters)
   .map(([p, ops]) => [p, ops.get.parameters.filter((x) => x.in === 'query').map((x) => ({ name: x.name, values: enumOf(x.schema), description: x.description }))]));
 writeFileSync(path.join(consoleRoot, 'generated', 'query-params.json'), `${JSON.stringify(queryParams, null, 2)}\n`);
 // The allowed values of every enumerated body field (dotted path; arrays by their items), same purpose.
@@ -106,5 +110,6 @@ const bodyFields = Object.fromEntries(Object.entries(JSON.parse(readFileSync(spe
 writeFileSync(path.join(consoleRoot, 'generated', 'body-enums.json'), `${JSON.stringify(bodyFields, null, 2)}\n`);
 run('API types', [path.join(root, 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), typesInput, '--output', types]);
 run('Vite build', [path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn', consoleRoot]);
+run('Vite build of the portal', [path.join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn', portalRoot]);
 writeFileSync(inputsStamp, digest);
-console.log('console: built console/dist (served at /admin)');
+console.log('console: built console/dist (served at /admin) and portal/dist (served at /portal)');

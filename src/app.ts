@@ -9,10 +9,11 @@ import { installProductionGuard } from './sandbox/production-guard.ts';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { randomUUID } from 'node:crypto';
-import { redactUrl } from './logger.ts';
+import { redactUrl, requestLogger, type Logger } from './logger.ts';
 import type { ServiceContext } from './services/context.ts';
 import type { MetricsAccess, TrustProxy } from './config.ts';
 import { typeboxValidatorCompiler } from './channels/validation.ts';
+import { cachedSerializerFactory } from './channels/serializers.ts';
 import { parseForm } from './channels/form.ts';
 import { answerClientError, installErrorHandling, sendError, toGatewayError } from './channels/error-handler.ts';
 import { parseJsonBody } from './channels/json-body.ts';
@@ -87,6 +88,8 @@ async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Pr
     // Fastify's own two lines per request (each with the whole request and answer) are off: installRequestLog
     // writes one short line instead.
     logController: new LogController({ disableRequestLogging: true }),
+    // A request's logger is made when it first writes a line that logs (logger.ts requestLogger).
+    childLoggerFactory: (logger, bindings, options) => requestLogger(logger as Logger, bindings, options as Record<string, unknown>) as unknown as FastifyBaseLogger,
     bodyLimit: opts.bodyLimit ?? 256 * 1024,
     genReqId: () => randomUUID(),
     // Only the proxies the operator names: otherwise any client picks req.ip (rate limits, payer_ip) itself.
@@ -102,6 +105,8 @@ async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Pr
       return sendError(request, reply, toGatewayError(err) ?? new GatewayError('notFound'));
     },
     clientErrorHandler: answerClientError,
+    // Response serializers compiled once per process, not per server built (channels/serializers.ts).
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory } },
   });
   app.setValidatorCompiler(typeboxValidatorCompiler);
   // Every route as registered, for the fuzz (scripts/fuzz.ts) to cover them all.
@@ -111,6 +116,12 @@ async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Pr
     for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url });
   });
   installErrorHandling(app);
+  // A write may have enqueued a callback: the dispatcher is told once the answer is out (so after the commit),
+  // instead of the callback waiting for its next poll.
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') ctx.afterWrite?.();
+    done();
+  });
   if (opts.logRequests) installRequestLog(app, opts.requestLogLevel ?? 'info');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {

@@ -37,9 +37,15 @@ import { PaymentRecheck } from './workers/payment-recheck.ts';
 import { ScheduleRunner, type ScheduleRunnerOptions } from './workers/schedule-runner.ts';
 import { VaultSweeper } from './workers/vault-sweeper.ts';
 import { RiskPruner } from './workers/risk-pruner.ts';
+import { RiskReviewExpiry } from './workers/risk-reviews.ts';
 import { ReconciliationFolder } from './workers/reconciliation-folder.ts';
 import { DisputeWorker } from './workers/dispute-worker.ts';
 import { SettlementWorker } from './workers/settlement-worker.ts';
+import { ReportWorker } from './workers/report-worker.ts';
+import { ReceiptMailer } from './workers/receipt-mailer.ts';
+import { methodName, receiptMailText, receiptOf } from './channels/pages/receipt.ts';
+import { negotiateLocale, translator } from './web/i18n.ts';
+import { paymentMethodOf } from './services/apm/details.ts';
 
 /** The replica of DATABASE_REPLICA_URL (PostgreSQL only), or undefined. */
 export async function openReplica(config: Pick<Config, 'databaseUrl' | 'databaseReplicaUrl'>): Promise<Database | undefined> {
@@ -85,8 +91,11 @@ export interface Gateway {
   runner: ScheduleRunner;
   sweeper: VaultSweeper;
   settlement: SettlementWorker;
+  /** Scheduled reports (issue 30): produced once across nodes, mailed, pruned. */
+  reports: ReportWorker;
   /** Deletes risk velocity counters past the longest window. */
   riskPruner: RiskPruner;
+  riskReviews: RiskReviewExpiry;
   disputes: DisputeWorker;
   /** Set when this start created the store's first admin user (its token, if generated, is printed once). */
   bootstrap?: Bootstrap;
@@ -114,6 +123,8 @@ export interface GatewayParts {
   directoryPollMs?: number;
   /** Schedule runner options (tests poll fast or inject crashes). */
   runner?: ScheduleRunnerOptions;
+  /** Receipt mailer options (tests poll fast). */
+  receiptMailer?: { pollMs?: number };
   /** A streaming replica of db for status lookups (DATABASE_REPLICA_URL). */
   replica?: Database;
 }
@@ -143,6 +154,12 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   // E-mail (portal invitations): SMTP when SMTP_URL is set, else the sandbox outbox outside production, else none.
   ctx.mail = parts.config.smtpUrl ? smtpMail(parts.config.smtpUrl, parts.config.mailFrom)
     : parts.config.production ? undefined : sandboxMail(parts.db, ctx.clock);
+  // The e-mailed receipt as the receipt page words it, in the session's language (the receipt mailer's text).
+  ctx.receiptText = (merchant, payment, locale) => {
+    const t = translator(negotiateLocale({ sessionLocale: locale }));
+    const method = paymentMethodOf(payment);
+    return receiptMailText(t, receiptOf(t, merchant, payment, method === 'card' ? t.t('method.card') : methodName(t, method)));
+  };
   ctx.twoFactorRequired = parts.config.twoFactorRequired ?? parts.config.production;
   ctx.walletTrust = await loadWalletTrust(parts.config.walletRoots ?? {});
   ctx.binTable = await loadBinTable(parts.config.binTableFile);
@@ -157,13 +174,17 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const app = await buildApp(ctx, appOptions);
   const apmApp = parts.config.s2sApmPort === undefined ? undefined : await buildApmApp(ctx, appOptions);
   const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, targets: ctx.callbackTargets, signingKeys: ctx.signingKeys, ...parts.dispatcher });
+  ctx.afterWrite = () => dispatcher.nudge();
   const recheck = new PaymentRecheck(ctx, { operatorAfterMs: (parts.config.recheckOperatorAfterMinutes ?? 60) * 60_000 });
   const fromConfig = Object.fromEntries(Object.entries(parts.config.runner ?? {}).filter(([, v]) => v !== undefined));
   const runner = new ScheduleRunner(ctx, { ...fromConfig, ...parts.runner });
   const sweeper = new VaultSweeper(ctx, { retentionMs: parts.config.vaultRetentionMinutes * 60_000 });
   const settlement = new SettlementWorker(ctx);
+  const reports = new ReportWorker(ctx);
   const riskPruner = new RiskPruner(ctx);
+  const riskReviews = new RiskReviewExpiry(ctx);
   const disputes = new DisputeWorker(ctx);
+  const receiptMailer = new ReceiptMailer(ctx, parts.receiptMailer ?? {});
   const reconFolder = parts.config.reconWatchDir ? new ReconciliationFolder(ctx, parts.config.reconWatchDir) : undefined;
   let started = false;
   return {
@@ -175,7 +196,9 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     runner,
     sweeper,
     settlement,
+    reports,
     riskPruner,
+    riskReviews,
     disputes,
     bootstrap,
     startWorkers() {
@@ -186,8 +209,11 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
       runner.start();
       sweeper.start();
       settlement.start();
+      reports.start();
       riskPruner.start();
+      riskReviews.start();
       disputes.start();
+      receiptMailer.start();
       reconFolder?.start();
       // VAULT_KEYS changes with a restart: this is when configuration secrets move to a new first key.
       rewrapAllConfigSecrets(parts.db, parts.keyring).then(
@@ -197,7 +223,7 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
     },
     /** Drains HTTP and workers side by side: workers stop claiming and settle what they hold. */
     async close() {
-      const workers = started ? [dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop(), settlement.stop(), riskPruner.stop(), disputes.stop(), ...(reconFolder ? [reconFolder.stop()] : [])] : [];
+      const workers = started ? [dispatcher.stop(), recheck.stop(), runner.stop(), sweeper.stop(), settlement.stop(), reports.stop(), riskPruner.stop(), riskReviews.stop(), disputes.stop(), receiptMailer.stop(), ...(reconFolder ? [reconFolder.stop()] : [])] : [];
       await Promise.all([app.close(), apmApp?.close(), watch.stop(), ...workers]);
     },
   };

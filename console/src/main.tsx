@@ -1,5 +1,5 @@
 /** The operator console: signs in to the admin API and routes to each screen by URL (under /admin). */
-import { StrictMode, useCallback, useEffect, useState } from 'react';
+import { StrictMode, useCallback, useEffect, useMemo, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter, NavLink, Navigate, Route, Routes, useLocation } from 'react-router';
 import { call, msSinceLastCall, setCsrfToken, whenSignedOut, type Permission, type Session } from './api/client';
@@ -14,18 +14,32 @@ import { NeedsAttention } from './pages/NeedsAttention';
 import { Merchants } from './pages/Merchants';
 import { MerchantPage } from './pages/MerchantPage';
 import { Callbacks } from './pages/Callbacks';
+import { Disputes } from './pages/Disputes';
+import { DisputePage } from './pages/DisputePage';
+import { DisputeRatios } from './pages/DisputeRatios';
 import { Users } from './pages/Users';
 import { AuditLog } from './pages/AuditLog';
+import { Risk } from './pages/Risk';
+import { MoneyPage } from './pages/Money';
+import { ReconciliationPage } from './pages/Reconciliation';
+import { LanguageContext, applyLanguage, fill, initialLanguage, rememberLanguage, translatorFor, useT, type Key, type Language } from './i18n';
+import { SharedLocaleContext, type SharedKey } from './locale';
+import { Preferences, Shortcuts, applyTheme, storedTheme } from './comfort';
+import { ModeContext, ModeSwitch, initialMode, rememberMode, type KeyMode } from './mode';
 import './styles.css';
 
-const NAV: { to: string; label: string; needs: Permission; end?: boolean }[] = [
-  { to: '/', label: 'Home', needs: 'payments.read', end: true },
-  { to: '/payments', label: 'Payments', needs: 'payments.read' },
-  { to: '/attention', label: 'Needs attention', needs: 'payments.read' },
-  { to: '/merchants', label: 'Merchants', needs: 'merchants.read' },
-  { to: '/callbacks', label: 'Callbacks', needs: 'callbacks.read' },
-  { to: '/users', label: 'Users and tokens', needs: 'users.manage' },
-  { to: '/audit', label: 'Audit log', needs: 'audit.read' },
+const NAV: { to: string; label: Key; needs: Permission; end?: boolean }[] = [
+  { to: '/', label: 'nav.home', needs: 'payments.read', end: true },
+  { to: '/payments', label: 'nav.payments', needs: 'payments.read' },
+  { to: '/attention', label: 'nav.attention', needs: 'payments.read' },
+  { to: '/merchants', label: 'nav.merchants', needs: 'merchants.read' },
+  { to: '/risk', label: 'nav.risk', needs: 'risk.read' },
+  { to: '/disputes', label: 'nav.disputes', needs: 'payments.read' },
+  { to: '/callbacks', label: 'nav.callbacks', needs: 'callbacks.read' },
+  { to: '/money', label: 'nav.money', needs: 'money.read' },
+  { to: '/reconciliation', label: 'nav.reconciliation', needs: 'reconciliation.read' },
+  { to: '/users', label: 'nav.users', needs: 'users.manage' },
+  { to: '/audit', label: 'nav.audit', needs: 'audit.read' },
 ];
 
 function Layout() {
@@ -34,19 +48,23 @@ function Layout() {
   const location = useLocation();
   useEffect(() => setMenuOpen(false), [location.pathname]);
   const can = (p: Permission) => session.permissions.includes(p);
+  const t = useT();
   return (
     <div className="shell">
-      <a className="skip" href="#main">Skip to content</a>
+      <a className="skip" href="#main">{t('shell.skip')}</a>
       <header className="top">
         <span className="brand">Portcullis</span>
-        <button type="button" className="menu-toggle" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen((o) => !o)}>Menu</button>
+        <button type="button" className="menu-toggle" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen((o) => !o)}>{t('shell.menu')}</button>
         <span className="who">{session.user.email} <span className="role">{session.user.role}</span></span>
-        <button type="button" onClick={() => void signOut()}>Sign out</button>
+        <ModeSwitch />
+        <Preferences />
+        <Shortcuts />
+        <button type="button" onClick={() => void signOut()}>{t('shell.signOut')}</button>
       </header>
-      <nav id="nav" aria-label="Console" className={menuOpen ? 'open' : undefined}>
+      <nav id="nav" aria-label={t('nav.label')} className={menuOpen ? 'open' : undefined}>
         <ul>
           {NAV.filter((n) => can(n.needs)).map((n) => (
-            <li key={n.to}><NavLink to={n.to} end={n.end}>{n.label}</NavLink></li>
+            <li key={n.to}><NavLink to={n.to} end={n.end}>{t(n.label)}</NavLink></li>
           ))}
         </ul>
       </nav>
@@ -58,11 +76,17 @@ function Layout() {
           <Route path="/attention" element={<NeedsAttention />} />
           <Route path="/merchants" element={<Merchants />} />
           <Route path="/merchants/:id/*" element={<MerchantPage />} />
+          <Route path="/disputes" element={<Disputes />} />
+          <Route path="/disputes/ratios" element={<DisputeRatios />} />
+          <Route path="/disputes/:id" element={<DisputePage />} />
           <Route path="/callbacks" element={<Callbacks />} />
+          <Route path="/money/*" element={<MoneyPage />} />
+          <Route path="/reconciliation/*" element={<ReconciliationPage />} />
           <Route path="/users" element={<Users />} />
           <Route path="/audit" element={<AuditLog />} />
+          <Route path="/risk/*" element={<Risk />} />
           <Route path="/sign-in" element={<Navigate to="/" replace />} />
-          <Route path="*" element={<p className="state">No such page. <NavLink to="/">Home</NavLink></p>} />
+          <Route path="*" element={<p className="state">{t('shell.noPage')} <NavLink to="/">{t('nav.home')}</NavLink></p>} />
         </Routes>
       </main>
     </div>
@@ -97,6 +121,8 @@ function App() {
     call('get', '/admin/v1/session').then(adopt, () => adopt(null));
   }, [adopt]);
   useIdleSignOut(session);
+  const [mode, setMode] = useState<KeyMode>(initialMode);
+  const modeValue = useMemo(() => ({ mode, setMode: (m: KeyMode) => { rememberMode(m); setMode(m); } }), [mode]);
   if (session === undefined) return <Loading what="the console" />;
   if (session === null) return <SignIn onSignedIn={adopt} notice={ended ? 'Your session ended (idle for too long, or signed out elsewhere). Sign in again.' : undefined} />;
   const signOut = async () => {
@@ -108,15 +134,37 @@ function App() {
   }
   return (
     <SessionContext.Provider value={{ session, signOut }}>
-      <Layout />
+      <ModeContext.Provider value={modeValue}>
+        <Layout />
+      </ModeContext.Provider>
     </SessionContext.Provider>
   );
 }
 
+/** The operator's language (issue 31 item 11) around the whole console, sign-in included. */
+function Localized() {
+  const [language, setLanguage] = useState<Language>(initialLanguage);
+  useEffect(() => applyLanguage(language), [language]);
+  const value = useMemo(() => ({ language, t: translatorFor(language), setLanguage: (l: Language) => { rememberLanguage(l); setLanguage(l); } }), [language]);
+  // The shared pieces (loading, try again, cancel, copy, the charts) say their words in it too; amounts and times keep
+  // the browser's own formats (locale undefined), as before.
+  const shared = useMemo(() => ({ locale: undefined, say: (key: SharedKey, params?: Readonly<Record<string, string | number>>) => fill(value.t(key), params ?? {}) }), [value]);
+  return (
+    <LanguageContext.Provider value={value}>
+      <SharedLocaleContext.Provider value={shared}>
+        <App />
+      </SharedLocaleContext.Provider>
+    </LanguageContext.Provider>
+  );
+}
+
+// The stored theme before the first paint (no light flash for a dark-mode operator).
+applyTheme(storedTheme());
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <BrowserRouter basename="/admin">
-      <App />
+      <Localized />
     </BrowserRouter>
   </StrictMode>,
 );

@@ -2,6 +2,8 @@
 import { createContext, useCallback, useContext, useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { ApiError } from './api/client';
 import { formatLocal, formatMoney, formatUtc } from './format';
+import { fieldLabel } from './errors';
+import { useShared } from './locale';
 
 export interface Loaded<T> {
   data?: T;
@@ -29,17 +31,19 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
 }
 
 export function Loading({ what }: { what: string }) {
-  return <p className="state" role="status" aria-live="polite">Loading {what}…</p>;
+  const { say } = useShared();
+  return <p className="state" role="status" aria-live="polite">{say('ui.loading', { what })}</p>;
 }
 
 export function ErrorNote({ error, retry }: { error: Error; retry?: () => void }) {
+  const { say } = useShared();
   const forbidden = error instanceof ApiError && error.status === 403;
   // Trying again helps when the gateway or the network failed, not when the request itself was refused.
   const refused = error instanceof ApiError && error.status >= 400 && error.status < 500 && ![408, 429].includes(error.status);
   return (
     <div className="error" role="alert">
-      <p>{forbidden ? 'Your role does not permit this.' : error.message}</p>
-      {retry && !refused && <button type="button" onClick={retry}>Try again</button>}
+      <p>{forbidden ? say('ui.forbidden') : error.message}</p>
+      {retry && !refused && <button type="button" onClick={retry}>{say('ui.tryAgain')}</button>}
     </div>
   );
 }
@@ -56,12 +60,14 @@ export function Show<T>({ loaded, what, children }: { loaded: Loaded<T>; what: s
 }
 
 export function Money({ amount, currency }: { amount: string; currency: string }) {
-  return <span className="money">{formatMoney(amount, currency)}</span>;
+  const { locale } = useShared();
+  return <span className="money">{formatMoney(amount, currency, locale)}</span>;
 }
 
 export function Time({ iso }: { iso: string | null | undefined }) {
-  if (!iso) return <span aria-label="none">—</span>;
-  return <time dateTime={iso} title={formatUtc(iso)}>{formatLocal(iso)}</time>;
+  const { locale, say } = useShared();
+  if (!iso) return <span aria-label={say('ui.none')}>—</span>;
+  return <time dateTime={iso} title={formatUtc(iso)}>{formatLocal(iso, locale)}</time>;
 }
 
 /** A table that scrolls sideways on a phone; focusable so the keyboard can scroll it too. */
@@ -90,8 +96,9 @@ function labelCells(table: HTMLTableElement | null): void {
   }
 }
 
-export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge badge-${status.replace(/[^a-z0-9]/gi, '').toLowerCase()}`}>{status}</span>;
+/** A status as a coloured badge (the colour by the code); `label`: the words shown instead of the code. */
+export function StatusBadge({ status, label }: { status: string; label?: string }) {
+  return <span className={`badge badge-${status.replace(/[^a-z0-9]/gi, '').toLowerCase()}`}>{label ?? status}</span>;
 }
 
 /**
@@ -101,6 +108,7 @@ export function StatusBadge({ status }: { status: string }) {
 export function ConfirmButton({ label, title, children, confirmLabel, action, danger, disabled }: {
   label: string; title: string; children?: ReactNode; confirmLabel?: string; action: () => Promise<unknown>; danger?: boolean; disabled?: boolean;
 }) {
+  const { say } = useShared();
   const dialog = useRef<HTMLDialogElement>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Error>();
@@ -125,8 +133,8 @@ export function ConfirmButton({ label, title, children, confirmLabel, action, da
         {children}
         {error && <ErrorNote error={error} />}
         <div className="actions">
-          <button type="button" onClick={() => dialog.current?.close()}>Cancel</button>
-          <button type="button" className={danger ? 'danger' : 'primary'} disabled={busy} onClick={() => void run()}>{busy ? 'Working…' : confirmLabel ?? label}</button>
+          <button type="button" onClick={() => dialog.current?.close()}>{say('ui.cancel')}</button>
+          <button type="button" className={danger ? 'danger' : 'primary'} disabled={busy} onClick={() => void run()}>{busy ? say('ui.working') : confirmLabel ?? label}</button>
         </div>
       </dialog>
     </>
@@ -135,14 +143,15 @@ export function ConfirmButton({ label, title, children, confirmLabel, action, da
 
 /** A value shown once (a new password or token), with a copy button. */
 export function ShownOnce({ label, value }: { label: string; value: string }) {
+  const { say } = useShared();
   const [copied, setCopied] = useState(false);
   const id = useId();
   return (
     <div className="shown-once" role="group" aria-labelledby={id}>
-      <p id={id}><strong>{label}</strong> — shown this once; keep it now.</p>
+      <p id={id}><strong>{label}</strong> — {say('ui.shownOnce')}</p>
       <code data-testid="shown-once">{value}</code>
       <button type="button" onClick={() => void navigator.clipboard?.writeText(value).then(() => setCopied(true), () => setCopied(false))}>
-        {copied ? 'Copied' : 'Copy'}
+        {copied ? say('ui.copied') : say('ui.copy')}
       </button>
     </div>
   );
@@ -193,7 +202,12 @@ export function useErrorsAt(path: string | undefined, exact = false): string[] {
   if (!path) return [];
   return [...errors.entries()]
     .filter(([p]) => p === path || (!exact && (p.startsWith(`${path}.`) || p.startsWith(`${path}[`))))
-    .flatMap(([p, messages]) => messages.map((m) => (p === path ? m : `${p.slice(path.length).replace(/^\./, '')}: ${m}`)));
+    .flatMap(([p, messages]) => messages.map((m) => {
+      if (p === path) return m;
+      // What is inside the field, in words (an item of a list is the list itself: its message alone).
+      const inside = fieldLabel(p.slice(path.length).replace(/^\./, ''));
+      return inside ? `${inside}: ${m}` : m;
+    }));
 }
 
 export function InlineErrors({ path, exact }: { path: string; exact?: boolean }) {

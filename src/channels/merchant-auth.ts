@@ -11,7 +11,7 @@ import { GatewayError, HashMismatch } from '../domain/errors.ts';
 import { verifyAny, type UpperMode } from '../domain/signatures.ts';
 import { reserveIdempotencyKey } from './idempotency.ts';
 import { acceptedPasswords } from '../domain/password-rotation.ts';
-import { ipWithin, parseCidr, parseIp, type IpRange } from '../domain/risk/ip.ts';
+import { cidrRanges, ipWithin, parseIp } from '../domain/risk/ip.ts';
 import { REQUEST_SIGNATURE_HEADER } from '../domain/request-signature.ts';
 import { checkRequestSignature } from '../services/request-signatures.ts';
 
@@ -55,18 +55,6 @@ export async function authenticate(
 
 // --- the merchant's own guards (issue 25, item 5) ------------------------------------------------------------
 
-/** The address ranges of a settings list, parsed once per list (the cached merchant keeps the same array). */
-const parsedRanges = new WeakMap<readonly string[], IpRange[]>();
-
-function rangesOf(list: readonly string[]): IpRange[] {
-  let ranges = parsedRanges.get(list);
-  if (!ranges) {
-    ranges = list.map(parseCidr).filter((r): r is IpRange => r !== undefined);
-    parsedRanges.set(list, ranges);
-  }
-  return ranges;
-}
-
 /**
  * The merchant's allowed source addresses: when it has set some, a request from any other client address (as
  * TRUST_PROXY lets the gateway see it) is refused before its hash is looked at.
@@ -75,7 +63,7 @@ export function checkSourceAddress(req: FastifyRequest, merchant: Merchant): voi
   const list = merchant.settings.allowedSourceAddresses;
   if (!list || list.length === 0) return;
   const ip = parseIp(req.ip);
-  if (!rangesOf(list).some((range) => ipWithin(ip, range))) throw new GatewayError('sourceAddressRefused');
+  if (!cidrRanges(list).some((range) => ipWithin(ip, range))) throw new GatewayError('sourceAddressRefused');
 }
 
 /** The raw body the signature covers: what the body parsers read (form or JSON), or a GET's query string. */

@@ -17,22 +17,31 @@ import { riskMetrics } from '../services/risk/metrics.ts';
 import { reconciliationMetricLines } from '../services/reconciliation/metrics.ts';
 import { disputeMetricLines } from '../services/disputes/defence.ts';
 
-/** Each store figure and its gauge (a gauge per figure: Prometheus alerts name them one by one). */
+/**
+ * Each store figure and its gauge (a gauge per figure: Prometheus alerts name them one by one). The payments' and
+ * callbacks' figures carry `mode` (test: test keys', i.e. sandbox merchants'; live: live keys'), issue 25 item 26:
+ * both series are always there, so an alert on live traffic reads `{mode="live"}` and never sees the sandbox.
+ */
 const FIGURE_GAUGES: Readonly<Record<keyof OperationalFigures, { name: string; help: string }>> = {
-  paymentsNeedingOperator: { name: 'portcullis_payments_needing_operator', help: 'Payments whose operation waits for an operator (needs attention)' },
-  paymentsInFlight: { name: 'portcullis_payments_in_flight', help: 'Payments with a connector call not yet answered (the re-check worker resolves them)' },
-  callbacksPending: { name: 'portcullis_callbacks_pending', help: 'Callbacks waiting for their next delivery attempt' },
-  callbacksOverdue: { name: 'portcullis_callbacks_overdue', help: 'Pending callbacks due for over a minute: the dispatchers are behind or stopped' },
+  paymentsNeedingOperator: { name: 'portcullis_payments_needing_operator', help: 'Payments whose operation waits for an operator (needs attention), by key mode' },
+  paymentsInFlight: { name: 'portcullis_payments_in_flight', help: 'Payments with a connector call not yet answered (the re-check worker resolves them), by key mode' },
+  callbacksPending: { name: 'portcullis_callbacks_pending', help: 'Callbacks waiting for their next delivery attempt, by key mode' },
+  callbacksOverdue: { name: 'portcullis_callbacks_overdue', help: 'Pending callbacks due for over a minute: the dispatchers are behind or stopped, by key mode' },
   callbackUrlsBlocked: { name: 'portcullis_callback_urls_blocked', help: 'Notification URLs blocked after repeated timeouts' },
 };
 
 function installFigureGauges(registry: Registry, ctx: Pick<ServiceContext, 'db' | 'clock'>): () => Promise<void> {
-  const gauges = Object.entries(FIGURE_GAUGES).map(([key, spec]) => [key as keyof OperationalFigures, new Gauge({ ...spec, registers: [registry] })] as const);
+  const gauges = Object.entries(FIGURE_GAUGES).map(([key, spec]) =>
+    [key as keyof OperationalFigures, new Gauge({ ...spec, ...(key === 'callbackUrlsBlocked' ? {} : { labelNames: ['mode'] }), registers: [registry] })] as const);
   const storeUp = new Gauge({ name: 'portcullis_store_up', help: '1 when the store answered the last scrape\'s figures, 0 when it did not', registers: [registry] });
   return async () => {
     try {
       const figures = await currentFigures(ctx);
-      for (const [key, gauge] of gauges) gauge.set(figures[key]);
+      for (const [key, gauge] of gauges) {
+        const value = figures[key];
+        if (typeof value === 'number') gauge.set(value);
+        else for (const mode of ['test', 'live'] as const) gauge.set({ mode }, value[mode]);
+      }
       storeUp.set(1);
     } catch {
       storeUp.set(0); // the figures keep their last values; the HTTP metrics still answer

@@ -32,6 +32,7 @@ import { presentToken, presentUser } from '../channels/admin/user-routes.ts';
 import { presentMerchant } from '../channels/admin/merchant-routes.ts';
 import { isRole, ROLES, type Role } from '../domain/admin-roles.ts';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../domain/operator-passwords.ts';
+import { isKnownOrPatterned } from '../domain/merchant-passwords.ts';
 import { isEmail } from '../domain/methods/formats.ts';
 import { GatewayError, errorBody } from '../domain/errors.ts';
 import { callbackTargetPolicy, type CallbackTargetPolicy } from '../domain/callback-targets.ts';
@@ -103,6 +104,7 @@ async function readPassword(): Promise<string> {
   if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
     throw new UsageError(`the password must have ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`);
   }
+  if (isKnownOrPatterned(password)) throw new UsageError('the password is too common: choose another (not a known or patterned password)');
   return password;
 }
 

@@ -189,6 +189,15 @@ export interface InquiryRequest {
   state?: ConnectorState;
 }
 
+/**
+ * What an acquirer says it booked on one payment: its transactions (as it writes them), or why it could not say.
+ * `fee`: the fee the acquirer charged on the payment so far (a decimal of its currency), when its answer says;
+ * a transaction's own `fee` when the answer itemises it.
+ */
+export type UpstreamDetails =
+  | { ok: true; orderId: string | null; reference: string; currency: string; fee?: string; transactions: readonly { date: string; type: string; status: string; amount: string; fee?: string }[] }
+  | { ok: false; error: string };
+
 /** An inbound HTTP request from the acquirer (a notification, a payer's return), as received. */
 export interface InboundRequest {
   headers: Readonly<Record<string, string | string[] | undefined>>;
@@ -215,6 +224,11 @@ export interface DisputeNotice {
   dueAt?: Date;
   bankDate?: string;
   payload: Record<string, unknown>;
+  /**
+   * 'unverifiable': the notice names no payment of ours and its formula signs with the payment's facts (the
+   * family's Formula 2: payer e-mail and card), so nothing could check it; it is only ever kept as unmatched.
+   */
+  signature?: 'verified' | 'unverifiable';
 }
 
 export interface NotificationEvent {
@@ -243,7 +257,7 @@ export interface NotificationPort {
    * The dispute notices of a notification (issue 29), read only after readNotification() verified every item's
    * signature; absent: the acquirer sends none. `payments`: the facts of the payments it names (as verified).
    */
-  readDisputeNotices?(req: InboundRequest, payments: ReadonlyMap<string, NotifiedPayment>): DisputeNotice[];
+  readDisputeNotices?(req: InboundRequest, payments: ReadonlyMap<string, NotifiedPayment>, mid: MidAccess): DisputeNotice[];
   /** What the acquirer expects as the answer to a notification it may stop sending. */
   readonly notificationAck: { contentType: string; body: string };
 }
@@ -302,6 +316,11 @@ export interface CardConnector {
   void(p: FollowUpRequest, mid?: MidAccess): Promise<FollowUpOutcome>;
   /** Asks the acquirer what became of a payment left processing (after a crash or a timeout). */
   inquire(p: InquiryRequest, mid?: MidAccess): Promise<ConnectorOutcome | undefined>;
+  /**
+   * The acquirer's own record of one payment, for reconciliation (issue 28), when it has no settlement file to
+   * download: every transaction it booked on the payment (the platform family's GET_TRANS_DETAILS).
+   */
+  transactionDetails?(p: InquiryRequest, mid?: MidAccess): Promise<UpstreamDetails>;
   /** Notifications, for connectors whose acquirer sends them. */
   readonly notifications?: NotificationPort;
   /** The acquirer's dispute service (issue 29); absent: defences are submitted by hand. */

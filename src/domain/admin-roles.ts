@@ -2,6 +2,8 @@
  * Who may do what on the admin API (issue 11): one table of role -> permitted actions, read in one place
  * (the admin channel's guard). A permission names an object and a verb; a role is the set it holds.
  */
+import { roleTable } from './role-table.ts';
+
 export const ROLES = ['admin', 'operator', 'support', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -9,6 +11,8 @@ export const PERMISSIONS = [
   'payments.read',
   /** Capture, void, refund and resolve a payment an operation left in flight: moves money. */
   'payments.act',
+  /** Write an internal note on a payment (issue 31 item 10): kept in the audit log, never sent to the merchant. */
+  'payments.note',
   'callbacks.read',
   'callbacks.resend',
   /** Unblock a callback URL the dispatcher blocked after repeated timeouts. */
@@ -45,27 +49,17 @@ const READ: readonly Permission[] = ['payments.read', 'callbacks.read', 'merchan
 
 const GRANTS: Readonly<Record<Role, readonly Permission[]>> = {
   admin: PERMISSIONS,
-  operator: [...READ, 'payments.act', 'callbacks.resend', 'callbacks.unblock', 'merchants.write', 'mids.write', 'money.write', 'risk.write', 'reconciliation.write'],
-  support: [...READ, 'callbacks.resend'],
+  operator: [...READ, 'payments.act', 'payments.note', 'callbacks.resend', 'callbacks.unblock', 'merchants.write', 'mids.write', 'money.write', 'risk.write', 'reconciliation.write'],
+  support: [...READ, 'payments.note', 'callbacks.resend'],
   viewer: READ,
 };
 
-const BY_ROLE: ReadonlyMap<Role, ReadonlySet<Permission>> = new Map(
-  ROLES.map((role) => [role, new Set(GRANTS[role])]),
-);
+const TABLE = roleTable(ROLES, PERMISSIONS, GRANTS);
 
-export function isRole(value: unknown): value is Role {
-  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
-}
-
-export function mayDo(role: Role, permission: Permission): boolean {
-  return BY_ROLE.get(role)?.has(permission) ?? false;
-}
-
+export const isRole = TABLE.isRole;
+export const mayDo = TABLE.mayDo;
 /** Everything a role may do, in the table's order (for the console and `GET /admin/v1/me`). */
-export function permissionsOf(role: Role): Permission[] {
-  return PERMISSIONS.filter((p) => mayDo(role, p));
-}
+export const permissionsOf = TABLE.permissionsOf;
 
 /**
  * Issue 25, item 13: a Checkout session's id is the hosted-fields Token, a bearer credential of the session

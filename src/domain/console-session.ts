@@ -23,6 +23,22 @@ export const newSessionSecret = (): string => randomBytes(32).toString('base64ur
 export const newCsrfToken = (): string => randomBytes(24).toString('base64url');
 export const sessionDigest = (secret: string): Buffer => createHash('sha256').update(secret).digest();
 
+/** A session just opened by a sign-in (the console's or the portal's): the cookie's secret and the CSRF token. */
+export interface OpenedSession {
+  id: string;
+  userId: string;
+  secret: string;
+  csrfToken: string;
+  expiresAt: Date;
+  /** Two-factor sign-in is mandatory and not set up yet: the session may only do that. */
+  needsEnrolment: boolean;
+}
+
+/** A new session's secrets and lifetime (the caller stores its digest, never the secret). */
+export const openSession = (id: string, userId: string, now: Date, needsEnrolment: boolean): OpenedSession => ({
+  id, userId, secret: newSessionSecret(), csrfToken: newCsrfToken(), expiresAt: new Date(now.getTime() + ABSOLUTE_TIMEOUT_MS), needsEnrolment,
+});
+
 /** Equal strings in constant time (the CSRF header against the session's token). */
 export function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);

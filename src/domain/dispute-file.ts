@@ -7,7 +7,7 @@
  */
 import { DISPUTE_EVENTS, type DisputeEvent } from './disputes.ts';
 import {
-  DATE_FORMATS, DECIMAL_FORMATS, ZONE_OFFSETS, readDate, readDecimal, splitCsvLine, type DateFormat, type DecimalFormat, type LineProblem,
+  checkCsvReading, readDate, readDecimal, splitCsvLine, type DateFormat, type DecimalFormat, type LineProblem,
 } from './reconciliation/report.ts';
 import { isKnownCurrency } from './money.ts';
 import type { FieldError } from './errors.ts';
@@ -57,17 +57,8 @@ export interface DisputeFileRow {
 
 /** What is wrong with a profile, by field (empty: none). */
 export function checkDisputeProfile(p: DisputeFileProfile, at = 'profile'): FieldError[] {
-  const problems: FieldError[] = [];
-  for (const f of ['payment_reference', 'dispute_reference', 'event', 'amount', 'currency'] as const) {
-    if (typeof p.columns?.[f] !== 'string' || p.columns[f].trim() === '') problems.push({ field: `${at}.columns.${f}`, message: 'should name a column of the header.' });
-  }
-  if (!DECIMAL_FORMATS.includes(p.decimal)) problems.push({ field: `${at}.decimal`, message: `should be one of ${DECIMAL_FORMATS.join(', ')}.` });
-  if (!DATE_FORMATS.includes(p.date_format)) problems.push({ field: `${at}.date_format`, message: `should be one of ${DATE_FORMATS.join(', ')}.` });
-  if (p.time_zone !== undefined && ZONE_OFFSETS[p.time_zone.toUpperCase()] === undefined) problems.push({ field: `${at}.time_zone`, message: `should be one of ${Object.keys(ZONE_OFFSETS).join(', ')}.` });
-  const events = Object.entries(p.events ?? {});
-  if (events.length === 0) problems.push({ field: `${at}.events`, message: 'should map at least one value of the event column to an event.' });
-  for (const [value, event] of events) if (!DISPUTE_EVENTS.includes(event)) problems.push({ field: `${at}.events.${value}`, message: `should be one of ${DISPUTE_EVENTS.join(', ')}.` });
-  return problems;
+  const events = { field: 'events', column: 'event', entries: p.events, allowed: DISPUTE_EVENTS, meaning: 'an event' };
+  return checkCsvReading(p, ['payment_reference', 'dispute_reference', 'event', 'amount', 'currency'], at, events);
 }
 
 /** Reads the whole file: its rows, or every problem by line (line 1 is the header). */

@@ -70,6 +70,11 @@ export const ERRORS = {
   // Admin: resolving a payment that has no operation waiting for an operator (or one resolved a moment ago).
   // Admin: saving a risk rule set over a version other than the one the operator read.
   riskRulesChanged: { http: 409, code: '100000', message: 'The rule set was changed since it was read: read it again.' },
+  // Admin: saving the fraud-dispute feed's setting over a version other than the one read.
+  reconRowResolved: { http: 409, code: '100000', message: 'The exception was resolved meanwhile (another operator acted on it): read it again.' },
+  riskFeedChanged: { http: 409, code: '100000', message: 'The fraud-dispute feed was changed since it was read: read it again.' },
+  reviewNotPending: { http: 409, code: '100000', message: 'The payment is not held for a risk review (decided already, or never held).' },
+  reviewNotResumable: { http: 409, code: '100000', message: 'The held payment cannot go on: its MID or its card is no longer there. Decline it.' },
   nothingToResolve: { http: 409, code: '100000', message: 'Payment has no operation waiting for an operator.' },
   adminUnauthorized: { http: 401, code: '100000', message: 'Authorization: Operator token is not valid.' },
   adminForbidden: { http: 403, code: '100000', message: 'Authorization: Your role does not permit this action.' },
@@ -78,6 +83,7 @@ export const ERRORS = {
   // The merchant portal (issue 30).
   portalUnauthorized: { http: 401, code: '100000', message: 'Authorization: Sign in to the portal.' },
   portalForbidden: { http: 403, code: '100000', message: 'Authorization: Your role does not permit this action.' },
+  portalSettingLocked: { http: 403, code: '100000', message: 'Authorization: Your payment provider does not let you change this setting.' },
   invitationInvalid: { http: 400, code: '100000', message: 'This invitation is not valid: it was used, replaced or has expired.' },
   mailNotConfigured: { http: 409, code: '100000', message: 'E-mail is not configured on this gateway (SMTP_URL): the invitation was not sent.' },
   mailNotSent: { http: 502, code: '100000', message: 'The e-mail server refused the invitation: the user waits for a new link (send the invitation again).' },

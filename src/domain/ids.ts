@@ -36,3 +36,13 @@ export function newToken(bytes = 24): string {
 export function newCardToken(): string {
   return randomBytes(32).toString('hex');
 }
+
+/**
+ * A payment's reference as a payer reads it (issue 31 item 14): the last 8 hex digits of its id, upper case, in
+ * two groups ("3F2A-91BC"). The tail, not the head: a version 7 id starts with its time, the same for every payment
+ * of the same minute. It is the end of the full id the console shows and copies, so support finds the payment by it.
+ */
+export function shortReference(id: string): string {
+  const hex = id.replace(/-/g, '').slice(-8).toUpperCase();
+  return `${hex.slice(0, 4)}-${hex.slice(4)}`;
+}

@@ -4,6 +4,8 @@
  * The merchant's users are apart from the PSP's operators (admin-roles.ts): a portal permission never reaches
  * the admin API, and it always stays inside the user's own merchant or merchant group.
  */
+import { roleTable } from './role-table.ts';
+
 export const MERCHANT_ROLES = ['owner', 'developer', 'finance', 'support', 'viewer'] as const;
 export type MerchantRole = (typeof MERCHANT_ROLES)[number];
 
@@ -13,8 +15,12 @@ export const MERCHANT_PERMISSIONS = [
   'payments.act',
   /** Download payments as CSV. */
   'payments.export',
+  /** Defend a dispute: upload evidence and the defence text, submit it, or accept the dispute (reading them is payments.read). */
+  'disputes.write',
   'callbacks.read',
   'callbacks.resend',
+  /** Balances, the next payout, settlement statements (and their CSV). */
+  'money.read',
   /** The merchant key, notification URL and the signing secret's fingerprint. */
   'developers.read',
   /** Reveal and rotate the signing secret, rotate the hash password. */
@@ -30,28 +36,18 @@ export type MerchantPermission = (typeof MERCHANT_PERMISSIONS)[number];
 const GRANTS: Readonly<Record<MerchantRole, readonly MerchantPermission[]>> = {
   owner: MERCHANT_PERMISSIONS,
   developer: ['payments.read', 'callbacks.read', 'callbacks.resend', 'developers.read', 'developers.secrets', 'team.read'],
-  finance: ['payments.read', 'payments.act', 'payments.export', 'callbacks.read', 'team.read', 'audit.read'],
+  finance: ['payments.read', 'payments.act', 'payments.export', 'disputes.write', 'callbacks.read', 'money.read', 'team.read', 'audit.read'],
   support: ['payments.read', 'payments.act', 'callbacks.read', 'callbacks.resend', 'team.read'],
   viewer: ['payments.read', 'callbacks.read', 'team.read'],
 };
 
 /** What each role is for, in a line (the admin API's and the portal's role fields describe them from here). */
 export const MERCHANT_ROLE_SUMMARY = 'owner: everything, the team included; developer: keys, signing secret, callbacks; '
-  + 'finance: payments, refunds, exports, the audit log; support: payments, refunds, callbacks; viewer: read only.';
+  + 'finance: payments, refunds, exports, disputes, balances and statements, the audit log; support: payments, refunds, callbacks; viewer: read only.';
 
-const BY_ROLE: ReadonlyMap<MerchantRole, ReadonlySet<MerchantPermission>> = new Map(
-  MERCHANT_ROLES.map((role) => [role, new Set(GRANTS[role])]),
-);
+const TABLE = roleTable(MERCHANT_ROLES, MERCHANT_PERMISSIONS, GRANTS);
 
-export function isMerchantRole(value: unknown): value is MerchantRole {
-  return typeof value === 'string' && (MERCHANT_ROLES as readonly string[]).includes(value);
-}
-
-export function merchantMayDo(role: MerchantRole, permission: MerchantPermission): boolean {
-  return BY_ROLE.get(role)?.has(permission) ?? false;
-}
-
+export const isMerchantRole = TABLE.isRole;
+export const merchantMayDo = TABLE.mayDo;
 /** Everything a role may do, in the table's order (the portal's session answer). */
-export function merchantPermissionsOf(role: MerchantRole): MerchantPermission[] {
-  return MERCHANT_PERMISSIONS.filter((p) => merchantMayDo(role, p));
-}
+export const merchantPermissionsOf = TABLE.permissionsOf;

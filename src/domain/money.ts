@@ -4,7 +4,7 @@
  */
 
 /** ISO 4217 exponents that differ from 2, plus the crypto codes (3 to 6 letters) the platform knows. */
-const EXPONENT_OVERRIDES: Readonly<Record<string, number>> = {
+export const EXPONENT_OVERRIDES: Readonly<Record<string, number>> = {
   // exponent 0
   BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0,
   VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,

@@ -101,6 +101,12 @@ interface InFlightRule {
   settledBy: readonly Exclude<NotifiedOperation, 'authorize'>[];
 }
 
+/**
+ * What `pending_operation` names while a card attempt waits for an operator's risk review, before any acquirer
+ * call (issue 26): nothing is in flight, so the re-check worker leaves it to the review's own deadline.
+ */
+export const REVIEW_OPERATION = 'risk_review';
+
 /** What `pending_operation` names while an acquirer call is in flight. */
 export const IN_FLIGHT = {
   authorize: { authorization: true, recheck: 'card', settledBy: [] },

@@ -28,3 +28,13 @@ export async function verifyOperatorPassword(password: string, stored: string): 
   const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
+
+/** Compared against when the e-mail is unknown, so a sign-in's timing does not tell which e-mails exist. */
+let decoy: Promise<string> | undefined;
+
+/** A sign-in's password check: true only for a user with a password that matches; as slow for an unknown user. */
+export async function signInPasswordMatches(passwordHash: string | null | undefined, password: string): Promise<boolean> {
+  const digest = passwordHash ?? (await (decoy ??= hashOperatorPassword('decoy password, never valid')));
+  const valid = await verifyOperatorPassword(password, digest);
+  return Boolean(passwordHash) && valid;
+}

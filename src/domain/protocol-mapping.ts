@@ -64,6 +64,13 @@ export const OPTIONAL_FIELD_NAMES: readonly string[] = OPTIONAL_FIELDS.map((f) =
  */
 export const RETURN_PARAMETERS = ['payment_method', 'brand', 'checkout_payment_method'] as const;
 
+/**
+ * Issue 30 item 3: the settings an operator may let a merchant's users change in the portal (each on its own;
+ * by default none). Named as the admin API names them.
+ */
+export const PORTAL_EDITABLE_SETTINGS = ['callback_fields', 'status_fields', 'return_params'] as const;
+export type PortalEditableSetting = (typeof PORTAL_EDITABLE_SETTINGS)[number];
+
 /** S2S CARD payer fields Protocol Mapping marks Required or Optional (the rest of the request's rules stand). */
 export const REQUIRABLE_PAYER_FIELDS = [
   'payer_first_name', 'payer_last_name', 'payer_middle_name', 'payer_birth_date', 'payer_address', 'payer_address2',

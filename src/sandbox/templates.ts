@@ -18,7 +18,8 @@ export function renderAcsPage(vm: AcsPageView, t: Translator = EN): string {
     <div><dt>${t.t('details.merchant')}</dt><dd>${vm.merchantName}</dd></div>
     <div><dt>${t.t('details.amount')}</dt><dd class="strong">${vm.amount}</dd></div>
     <div><dt>${t.t('details.card')}</dt><dd class="mono" dir="ltr">${vm.maskedCard}</dd></div>
-    <div><dt>${t.t('details.reference')}</dt><dd class="mono small" dir="ltr">${vm.paymentId}</dd></div>
+    ${vm.orderNumber ? html`<div><dt>${t.t('details.order')}</dt><dd>${vm.orderNumber}</dd></div>` : ''}
+    <div><dt>${t.t('details.reference')}</dt><dd class="mono" dir="ltr">${vm.reference ?? vm.paymentId}</dd></div>
   </dl>
   <form method="post" action="${safeUrl(vm.actionUrl)}" accept-charset="utf-8" data-once>
     ${hiddenFields(vm.fields)}

@@ -63,6 +63,6 @@ export async function handleConnectorNotification(ctx: ServiceContext, connector
       await applyLateFollowUp(ctx, merchant, current, followUpOutcome(event.outcome));
     }
   }
-  if (port.readDisputeNotices && isAcquirerDisputeSource(connectorName)) await applyDisputeNotices(ctx, connectorName, mid.id, port.readDisputeNotices(req, facts));
+  if (port.readDisputeNotices && isAcquirerDisputeSource(connectorName)) await applyDisputeNotices(ctx, connectorName, mid.id, port.readDisputeNotices(req, facts, midAccess(ctx, mid)));
   return port.notificationAck;
 }

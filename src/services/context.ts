@@ -13,6 +13,8 @@ import type { ApmConnector } from '../connectors/apm-types.ts';
 import type { Secret } from '../domain/secret.ts';
 import type { GoogleRootKey } from '../domain/wallets/google-pay-token.ts';
 import type { X509Certificate } from 'node:crypto';
+import type { Merchant } from '../domain/model/merchant.ts';
+import type { Payment } from '../domain/model/payment.ts';
 
 /** The store handle services are given; workers and the sandbox take it from here, not from the store. */
 export type { Database, Sql };
@@ -97,6 +99,11 @@ export interface ServiceContext {
   ipTable?: IpCountryTable;
   /** Where e-mail goes (SMTP, or the sandbox outbox in development); absent: nothing can be mailed. */
   mail?: MailPort;
+  /**
+   * The e-mailed receipt's text in a language (the session's, else the gateway's default), as the receipt page words
+   * it: the payer pages write it (wired by the gateway); absent: the receipt mailer leaves queued receipts alone.
+   */
+  receiptText?: (merchant: Merchant, payment: Payment, locale: string | undefined) => { subject: string; text: string };
   /** Two-factor sign-in is mandatory for operator and merchant users (REQUIRE_TWO_FACTOR; on by default in production). */
   twoFactorRequired?: boolean;
   /** The sandbox (its APM provider, its wallet roots); absent: sandbox merchants have neither. */
@@ -105,6 +112,8 @@ export interface ServiceContext {
   reads?: Sql;
   /** Test probes on the attempt's empty steps (services/attempt/screen.ts, post.ts); absent in production. */
   attemptHooks?: AttemptHooks;
+  /** Called after each answered write request (it may have enqueued a callback): the dispatcher goes at once. */
+  afterWrite?: () => void;
   /** The benchmark's baseline only (bench/server.ts): the same SALE with the ledger's posting switched off. */
   ledgerOff?: boolean;
 }

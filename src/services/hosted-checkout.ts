@@ -77,7 +77,7 @@ export async function attemptFor(ctx: ServiceContext, state: Extract<SessionStat
  * `payerIp` is the address the hosted page saw (behind trustProxy); it is recorded when the merchant gave none
  * at session creation, so callbacks and status answers carry the payer's IP.
  */
-export async function payByCard(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>, form: CardForm, payerIp?: string, browser?: Record<string, string>): Promise<PaymentStep> {
+export async function payByCard(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>, form: CardForm, payerIp?: string, browser?: Record<string, string>, deviceId?: string): Promise<PaymentStep> {
   const resumed = resumeStep(state.payment);
   if (resumed) return resumed;
   const { session, merchant } = state;
@@ -85,7 +85,7 @@ export async function payByCard(ctx: ServiceContext, state: Extract<SessionState
   const payment = await attemptFor(ctx, state);
   const intent = intentOf({ operation: session.operation, auth: session.request.auth });
   const consent = consentTerms(session, form.recurringConsent);
-  const details: PaymentDetails = { ...consent?.details, ...(browser && Object.keys(browser).length > 0 ? { browser } : {}) };
+  const details: PaymentDetails = { ...consent?.details, ...(browser && Object.keys(browser).length > 0 ? { browser } : {}), ...(deviceId ? { deviceId } : {}) };
   const { source, holder } = await resolveSource(ctx, merchant, state.mids, sourceRequest(session, form));
   const typed = payerFrom(form);
   return authorizeCard(ctx, {
@@ -107,7 +107,7 @@ export async function payByCard(ctx: ServiceContext, state: Extract<SessionState
  * handed the page goes through the flow rules as an S2S wallet SALE's does (services/wallets/wallet-payments.ts).
  */
 export async function payByWallet(
-  ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>, wallet: WalletName, paymentToken: string, payerIp?: string, pagePayer: PayerInfo = {},
+  ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>, wallet: WalletName, paymentToken: string, payerIp?: string, pagePayer: PayerInfo = {}, deviceId?: string,
 ): Promise<PaymentStep> {
   const resumed = resumeStep(state.payment);
   if (resumed) return resumed;
@@ -132,7 +132,7 @@ export async function payByWallet(
     intent,
     tokenize: session.request.reqToken || recurring,
     payer: { ...pagePayer, ...seenIp(payment.payer, payerIp) },
-    details: { ...consent?.details, ...resolved.details },
+    details: { ...consent?.details, ...resolved.details, ...(deviceId ? { deviceId } : {}) },
   });
 }
 
@@ -248,7 +248,8 @@ export async function declinedAttempts(ctx: ServiceContext, sessionId: string): 
 
 export type AfterDecline =
   | { kind: 'retry'; triesLeft: number; reason: string | null }
-  | { kind: 'merchant' };
+  /** noTriesLeft: the payer used every try the merchant allows (the page says so rather than "try another card"). */
+  | { kind: 'merchant'; noTriesLeft?: true };
 
 /**
  * Where a payer goes after the session's current attempt was declined: back to the page while tries are left
@@ -260,7 +261,7 @@ export async function afterDecline(ctx: ServiceContext, merchant: Merchant, sess
   if (session.expiresAt.getTime() <= ctx.clock.now().getTime()) return { kind: 'merchant' };
   if (!payerMayRetry(payment.details.declineCode)) return { kind: 'merchant' };
   const used = await declinedAttempts(ctx, session.id);
-  return used < max ? { kind: 'retry', triesLeft: max - used, reason: payment.declineReason } : { kind: 'merchant' };
+  return used < max ? { kind: 'retry', triesLeft: max - used, reason: payment.declineReason } : { kind: 'merchant', noTriesLeft: true };
 }
 
 /** A new attempt is refused once the payer used every try the merchant allows. */

@@ -161,6 +161,8 @@ export interface CollectInput {
   expiry: string;
   cvv: string;
   browser?: Record<string, string>;
+  /** The payer's device id the card frame keeps (domain/risk/device.ts). */
+  deviceId?: string;
 }
 
 export interface CollectedSummary {
@@ -199,6 +201,7 @@ export async function collectCard(ctx: ServiceContext, cvvs: CollectedCvvs, toke
     const collected: CollectedCard = {
       vaultId: vaulted.id, mask: vaulted.panMask, expiry: cardExpirationDate(expiry), collectedAt: now.toISOString(),
       ...(input.browser && Object.keys(input.browser).length > 0 ? { browser: input.browser } : {}),
+      ...(input.deviceId ? { deviceId: input.deviceId } : {}),
     };
     if (!(await recordCollectedCard(tx, state.session.id, collected, now))) throw new GatewayError('sessionTokenForbidden');
     return collected;
@@ -286,6 +289,7 @@ export async function processHostedFields(ctx: ServiceContext, cvvs: CollectedCv
       hostedFields: true,
       browser: { ...begun.card?.browser, ...input.browser },
       language: input.language,
+      deviceId: begun.card?.deviceId,
     }),
   });
   return { step, merchant, session };

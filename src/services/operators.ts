@@ -6,6 +6,7 @@ import { appendAudit, type AuditActor } from '../store/audit-repo.ts';
 import { newOperatorToken, operatorTokenDigest, operatorTokenPrefix } from '../domain/operator-tokens.ts';
 import { newId } from '../domain/ids.ts';
 import { hashOperatorPassword, verifyOperatorPassword } from '../domain/operator-passwords.ts';
+import { userPasswordProblem } from '../domain/user-passwords.ts';
 import { operatorPasswordHash, updateOperatorUser } from '../store/operators-repo.ts';
 import type { Role } from '../domain/admin-roles.ts';
 
@@ -61,7 +62,9 @@ export async function bootstrapFirstAdmin(db: Database, opts: { token?: string; 
  * /admin at once (printed once, like the token; stored as its scrypt digest). Outside production only.
  */
 export async function giveBootstrapAdminPassword(db: Database, email: string, now: Date): Promise<string | undefined> {
-  const password = randomBytes(15).toString('base64url'); // 20 characters, 120 bits
+  let password = randomBytes(15).toString('base64url'); // 20 characters, 120 bits
+  // The rule an admin's choice meets too (user-passwords.ts); a random one fails it only by a freak draw.
+  while (userPasswordProblem(password)) password = randomBytes(15).toString('base64url');
   const passwordHash = await hashOperatorPassword(password);
   return db.transaction(async (tx) => {
     const [user] = await tx.query<{ id: string }>('SELECT id FROM operator_users WHERE email = $1 AND password_hash IS NULL FOR UPDATE', [email]);

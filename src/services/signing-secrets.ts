@@ -53,6 +53,24 @@ export async function rotateSigningSecret(ctx: SecretsContext, merchantId: strin
   return { secret: new Secret(secret), previousValidUntil };
 }
 
+/**
+ * The merchant's current signing secret, for an operator (console) or the merchant's developer (portal); every
+ * reveal is in the audit log. A merchant created since this node started may have none yet: it gets one now, as
+ * its first callback would. Undefined for an unknown merchant.
+ */
+export async function currentSigningSecret(ctx: SecretsContext, merchantId: string, actor: AuditActor, auditScope: { merchantId?: string } = {}): Promise<string | undefined> {
+  const now = ctx.clock.now();
+  let secrets = await signingSecrets(ctx.db, ctx.keyring, merchantId, now);
+  if (!secrets?.length) {
+    await issueSigningSecret(ctx, merchantId);
+    secrets = await signingSecrets(ctx.db, ctx.keyring, merchantId, now);
+  }
+  const current = secrets?.[0];
+  if (!current) return undefined;
+  await appendAudit(ctx.db, { actor, action: 'merchant.reveal_signing_secret', objectType: 'merchant', objectId: merchantId, ...auditScope }, now);
+  return current.expose();
+}
+
 /** The HMAC keys that sign a merchant's callbacks now, cached briefly per node. */
 export class SigningKeys implements SigningKeysPort {
   private readonly cache = new Map<string, { keys: Secret<Buffer[]>; until: number }>();

@@ -5,7 +5,7 @@
  * paths that have no statement to fold it into.
  */
 import type { Sql } from './database.ts';
-import type { AttemptResult, AttemptStatus, AttemptStop, AttemptWhy, PaymentAttempt } from '../domain/model/attempt.ts';
+import type { AttemptOpening, AttemptResult, AttemptStatus, AttemptStop, AttemptWhy, PaymentAttempt } from '../domain/model/attempt.ts';
 
 interface AttemptRow {
   id: string;
@@ -67,3 +67,15 @@ export async function answerCurrentAttempt(sql: Sql, paymentId: string, result: 
 /** An AttemptResult as the parameters of ATTEMPT_RESULT_SET, in its order (status, code, retry, stop, ref, finishedAt). */
 export const attemptResultParams = (r: AttemptResult, now: Date): unknown[] =>
   [r.status, r.declineCode, r.retry, r.stop ?? null, r.acquirerRef, r.finished ? now : null];
+
+/**
+ * Opens an acquirer attempt for a transaction written earlier (a payment held for a risk review, approved): the
+ * attempt takes the transaction's id, numbered after the payment's last.
+ */
+export async function openAttempt(sql: Sql, transId: string, paymentId: string, attempt: AttemptOpening, now: Date): Promise<void> {
+  await sql.query(
+    `INSERT INTO payment_attempts (id, payment_id, seq, mid_id, connector, why, status, amount, currency, created_at)
+     SELECT $1, p.id, ${NEXT_ATTEMPT_SEQ('$2')}, $3, $4, $5, 'pending', p.amount, p.currency, $6 FROM payments p WHERE p.id = $2`,
+    [transId, paymentId, attempt.midId, attempt.connector, attempt.why, now],
+  );
+}

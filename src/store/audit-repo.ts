@@ -68,7 +68,23 @@ export interface AuditFilter {
   limit: number;
   /** The portal's scope: entries about one of these merchants or this group, nothing else. */
   merchantScope?: { merchantIds: readonly string[]; groupId: string | null };
+  /**
+   * Issue 25, item 26: test: entries about a test key's (sandbox) merchant only; live: every other entry (live
+   * merchants' and the platform's own: users, tokens, settings).
+   */
+  mode?: 'test' | 'live';
 }
+
+/**
+ * The merchant an entry is about: the one it names, else its object's (a merchant, a payment, a MID, a dispute,
+ * a callback); null for the platform's own objects.
+ */
+const ENTRY_MERCHANT = `COALESCE(audit_log.merchant_id, CASE audit_log.object_type
+  WHEN 'merchant' THEN audit_log.object_id
+  WHEN 'payment' THEN (SELECT p.merchant_id FROM payments p WHERE p.id = audit_log.object_id)
+  WHEN 'mid' THEN (SELECT m.merchant_id FROM mids m WHERE m.id = audit_log.object_id)
+  WHEN 'dispute' THEN (SELECT d.merchant_id FROM disputes d WHERE d.id = audit_log.object_id)
+  WHEN 'callback' THEN (SELECT c.merchant_id FROM callbacks c WHERE c.id = audit_log.object_id) END)`;
 
 /** Newest first, by (at, id) so that paging is stable among entries of the same millisecond. */
 export async function listAudit(sql: Sql, f: AuditFilter): Promise<AuditRecord[]> {
@@ -88,6 +104,7 @@ export async function listAudit(sql: Sql, f: AuditFilter): Promise<AuditRecord[]
     params.push([...f.merchantScope.merchantIds], f.merchantScope.groupId);
     where.push(`(merchant_id = ANY($${params.length - 1}::text[]) OR merchant_group_id = $${params.length})`);
   }
+  if (f.mode !== undefined) where.push(`${f.mode === 'test' ? '' : 'NOT '}EXISTS (SELECT 1 FROM merchants s WHERE s.sandbox AND s.id = ${ENTRY_MERCHANT})`);
   if (f.after !== undefined) {
     params.push(f.after[0], f.after[1]);
     where.push(`(at, id) < ($${params.length - 1}::timestamptz, $${params.length})`);

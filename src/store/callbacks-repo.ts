@@ -9,6 +9,7 @@ import { newId } from '../domain/ids.ts';
 import { columnArrays } from './group-commit.ts';
 import { encodeForm, type FormFields } from '../domain/form-encoding.ts';
 import { afterTimeout, HEALTHY_URL, type CallbackProtocol, type UrlHealth } from '../domain/callback-policy.ts';
+import type { DeliveryState } from '../domain/callback-delivery.ts';
 
 export type CallbackStatus = 'pending' | 'delivered' | 'failed';
 
@@ -43,8 +44,14 @@ export interface CallbackAttemptRecord extends AttemptInput {
 
 export interface CallbackWithAttempts extends CallbackRecord {
   attemptLog: CallbackAttemptRecord[];
+  /** The earliest earlier callback of the same payment still pending: this one waits behind it (sent in order). */
+  behind: { id: string; attempts: number; nextAttemptAt: Date; lastError: string | null } | null;
+  /** Until when its URL is blocked (it may lie in the past: a block that ended); null: never blocked. */
+  blockedUntil: Date | null;
   /** The exact form body sent (encoded once, at enqueue). */
   body: string;
+  /** Its place in the newest-first order, exact to the stored instant: [created_at as the store prints it, id] (a list's cursor). */
+  position: [string, string];
 }
 
 interface CallbackRow {
@@ -353,10 +360,45 @@ export interface CallbackFilter {
   /** Any of these merchants (the portal's scope). */
   merchantIds?: readonly string[];
   paymentId?: string;
+  /** One callback (with its attempt log and wait state). */
+  id?: string;
   status?: CallbackStatus;
+  /** Issue 25, item 26: test keys' (sandbox merchants') callbacks only, or live keys' only. */
+  mode?: 'test' | 'live';
+  /** The event it reports, as callbackEventOf names it (sale, refund, test, ..., lower case). */
+  event?: string;
+  /** The delivery state as deliveryOf computes it at `now` (which the filter then needs). */
+  state?: { state: DeliveryState; now: Date };
+  /** Only callbacks after this position in the newest-first order (a cursor's `position`). */
+  after?: readonly [string, string];
   /** Newest first; default 100, at most 1000. */
   limit?: number;
 }
+
+/**
+ * The SQL condition on a callbacks row `x` that holds when deliveryOf would give it `state` at the instant in
+ * parameter `now` (a `$n`): the same order of tests (sending, waiting behind, blocked, due, retrying, scheduled).
+ */
+export function deliveryStateCondition(state: DeliveryState, now: string): string {
+  const pending = "x.status = 'pending'";
+  const sending = `(x.locked_until IS NOT NULL AND x.locked_until > ${now})`;
+  const behind = "EXISTS (SELECT 1 FROM callbacks e WHERE e.payment_id = x.payment_id AND e.status = 'pending' AND e.seq < x.seq)";
+  const blocked = `EXISTS (SELECT 1 FROM callback_url_health h WHERE h.url = x.url AND h.blocked_until > ${now})`;
+  const free = `${pending} AND NOT ${sending} AND NOT ${behind} AND NOT ${blocked}`;
+  switch (state) {
+    case 'delivered': return "x.status = 'delivered'";
+    case 'failed': return "x.status = 'failed'";
+    case 'sending': return `${pending} AND ${sending}`;
+    case 'waiting_behind': return `${pending} AND NOT ${sending} AND ${behind}`;
+    case 'blocked': return `${pending} AND NOT ${sending} AND NOT ${behind} AND ${blocked}`;
+    case 'due': return `${free} AND x.next_attempt_at <= ${now}`;
+    case 'retrying': return `${free} AND x.next_attempt_at > ${now} AND x.attempts > 0`;
+    case 'scheduled': return `${free} AND x.next_attempt_at > ${now} AND x.attempts = 0`;
+  }
+}
+
+/** The SQL of callbackEventOf: `type` (Checkout) or `action` (S2S), lower case; `unknown` when neither. */
+const EVENT_SQL = "lower(coalesce(nullif(x.fields->>'type', ''), nullif(x.fields->>'action', ''), 'unknown'))";
 
 export async function getCallback(sql: Sql, id: string): Promise<CallbackRecord | undefined> {
   const [row] = await sql.query<CallbackRow>('SELECT * FROM callbacks WHERE id = $1', [id]);
@@ -372,17 +414,42 @@ export async function listCallbacks(sql: Sql, filter: CallbackFilter = {}): Prom
     params.push(value);
     conditions.push(`${column} = $${params.length}`);
   };
-  add('merchant_id', filter.merchantId);
+  add('x.merchant_id', filter.merchantId);
   if (filter.merchantIds !== undefined) {
     params.push([...filter.merchantIds]);
-    conditions.push(`merchant_id = ANY($${params.length}::text[])`);
+    conditions.push(`x.merchant_id = ANY($${params.length}::text[])`);
   }
-  add('payment_id', filter.paymentId);
-  add('status', filter.status);
+  add('x.payment_id', filter.paymentId);
+  add('x.id', filter.id);
+  add('x.status', filter.status);
+  if (filter.mode !== undefined) conditions.push(`x.merchant_id IN (SELECT m.id FROM merchants m WHERE m.sandbox = ${filter.mode === 'test' ? 'true' : 'false'})`);
+  if (filter.event !== undefined) {
+    params.push(filter.event);
+    conditions.push(`${EVENT_SQL} = $${params.length}`);
+  }
+  if (filter.state !== undefined) {
+    const now = `$${params.length + 1}::timestamptz`;
+    const condition = deliveryStateCondition(filter.state.state, now);
+    if (condition.includes(now)) params.push(filter.state.now); // delivered and failed do not depend on the instant
+    conditions.push(`(${condition})`);
+  }
+  if (filter.after !== undefined) {
+    params.push(filter.after[0], filter.after[1]);
+    const at = `$${params.length - 1}::timestamptz`;
+    conditions.push(`(x.created_at < ${at} OR (x.created_at = ${at} AND x.id > $${params.length}::text))`);
+  }
   params.push(Math.min(Math.max(filter.limit ?? 100, 1), 1000));
   const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-  const rows = await sql.query<CallbackRow>(
-    `SELECT * FROM callbacks ${where} ORDER BY created_at DESC, id LIMIT $${params.length}`,
+  const rows = await sql.query<CallbackRow & WaitRow & { position_at: string }>(
+    `SELECT c.*, c.created_at::text AS position_at, b.id AS behind_id, b.attempts AS behind_attempts, b.next_attempt_at AS behind_next, b.last_error AS behind_error,
+            h.blocked_until AS url_blocked_until
+       FROM (SELECT x.* FROM callbacks x ${where} ORDER BY x.created_at DESC, x.id LIMIT $${params.length}) c
+       LEFT JOIN LATERAL (
+         SELECT e.id, e.attempts, e.next_attempt_at, e.last_error FROM callbacks e
+          WHERE c.status = 'pending' AND e.payment_id = c.payment_id AND e.status = 'pending' AND e.seq < c.seq
+          ORDER BY e.seq LIMIT 1) b ON true
+       LEFT JOIN callback_url_health h ON h.url = c.url AND c.status = 'pending'
+      ORDER BY c.created_at DESC, c.id`,
     params,
   );
   if (rows.length === 0) return [];
@@ -396,7 +463,20 @@ export async function listCallbacks(sql: Sql, filter: CallbackFilter = {}): Prom
     log.push(toAttempt(a));
     logs.set(a.callback_id, log);
   }
-  return rows.map((r) => ({ ...toRecord(r), attemptLog: logs.get(r.id) ?? [], body: r.body ?? callbackBody(r.protocol, r.fields) }));
+  return rows.map((r) => ({
+    ...toRecord(r), attemptLog: logs.get(r.id) ?? [], body: r.body ?? callbackBody(r.protocol, r.fields),
+    behind: r.behind_id ? { id: r.behind_id, attempts: r.behind_attempts ?? 0, nextAttemptAt: new Date(r.behind_next!), lastError: r.behind_error } : null,
+    blockedUntil: r.url_blocked_until ? new Date(r.url_blocked_until) : null,
+    position: [r.position_at, r.id] as [string, string],
+  }));
+}
+
+interface WaitRow {
+  behind_id: string | null;
+  behind_attempts: number | null;
+  behind_next: Date | null;
+  behind_error: string | null;
+  url_blocked_until: Date | null;
 }
 
 /**

@@ -50,12 +50,16 @@ export async function findConsoleSession(sql: Sql, digest: Buffer): Promise<Cons
   };
 }
 
-/** Records activity, unless another request did within `minIntervalMs` (a compare-and-set on the time). */
-export async function touchConsoleSession(sql: Sql, id: string, now: Date, minIntervalMs: number): Promise<void> {
-  await sql.query(
-    'UPDATE console_sessions SET last_seen_at = $2 WHERE id = $1 AND ended_at IS NULL AND last_seen_at <= $3',
-    [id, now, new Date(now.getTime() - minIntervalMs)],
+/**
+ * Records activity, unless another request did within `minIntervalMs` (a compare-and-set on the time), and never
+ * for a session already idle longer than `idleMs`: a request read just before the cutoff cannot revive it.
+ */
+export async function touchConsoleSession(sql: Sql, id: string, now: Date, minIntervalMs: number, idleMs: number): Promise<boolean> {
+  const [row] = await sql.query<{ id: string }>(
+    'UPDATE console_sessions SET last_seen_at = $2 WHERE id = $1 AND ended_at IS NULL AND last_seen_at <= $3 AND last_seen_at > $4 RETURNING id',
+    [id, now, new Date(now.getTime() - minIntervalMs), new Date(now.getTime() - idleMs)],
   );
+  return row !== undefined;
 }
 
 export async function endConsoleSession(sql: Sql, id: string, now: Date): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import type { Sql } from './database.ts';
 import type { Dispute, DisputeHistoryEntry, DisputeState, UnmatchedNotice } from '../domain/disputes.ts';
+import { merchantOfMode, type KeyMode } from './key-mode.ts';
 
 interface DisputeRow {
   id: string; payment_id: string; merchant_id: string; source: Dispute['source']; external_ref: string | null; amount: string | bigint; currency: string;
@@ -52,10 +53,16 @@ export async function disputesOfPayment(sql: Sql, paymentId: string): Promise<Di
   return rows.map(toDispute);
 }
 
-export async function listDisputes(sql: Sql, filter: { merchantId?: string; status?: string; limit: number }): Promise<Dispute[]> {
+/** `mode`: test (sandbox merchants', a test key's) or live disputes only (issue 25 item 26). */
+export interface DisputeFilter { merchantId?: string; status?: string; stage?: string; paymentId?: string; mode?: 'test' | 'live'; limit: number }
+
+export async function listDisputes(sql: Sql, filter: DisputeFilter): Promise<Dispute[]> {
   const rows = await sql.query<DisputeRow>(
-    `SELECT * FROM disputes WHERE ($1::text IS NULL OR merchant_id = $1) AND ($2::text IS NULL OR status = $2) ORDER BY created_at DESC, id DESC LIMIT $3`,
-    [filter.merchantId ?? null, filter.status ?? null, filter.limit],
+    `SELECT * FROM disputes WHERE ($1::text IS NULL OR merchant_id = $1) AND ($2::text IS NULL OR status = $2)
+       AND ($4::text IS NULL OR stage = $4) AND ($5::text IS NULL OR payment_id = $5)
+       AND ($6::boolean IS NULL OR merchant_id IN (SELECT m.id FROM merchants m WHERE m.sandbox = $6))
+     ORDER BY created_at DESC, id DESC LIMIT $3`,
+    [filter.merchantId ?? null, filter.status ?? null, filter.limit, filter.stage ?? null, filter.paymentId ?? null, filter.mode === undefined ? null : filter.mode === 'test'],
   );
   return rows.map(toDispute);
 }
@@ -136,14 +143,14 @@ export interface RatioRow {
  * Per merchant, MID and currency: the payments captured in [from, to) and the chargebacks (first stage and later)
  * raised in it, fraud ones apart.
  */
-export async function disputeRatioRows(sql: Sql, from: Date, to: Date): Promise<RatioRow[]> {
+export async function disputeRatioRows(sql: Sql, from: Date, to: Date, mode?: KeyMode): Promise<RatioRow[]> {
   const rows = await sql.query<{ merchant_id: string; mid_id: string | null; currency: string; sn: string; sa: string; dn: string; da: string; fn: string; fa: string }>(
     `WITH s AS (SELECT merchant_id, mid_id, currency, count(*) AS n, sum(captured_amount) AS a FROM payments
-                WHERE captured_amount > 0 AND created_at >= $1 AND created_at < $2 GROUP BY merchant_id, mid_id, currency),
+                WHERE captured_amount > 0 AND created_at >= $1 AND created_at < $2 AND ${merchantOfMode('merchant_id', mode)} GROUP BY merchant_id, mid_id, currency),
           d AS (SELECT p.merchant_id, p.mid_id, d.currency, count(*) AS n, sum(d.amount) AS a,
                        count(*) FILTER (WHERE d.category = 'fraud') AS fn, coalesce(sum(d.amount) FILTER (WHERE d.category = 'fraud'), 0) AS fa
                 FROM disputes d JOIN payments p ON p.id = d.payment_id
-                WHERE d.stage <> 'inquiry' AND d.created_at >= $1 AND d.created_at < $2 GROUP BY p.merchant_id, p.mid_id, d.currency)
+                WHERE d.stage <> 'inquiry' AND d.created_at >= $1 AND d.created_at < $2 AND ${merchantOfMode('p.merchant_id', mode)} GROUP BY p.merchant_id, p.mid_id, d.currency)
      SELECT coalesce(s.merchant_id, d.merchant_id) AS merchant_id, coalesce(s.mid_id, d.mid_id) AS mid_id, coalesce(s.currency, d.currency) AS currency,
             coalesce(s.n, 0)::text AS sn, coalesce(s.a, 0)::text AS sa, coalesce(d.n, 0)::text AS dn, coalesce(d.a, 0)::text AS da, coalesce(d.fn, 0)::text AS fn, coalesce(d.fa, 0)::text AS fa
      FROM s FULL JOIN d ON d.merchant_id = s.merchant_id AND d.mid_id IS NOT DISTINCT FROM s.mid_id AND d.currency = s.currency
@@ -232,14 +239,21 @@ export async function markEvidenceSubmitted(sql: Sql, disputeId: string, now: Da
   return rows.map((r) => r.id).sort();
 }
 
-/** Live disputes whose deadline is before `until` (passed ones included), soonest first. */
-export async function disputesDueBefore(sql: Sql, until: Date, limit: number): Promise<Dispute[]> {
-  const rows = await sql.query<DisputeRow>(
-    `SELECT * FROM disputes WHERE due_at IS NOT NULL AND due_at <= $1 AND status IN ('open', 'evidence_required', 'evidence_submitted')
-     ORDER BY due_at, id LIMIT $2`,
-    [until, limit],
+/**
+ * Live disputes whose deadline passes within `windowMs` of their merchant's clock (the real clock `now` plus the
+ * merchant's sandbox test-clock offset: a sandbox dispute's deadline is set on that clock), soonest first by the
+ * time left. Each comes with its merchant's `now`, to compare its deadline against. `mode`: test or live keys'
+ * merchants' only (issue 25 item 26).
+ */
+export async function disputesDueBefore(sql: Sql, now: Date, windowMs: number, limit: number, mode?: KeyMode): Promise<(Dispute & { clockNow: Date })[]> {
+  const rows = await sql.query<DisputeRow & { offset_ms: string | number }>(
+    `SELECT d.*, COALESCE(c.offset_ms, 0) AS offset_ms FROM disputes d LEFT JOIN test_clocks c ON c.merchant_id = d.merchant_id
+     WHERE d.due_at IS NOT NULL AND d.status IN ('open', 'evidence_required', 'evidence_submitted') AND ${merchantOfMode('d.merchant_id', mode)}
+       AND d.due_at <= $1::timestamptz + (COALESCE(c.offset_ms, 0) + $2::bigint) * interval '1 millisecond'
+     ORDER BY d.due_at - COALESCE(c.offset_ms, 0) * interval '1 millisecond', d.id LIMIT $3`,
+    [now, windowMs, limit],
   );
-  return rows.map(toDispute);
+  return rows.map((r) => ({ ...toDispute(r), clockNow: new Date(now.getTime() + Number(r.offset_ms)) }));
 }
 
 /** Records the alert of a dispute's deadline; true for the one writer that records it first. */
@@ -261,4 +275,25 @@ export async function writeThreshold(sql: Sql, t: { ratioBp: bigint; minCount: b
      ON CONFLICT (id) DO UPDATE SET ratio_bp = EXCLUDED.ratio_bp, min_count = EXCLUDED.min_count, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
     [t.ratioBp.toString(), t.minCount.toString(), now, by],
   );
+}
+
+export type Threshold = { ratioBp: bigint; minCount: bigint };
+
+/** The merchants' own thresholds, by merchant id. */
+export async function readMerchantThresholds(sql: Sql): Promise<Map<string, Threshold>> {
+  const rows = await sql.query<{ merchant_id: string; ratio_bp: string | bigint; min_count: string | bigint }>('SELECT merchant_id, ratio_bp, min_count FROM dispute_merchant_thresholds');
+  return new Map(rows.map((r) => [r.merchant_id, { ratioBp: BigInt(r.ratio_bp), minCount: BigInt(r.min_count) }]));
+}
+
+export async function writeMerchantThreshold(sql: Sql, merchantId: string, t: Threshold, by: string, now: Date): Promise<void> {
+  await sql.query(
+    `INSERT INTO dispute_merchant_thresholds (merchant_id, ratio_bp, min_count, updated_at, updated_by) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (merchant_id) DO UPDATE SET ratio_bp = EXCLUDED.ratio_bp, min_count = EXCLUDED.min_count, updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
+    [merchantId, t.ratioBp.toString(), t.minCount.toString(), now, by],
+  );
+}
+
+/** Removes a merchant's own threshold (the platform's applies again); true when there was one. */
+export async function deleteMerchantThreshold(sql: Sql, merchantId: string): Promise<boolean> {
+  return (await sql.query('DELETE FROM dispute_merchant_thresholds WHERE merchant_id = $1 RETURNING merchant_id', [merchantId])).length > 0;
 }

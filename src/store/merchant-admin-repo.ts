@@ -39,6 +39,8 @@ export interface MerchantQuery {
   /** Part of the name (case-insensitive) or the exact merchant key. */
   search?: string;
   disabled?: boolean;
+  /** Issue 25, item 26: test keys (sandbox merchants) only, or live keys only. */
+  mode?: 'test' | 'live';
   /** Id of the last merchant of the previous page: ids are UUIDv7, so id order is creation order. */
   beforeId?: string;
   limit: number;
@@ -57,6 +59,7 @@ export async function listMerchantRecords(sql: Sql, keyring: Keyring, q: Merchan
     params.push(q.disabled);
     where.push(`disabled = $${params.length}`);
   }
+  if (q.mode !== undefined) where.push(q.mode === 'test' ? 'sandbox' : 'NOT sandbox');
   if (q.beforeId !== undefined) {
     params.push(q.beforeId);
     where.push(`id < $${params.length}`);

@@ -2,14 +2,18 @@
 import type { Sql } from './database.ts';
 import type { MerchantRole } from '../domain/merchant-roles.ts';
 
-export interface MerchantUser {
-  id: string;
+/** Who a merchant user is and for which business: the fields a user, a new user, a portal session and its scope share. */
+export interface MerchantUserFields {
   email: string;
   name: string;
   /** The user's business: one merchant, or one group of merchants (exactly one of the two is set). */
   merchantId: string | null;
   groupId: string | null;
   role: MerchantRole;
+}
+
+export interface MerchantUser extends MerchantUserFields {
+  id: string;
   disabled: boolean;
   hasPassword: boolean;
   createdAt: Date;
@@ -26,13 +30,8 @@ const toUser = (r: UserRow): MerchantUser => ({
   hasPassword: r.password_hash !== null, createdAt: new Date(r.created_at), updatedAt: new Date(r.updated_at),
 });
 
-export interface NewMerchantUser {
+export interface NewMerchantUser extends MerchantUserFields {
   id: string;
-  email: string;
-  name: string;
-  merchantId: string | null;
-  groupId: string | null;
-  role: MerchantRole;
 }
 
 export async function insertMerchantUser(sql: Sql, u: NewMerchantUser, now: Date): Promise<MerchantUser> {

@@ -7,15 +7,17 @@ import { enqueueCallbacks, type EnqueueCallbackInput } from './callbacks-repo.ts
 import { groupCommitted, jsonRows, jsonRowsParam, type BatchColumn } from './group-commit.ts';
 import type { PaymentStatus } from '../domain/payment-state.ts';
 import type { Operation } from '../domain/operations.ts';
+import { REVIEW_OPERATION } from '../domain/operations.ts';
 import { isUuid } from '../domain/ids.ts';
 import type { AttemptOpening, AttemptResult } from '../domain/model/attempt.ts';
 import { ATTEMPT_RESULT_SET, attemptResultParams, CURRENT_ATTEMPT, NEXT_ATTEMPT_SEQ } from './attempts-repo.ts';
 import { entriesOfRows, entriesParam, postingCtes } from './ledger-repo.ts';
+import { merchantOfMode, type KeyMode } from './key-mode.ts';
 import { outcomeCountCtes, screenCtes, screenParam, type ScreenRecord } from './risk-repo.ts';
 import type { LedgerEntry } from '../domain/ledger/postings.ts';
 import type { Channel, NeedsOperator, PayerInfo, Payment, PaymentDetails, ThreeDsAttributes, Transaction, TransactionStatus, TransactionType } from '../domain/model/payment.ts';
 
-interface PaymentRow {
+export interface PaymentRow {
   id: string;
   merchant_id: string;
   session_id: string | null;
@@ -564,10 +566,13 @@ export function updatePaymentAndTransaction(
  */
 export const NEEDS_OPERATOR = `(details->'needsOperator' IS NOT NULL AND details->'needsOperator'->>'transId' IS NOT DISTINCT FROM details->>'lastTransId')`;
 
-/** Payments whose connector call has been in flight longer than the cutoff (a crash left them), unless an operator has them. */
+/**
+ * Payments whose connector call has been in flight longer than the cutoff (a crash left them), unless an operator
+ * has them. A payment held for a risk review has no call in flight: its review's deadline ends it.
+ */
 export async function findStalledPayments(sql: Sql, before: Date, limit: number): Promise<Payment[]> {
   const rows = await sql.query<PaymentRow>(
-    `SELECT * FROM payments WHERE pending_operation IS NOT NULL AND updated_at < $1 AND NOT ${NEEDS_OPERATOR} ORDER BY updated_at LIMIT $2`,
+    `SELECT * FROM payments WHERE pending_operation IS NOT NULL AND pending_operation <> '${REVIEW_OPERATION}' AND updated_at < $1 AND NOT ${NEEDS_OPERATOR} ORDER BY updated_at LIMIT $2`,
     [before, limit],
   );
   return rows.map(toPayment);
@@ -610,10 +615,10 @@ export async function holdForOperator(sql: Sql, id: string, expect: { status: Pa
   return row && toPayment(row);
 }
 
-/** The payments an operator has to resolve, longest waiting first. */
-export async function findPaymentsNeedingOperator(sql: Sql, filter: { merchantId?: string; limit: number }): Promise<Payment[]> {
+/** The payments an operator has to resolve, longest waiting first; `mode`: test or live keys' only (issue 25 item 26). */
+export async function findPaymentsNeedingOperator(sql: Sql, filter: { merchantId?: string; mode?: KeyMode; limit: number }): Promise<Payment[]> {
   const rows = await sql.query<PaymentRow>(
-    `SELECT * FROM payments WHERE pending_operation IS NOT NULL AND ${NEEDS_OPERATOR} AND ($1::text IS NULL OR merchant_id = $1)
+    `SELECT * FROM payments WHERE pending_operation IS NOT NULL AND ${NEEDS_OPERATOR} AND ($1::text IS NULL OR merchant_id = $1) AND ${merchantOfMode('merchant_id', filter.mode)}
      ORDER BY updated_at, id LIMIT $2`,
     [filter.merchantId ?? null, filter.limit],
   );
@@ -655,3 +660,12 @@ export async function listTransactions(sql: Sql, paymentId: string): Promise<Tra
   return rows.map((r) => ({ id: r.id, paymentId: r.payment_id, type: r.type, status: r.status, amount: BigInt(r.amount), details: r.details, createdAt: new Date(r.created_at) }));
 }
 
+
+/** The tries of a Hosted Checkout session (its order), in the order they were made (migration 141's index). */
+export async function paymentsOfSession(sql: Sql, sessionId: string, limit = 50): Promise<Pick<Payment, 'id' | 'status' | 'amount' | 'currency' | 'declineReason' | 'createdAt'>[]> {
+  const rows = await sql.query<{ id: string; status: Payment['status']; amount: string | bigint; currency: string; decline_reason: string | null; created_at: Date }>(
+    'SELECT id, status, amount, currency, decline_reason, created_at FROM payments WHERE session_id = $1 ORDER BY created_at, id LIMIT $2',
+    [sessionId, limit],
+  );
+  return rows.map((r) => ({ id: r.id, status: r.status, amount: BigInt(r.amount), currency: r.currency, declineReason: r.decline_reason, createdAt: new Date(r.created_at) }));
+}

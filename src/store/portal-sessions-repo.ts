@@ -1,15 +1,11 @@
 /** The merchant portal's sessions (migration 120): found by the digest of the cookie's secret, joined to an enabled user. */
 import type { Sql } from './database.ts';
 import type { MerchantRole } from '../domain/merchant-roles.ts';
+import type { MerchantUserFields } from './merchant-users-repo.ts';
 
-export interface PortalSession {
+export interface PortalSession extends MerchantUserFields {
   id: string;
   userId: string;
-  email: string;
-  name: string;
-  role: MerchantRole;
-  merchantId: string | null;
-  groupId: string | null;
   csrfToken: string;
   lastSeenAt: Date;
   expiresAt: Date;
@@ -43,9 +39,13 @@ export async function findPortalSession(sql: Sql, digest: Buffer): Promise<Porta
   };
 }
 
-/** Records activity, unless another request did within `minIntervalMs` (a compare-and-set on the time). */
-export async function touchPortalSession(sql: Sql, id: string, now: Date, minIntervalMs: number): Promise<void> {
-  await sql.query('UPDATE portal_sessions SET last_seen_at = $2 WHERE id = $1 AND ended_at IS NULL AND last_seen_at <= $3', [id, now, new Date(now.getTime() - minIntervalMs)]);
+/** Records activity as touchConsoleSession does: at most once per `minIntervalMs`, never reviving an idle session. */
+export async function touchPortalSession(sql: Sql, id: string, now: Date, minIntervalMs: number, idleMs: number): Promise<boolean> {
+  const [row] = await sql.query<{ id: string }>(
+    'UPDATE portal_sessions SET last_seen_at = $2 WHERE id = $1 AND ended_at IS NULL AND last_seen_at <= $3 AND last_seen_at > $4 RETURNING id',
+    [id, now, new Date(now.getTime() - minIntervalMs), new Date(now.getTime() - idleMs)],
+  );
+  return row !== undefined;
 }
 
 

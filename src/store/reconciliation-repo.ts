@@ -5,6 +5,9 @@
  * Bulk writes carry their rows as one JSON parameter (jsonb_array_elements), a page at a time.
  */
 import type { Sql } from './database.ts';
+import { midOfMode, type KeyMode } from './key-mode.ts';
+import { toPayment, type PaymentRow } from './payments-repo.ts';
+import type { Payment } from '../domain/model/payment.ts';
 import type { RecordKind, ReportRow } from '../domain/reconciliation/report.ts';
 import type { OurRecord, Difference, MatchedBy } from '../domain/reconciliation/matcher.ts';
 import type { CsvProfile } from '../domain/reconciliation/layouts.ts';
@@ -96,8 +99,9 @@ export async function liveImportOfBatch(sql: Sql, midId: string, batchKey: strin
   return r && toImport(r);
 }
 
-export async function listImports(sql: Sql, f: { midId?: string; limit: number }): Promise<StoredImport[]> {
-  const rows = await sql.query<ImportRow>('SELECT * FROM recon_imports WHERE ($1::text IS NULL OR mid_id = $1) ORDER BY created_at DESC, id DESC LIMIT $2', [f.midId ?? null, f.limit]);
+/** Imports newest first; `mode`: of test or live keys' MIDs only (a MID's mode is its merchant's; issue 25 item 26). */
+export async function listImports(sql: Sql, f: { midId?: string; mode?: KeyMode; limit: number }): Promise<StoredImport[]> {
+  const rows = await sql.query<ImportRow>(`SELECT * FROM recon_imports WHERE ($1::text IS NULL OR mid_id = $1) AND ${midOfMode('mid_id', f.mode)} ORDER BY created_at DESC, id DESC LIMIT $2`, [f.midId ?? null, f.limit]);
   return rows.map(toImport);
 }
 
@@ -140,24 +144,31 @@ export interface RowOutcome {
   expectedFee: bigint | null;
 }
 
-/** Inserts a page of a file's rows with their outcomes (live: the transaction makes the file whole or nothing). */
+/**
+ * Inserts a page of a file's rows with their outcomes (live: the transaction makes the file whole or nothing), as
+ * one column array per field (unnest of typed arrays: no JSON to parse per field on the server).
+ */
 export async function insertRows(sql: Sql, importId: string, midId: string, rows: readonly (ReportRow & { dupKey: string | undefined; result?: RowOutcome })[]): Promise<void> {
   if (rows.length === 0) return;
-  const json = JSON.stringify(rows.map((r) => {
+  const n = rows.length;
+  const cols = Array.from({ length: 21 }, () => new Array<string | number | null>(n));
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!;
     const o = r.result;
-    const differences = o && o.differences.length > 0 ? o.differences.map((d) => ({ ...d, ...(d.delta !== undefined ? { delta: d.delta.toString() } : {}) })) : null;
-    return [r.line, r.kind, r.rawType, r.acquirerRef, r.merchantRef, r.modificationRef, r.currency, r.amount.toString(), r.netCurrency, r.net.toString(),
-      r.fee.toString(), r.interchange.toString(), r.schemeFee.toString(), r.method, r.bookedAt.toISOString(), r.dupKey ?? null,
-      o?.outcome ?? null, o?.matchedBy ?? null, o?.paymentId ?? null, o?.recordKey ?? null, differences, o?.expectedFee === null || o?.expectedFee === undefined ? null : o.expectedFee.toString()];
-  }));
+    cols[0]![i] = r.line; cols[1]![i] = r.kind; cols[2]![i] = r.rawType; cols[3]![i] = r.acquirerRef; cols[4]![i] = r.merchantRef; cols[5]![i] = r.modificationRef;
+    cols[6]![i] = r.currency; cols[7]![i] = r.amount.toString(); cols[8]![i] = r.netCurrency; cols[9]![i] = r.net.toString(); cols[10]![i] = r.fee.toString();
+    cols[11]![i] = r.interchange.toString(); cols[12]![i] = r.schemeFee.toString(); cols[13]![i] = r.method; cols[14]![i] = r.bookedAt.toISOString(); cols[15]![i] = r.dupKey ?? null;
+    cols[16]![i] = o?.outcome ?? (r.kind === 'fee' || r.kind === 'payout' || r.kind === 'adjustment' ? 'booking' : 'pending');
+    cols[17]![i] = o?.matchedBy ?? null; cols[18]![i] = o?.paymentId ?? null; cols[19]![i] = o?.recordKey ?? null;
+    cols[20]![i] = o && o.differences.length > 0 ? JSON.stringify(o.differences.map((d) => ({ ...d, ...(d.delta !== undefined ? { delta: d.delta.toString() } : {}) }))) : null;
+  }
+  const expected = rows.map((r) => (r.result?.expectedFee === null || r.result?.expectedFee === undefined ? null : r.result.expectedFee.toString()));
   await sql.query(
     `INSERT INTO recon_rows (import_id, mid_id, live, line, kind, raw_type, acquirer_ref, merchant_ref, modification_ref, currency, amount, net_currency, net, fee, interchange, scheme_fee, method, booked_at, dup_key,
                              outcome, matched_by, payment_id, record_key, differences, expected_fee)
-     SELECT $1, $2, true, (x->>0)::int, x->>1, x->>2, x->>3, x->>4, x->>5, x->>6, (x->>7)::bigint, x->>8, (x->>9)::bigint, (x->>10)::bigint, (x->>11)::bigint, (x->>12)::bigint, x->>13,
-            (x->>14)::timestamptz, x->>15, COALESCE(x->>16, CASE WHEN x->>1 IN ('fee', 'payout', 'adjustment') THEN 'booking' ELSE 'pending' END),
-            x->>17, x->>18, x->>19, CASE WHEN jsonb_typeof(x->20) = 'array' THEN x->20 END, (x->>21)::bigint
-     FROM jsonb_array_elements($3::jsonb) AS x`,
-    [importId, midId, json],
+     SELECT $1, $2, true, x.* FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::bigint[], $11::text[], $12::bigint[], $13::bigint[],
+                                          $14::bigint[], $15::bigint[], $16::text[], $17::timestamptz[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::jsonb[], $24::bigint[]) AS x`,
+    [importId, midId, ...cols, expected],
   );
 }
 
@@ -207,11 +218,20 @@ const toRow = (r: RowDb): StoredRow => ({
 
 // --- our records --------------------------------------------------------------------------------------------
 
+/** A card payout (CREDIT2CARD) leaves the receivable as a refund does: the acquirer reports it among the money paid out. */
 const RECORD_KIND_SQL = `CASE e.event WHEN 'sale' THEN 'settled' WHEN 'refund' THEN 'refunded' WHEN 'void' THEN 'refunded' WHEN 'reversal' THEN 'refunded'
-  WHEN 'chargeback' THEN 'chargeback' WHEN 'chargeback_reversal' THEN 'chargeback_reversed' END`;
-const RECORD_EVENTS = `('sale', 'refund', 'void', 'reversal', 'chargeback', 'chargeback_reversal')`;
-/** A record no live row has taken. */
+  WHEN 'payout' THEN 'refunded' WHEN 'chargeback' THEN 'chargeback' WHEN 'chargeback_reversal' THEN 'chargeback_reversed' END`;
+const RECORD_EVENTS = `('sale', 'refund', 'void', 'reversal', 'payout', 'chargeback', 'chargeback_reversal')`;
+/** A record no live row has taken (set-based: an anti-join, for the one statement over a whole period). */
 const UNTAKEN = `NOT EXISTS (SELECT 1 FROM recon_rows t WHERE t.record_key = e.ref || '|' || e.event AND t.live AND t.outcome IN ('matched', 'mismatched'))`;
+/**
+ * The same, probed per record through recon_rows_record (a LATERAL with LIMIT is a nested loop by construction):
+ * the reads of each page of a file use it, because an anti-join the planner would pick from the table's
+ * statistics (stale in the middle of a file's transaction: they say a few rows where the file already wrote
+ * hundreds of thousands) hashes every taken record on each page, and a 1,000,000-row file would read the table
+ * once per page.
+ */
+const TAKEN_PROBE = `LEFT JOIN LATERAL (SELECT 1 AS taken FROM recon_rows t WHERE t.record_key = e.ref || '|' || e.event AND t.live AND t.outcome IN ('matched', 'mismatched') LIMIT 1) tk ON true`;
 
 interface RecordDb { key: string; payment_id: string; kind: RecordKind; acquirer_ref: string | null; currency: string; amount: string; at: Date | string; brand: string | null; card: string | null; merchant_id: string }
 
@@ -225,12 +245,30 @@ const toRecord = (r: RecordDb): StoredRecord => ({
 const RECORD_COLUMNS = `e.ref || '|' || e.event AS key, p.id AS payment_id, ${RECORD_KIND_SQL} AS kind, p.details->>'connectorRef' AS acquirer_ref,
   e.currency, abs(e.amount)::text AS amount, e.created_at AS at, p.details->>'brand' AS brand, coalesce(p.details->>'first6Last4', p.details->>'cardMask') AS card, p.merchant_id`;
 
-/** Our untaken records on the MID's receivable whose payment the acquirer or we know by one of the references. */
+/**
+ * Our untaken records on the MID's receivable whose payment the acquirer or we know by one of the references:
+ * the payments found by index (the acquirer's reference, payments_connector_ref, probed per reference (OFFSET 0
+ * keeps each probe a nested loop's inner index scan: the partial expression index has no statistics, so `= ANY`
+ * of a page's references is estimated as the whole table and read as such); our id, the primary key), their
+ * postings by ledger_entries_payment, each record's taking probed by recon_rows_record: the work is the page's,
+ * whatever the tables hold.
+ */
 export async function recordsByRefs(sql: Sql, midId: string, account: string, acquirerRefs: readonly string[], paymentIds: readonly string[]): Promise<StoredRecord[]> {
   if (acquirerRefs.length === 0 && paymentIds.length === 0) return [];
+  const payment = `p.id, p.details->>'connectorRef' AS acquirer_ref, p.details->>'brand' AS brand, coalesce(p.details->>'first6Last4', p.details->>'cardMask') AS card, p.merchant_id`;
   const rows = await sql.query<RecordDb>(
-    `SELECT ${RECORD_COLUMNS} FROM payments p JOIN ledger_entries e ON e.payment_id = p.id AND e.account = $2
-     WHERE p.mid_id = $1 AND ((p.details->>'connectorRef') = ANY($3::text[]) OR p.id = ANY($4::text[])) AND e.event IN ${RECORD_EVENTS} AND ${UNTAKEN}`,
+    `WITH found AS MATERIALIZED (
+       SELECT p.* FROM unnest($3::text[]) AS r(ref)
+         JOIN LATERAL (SELECT ${payment} FROM payments p WHERE (p.details->>'connectorRef') = r.ref AND p.mid_id IS NOT NULL AND p.mid_id = $1 OFFSET 0) p ON true
+       UNION
+       SELECT p.* FROM unnest($4::text[]) AS r(id)
+         JOIN LATERAL (SELECT ${payment} FROM payments p WHERE p.id = r.id AND p.mid_id = $1 OFFSET 0) p ON true)
+     SELECT e.ref || '|' || e.event AS key, f.id AS payment_id, ${RECORD_KIND_SQL} AS kind, f.acquirer_ref, e.currency, abs(e.amount)::text AS amount,
+            e.created_at AS at, f.brand, f.card, f.merchant_id
+     FROM found f
+       JOIN LATERAL (SELECT * FROM ledger_entries e WHERE e.payment_id = f.id AND e.account = $2 AND e.event IN ${RECORD_EVENTS} OFFSET 0) e ON true
+       ${TAKEN_PROBE}
+     WHERE tk.taken IS NULL`,
     [midId, account, acquirerRefs, paymentIds],
   );
   return rows.map(toRecord);
@@ -241,8 +279,9 @@ export async function recordsByAmounts(sql: Sql, midId: string, account: string,
   if (amounts.length === 0) return [];
   const rows = await sql.query<RecordDb>(
     `SELECT ${RECORD_COLUMNS} FROM ledger_entries e JOIN payments p ON p.id = e.payment_id
+       ${TAKEN_PROBE}
      WHERE e.account = $2 AND e.created_at BETWEEN $4 AND $5 AND p.mid_id = $1 AND e.event IN ${RECORD_EVENTS}
-       AND (e.currency, abs(e.amount)) IN (SELECT x->>0, (x->>1)::bigint FROM jsonb_array_elements($3::jsonb) AS x) AND ${UNTAKEN}`,
+       AND (e.currency, abs(e.amount)) IN (SELECT x->>0, (x->>1)::bigint FROM jsonb_array_elements($3::jsonb) AS x) AND tk.taken IS NULL`,
     [midId, account, JSON.stringify(amounts.map((a) => [a.currency, a.amount.toString()])), from, to],
   );
   return rows.map(toRecord);
@@ -295,6 +334,8 @@ export interface RowFilter {
   open?: boolean;
   from?: Date;
   to?: Date;
+  /** Rows of test or live keys' MIDs only (a MID's mode is its merchant's). */
+  mode?: KeyMode;
   afterId?: string;
   limit: number;
 }
@@ -303,7 +344,7 @@ export async function listRows(sql: Sql, f: RowFilter): Promise<StoredRow[]> {
   const rows = await sql.query<RowDb>(
     `SELECT * FROM recon_rows WHERE live AND ($1::text IS NULL OR import_id = $1) AND ($2::text IS NULL OR mid_id = $2) AND ($3::text IS NULL OR outcome = $3)
        AND (NOT $4::boolean OR (outcome IN ('mismatched', 'missing', 'unexpected') AND resolution IS NULL))
-       AND ($5::timestamptz IS NULL OR booked_at >= $5) AND ($6::timestamptz IS NULL OR booked_at < $6) AND ($7::bigint IS NULL OR id > $7)
+       AND ($5::timestamptz IS NULL OR booked_at >= $5) AND ($6::timestamptz IS NULL OR booked_at < $6) AND ($7::bigint IS NULL OR id > $7) AND ${midOfMode('mid_id', f.mode)}
      ORDER BY id LIMIT $8`,
     [f.importId ?? null, f.midId ?? null, f.outcome ?? null, f.open ?? false, f.from ?? null, f.to ?? null, f.afterId ?? null, f.limit],
   );
@@ -326,22 +367,37 @@ export async function resolveRow(sql: Sql, id: string, r: { resolution: string; 
   return row && toRow(row);
 }
 
-/** Open exceptions per MID, currency and day (the console's home and /metrics). */
-export async function openSummary(sql: Sql, f: { from?: Date }): Promise<{ midId: string; day: string; currency: string; outcome: string; rows: number; amount: bigint }[]> {
+/** Open exceptions per MID, currency and day (the console's home), of test or live keys' MIDs with `mode`. */
+export async function openSummary(sql: Sql, f: { from?: Date; mode?: KeyMode }): Promise<{ midId: string; day: string; currency: string; outcome: string; rows: number; amount: bigint }[]> {
   const rows = await sql.query<{ mid_id: string; day: string; currency: string; outcome: string; n: number; amount: string }>(
     `SELECT mid_id, to_char(date_trunc('day', booked_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, currency, outcome, count(*)::int AS n, sum(amount)::text AS amount
-     FROM recon_rows WHERE live AND resolution IS NULL AND outcome IN ('mismatched', 'missing', 'unexpected') AND ($1::timestamptz IS NULL OR booked_at >= $1)
+     FROM recon_rows WHERE live AND resolution IS NULL AND outcome IN ('mismatched', 'missing', 'unexpected') AND ($1::timestamptz IS NULL OR booked_at >= $1) AND ${midOfMode('mid_id', f.mode)}
      GROUP BY 1, 2, 3, 4 ORDER BY 2 DESC, 1, 3, 4`,
     [f.from ?? null],
   );
   return rows.map((r) => ({ midId: r.mid_id, day: r.day, currency: r.currency, outcome: r.outcome, rows: r.n, amount: BigInt(r.amount) }));
 }
 
-/** Open exceptions per MID and currency (for /metrics). */
-export async function openPerMid(sql: Sql): Promise<{ midId: string; currency: string; rows: number; amount: bigint }[]> {
-  const rows = await sql.query<{ mid_id: string; currency: string; n: number; amount: string }>(
-    `SELECT mid_id, currency, count(*)::int AS n, sum(amount)::text AS amount FROM recon_rows
-     WHERE live AND resolution IS NULL AND outcome IN ('mismatched', 'missing', 'unexpected') GROUP BY 1, 2 ORDER BY 1, 2`,
+/** Open exceptions per MID and currency (for /metrics), each with its MID's mode (its merchant's: test for a sandbox one). */
+export async function openPerMid(sql: Sql): Promise<{ midId: string; currency: string; mode: KeyMode; rows: number; amount: bigint }[]> {
+  const rows = await sql.query<{ mid_id: string; currency: string; sandbox: boolean | null; n: number; amount: string }>(
+    `SELECT o.mid_id, o.currency, m.sandbox, o.n, o.amount FROM
+       (SELECT mid_id, currency, count(*)::int AS n, sum(amount)::text AS amount FROM recon_rows
+         WHERE live AND resolution IS NULL AND outcome IN ('mismatched', 'missing', 'unexpected') GROUP BY 1, 2) o
+     LEFT JOIN mids x ON x.id = o.mid_id LEFT JOIN merchants m ON m.id = x.merchant_id
+     ORDER BY 1, 2`,
   );
-  return rows.map((r) => ({ midId: r.mid_id, currency: r.currency, rows: r.n, amount: BigInt(r.amount) }));
+  return rows.map((r) => ({ midId: r.mid_id, currency: r.currency, mode: r.sandbox === true ? 'test' : 'live', rows: r.n, amount: BigInt(r.amount) }));
+}
+
+/**
+ * A page of the MID's payments created in [from, to) that the acquirer knows by a reference (the upstream
+ * report's lookups), in id order after `afterId`.
+ */
+export async function paymentsOfMid(sql: Sql, midId: string, from: Date, to: Date, afterId: string, limit: number): Promise<Payment[]> {
+  const rows = await sql.query<PaymentRow>(
+    `SELECT * FROM payments WHERE mid_id = $1 AND created_at >= $2 AND created_at < $3 AND id > $4 AND details->>'connectorRef' IS NOT NULL ORDER BY id LIMIT $5`,
+    [midId, from, to, afterId, limit],
+  );
+  return rows.map(toPayment);
 }

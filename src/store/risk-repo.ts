@@ -9,7 +9,8 @@ import type { ListHit, ListKind, RiskEvaluation } from '../domain/risk/evaluate.
 import type { RiskRuleSet } from '../domain/risk/rules.ts';
 import type { StoredPaymentForBacktest } from '../domain/risk/backtest.ts';
 import type { Operation } from '../domain/operations.ts';
-import { GRAINS, MEMBER_DIMENSIONS, SHARDS, bucketOf, type VelocityKeys } from '../domain/risk/velocity.ts';
+import { ALL_COUNTED, GRAINS, SHARDS, bucketOf, type CountedMeasures, type VelocityKeys } from '../domain/risk/velocity.ts';
+import type { VelocityBy, VelocityMeasure } from '../domain/risk/rules.ts';
 
 // --- rule sets ---------------------------------------------------------------------------------------------
 
@@ -100,6 +101,30 @@ export async function upsertListEntries(sql: Sql, entries: readonly Omit<ListEnt
   return rows.map(entryOf);
 }
 
+/**
+ * The fraud-dispute feed's entries: added only where no entry of anyone else (an operator's, an import's) for the
+ * same scope, kind and value is in force, in either list, and never changing one: an operator's reason, expiry and
+ * allow or block win. The feed's own entry (`createdBy`) is refreshed, and an expired entry of anyone is taken over.
+ * Answers the entries written.
+ */
+export async function addFeedListEntries(sql: Sql, entries: readonly Omit<ListEntry, 'createdAt'>[], createdBy: string, now: Date): Promise<ListEntry[]> {
+  if (entries.length === 0) return [];
+  const rows = await sql.query<ListRow>(
+    `INSERT INTO risk_list_entries AS r (id, scope, list, kind, value, network, reason, expires_at, created_at, created_by)
+     SELECT e.id, e.scope, e.list, e.kind, e.value, CASE WHEN e.kind = 'ip' THEN e.value::cidr END, e.reason, e.expires_at, $2::timestamptz, $3::text
+     FROM jsonb_to_recordset($1::jsonb) AS e(id text, scope text, list text, kind text, value text, reason text, expires_at timestamptz)
+     WHERE NOT EXISTS (
+       SELECT 1 FROM risk_list_entries o
+       WHERE o.scope = e.scope AND o.kind = e.kind AND o.value = e.value AND o.created_by IS DISTINCT FROM $3::text
+         AND (o.expires_at IS NULL OR o.expires_at > $2::timestamptz))
+     ON CONFLICT (scope, list, kind, value) DO UPDATE SET reason = EXCLUDED.reason, expires_at = EXCLUDED.expires_at, created_by = EXCLUDED.created_by
+       WHERE r.created_by IS NOT DISTINCT FROM EXCLUDED.created_by OR (r.expires_at IS NOT NULL AND r.expires_at <= $2::timestamptz)
+     RETURNING id, scope, list, kind, value, reason, expires_at, created_at, created_by`,
+    [JSON.stringify(entries.map((e) => ({ id: e.id, scope: e.scope, list: e.list, kind: e.kind, value: e.value, reason: e.reason, expires_at: e.expiresAt?.toISOString() ?? null }))), now, createdBy],
+  );
+  return rows.map(entryOf);
+}
+
 export async function deleteListEntry(sql: Sql, scope: string, id: string): Promise<boolean> {
   return (await sql.query('DELETE FROM risk_list_entries WHERE scope = $1 AND id = $2 RETURNING id', [scope, id])).length === 1;
 }
@@ -117,14 +142,17 @@ export interface ListFilter {
   limit: number;
   /** Entries after this id (ids sort in creation order). */
   after?: string;
+  /** Entries whose value or reason holds this text (case-insensitive), or whose value is exactly one of `exact`. */
+  search?: { text: string; exact: string[] };
 }
 
 export async function listEntries(sql: Sql, f: ListFilter): Promise<ListEntry[]> {
   const rows = await sql.query<ListRow>(
     `SELECT id, scope, list, kind, value, reason, expires_at, created_at, created_by FROM risk_list_entries
      WHERE scope = $1 AND ($2::text IS NULL OR list = $2) AND ($3::text IS NULL OR kind = $3) AND ($4::text IS NULL OR id > $4)
+       AND ($6::text IS NULL OR strpos(lower(value), $6) > 0 OR strpos(lower(reason), $6) > 0 OR value = ANY($7::text[]))
      ORDER BY id LIMIT $5`,
-    [f.scope, f.list ?? null, f.kind ?? null, f.after ?? null, f.limit],
+    [f.scope, f.list ?? null, f.kind ?? null, f.after ?? null, f.limit, f.search ? f.search.text.toLowerCase() : null, f.search?.exact ?? []],
   );
   return rows.map(entryOf);
 }
@@ -192,6 +220,22 @@ export async function readForScreen(sql: Sql, scopes: readonly string[], counter
   return read;
 }
 
+/**
+ * The velocity conditions of every rule that runs (active or shadow) in every scope's saved rule set, each (by,
+ * measure) pair once, and whether the platform has a rule set saved (none: its defaults run). What a payment's
+ * counters must keep for any rule to read (services/risk/engine.ts countedFor).
+ */
+export async function velocityInUse(sql: Sql): Promise<{ conditions: { by: VelocityBy; measure: VelocityMeasure }[]; platformSaved: boolean }> {
+  const [row] = await sql.query<{ conditions: { by: VelocityBy; measure: VelocityMeasure }[] | null; platform: boolean }>(
+    `SELECT (SELECT json_agg(DISTINCT jsonb_build_object('by', v->>'by', 'measure', v->>'measure'))
+               FROM risk_rule_sets s, jsonb_array_elements(s.rules->'rules') AS r,
+                    jsonb_array_elements(CASE jsonb_typeof(r->'when'->'velocity') WHEN 'array' THEN r->'when'->'velocity' ELSE '[]'::jsonb END) AS v
+              WHERE coalesce(r->>'mode', 'active') <> 'off') AS conditions,
+            EXISTS (SELECT 1 FROM risk_rule_sets WHERE scope = 'platform') AS platform`,
+  );
+  return { conditions: row?.conditions ?? [], platformSaved: row?.platform === true };
+}
+
 export interface ScreenRecord {
   paymentId: string;
   merchantId: string;
@@ -202,6 +246,11 @@ export interface ScreenRecord {
   currency: string;
   /** Count the attempt (false: recorded only, as a merchant-initiated charge's velocity is not kept). */
   count: boolean;
+  /**
+   * The counters kept (the dimensions some rule reads each kind of counter by, services/risk/engine.ts): only
+   * those are written, now and with the outcome. Undefined: every dimension of `keys`.
+   */
+  counted?: CountedMeasures;
   review: { deadline: Date } | null;
   /** When the attempt was screened: the evaluation's time and the buckets it is counted in. */
   now: Date;
@@ -243,19 +292,30 @@ export function screenParam(records: readonly ScreenRecord[]): string {
   const shard = attemptShard();
   for (const r of records) {
     const e = r.evaluation;
-    evaluations.push([r.paymentId, r.merchantId, r.now.toISOString(), e.action, e.score, e, { ...r.keys, count: r.count }, r.currency, r.amount.toString(), r.review ? 'pending' : null, r.review?.deadline.toISOString() ?? null]);
+    const counted = r.counted ?? ALL_COUNTED;
+    // The keys the outcome counts under (outcomeCountCtes): "outcomes" names the dimensions, when not all of them.
+    const keys = r.counted ? Object.assign({}, r.keys, { count: r.count, outcomes: r.counted.outcomes }) : Object.assign({}, r.keys, { count: r.count });
+    evaluations.push([r.paymentId, r.merchantId, r.now.toISOString(), e.action, e.score, e, keys, r.currency, r.amount.toString(), r.review ? 'pending' : null, r.review?.deadline.toISOString() ?? null]);
     if (!r.count) continue;
     for (const grain of GRAINS) {
-      const bucket = bucketIso(r.now, grain);
-      for (const [dimension, key] of Object.entries(r.keys)) {
+      let bucket: string | undefined;
+      for (const dimension of counted.attempts) {
+        const key = r.keys[dimension];
         if (!key) continue;
+        bucket ??= bucketIso(r.now, grain);
         const id = `${dimension}\u0000${key}\u0000${grain}\u0000${bucket}\u0000${r.currency}`;
         const counter = counters.get(id);
         if (counter) {
           counter[6] += 1;
           counter[7] += r.amount;
         } else counters.set(id, [dimension, key, grain, bucket, shard, r.currency, 1, r.amount]);
-        if (r.card && (MEMBER_DIMENSIONS as readonly string[]).includes(dimension)) members.set(`${id}\u0000${r.card}`, [dimension, key, grain, bucket, r.card]);
+      }
+      if (!r.card) continue;
+      for (const dimension of counted.members) {
+        const key = r.keys[dimension];
+        if (!key) continue;
+        bucket ??= bucketIso(r.now, grain);
+        members.set(`${dimension}\u0000${key}\u0000${grain}\u0000${bucket}\u0000${r.card}`, [dimension, key, grain, bucket, r.card]);
       }
     }
   }
@@ -320,7 +380,7 @@ export function outcomeCountCtes(rows: string): string {
        SELECT k.key, k.value, g.g, date_bin(make_interval(mins => g.g), o.at, timestamptz 'epoch'), ${OUTCOME_SHARD}, o.currency,
               count(*) FILTER (WHERE o.outcome = 'approved'), count(*) FILTER (WHERE o.outcome = 'declined')
        FROM risk_oe o, jsonb_each_text(o.keys) AS k, (VALUES ${GRAINS.map((g) => `(${g}::smallint)`).join(', ')}) AS g(g)
-       WHERE k.key <> 'count' AND (o.keys->>'count')::boolean
+       WHERE k.key <> 'count' AND k.key <> 'outcomes' AND (o.keys->>'count')::boolean AND (NOT (o.keys ? 'outcomes') OR o.keys->'outcomes' ? k.key)
        GROUP BY 1, 2, 3, 4, 6 ORDER BY 1, 2, 3, 4, 6
        ON CONFLICT (dimension, key, grain, bucket, shard, currency) DO UPDATE SET approvals = v.approvals + EXCLUDED.approvals, declines = v.declines + EXCLUDED.declines
      )`;
@@ -342,6 +402,8 @@ export interface StoredEvaluation {
   outcome: string | null;
   review: string | null;
   reviewDeadline: Date | null;
+  /** The payer's device id the hosted page posted with the payment (its details' deviceId); null: none. */
+  deviceId: string | null;
 }
 
 /** The keys a payment's counters were kept under (its card's fingerprint among them). */
@@ -351,11 +413,12 @@ export async function evaluationKeysOf(sql: Sql, paymentId: string): Promise<Par
 }
 
 export async function evaluationOf(sql: Sql, paymentId: string): Promise<StoredEvaluation | undefined> {
-  const [r] = await sql.query<{ payment_id: string; merchant_id: string; created_at: Date; evaluation: RiskEvaluation; outcome: string | null; review: string | null; review_deadline: Date | null }>(
-    'SELECT payment_id, merchant_id, created_at, evaluation, outcome, review, review_deadline FROM risk_evaluations WHERE payment_id = $1',
+  const [r] = await sql.query<{ payment_id: string; merchant_id: string; created_at: Date; evaluation: RiskEvaluation; outcome: string | null; review: string | null; review_deadline: Date | null; device_id: string | null }>(
+    `SELECT e.payment_id, e.merchant_id, e.created_at, e.evaluation, e.outcome, e.review, e.review_deadline, p.details->>'deviceId' AS device_id
+       FROM risk_evaluations e LEFT JOIN payments p ON p.id = e.payment_id WHERE e.payment_id = $1`,
     [paymentId],
   );
-  return r && { paymentId: r.payment_id, merchantId: r.merchant_id, createdAt: new Date(r.created_at), evaluation: r.evaluation, outcome: r.outcome, review: r.review, reviewDeadline: r.review_deadline ? new Date(r.review_deadline) : null };
+  return r && { paymentId: r.payment_id, merchantId: r.merchant_id, createdAt: new Date(r.created_at), evaluation: r.evaluation, outcome: r.outcome, review: r.review, reviewDeadline: r.review_deadline ? new Date(r.review_deadline) : null, deviceId: r.device_id ?? null };
 }
 
 /** Counters and members older than the longest window are of no use: deleted in batches by a worker. */
@@ -373,9 +436,18 @@ export interface BacktestPage {
   next?: { createdAt: Date; id: string };
 }
 
+/** The payer's three values a backtest reads (its e-mail, IP, country), read as text: no whole payer object parsed. */
+function payerOf(r: { email: string | null; ip: string | null; country: string | null }): StoredPaymentForBacktest['payer'] {
+  const payer: StoredPaymentForBacktest['payer'] = {};
+  if (r.email !== null) payer.email = r.email;
+  if (r.ip !== null) payer.ip = r.ip;
+  if (r.country !== null) payer.country = r.country;
+  return payer;
+}
+
 interface BacktestRow {
   id: string; merchant_id: string; sandbox: boolean; mid_id: string | null; channel: string; method: string; operation: Operation; auth: boolean;
-  amount: bigint | string; currency: string; status: string; created_at: Date; payer: StoredPaymentForBacktest['payer'] | null;
+  amount: bigint | string; currency: string; status: string; created_at: Date; email: string | null; ip: string | null; country: string | null;
   custom_data: Record<string, unknown> | null; first6: string | null; brand: string | null; mit: boolean | null; velocity: Record<string, string> | null;
 }
 
@@ -385,10 +457,12 @@ interface BacktestRow {
  */
 export async function backtestPage(sql: Sql, merchantId: string | null, since: Date, until: Date, after: { createdAt: Date; id: string } | undefined, limit: number): Promise<BacktestPage> {
   const rows = await sql.query<BacktestRow>(
-    `SELECT p.id, p.merchant_id, m.sandbox, p.mid_id, p.channel, p.operation, p.auth, p.amount, p.currency, p.status, p.created_at, p.payer, p.custom_data,
+    `SELECT p.id, p.merchant_id, m.sandbox, p.mid_id, p.channel, p.operation, p.auth, p.amount, p.currency, p.status, p.created_at,
+            p.payer->>'email' AS email, p.payer->>'ip' AS ip, p.payer->>'country' AS country, p.custom_data,
             CASE WHEN p.details ? 'apm' OR p.channel = 's2s_apm' THEN coalesce(p.details->'apm'->>'method', p.details->>'brand', 'apm') ELSE 'card' END AS method,
             left(p.details->>'first6Last4', 6) AS first6, p.details->>'brand' AS brand, (p.details->>'merchantInitiated')::boolean AS mit,
-            e.evaluation->'velocity' AS velocity
+            -- A counter of a dimension the payment had no value for was read as 0 and is named apart (velocity_absent).
+            e.evaluation->'velocity' || coalesce((SELECT jsonb_object_agg(k, to_jsonb('0'::text)) FROM jsonb_array_elements_text(e.evaluation->'velocity_absent') AS a(k)), '{}'::jsonb) AS velocity
      FROM payments p JOIN merchants m ON m.id = p.merchant_id LEFT JOIN risk_evaluations e ON e.payment_id = p.id
      WHERE ($1::text IS NULL OR p.merchant_id = $1) AND p.created_at >= $2 AND p.created_at <= $3
        AND ($4::timestamptz IS NULL OR (p.created_at, p.id) > ($4::timestamptz, $5::text))
@@ -397,9 +471,157 @@ export async function backtestPage(sql: Sql, merchantId: string | null, since: D
   );
   const out = rows.map((r): StoredPaymentForBacktest => ({
     id: r.id, merchantId: r.merchant_id, sandbox: r.sandbox, midId: r.mid_id, channel: r.channel, method: r.method, operation: r.operation, auth: r.auth,
-    amount: BigInt(r.amount), currency: r.currency, status: r.status, createdAt: new Date(r.created_at), payer: r.payer ?? {}, customData: r.custom_data,
+    amount: BigInt(r.amount), currency: r.currency, status: r.status, createdAt: new Date(r.created_at), payer: payerOf(r), customData: r.custom_data,
     first6: r.first6, brand: r.brand, merchantInitiated: r.mit === true, velocity: r.velocity,
   }));
   const last = out.at(-1);
   return out.length === limit && last ? { rows: out, next: { createdAt: last.createdAt, id: last.id } } : { rows: out };
+}
+
+// --- reviews -----------------------------------------------------------------------------------------------
+
+/** A payment held for an operator's review, as the queue lists it. */
+export interface PendingReview {
+  paymentId: string;
+  merchantId: string;
+  screenedAt: Date;
+  deadline: Date;
+  score: number;
+  reason: string;
+  orderId: string;
+  amount: bigint;
+  currency: string;
+  auth: boolean;
+  channel: string;
+  payerEmail: string | null;
+}
+
+/** The queue, soonest deadline first (paged by the last payment id and deadline of the page before). */
+export async function pendingReviews(sql: Sql, q: { merchantId?: string; limit: number; after?: { deadline: Date; paymentId: string }; dueBy?: Date }): Promise<PendingReview[]> {
+  const rows = await sql.query<{ payment_id: string; merchant_id: string; created_at: Date; review_deadline: Date; score: number; reason: string; order_id: string; amount: string | bigint; currency: string; auth: boolean; channel: string; email: string | null }>(
+    `SELECT e.payment_id, e.merchant_id, e.created_at, e.review_deadline, e.score, e.evaluation->>'reason' AS reason,
+            p.order_id, p.amount, p.currency, p.auth, p.channel, p.payer->>'email' AS email
+       FROM risk_evaluations e JOIN payments p ON p.id = e.payment_id
+      WHERE e.review = 'pending' AND ($1::text IS NULL OR e.merchant_id = $1)
+        AND ($2::timestamptz IS NULL OR (e.review_deadline, e.payment_id) > ($2::timestamptz, $3::text))
+        AND ($5::timestamptz IS NULL OR e.review_deadline <= $5)
+      ORDER BY e.review_deadline, e.payment_id LIMIT $4`,
+    [q.merchantId ?? null, q.after?.deadline.toISOString() ?? null, q.after?.paymentId ?? '', q.limit, q.dueBy?.toISOString() ?? null],
+  );
+  return rows.map((r) => ({
+    paymentId: r.payment_id, merchantId: r.merchant_id, screenedAt: new Date(r.created_at), deadline: new Date(r.review_deadline), score: Number(r.score), reason: r.reason,
+    orderId: r.order_id, amount: BigInt(r.amount), currency: r.currency, auth: r.auth, channel: r.channel, payerEmail: r.email,
+  }));
+}
+
+/**
+ * Closes a payment's review (approved, declined, or expired by its deadline), with who decided and their note in
+ * the evaluation: a compare-and-set on `pending`, in the transaction that moves the payment on.
+ */
+export async function closeReview(sql: Sql, paymentId: string, review: 'approved' | 'declined' | 'expired', decided: { by: string; note: string; at: Date }): Promise<boolean> {
+  const rows = await sql.query(
+    `UPDATE risk_evaluations SET review = $2, evaluation = evaluation || jsonb_build_object('review_decision', $3::jsonb)
+      WHERE payment_id = $1 AND review = 'pending' RETURNING 1`,
+    [paymentId, review, JSON.stringify({ decision: review, by: decided.by, note: decided.note, at: decided.at.toISOString() })],
+  );
+  return rows.length === 1;
+}
+
+/** Screened payments since a moment, by the outcome the screen gave, and those a shadow rule matched. */
+export async function screenCounts(sql: Sql, since: Date): Promise<{ byAction: Record<string, number>; shadowMatched: number; pendingReviews: number }> {
+  const rows = await sql.query<{ action: string; n: string; shadow: string; pending: string }>(
+    `SELECT action, count(*)::text AS n,
+            count(*) FILTER (WHERE evaluation->'matched' @> '[{"mode":"shadow"}]')::text AS shadow,
+            count(*) FILTER (WHERE review = 'pending')::text AS pending
+       FROM risk_evaluations WHERE created_at >= $1 GROUP BY action`,
+    [since.toISOString()],
+  );
+  const byAction: Record<string, number> = {};
+  let shadowMatched = 0;
+  let pendingReviews = 0;
+  for (const r of rows) {
+    byAction[r.action] = Number(r.n);
+    shadowMatched += Number(r.shadow);
+    pendingReviews += Number(r.pending);
+  }
+  return { byAction, shadowMatched, pendingReviews };
+}
+
+/** A rule's counts over stored evaluations (ruleCounts): what it decided, its shadow matches, its failures. */
+export interface RuleCount {
+  scope: 'platform' | 'merchant';
+  /** The merchant whose rule it is; null for a platform rule. */
+  merchantId: string | null;
+  name: string;
+  blocked: number;
+  reviewed: number;
+  challenged: number;
+  shadow: number;
+  failed: number;
+}
+
+/**
+ * By rule, since an instant: the payments each rule blocked, reviewed or challenged (it decided), matched in
+ * shadow, or failed on; the `limit` rules with the most, most first. One read of the evaluations the window holds.
+ */
+export async function ruleCounts(sql: Sql, since: Date, limit: number): Promise<RuleCount[]> {
+  const rows = await sql.query<{ scope: string; merchant_id: string | null; name: string; result: string; n: string }>(
+    `WITH e AS (SELECT merchant_id, action, evaluation FROM risk_evaluations WHERE created_at >= $1),
+     hits AS (
+       SELECT evaluation->'decided_by'->'rule'->>'scope' AS scope, merchant_id, evaluation->'decided_by'->'rule'->>'name' AS name, action AS result
+         FROM e WHERE evaluation->'decided_by'->'rule' IS NOT NULL AND action IN ('block', 'review', 'require_3ds')
+       UNION ALL
+       SELECT m->>'scope', merchant_id, m->>'name', 'shadow' FROM e, jsonb_array_elements(e.evaluation->'matched') AS m WHERE m->>'mode' = 'shadow'
+       UNION ALL
+       SELECT f->>'scope', merchant_id, f->>'name', 'failed' FROM e, jsonb_array_elements(e.evaluation->'failed') AS f)
+     SELECT scope, CASE WHEN scope = 'merchant' THEN merchant_id END AS merchant_id, name, result, count(*)::text AS n
+       FROM hits GROUP BY 1, 2, 3, 4`,
+    [since.toISOString()],
+  );
+  const byRule = new Map<string, RuleCount>();
+  const FIELDS: Record<string, 'blocked' | 'reviewed' | 'challenged' | 'shadow' | 'failed'> = { block: 'blocked', review: 'reviewed', require_3ds: 'challenged', shadow: 'shadow', failed: 'failed' };
+  for (const r of rows) {
+    const key = JSON.stringify([r.scope, r.merchant_id, r.name]);
+    let c = byRule.get(key);
+    if (!c) byRule.set(key, c = { scope: r.scope === 'platform' ? 'platform' : 'merchant', merchantId: r.merchant_id, name: r.name, blocked: 0, reviewed: 0, challenged: 0, shadow: 0, failed: 0 });
+    c[FIELDS[r.result]!] += Number(r.n);
+  }
+  const total = (c: RuleCount) => c.blocked + c.reviewed + c.challenged + c.shadow + c.failed;
+  return [...byRule.values()].sort((a, b) => total(b) - total(a) || a.name.localeCompare(b.name)).slice(0, limit);
+}
+
+// --- the fraud-dispute feed (issue 29) --------------------------------------------------------------------
+
+export interface DisputeFeedRow {
+  enabled: boolean;
+  kinds: ('card' | 'email' | 'device')[];
+  scope: 'platform' | 'merchant';
+  expiresDays: number | null;
+  version: number;
+  updatedAt: Date;
+  updatedBy: string | null;
+}
+
+interface FeedRow { enabled: boolean; kinds: DisputeFeedRow['kinds']; scope: DisputeFeedRow['scope']; expires_days: number | null; version: number; updated_at: Date; updated_by: string | null }
+const feedOf = (r: FeedRow): DisputeFeedRow => ({
+  enabled: r.enabled, kinds: r.kinds, scope: r.scope, expiresDays: r.expires_days === null ? null : Number(r.expires_days), version: Number(r.version), updatedAt: new Date(r.updated_at), updatedBy: r.updated_by,
+});
+
+export async function disputeFeed(sql: Sql): Promise<DisputeFeedRow | undefined> {
+  const [r] = await sql.query<FeedRow>('SELECT enabled, kinds, scope, expires_days, version, updated_at, updated_by FROM risk_dispute_feed');
+  return r && feedOf(r);
+}
+
+/** Saves the feed's setting as the next version if `version` is still the current one (0: never saved); else undefined. */
+export async function saveDisputeFeed(sql: Sql, feed: Pick<DisputeFeedRow, 'enabled' | 'kinds' | 'scope' | 'expiresDays'>, version: number, by: string | null, now: Date): Promise<DisputeFeedRow | undefined> {
+  const values = [feed.enabled, JSON.stringify(feed.kinds), feed.scope, feed.expiresDays, version, now, by];
+  const [r] = version === 0
+    ? await sql.query<FeedRow>(
+      `INSERT INTO risk_dispute_feed (id, enabled, kinds, scope, expires_days, version, updated_at, updated_by)
+       VALUES (true, $1, $2::jsonb, $3, $4, $5::integer + 1, $6, $7) ON CONFLICT (id) DO NOTHING
+       RETURNING enabled, kinds, scope, expires_days, version, updated_at, updated_by`, values)
+    : await sql.query<FeedRow>(
+      `UPDATE risk_dispute_feed SET enabled = $1, kinds = $2::jsonb, scope = $3, expires_days = $4, version = version + 1, updated_at = $6, updated_by = $7
+       WHERE version = $5 RETURNING enabled, kinds, scope, expires_days, version, updated_at, updated_by`, values);
+  return r && feedOf(r);
 }

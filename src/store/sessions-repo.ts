@@ -56,6 +56,8 @@ export interface CollectedCard {
   expiry: string;
   /** Browser details the field frame reported, snake_case as the callbacks name them. */
   browser?: Record<string, string>;
+  /** The payer's device id the card frame posted. */
+  deviceId?: string;
   collectedAt: string;
 }
 

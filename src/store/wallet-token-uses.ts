@@ -10,3 +10,15 @@ export async function claimWalletToken(sql: Sql, use: { merchantId: string; wall
   );
   return rows.length === 1;
 }
+
+/**
+ * Deletes up to `limit` uses whose token expired before `before`: such a token is refused as expired whatever the
+ * table says, so its row no longer guards anything. One statement; any number of pruners may run.
+ */
+export async function pruneWalletTokenUses(sql: Sql, before: Date, limit = 10_000): Promise<number> {
+  const rows = await sql.query(
+    `DELETE FROM wallet_token_uses WHERE ctid IN (SELECT ctid FROM wallet_token_uses WHERE expires_at < $1 LIMIT $2) RETURNING 1`,
+    [before.toISOString(), limit],
+  );
+  return rows.length;
+}

@@ -346,8 +346,11 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
   const errors = vm.errors ?? {};
   const present = new Set<string>();
   const labels: Record<string, string> = {};
-  const multi = vm.methods.length > 1;
-  const selected = vm.methods.some((m) => m.key === vm.selectedMethod) ? vm.selectedMethod : (vm.methods[0]?.key ?? 'card');
+  // Wallets are buttons at the top of the page (issue 31 item 13), never one of the form's methods: the form's one
+  // Pay button pays the card or an alternative method.
+  const formMethods = vm.methods.filter((m) => !isWalletKey(m.key));
+  const multi = formMethods.length > 1;
+  const selected = formMethods.some((m) => m.key === vm.selectedMethod) ? vm.selectedMethod : (formMethods[0]?.key ?? 'card');
   const expiryOnly = vm.cardOnly?.expiryOnly === true;
   const amountText = vm.order.amount;
   const payout = isPayout(vm.operation);
@@ -404,9 +407,9 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
   if (vm.recurringConsent && !expiryOnly) cardFields.push(consentCheckbox(t, vm.merchantName));
 
   const picker = multi
-    ? methodPicker(t, vm, selected, errors)
-    : html`<input type="hidden" name="method" value="${selected}">
-<h2 class="section-title">${selected === 'card' ? (expiryOnly ? t.t('card.expiryTitle') : t.t('card.title')) : (vm.methods[0]?.label ?? '')}</h2>`;
+    ? methodPicker(t, { ...vm, methods: formMethods }, selected, errors)
+    : formMethods.length === 0 ? raw('') : html`<input type="hidden" name="method" value="${selected}">
+<h2 class="section-title">${selected === 'card' ? (expiryOnly ? t.t('card.expiryTitle') : t.t('card.title')) : (formMethods[0]?.label ?? '')}</h2>`;
   if (multi) track('method', t.t('method.legend'));
 
   // --- email
@@ -505,16 +508,13 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
 
   // Billing belongs to the card: with several methods it sits in the card panel, so choosing another method
   // disables it with the card fields.
-  const billingInCard = multi && vm.methods.some((m) => m.key === 'card');
-  const walletOf = (key: string) => vm.wallets?.find((w) => w.method === key);
-  const panels = vm.methods.map((m) => {
+  const billingInCard = multi && formMethods.some((m) => m.key === 'card');
+  const panels = formMethods.map((m) => {
     const active = m.key === selected;
-    const wallet = walletOf(m.key);
     const body =
       m.key === 'card'
         ? html`${cardFields}${billingInCard ? billingBlock : ''}${browserFields()}`
-        : isWalletKey(m.key) ? walletPanel(t, m, wallet, vm, errors)
-          : html`<p class="panel-intro">${ICONS.external()}<span>${methodIntro(t, m)}</span></p>`;
+        : html`<p class="panel-intro">${ICONS.external()}<span>${methodIntro(t, m)}</span></p>`;
     return html`<div${attrs({
       class: `method-panel${active ? ' is-active' : ''}`,
       id: `panel-${m.key}`,
@@ -525,6 +525,12 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
   });
 
   const payLabel = t.t(payout ? 'button.receive' : 'button.pay', { amount: amountText });
+  const walletKeys = vm.methods.filter((m) => isWalletKey(m.key));
+  const express = walletKeys.length === 0 ? raw('') : html`<section class="express" id="express" aria-labelledby="express-title">
+    <h2 class="visually-hidden" id="express-title">${t.t('express.title')}</h2>
+    ${walletKeys.map((m) => expressWallet(t, m, vm.wallets?.find((w) => w.method === m.key), vm, errors))}
+    ${formMethods.length > 0 ? html`<p class="express-or" aria-hidden="true"><span>${t.t(formMethods.some((m) => m.key === 'card') && formMethods.length === 1 ? 'express.orCard' : 'express.or')}</span></p>` : ''}
+  </section>`;
   const main = html`<main class="panel" id="main">
   ${vm.sandbox ? sandboxBanner(t) : ''}
   <section class="summary" aria-label="${t.t('summary.order')}">
@@ -535,14 +541,15 @@ export function renderCheckoutPage(vm: CheckoutPageView, t: Translator = EN): st
     <dl class="order-meta"><div><dt>${t.t('order.number')}</dt><dd>${vm.order.number}</dd></div></dl>
   </section>
   ${countdown(t, vm.expiresAt, vm.now)}
+  ${express}
   <form class="pay-form" id="pay-form" method="post" action="${safeUrl(vm.actionUrl)}" accept-charset="utf-8" autocomplete="on" data-once>
     ${errorSummary(t, errors, present, labels, vm.decline)}
-    ${emailBlock}
+    ${formMethods.length > 0 ? html`<input type="hidden" name="device_id" value="">${emailBlock}
     ${phoneBlock}
     ${picker}
     <div class="method-panels">${panels}</div>
     ${billingInCard ? '' : billingBlock}
-    <div class="pay-bar"><button type="submit" class="btn btn--primary btn--pay" id="pay-button">${ICONS.lock()}<span class="btn-label">${payLabel}</span></button></div>
+    <div class="pay-bar"><button type="submit" class="btn btn--primary btn--pay" id="pay-button">${ICONS.lock()}<span class="btn-label">${payLabel}</span></button></div>` : ''}
     ${vm.cancelUrl ? html`<p class="cancel"><button type="submit" form="cancel-form" class="link-button" id="cancel-link">${t.t('checkout.cancel')}</button></p>` : ''}
   </form>
   ${vm.cancelUrl ? html`<form id="cancel-form" method="post" action="${safeUrl(vm.cancelUrl)}" hidden></form>` : ''}
@@ -595,14 +602,16 @@ function walletPageFields(t: Translator, wallet: WalletButtonView, vm: CheckoutP
   return html`<p class="panel-intro">${t.t('wallet.detailsFirst', { method: WALLET_LABELS[wallet.wallet] ?? wallet.wallet })}</p>${fields}`;
 }
 
-function walletPanel(t: Translator, m: { key: string; label: string }, wallet: WalletButtonView | undefined, vm: CheckoutPageView, errors: Record<string, string>): Raw {
+/** One wallet at the top of the page: its button (a page variant's payer fields above it), or why it is not offered. */
+function expressWallet(t: Translator, m: { key: string; label: string }, wallet: WalletButtonView | undefined, vm: CheckoutPageView, errors: Record<string, string>): Raw {
   const label = WALLET_LABELS[walletMethod(m.key)?.wallet ?? ''] ?? m.label;
   if (!wallet) return html`<p class="panel-intro">${ICONS.wallet()}<span>${t.t('wallet.unavailable', { method: label })}</span></p>`;
-  return html`<p class="panel-intro">${ICONS.wallet()}<span>${t.t('wallet.intro', { method: label })}</span></p>
+  return html`<div class="express-wallet" data-method="${wallet.method}">
 ${walletPageFields(t, wallet, vm, errors)}
 <button${attrs({ type: 'button', class: `btn btn--wallet wallet-button wallet-button--${wallet.wallet}`, id: `wallet-button-${wallet.method}`, 'data-wallet': wallet.wallet, 'data-method': wallet.method, 'data-mode': wallet.mode })}>${ICONS.wallet()}<span class="btn-label">${t.t('wallet.button', { method: label })}</span></button>
 <p class="wallet-error" id="wallet-error-${wallet.method}" role="alert" hidden></p>
-<noscript><p class="panel-intro">${t.t('wallet.noScript', { method: label })}</p></noscript>`;
+<noscript><p class="panel-intro">${t.t('wallet.noScript', { method: label })}</p></noscript>
+</div>`;
 }
 
 function walletUrls(vm: CheckoutPageView): Record<string, string> {
@@ -633,6 +642,7 @@ function walletForm(t: Translator, vm: CheckoutPageView): Raw {
   <input type="hidden" name="method" value="">
   <input type="hidden" name="wallet" value="">
   <input type="hidden" name="payment_token" value="">
+  <input type="hidden" name="device_id" value="">
 </form>
 ${sheet}`;
 }
@@ -714,7 +724,7 @@ function receiptBlock(t: Translator, r: ReceiptView): Raw {
     ...(r.maskedCard ? ([[t.t('details.card'), html`<span dir="ltr">${r.maskedCard}</span>`, 'mono']] as [string, Raw, string][]) : []),
     [t.t('details.date'), r.date],
     [t.t('details.order'), r.orderNumber],
-    [t.t('details.reference'), html`<span dir="ltr">${r.reference}</span>`, 'mono small'],
+    [t.t('details.reference'), html`<span dir="ltr">${r.reference}</span>`, 'mono'],
   ];
   return html`<dl class="details receipt" id="receipt">${rows.map(([dt, dd, cls]) => html`<div><dt>${dt}</dt><dd${attrs({ class: cls })}>${dd}</dd></div>`)}</dl>`;
 }
@@ -772,7 +782,7 @@ export function renderMessagePage(vm: MessagePageView, t: Translator = EN): stri
   <div class="status-icon status-icon--${vm.kind === 'success' ? 'success' : vm.kind === 'error' ? 'error' : 'info'}">${icon}</div>
   <h1 class="page-title">${vm.title}</h1>
   <p class="lead">${vm.message}</p>
-  ${vm.link ? html`<p><a class="btn btn--primary" href="${safeUrl(vm.link.href)}">${vm.link.label}</a></p>` : ''}
+  ${vm.link ? html`<p><a${attrs({ id: vm.link.id, class: 'btn btn--primary', href: safeUrl(vm.link.href), target: vm.link.target, rel: vm.link.target === '_blank' ? 'noopener' : undefined })}>${vm.link.label}</a></p>` : ''}
 </main>`;
   return layout({ title: vm.title, page: 'message', main, t });
 }

@@ -13,6 +13,9 @@ export interface ThreeDs2PageView {
   step: NativeThreeDs2Step;
   merchantName: string;
   amount: string;
+  /** The merchant's order number and the payment's short reference (domain/ids.ts shortReference). */
+  orderNumber?: string;
+  reference?: string;
   /** Where the result goes (the payment's return URL). */
   resultUrl: string;
 }
@@ -47,6 +50,8 @@ export function renderThreeDs2Page(vm: ThreeDs2PageView, t: Translator = EN): st
   <dl class="details">
     <div><dt>${t.t('details.merchant')}</dt><dd>${vm.merchantName}</dd></div>
     <div><dt>${t.t('details.amount')}</dt><dd class="strong">${vm.amount}</dd></div>
+    ${vm.orderNumber ? html`<div><dt>${t.t('details.order')}</dt><dd>${vm.orderNumber}</dd></div>` : ''}
+    ${vm.reference ? html`<div><dt>${t.t('details.reference')}</dt><dd class="mono" dir="ltr">${vm.reference}</dd></div>` : ''}
   </dl>
   ${toAcs}
   <form id="threeds2-result" method="post" action="${safeUrl(vm.resultUrl)}" accept-charset="utf-8">

@@ -30,6 +30,8 @@ export const CHECKOUT_FIELDS = [
   'email',
   'payer_phone',
   ...BROWSER_FORM_FIELDS.map((name) => `browser_${name}` as const),
+  /** The payer's device id (domain/risk/device.ts), kept by the script in the browser; empty without it. */
+  'device_id',
 ] as const;
 export type CheckoutField = (typeof CHECKOUT_FIELDS)[number];
 
@@ -96,6 +98,9 @@ export interface WalletButtonView {
 
 export interface AcsPageView {
   paymentId: string;
+  /** The merchant's order number and the payment's short reference (domain/ids.ts shortReference), as the receipt shows them. */
+  orderNumber?: string;
+  reference?: string;
   merchantName: string;
   /** Formatted with its currency in the page's locale. */
   amount: string;
@@ -145,6 +150,7 @@ export interface ReceiptView {
   maskedCard?: string;
   date: string;
   orderNumber: string;
+  /** The payment's short reference (domain/ids.ts shortReference), never the raw id. */
   reference: string;
   /** Pending (an alternative method not confirmed yet) rather than paid. */
   pending?: boolean;
@@ -155,5 +161,6 @@ export interface MessagePageView {
   title: string;
   message: string;
   kind: 'info' | 'success' | 'error';
-  link?: { href: string; label: string };
+  /** target: where the link opens (the merchant's link target setting; default this window). */
+  link?: { href: string; label: string; target?: string; id?: string };
 }

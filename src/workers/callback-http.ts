@@ -79,17 +79,12 @@ export class CallbackHttpClient {
   post(post: CallbackPost): Promise<CallbackAnswer> {
     const url = new URL(post.url);
     if (callbackUrlProblem(post.url, this.policy)) return Promise.reject(new CallbackTargetRefused(url.host, 'is not a public address'));
-    const secure = url.protocol === 'https:';
     const agents = isAllowedUrl(post.url, this.policy) ? this.allowedUrlAgents : this.agents;
-    return new Promise((resolve, reject) => {
-      const req = (secure ? https : http).request(url, {
-        method: 'POST',
-        headers: { ...post.headers, 'content-length': String(Buffer.byteLength(post.body)) },
-        signal: post.signal,
-        agent: secure ? agents.https : agents.http,
-      }, (res) => readAnswer(res, post.maxResponseBytes).then(resolve, reject));
-      req.on('error', reject);
-      req.end(post.body);
+    return send(url, post, agents).catch((err: NodeJS.ErrnoException & { reusedSocket?: boolean }) => {
+      // A kept-alive socket the merchant's server closed as we reused it: the request never reached it (nothing was
+      // answered), so it goes once more on a fresh connection rather than waiting for the retry schedule.
+      if (err.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && !post.signal.aborted) return send(url, post, agents);
+      throw err;
     });
   }
 
@@ -97,6 +92,25 @@ export class CallbackHttpClient {
   close(): void {
     for (const agent of [this.agents.http, this.agents.https, this.allowedUrlAgents.http, this.allowedUrlAgents.https]) agent.destroy();
   }
+}
+
+/** One POST on the agents' sockets; a failure before any answer says whether the socket was a reused one. */
+function send(url: URL, post: CallbackPost, agents: { http: http.Agent; https: https.Agent }): Promise<CallbackAnswer> {
+  const secure = url.protocol === 'https:';
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = (secure ? https : http).request(url, {
+      method: 'POST',
+      headers: { ...post.headers, 'content-length': String(Buffer.byteLength(post.body)) },
+      signal: post.signal,
+      agent: secure ? agents.https : agents.http,
+    }, (res) => {
+      answered = true;
+      readAnswer(res, post.maxResponseBytes).then(resolve, reject);
+    });
+    req.on('error', (err) => reject(answered ? err : Object.assign(err, { reusedSocket: req.reusedSocket })));
+    req.end(post.body);
+  });
 }
 
 function agentsWith(lookup: LookupFunction): { http: http.Agent; https: https.Agent } {

@@ -13,7 +13,7 @@ import { findMerchantById, listMids } from '../services/queries/merchants.ts';
 import { applyOutcome } from '../services/attempt/index.ts';
 import { intentOf, recheckBy } from '../domain/operations.ts';
 import { recheckInitiation } from '../services/apm/payments.ts';
-import { PollingLoop } from './polling.ts';
+import { Sweep } from './polling.ts';
 import { inquiryRequest, midAccess } from '../services/connector-access.ts';
 
 export interface RecheckOptions {
@@ -28,22 +28,16 @@ export interface RecheckOptions {
   batchSize?: number;
 }
 
-export class PaymentRecheck {
-  private readonly polling: PollingLoop;
+export class PaymentRecheck extends Sweep {
   private readonly staleAfterMs: number;
   private readonly operatorAfterMs: number;
   private readonly batchSize: number;
 
   constructor(private readonly ctx: ServiceContext, opts: RecheckOptions = {}) {
+    super(ctx.logger, opts.pollMs ?? 30_000, 'payment re-check pass failed');
     this.staleAfterMs = opts.staleAfterMs ?? 120_000;
     this.operatorAfterMs = opts.operatorAfterMs ?? 3_600_000;
     this.batchSize = opts.batchSize ?? 50;
-    this.polling = new PollingLoop({
-      pollMs: opts.pollMs ?? 30_000,
-      pauseFirst: true,
-      pass: async () => (await this.runOnce(), false),
-      onError: (err) => this.ctx.logger.error({ err: (err as Error).message }, 'payment re-check pass failed'),
-    });
   }
 
   /** One pass; returns how many payments were resolved. */
@@ -107,13 +101,5 @@ export class PaymentRecheck {
     const transId = payment.details.lastTransId ?? payment.id;
     const step = await applyOutcome(this.ctx, { merchant, payment, transId, operation, intent: intentOf(payment) }, outcome);
     return step.kind !== 'processing';
-  }
-
-  start(): void {
-    this.polling.start();
-  }
-
-  stop(): Promise<void> {
-    return this.polling.stop();
   }
 }

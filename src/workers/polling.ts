@@ -12,11 +12,15 @@ export interface PollingOptions {
   lanes?: number;
   /** Pause before the first pass too (for sweeps that need not run at start-up). */
   pauseFirst?: boolean;
+  /** The shortest pause a wake() leaves between two passes (default 0), so that a stream of wakes stays cheap. */
+  minPauseMs?: number;
 }
 
 export class PollingLoop {
   private loops: Promise<void>[] = [];
-  private readonly wakers = new Set<() => void>();
+  /** Each pause in progress: its end now, and its end as early as a wake() may make it. */
+  private readonly pauses = new Set<{ end(): void; wake(): void }>();
+  private wokenDuringPass = false;
   private halted = false;
 
   constructor(private readonly options: PollingOptions) {}
@@ -34,7 +38,7 @@ export class PollingLoop {
 
   async stop(): Promise<void> {
     this.halted = true;
-    for (const wake of this.wakers) wake();
+    for (const pause of this.pauses) pause.end();
     await Promise.all(this.loops);
     this.loops = [];
   }
@@ -52,15 +56,64 @@ export class PollingLoop {
     }
   }
 
+  /** New work was written (e.g. a callback enqueued): paused lanes go again, minPauseMs after their last pass. */
+  wake(): void {
+    if (this.loops.length === 0 || this.halted) return;
+    // A wake during a pass may come after its claim read the queue: the pause that follows is then cut short.
+    this.wokenDuringPass = this.pauses.size < (this.options.lanes ?? 1);
+    for (const pause of this.pauses) pause.wake();
+  }
+
   private pause(): Promise<void> {
     return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakers.delete(done);
-        resolve();
+      const started = performance.now();
+      const pause = {
+        end: () => {
+          clearTimeout(timer);
+          this.pauses.delete(pause);
+          resolve();
+        },
+        wake: () => {
+          const left = (this.options.minPauseMs ?? 0) - (performance.now() - started);
+          if (left <= 0) return pause.end();
+          clearTimeout(timer);
+          timer = setTimeout(pause.end, left);
+        },
       };
-      const timer = setTimeout(done, this.options.pollMs);
-      this.wakers.add(done);
+      let timer = setTimeout(pause.end, this.options.pollMs);
+      this.pauses.add(pause);
+      if (this.wokenDuringPass) {
+        this.wokenDuringPass = false;
+        pause.wake();
+      }
     });
+  }
+}
+
+/**
+ * A periodic sweep: one pass (runOnce) every pollMs, the first after a pause (a sweep need not run at start-up),
+ * a failed pass logged and the loop going on. The re-check, the vault sweeper and the risk pruner are sweeps.
+ */
+export abstract class Sweep {
+  protected readonly polling: PollingLoop;
+
+  constructor(logger: { error(obj: object, msg: string): void }, pollMs: number, failure: string) {
+    this.polling = new PollingLoop({
+      pollMs,
+      pauseFirst: true,
+      pass: async () => (await this.runOnce(), false),
+      onError: (err) => logger.error({ err: (err as Error).message }, failure),
+    });
+  }
+
+  /** One pass; answers how many rows it handled. */
+  abstract runOnce(): Promise<number>;
+
+  start(): void {
+    this.polling.start();
+  }
+
+  stop(): Promise<void> {
+    return this.polling.stop();
   }
 }

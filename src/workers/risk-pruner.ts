@@ -1,22 +1,20 @@
 /**
  * Deletes velocity counters older than the longest window a rule can read (30 days, and an hour of margin): they
  * can no longer count in any rule, and the risk tables would otherwise grow with every payment. Batches of one
- * statement each; any number of pruners may run (a row deleted twice is deleted once).
+ * statement each; any number of pruners may run (a row deleted twice is deleted once). It also deletes the wallet
+ * token uses (the table that makes an Apple or Google Pay token single-use) whose token expired over an hour ago.
  */
 import type { ServiceContext } from '../services/context.ts';
 import { pruneRiskCounters } from '../services/risk/engine.ts';
-import { PollingLoop } from './polling.ts';
+import { pruneSpentWalletTokens } from '../services/wallets/wallet-tokens.ts';
+import { Sweep } from './polling.ts';
 
-export class RiskPruner {
-  private readonly polling: PollingLoop;
+export class RiskPruner extends Sweep {
+  private readonly walletBatch: number;
 
-  constructor(private readonly ctx: ServiceContext, opts: { pollMs?: number } = {}) {
-    this.polling = new PollingLoop({
-      pollMs: opts.pollMs ?? 10 * 60_000,
-      pauseFirst: true,
-      pass: async () => (await this.runOnce(), false),
-      onError: (err) => this.ctx.logger.error({ err: (err as Error).message }, 'risk counter pruning failed'),
-    });
+  constructor(private readonly ctx: ServiceContext, opts: { pollMs?: number; walletBatch?: number } = {}) {
+    super(ctx.logger, opts.pollMs ?? 10 * 60_000, 'risk counter pruning failed');
+    this.walletBatch = opts.walletBatch ?? 10_000;
   }
 
   /** One pass: batches until one comes back short; returns how many rows were deleted. */
@@ -27,14 +25,11 @@ export class RiskPruner {
       removed += batch;
       if (batch < 10_000 || this.polling.stopping) break;
     }
+    for (;;) {
+      const batch = await pruneSpentWalletTokens(this.ctx, this.walletBatch);
+      removed += batch;
+      if (batch < this.walletBatch || this.polling.stopping) break;
+    }
     return removed;
-  }
-
-  start(): void {
-    this.polling.start();
-  }
-
-  stop(): Promise<void> {
-    return this.polling.stop();
   }
 }

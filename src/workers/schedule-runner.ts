@@ -39,6 +39,7 @@ import { merchantInitiatedOutcome } from '../services/recurring/card-on-file.ts'
 import { authorizeRequest } from '../services/attempt/request.ts';
 import { heldForIntegrity, mismatchesOf } from '../services/attempt/integrity.ts';
 import { screen, screenRefusal, type ScreenFacts } from '../services/attempt/screen.ts';
+import { asThreeDsResult } from '../domain/risk/rules.ts';
 import { posted, postingEntries } from '../services/attempt/post.ts';
 import { paymentMoneyOf, type LedgerEntry } from '../domain/ledger/postings.ts';
 import { wantsMoney } from '../services/callbacks/fields.ts';
@@ -221,7 +222,7 @@ export class ScheduleRunner {
     const card = await cards.get(vaultId);
     if (!card) return { kind: 'declined', reason: 'Card no longer available' };
     if (passFailed()) return NOT_SENT;
-    const verdict = await screen(this.ctx, chargeScreenFacts(payment, card));
+    const verdict = await screen(this.ctx, chargeScreenFacts(payment, card, (await this.merchantOf(this.ctx.db, payment.merchantId))?.merchant.sandbox));
     // A charge no payer waits for cannot be held for review: a review declines it as a block does.
     if (verdict.action === 'block' || verdict.action === 'review') return screenRefusal({ ...verdict, action: 'block' })!;
     // The one request builder of every card attempt: the chain's card-on-file use and the acquirer's own reference.
@@ -322,12 +323,14 @@ export class ScheduleRunner {
 }
 
 /** What the screen reads of a scheduled charge (services/attempt/screen.ts). */
-function chargeScreenFacts(p: Payment, card: LoadedCard): ScreenFacts {
+function chargeScreenFacts(p: Payment, card: LoadedCard, sandbox: boolean | undefined): ScreenFacts {
   const pan = card.pan();
+  const threeDs = asThreeDsResult(p.details.chainThreeDs);
   return {
     paymentId: p.id, merchantId: p.merchantId, midId: p.midId, channel: 'schedule', kind: 'card', operation: p.operation, intent: intentOf(p),
     amount: p.amount, currency: p.currency, card: { bin: pan.slice(0, 8), last4: pan.slice(-4), stored: true, pan },
     payer: { ip: p.payer.ip, email: p.payer.email, country: p.payer.country }, merchantInitiated: true, recurring: true,
+    sandbox, customData: p.customData, ...(threeDs ? { threeDs } : {}),
   };
 }
 

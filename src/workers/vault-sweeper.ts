@@ -7,7 +7,7 @@
  */
 import type { ServiceContext } from '../services/context.ts';
 import { purgeUnreferencedCards } from '../services/vault-retention.ts';
-import { PollingLoop } from './polling.ts';
+import { Sweep } from './polling.ts';
 
 /**
  * The longest a Checkout session lives (session_expiry, at most 720 minutes). Every flow but hosted fields
@@ -24,8 +24,7 @@ export interface VaultSweeperOptions {
   batchSize?: number;
 }
 
-export class VaultSweeper {
-  private readonly polling: PollingLoop;
+export class VaultSweeper extends Sweep {
   private readonly retentionMs: number;
   private readonly batchSize: number;
   /**
@@ -35,14 +34,9 @@ export class VaultSweeper {
   private sweptUpTo: Date | undefined;
 
   constructor(private readonly ctx: ServiceContext, opts: VaultSweeperOptions) {
+    super(ctx.logger, opts.pollMs ?? 5 * 60_000, 'card vault sweep failed');
     this.retentionMs = opts.retentionMs;
     this.batchSize = opts.batchSize ?? 500;
-    this.polling = new PollingLoop({
-      pollMs: opts.pollMs ?? 5 * 60_000,
-      pauseFirst: true,
-      pass: async () => (await this.runOnce(), false),
-      onError: (err) => this.ctx.logger.error({ err: (err as Error).message }, 'card vault sweep failed'),
-    });
   }
 
   /** One pass: batches until one comes back short; returns how many rows were deleted. */
@@ -61,13 +55,5 @@ export class VaultSweeper {
     }
     if (removed > 0) this.ctx.logger.info({ removed }, 'card vault sweep: deleted unreferenced cards');
     return removed;
-  }
-
-  start(): void {
-    this.polling.start();
-  }
-
-  stop(): Promise<void> {
-    return this.polling.stop();
   }
 }

@@ -18,6 +18,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { Database } from '../../src/store/database.ts';
 import { adminClient } from './support.ts';
+import { nodeArgs } from '../support/node-script.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -30,7 +31,7 @@ interface Ran {
 
 function runCli(env: Record<string, string>, args: string[], stdin?: string): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], {
+    const child = execFile(process.execPath, [...nodeArgs('src/cli/admin.ts'), ...args], {
       cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, timeout: 120_000,
     }, (err, stdout, stderr) => {
       let json: any;
@@ -126,6 +127,11 @@ for (const { kind, skip } of await storeKinds()) {
         assert.equal(ran.code, code, `${args.join(' ')}: ${ran.stderr}`);
         assert.match(ran.stderr, message, args.join(' '));
       }
+      // A common console password is refused as the admin API refuses it, and no user is made.
+      const common = await runCli(store.env, ['user', 'create', '--email', 'weak@shop.example', '--role', 'viewer', '--password-stdin'], 'Password-Password\n');
+      assert.equal(common.code, 2, common.stderr);
+      assert.match(common.stderr, /the password is too common/);
+      assert.equal((await runCli(store.env, ['user', 'list'])).json.users.some((u: { email: string }) => u.email === 'weak@shop.example'), false);
     });
 
     it('leaves a store the gateway serves: the CLI token works with its role, the revoked one does not', async () => {

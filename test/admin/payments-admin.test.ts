@@ -183,7 +183,7 @@ for (const { kind, skip } of await storeKinds()) {
         assert.ok(Array.isArray(callbacks[0].attempt_log));
         const [mid] = await t.store.db.query<{ id: string }>('SELECT id FROM mids WHERE merchant_id = $1', [t.merchant.id]);
         assert.deepEqual({ ...routing, considered: undefined }, {
-          mid_id: mid!.id, mid_name: 'MID SMS/DMS', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, intent: 'sale', rule: 'highest_priority', considered: undefined,
+          mid_id: mid!.id, mid_name: 'MID SMS/DMS', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, basis: 'recorded', intent: 'sale', rule: 'highest_priority', considered: undefined,
           matched_rule: null, share: null, candidates: [mid!.id], skipped_rules: [], scores: [], explored: null,
           // One acquirer attempt (payment_attempts), its transaction the sale's.
           attempts: [{ mid_id: mid!.id, trans_id: transactions[0].id, why: 'routed', outcome: 'approved', code: null, retry: null, stop: null }],

@@ -6,6 +6,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
 import { permissionsOf } from '../../src/domain/admin-roles.ts';
 import { verifyOperatorPassword } from '../../src/domain/operator-passwords.ts';
+import { TOO_COMMON_USER_PASSWORD } from '../../src/domain/user-passwords.ts';
 import { adminClient, operatorWithRole, fieldErrors, D3_FORBIDDEN, D3_NOT_FOUND, D3_UNAUTHORIZED, type AdminCall } from './support.ts';
 
 const BOOTSTRAP = 'pcop_bootstrap-token-for-users-test';
@@ -185,6 +186,8 @@ for (const { kind, skip } of await storeKinds()) {
         ['POST', '/admin/v1/users', {}, ['email: This value should not be blank.', 'role: This value should not be blank.']],
         ['POST', '/admin/v1/users', { email: 'not-an-email', role: 'root' }, ['email: This value is not a valid email address.', 'role: The value you selected is not a valid choice.']],
         ['POST', '/admin/v1/users', { email: 'a@b.example', role: 'viewer', password: 'short' }, ['password: This value is too short. It should have 12 characters or more.']],
+        ['POST', '/admin/v1/users', { email: 'c@b.example', role: 'viewer', password: 'Password-Password' }, [`password: ${TOO_COMMON_USER_PASSWORD}`]],
+        ['POST', '/admin/v1/users', { email: 'd@b.example', role: 'viewer', password: '123456789012' }, [`password: ${TOO_COMMON_USER_PASSWORD}`]],
         ['POST', '/admin/v1/users', { email: 'ops@shop.example', role: 'viewer' }, ['email: This value is already used.']],
         ['POST', '/admin/v1/users', { email: 'OPS@shop.example', role: 'viewer' }, ['email: This value is already used.']],
         ['POST', '/admin/v1/users', '{"email":', ['request: This value should be valid JSON.']],
@@ -202,6 +205,13 @@ for (const { kind, skip } of await storeKinds()) {
         const res = await admin('PATCH', `/admin/v1/users/${someone.userId}`, body);
         assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
       }
+      // The same rule when an admin changes a password: a common one is refused, the password kept.
+      for (const password of ['Correct Horse Battery Staple', 'abcabcabcabcabc', 'qwerty1234567890']) {
+        const res = await admin('PATCH', `/admin/v1/users/${someone.userId}`, { password });
+        assert.equal(res.status, 400, `${password}: ${res.text}`);
+        assert.deepEqual(fieldErrors(res.body), [`password: ${TOO_COMMON_USER_PASSWORD}`]);
+      }
+      assert.equal((await t.store.db.query('SELECT 1 FROM operator_users WHERE id = $1 AND password_hash IS NULL', [someone.userId])).length, 1);
       assert.equal((await admin('POST', `/admin/v1/users/${someone.userId}/tokens`, { name: '' })).status, 400);
       for (const id of ['nope', '00000000-0000-7000-8000-000000000000', 'x'.repeat(900)]) {
         assert.deepEqual((await admin('GET', `/admin/v1/users/${id}`)).body, D3_NOT_FOUND);

@@ -106,12 +106,27 @@ for (const { kind, skip } of await storeKinds()) {
       const paymentId = landed.searchParams.get('payment_id') ?? '';
       assert.equal(landed.searchParams.get('order_id'), order.number);
       assert.equal(landed.searchParams.get('hash'), checkoutHash(t.merchant.password, paymentId, order.number, order.amount, order.currency, order.description));
-      const [cb] = await listener.waitForMatching((c) => c.fields.order_number === order.number && c.fields.order_status === 'settled', 1);
+      const [cb] = await settledCallback(order.number, paymentId);
       const f = cb!.fields;
       assert.equal(f.id, paymentId);
       assert.equal(f.status, 'success');
       assert.equal(f.hash, checkoutHash(t.merchant.password, f.id!, f.order_number!, f.order_amount!, f.order_currency!, f.order_description!));
       return f;
+    }
+
+    /** The settled callback; when it is late, the failure names the callback rows and their attempts (CI runs loaded). */
+    async function settledCallback(orderNumber: string, paymentId: string) {
+      try {
+        return await listener.waitForMatching((c) => c.fields.order_number === orderNumber && c.fields.order_status === 'settled', 1, 30_000);
+      } catch (err) {
+        const rows = await t.store.db.query(
+          `SELECT c.id, c.status, c.attempts, c.next_attempt_at, c.locked_until, c.last_error, c.fields->>'order_status' AS order_status,
+                  (SELECT json_agg(a.outcome || ' ' || coalesce(a.error, '')) FROM callback_attempts a WHERE a.callback_id = c.id) AS tries
+             FROM callbacks c WHERE c.payment_id = $1`,
+          [paymentId],
+        );
+        throw new Error(`${(err as Error).message}; callbacks of ${paymentId} at ${clock.now().toISOString()}: ${JSON.stringify(rows)}`);
+      }
     }
 
     /** A sandbox link the payer page offers testers, opened in a second tab (the payer's phone or bank). */
@@ -133,10 +148,15 @@ for (const { kind, skip } of await storeKinds()) {
       await page.close();
     });
 
-    it(`redirect (${REDIRECT.key}): fail@gmail.com is declined and goes to error_url`, async () => {
+    it(`redirect (${REDIRECT.key}): fail@gmail.com is declined, the page says so and stays until the payer goes to error_url`, async () => {
       const { redirectUrl, order } = await openSession(REDIRECT, { email: 'fail@gmail.com' });
       const page = await choose(redirectUrl, REDIRECT);
       await page.click('button[name=decision][value=approve]');
+      // As the card page after its final decline (issue 31 item 12): no move by itself.
+      await page.getByRole('heading', { name: 'Payment declined' }).waitFor();
+      await page.waitForTimeout(1000);
+      assert.ok(!page.url().startsWith(shop.url), 'the declined page stays');
+      await page.getByRole('link', { name: 'Return to the shop' }).click();
       await page.waitForURL(`${shop.url}/error?**`);
       const [cb] = await listener.waitForMatching((c) => c.fields.order_number === order.number && c.fields.order_status === 'decline', 1);
       assert.equal(cb!.fields.reason, 'Declined by processing');

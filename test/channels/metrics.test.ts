@@ -50,8 +50,9 @@ for (const { kind, skip } of await storeKinds()) {
     it('counts payments needing an operator or in flight, the callback outbox and blocked URLs at each scrape', async () => {
       const before = await scrape();
       assert.equal(before.value('portcullis_store_up'), 1);
-      assert.equal(before.value('portcullis_payments_needing_operator'), 0);
-      assert.equal(before.value('portcullis_callbacks_pending'), 0);
+      assert.equal(before.value('portcullis_payments_needing_operator{mode="test"}'), 0);
+      assert.equal(before.value('portcullis_payments_needing_operator{mode="live"}'), 0);
+      assert.equal(before.value('portcullis_callbacks_pending{mode="test"}'), 0);
 
       // A settled sale: its callback waits in the outbox.
       const sold = await sale(t, { order_amount: '5.00' });
@@ -66,20 +67,33 @@ for (const { kind, skip } of await storeKinds()) {
         card.refund = original;
       }
       const inFlight = await scrape();
-      assert.equal(inFlight.value('portcullis_payments_in_flight'), 1);
-      assert.equal(inFlight.value('portcullis_payments_needing_operator'), 0);
-      assert.equal(inFlight.value('portcullis_callbacks_pending'), 1);
-      assert.equal(inFlight.value('portcullis_callbacks_overdue'), 0, 'due now, not overdue yet');
+      // The test gateway's merchant is a sandbox merchant: a test key's figures.
+      assert.equal(inFlight.value('portcullis_payments_in_flight{mode="test"}'), 1);
+      assert.equal(inFlight.value('portcullis_payments_in_flight{mode="live"}'), 0);
+      assert.equal(inFlight.value('portcullis_payments_needing_operator{mode="test"}'), 0);
+      assert.equal(inFlight.value('portcullis_callbacks_pending{mode="test"}'), 1);
+      assert.equal(inFlight.value('portcullis_callbacks_pending{mode="live"}'), 0);
+      assert.equal(inFlight.value('portcullis_callbacks_overdue{mode="test"}'), 0, 'due now, not overdue yet');
 
       assert.ok(await flagForOperator(t.store.db, (await getPayment(t.store.db, sold.body.trans_id))!, clock.now()));
       await t.store.db.query('INSERT INTO callback_url_health (url, blocked_until) VALUES ($1, $2)', ['http://127.0.0.1:9/callbacks', new Date(clock.now().getTime() + 900_000)]);
       clock.advance(120_000);
       const later = await scrape();
-      assert.equal(later.value('portcullis_payments_in_flight'), 0);
-      assert.equal(later.value('portcullis_payments_needing_operator'), 1);
-      assert.equal(later.value('portcullis_callbacks_overdue'), 1, 'no dispatcher: the callback is two minutes late');
+      assert.equal(later.value('portcullis_payments_in_flight{mode="test"}'), 0);
+      assert.equal(later.value('portcullis_payments_needing_operator{mode="test"}'), 1);
+      assert.equal(later.value('portcullis_callbacks_overdue{mode="test"}'), 1, 'no dispatcher: the callback is two minutes late');
+      assert.equal(later.value('portcullis_callbacks_overdue{mode="live"}'), 0);
       assert.equal(later.value('portcullis_callback_urls_blocked'), 1);
       assert.match(later.text, /# HELP portcullis_callbacks_overdue /);
+
+      // Issue 25, item 26: the figures follow the key's mode. The same merchant made live: its payment and callback
+      // count as live, and the test series fall to 0.
+      await t.store.db.query('UPDATE merchants SET sandbox = false WHERE id = $1', [t.merchant.id]);
+      const live = await scrape();
+      assert.equal(live.value('portcullis_payments_needing_operator{mode="live"}'), 1);
+      assert.equal(live.value('portcullis_payments_needing_operator{mode="test"}'), 0);
+      assert.equal(live.value('portcullis_callbacks_overdue{mode="live"}'), 1);
+      assert.equal(live.value('portcullis_callbacks_pending{mode="test"}'), 0);
     });
   });
 }

@@ -23,7 +23,8 @@ const INTERNAL: Readonly<Record<string, string>> = {
 };
 const isDocsRoute = (url: string) => url === '/docs' || url.startsWith('/docs/');
 /** The operator console's static files (index.html, hashed assets, the client-side routes' fallback): not API. */
-const isConsoleFile = (url: string) => url === '/admin' || (url.startsWith('/admin/') && !url.startsWith('/admin/v1/'));
+// The console's and the portal's built files (pages, not API): /admin/… and /portal/… outside their /v1 APIs.
+const isConsoleFile = (url: string) => ['/admin', '/portal'].some((app) => url === app || (url.startsWith(`${app}/`) && !url.startsWith(`${app}/v1/`)));
 const openapiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}');
 
 type Operation = { requestBody?: { content?: Record<string, { schema?: unknown; example?: unknown; examples?: Record<string, { value: Record<string, unknown> }> }> }; parameters?: unknown[]; responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>; description?: string };

@@ -126,6 +126,8 @@ for (const { kind, skip } of await storeKinds()) {
     async function landsOn(page: Page, where: 'success' | 'error', order: Order) {
       // A paid payout shows its receipt a few seconds before the page moves on: its clock is run through them.
       if (where === 'success') await receiptMovesOn(page);
+      // A final decline stays on the page (issue 31 item 12) until the payer chooses to go back to the shop.
+      if (where === 'error') await page.getByRole('link', { name: 'Return to the shop' }).click({ timeout: 30_000 });
       await page.waitForURL(`${shop.url}/${where}?**`, { timeout: 30_000 });
       assert.equal(new URL(page.url()).searchParams.get('order_id'), order.number);
     }

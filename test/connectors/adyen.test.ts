@@ -66,6 +66,19 @@ describe('adyen connector against Adyen\'s API description', { skip: adyenUnavai
     assert.equal(outcome.kind === 'approved' && outcome.reported?.reference, 'string');
   });
 
+  it('require_3ds (the risk engine): attemptAuthentication always and a challenge requested (03), valid against PaymentRequest', async () => {
+    const port = new ReplayPort(routes({ '/payments': { status: 200, body: example('post-payments-card-direct-200') } }));
+    const c = new AdyenConnector(port, exponentOf);
+    await c.authorize(request({ challenge: 'required' }), mid);
+    const [x] = port.exchanges;
+    assert.deepEqual(x!.errors, []);
+    assert.equal((x!.body.authenticationData as { attemptAuthentication?: string }).attemptAuthentication, 'always');
+    assert.deepEqual(x!.body.threeDS2RequestData, { threeDSRequestorChallengeInd: '03' });
+    const plain = c.paymentRequest(request(), mid);
+    assert.equal((plain.authenticationData as { attemptAuthentication?: string }).attemptAuthentication, undefined, 'no challenge asked otherwise');
+    assert.equal(plain.threeDS2RequestData, undefined);
+  });
+
   it('auth: manualCapture, and the capture, refund, cancel and reversal requests validate; 201 "received" is pending', async () => {
     const port = new ReplayPort(routes({
       '/payments': { status: 200, body: example('post-payments-card-direct-200') },

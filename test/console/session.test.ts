@@ -14,7 +14,7 @@ import { sale } from '../s2s-card/support.ts';
 import { ensureConsoleBuilt } from './support.ts';
 
 const ADMIN = 'console-session-admin-token';
-const PASSWORD = 'correct horse battery staple';
+const PASSWORD = 'a sturdy console phrase 2026';
 
 interface Answer { status: number; headers: Headers; text: string; body: any }
 
@@ -103,7 +103,7 @@ for (const { kind, skip } of await storeKinds()) {
       const refused = await request(t, 'POST', '/admin/v1/merchants', { cookie: cookieOf(support), body, csrf: support.body.csrf_token });
       assert.equal(refused.status, 403, refused.text);
       assert.deepEqual(refused.body, D3_FORBIDDEN);
-      assert.deepEqual(support.body.permissions, ['payments.read', 'callbacks.read', 'callbacks.resend', 'merchants.read', 'mids.read', 'audit.read', 'risk.read', 'money.read', 'reconciliation.read']);
+      assert.deepEqual(support.body.permissions, ['payments.read', 'payments.note', 'callbacks.read', 'callbacks.resend', 'merchants.read', 'mids.read', 'audit.read', 'risk.read', 'money.read', 'reconciliation.read']);
 
       const audit = await adminClient(t.baseUrl, ADMIN)('GET', `/admin/v1/audit-log?action=merchant.create`);
       assert.ok(audit.body.entries.some((e: any) => e.user.name === users.operator && e.object_id === created.body.id), 'the change is the signed-in user\'s');

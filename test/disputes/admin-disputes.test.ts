@@ -117,6 +117,13 @@ for (const { kind, skip } of await storeKinds()) {
       const listed = await viewer.call('GET', `/admin/v1/disputes?merchant_id=${gw.merchant.id}&status=evidence_required`);
       assert.equal(listed.status, 200);
       assert.ok(listed.body.some((d: { id: string }) => d.id === first.body.id));
+      const ofPayment = await admin('GET', `/admin/v1/disputes?payment_id=${id}&stage=first_chargeback`);
+      assert.deepEqual(ofPayment.body.map((d: { payment_id: string; stage: string }) => `${d.payment_id}:${d.stage}`), [`${id}:first_chargeback`, `${id}:first_chargeback`]);
+      assert.deepEqual((await admin('GET', `/admin/v1/disputes?payment_id=${id}&stage=inquiry`)).body, []);
+      assert.equal((await admin('GET', '/admin/v1/disputes?status=nonsense')).status, 400);
+      // The test merchant is a sandbox merchant (its key a test key): listed under mode=test, never under live.
+      assert.ok((await admin('GET', `/admin/v1/disputes?payment_id=${id}&mode=test`)).body.length === 2);
+      assert.deepEqual((await admin('GET', `/admin/v1/disputes?payment_id=${id}&mode=live`)).body, []);
     });
 
     it("the month's dispute and fraud-dispute ratios per merchant and MID, against the payments captured in it", async () => {
@@ -129,7 +136,7 @@ for (const { kind, skip } of await storeKinds()) {
       // Three sales (40, 10, 30); four chargebacks (25 fraud, 10, 20, 5): 4/3 and 1/3 of the count.
       assert.deepEqual(row, {
         currency: 'USD', settled_count: 3, settled_amount: '80.00', dispute_count: 4, dispute_amount: '60.00', dispute_ratio: '133.33',
-        fraud_count: 1, fraud_amount: '25.00', fraud_ratio: '33.33', over_threshold: false,
+        fraud_count: 1, fraud_amount: '25.00', fraud_ratio: '33.33', threshold_percent: '0.90', threshold_min_count: 100, over_threshold: false,
       });
       assert.deepEqual((await admin('GET', '/admin/v1/disputes/ratios?month=2030-04')).body.rows.filter((r: { merchant_id: string }) => r.merchant_id === gw.merchant.id), []);
       assert.equal((await admin('GET', '/admin/v1/disputes/ratios?month=2030-13')).status, 400);

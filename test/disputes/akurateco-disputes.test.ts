@@ -11,6 +11,7 @@ import { storeKinds } from '../support/stores.ts';
 import { CARD, EMAIL, f2, followUp, sale, startListener, type Listener } from '../s2s-card/support.ts';
 import { startChain, upstreamPayments, ourPayment, waitUntil, type Chain } from '../connectors/support.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
+import { apmCallbackHash } from '../../src/domain/signatures.ts';
 
 /**
  * The upstream's dispatcher gives our endpoint 2 s (test gateways); on a loaded machine a first delivery can miss
@@ -104,6 +105,32 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(forged.status, 401, forged.text);
       assert.equal((await ourPayment(chain.ours, id)).status, 'settled');
       assert.deepEqual(await ourDisputes(id), []);
+    });
+
+    it('a CHARGEBACK for an unknown payment is acknowledged and listed as unmatched, never refused; its signature checked where it can be', async () => {
+      const unmatched = async () => (await ourAdmin('GET', '/admin/v1/disputes/unmatched')).body as { payment_ref: string; payload: Record<string, string> }[];
+      const fields = (orderId: string) => ({
+        action: 'CHARGEBACK', result: 'SUCCESS', status: 'CHARGEBACK', order_id: orderId, trans_id: crypto.randomUUID(), amount: '7.00',
+        chargeback_date: '2030-03-01 10:00:00', bank_date: '2030-02-28', reason_code: '10.4',
+      });
+      // Formula 2 signs with the payer's e-mail and card, which no unknown payment gives: kept, marked unverifiable.
+      const unknown = crypto.randomUUID();
+      const f2Signed = await chain.ours.postForm(`/connectors/akurateco/${chain.midId}/notify`, { ...fields(unknown), hash: 'c'.repeat(32) });
+      assert.equal(f2Signed.status, 200, f2Signed.text);
+      assert.equal(f2Signed.text, 'OK');
+      // The S2S APM callback signature needs only the MID's password and the fields: verified.
+      const other = crypto.randomUUID();
+      const apm = fields(other);
+      const apmSigned = await chain.ours.postForm(`/connectors/akurateco/${chain.midId}/notify`, { ...apm, hash: apmCallbackHash(apm, chain.upstream.merchant.password) });
+      assert.equal(apmSigned.status, 200, apmSigned.text);
+      const listed = await unmatched();
+      const first = listed.find((n) => n.payment_ref === unknown);
+      const second = listed.find((n) => n.payment_ref === other);
+      assert.deepEqual([first?.payload.signature, first?.payload.why, first?.payload.amount], ['unverifiable', 'no payment of this MID', '7.00']);
+      assert.deepEqual([second?.payload.signature, second?.payload.why], ['verified', 'no payment of this MID']);
+      // Sent again: acknowledged, listed once.
+      assert.equal((await chain.ours.postForm(`/connectors/akurateco/${chain.midId}/notify`, { ...apm, hash: apmCallbackHash(apm, chain.upstream.merchant.password) })).status, 200);
+      assert.equal((await unmatched()).filter((n) => n.payment_ref === other).length, 1);
     });
   });
 }

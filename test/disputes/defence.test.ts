@@ -94,30 +94,47 @@ for (const { kind, skip } of await storeKinds()) {
       await gw.gateway.disputes.runOnce();
       const alerts = logLines.filter((l) => l.includes('"alert":"dispute_deadline"') && l.includes(soon));
       assert.equal(alerts.length, 1, 'alerted once per deadline');
+      assert.ok(alerts[0]!.includes('"mode":"test"'), `a sandbox merchant's dispute is a test key's: ${alerts[0]}`);
       assert.ok(!logLines.some((l) => l.includes('"alert":"dispute_deadline"') && l.includes(later)));
       const metrics = await (await fetch(`${gw.baseUrl}/metrics`)).text();
-      assert.match(metrics, new RegExp(`portcullis_disputes_due_soon\\{merchant="${gw.merchant.id}"\\} [1-9]`));
+      assert.match(metrics, new RegExp(`portcullis_disputes_due_soon\\{merchant="${gw.merchant.id}",mode="test"\\} [1-9]`));
       // This month's ratios: the suite's payments were captured in April 2030 (its clock), three charged back (13.1: none fraud).
       const [count] = await gw.store.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM payments WHERE merchant_id = $1 AND captured_amount > 0`, [gw.merchant.id]);
       const expected = Math.floor((3 * 10_000) / Number(count!.n));
-      assert.match(metrics, new RegExp(`portcullis_dispute_ratio_basis_points\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD"\\} ${expected}\n`), metrics.split('\n').filter((l) => l.includes('ratio')).join('\n'));
-      assert.match(metrics, new RegExp(`portcullis_fraud_dispute_ratio_basis_points\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD"\\} 0\n`));
-      assert.match(metrics, new RegExp(`portcullis_dispute_over_threshold\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD"\\} 0\n`), 'fewer than 100 chargebacks');
+      assert.match(metrics, new RegExp(`portcullis_dispute_ratio_basis_points\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD",mode="test"\\} ${expected}\n`), metrics.split('\n').filter((l) => l.includes('ratio')).join('\n'));
+      assert.match(metrics, new RegExp(`portcullis_fraud_dispute_ratio_basis_points\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD",mode="test"\\} 0\n`));
+      assert.match(metrics, new RegExp(`portcullis_dispute_over_threshold\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD",mode="test"\\} 0\n`), 'fewer than 100 chargebacks');
 
       // The operator's threshold: the ratios and the gauge compare against it.
       assert.deepEqual((await admin('GET', '/admin/v1/disputes/threshold')).body, { ratio_percent: '0.90', min_count: 100, default: true });
       assert.equal((await admin('PUT', '/admin/v1/disputes/threshold', { ratio_percent: '0', min_count: -1 })).status, 400);
       const set = await admin('PUT', '/admin/v1/disputes/threshold', { ratio_percent: '1.50', min_count: 0 });
       assert.deepEqual(set.body, { ratio_percent: '1.50', min_count: 0, default: false }, set.text);
-      assert.match(await (await fetch(`${gw.baseUrl}/metrics`)).text(), new RegExp(`portcullis_dispute_over_threshold\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD"\\} 1\n`));
+      assert.match(await (await fetch(`${gw.baseUrl}/metrics`)).text(), new RegExp(`portcullis_dispute_over_threshold\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD",mode="test"\\} 1\n`));
       const ratios = await admin('GET', '/admin/v1/disputes/ratios?month=2030-04');
       assert.equal(ratios.body.threshold_percent, '1.50');
       assert.ok(ratios.body.rows.some((r: { merchant_id: string; over_threshold: boolean }) => r.merchant_id === gw.merchant.id && r.over_threshold), ratios.text);
 
+      // A merchant's own threshold: its ratios and gauge compare against it, others keep the platform's.
+      const own = `/admin/v1/merchants/${gw.merchant.id}/dispute-threshold`;
+      assert.deepEqual((await admin('GET', own)).body, { merchant_id: gw.merchant.id, ratio_percent: '1.50', min_count: 0, source: 'platform' });
+      assert.equal((await admin('GET', `/admin/v1/merchants/${crypto.randomUUID()}/dispute-threshold`)).status, 404);
+      assert.equal((await admin('PUT', own, { ratio_percent: '100.01', min_count: 1 })).status, 400);
+      const mine = await admin('PUT', own, { ratio_percent: '100', min_count: 1000 });
+      assert.deepEqual(mine.body, { merchant_id: gw.merchant.id, ratio_percent: '100.00', min_count: 1000, source: 'merchant' }, mine.text);
+      assert.match(await (await fetch(`${gw.baseUrl}/metrics`)).text(), new RegExp(`portcullis_dispute_over_threshold\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD",mode="test"\\} 0\n`));
+      const row = (await admin('GET', '/admin/v1/disputes/ratios?month=2030-04')).body.rows.find((r: { merchant_id: string }) => r.merchant_id === gw.merchant.id);
+      assert.deepEqual([row.threshold_percent, row.threshold_min_count, row.over_threshold], ['100.00', 1000, false]);
+      const cleared = await admin('DELETE', own);
+      assert.equal(cleared.body.source, 'platform', cleared.text);
+      assert.match(await (await fetch(`${gw.baseUrl}/metrics`)).text(), new RegExp(`portcullis_dispute_over_threshold\\{merchant="${gw.merchant.id}",mid="[^"]+",currency="USD",mode="test"\\} 1\n`));
+      const audited = await admin('GET', `/admin/v1/audit-log?object_id=${gw.merchant.id}&action=dispute.threshold`);
+      assert.ok(JSON.stringify(audited.body).includes('dispute.threshold'), audited.text);
+
       clock.advance(3 * 86_400_000);
       const overdue = await admin('GET', '/admin/v1/disputes/due');
       assert.equal(overdue.body.find((d: { id: string }) => d.id === soon).deadline, 'overdue');
-      assert.match(await (await fetch(`${gw.baseUrl}/metrics`)).text(), new RegExp(`portcullis_disputes_overdue\\{merchant="${gw.merchant.id}"\\} [1-9]`));
+      assert.match(await (await fetch(`${gw.baseUrl}/metrics`)).text(), new RegExp(`portcullis_disputes_overdue\\{merchant="${gw.merchant.id}",mode="test"\\} [1-9]`));
 
       const accepted = await admin('POST', `/admin/v1/disputes/${soon}/events`, { event: 'accept', note: 'not worth defending' });
       assert.equal(accepted.status, 200, accepted.text);

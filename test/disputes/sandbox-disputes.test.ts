@@ -120,5 +120,30 @@ for (const { kind, skip } of await storeKinds()) {
       const bad = await admin('POST', `/admin/v1/sandbox/payments/${id}/chargeback`, { defence_days: -1, outcome: 'maybe' });
       assert.equal(bad.status, 400, bad.text);
     });
+
+    it("an operator's event the table does not allow on the sandbox's (an acquirer's) dispute answers 409 and changes nothing", async () => {
+      const id = (await sale(gw, { order_amount: '8.00' })).body.trans_id as string;
+      const raised = await admin('POST', `/admin/v1/sandbox/payments/${id}/chargeback`, { notice_days: 0 });
+      assert.equal(raised.status, 201, raised.text);
+      const refused = await admin('POST', `/admin/v1/disputes/${raised.body.id}/events`, { event: 'second_chargeback' });
+      assert.equal(refused.status, 409, refused.text);
+      assert.equal((await admin('POST', `/admin/v1/disputes/${raised.body.id}/events`, { event: 'chargeback' })).status, 409);
+      const after = await read(raised.body.id);
+      assert.equal(after.status, 'evidence_required');
+      assert.deepEqual(after.history.map((h: { event: string }) => h.event), ['notification_of_chargeback', 'chargeback']);
+    });
+
+    it("due soon and overdue are told on the merchant's test clock, where the sandbox set the deadline", async () => {
+      const id = (await sale(gw, { order_amount: '6.00' })).body.trans_id as string;
+      const raised = await admin('POST', `/admin/v1/sandbox/payments/${id}/chargeback`, { notice_days: 0, defence_days: 7 });
+      assert.equal(raised.status, 201, raised.text);
+      const dueState = async () => ((await admin('GET', '/admin/v1/disputes/due?within_days=3')).body as { id: string; deadline: string }[]).find((d) => d.id === raised.body.id)?.deadline;
+      assert.equal(await dueState(), undefined, 'seven days left on the merchant\'s clock');
+      await advance(5);
+      assert.equal(await dueState(), 'due_soon', 'two days left on the merchant\'s clock (seven on the real one)');
+      assert.equal((await read(raised.body.id)).deadline, 'due_soon', 'the dispute itself tells the same');
+      await advance(3);
+      assert.equal(await dueState(), 'overdue');
+    });
   });
 }

@@ -101,5 +101,17 @@ describe('routing rules', () => {
     ]);
     assert.deepEqual(validateRouting({ rules: [{ name: 'all', when: {}, then: { kind: 'fallback', mid_ids: ['m2', 'm1'] } }], max_extra_attempts: 0 }, known), []);
   });
+
+  it('refuses codes of the right shape that name no country or currency, at their place (issue 31 item 9)', () => {
+    const errors = validateRouting({
+      rules: [{ name: 'codes', when: { card_countries: ['DE', 'XX'], billing_countries: ['QQ'], currencies: ['EUR', 'XXY'] }, then: { kind: 'mid', mid_id: 'm1' } }],
+      max_extra_attempts: 0,
+    }, new Set(['m1']));
+    assert.deepEqual(errors.map((e) => `${e.field}: ${e.message}`), [
+      "rules[0].when.card_countries[1]: 'XX' is not a country code.",
+      "rules[0].when.billing_countries[0]: 'QQ' is not a country code.",
+      "rules[0].when.currencies[1]: 'XXY' is not a currency code.",
+    ]);
+  });
 });
 

@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { checkoutHash, startListener, type Listener } from '../support/merchant.ts';
@@ -61,6 +61,12 @@ for (const { kind, skip } of await storeKinds()) {
       });
       assert.equal(res.status, 200, res.text);
       return { redirectUrl: res.body.redirect_url as string, order };
+    }
+
+    /** A decline with no tries left says so and stays until the payer chooses to go back (issue 31 item 12). */
+    async function returnToShop(page: Page) {
+      await page.getByRole('heading', { name: 'Payment declined' }).waitFor();
+      await page.getByRole('link', { name: 'Return to the shop' }).click();
     }
 
     async function payInBrowser(redirectUrl: string, expiry: string) {
@@ -128,6 +134,7 @@ for (const { kind, skip } of await storeKinds()) {
     it('declines with the decline card and returns to error_url with a signed query', async () => {
       const { redirectUrl, order } = await openSession(`b-no-${Date.now()}`);
       const page = await payInBrowser(redirectUrl, '02/38');
+      await returnToShop(page);
       await page.waitForURL(`${shop.url}/error?**`);
       assertSignedReturn(new URL(page.url()), order);
       const cb = await signedCallback(order.number, 'decline');
@@ -142,6 +149,7 @@ for (const { kind, skip } of await storeKinds()) {
       await page.waitForURL(/\/sandbox\/acs\//);
       await page.fill('[name=otp]', '000000');
       await page.click('button[name=decision][value=submit]');
+      await returnToShop(page);
       await page.waitForURL(`${shop.url}/error?**`);
       await signedCallback(order.number, 'decline');
       await page.close();

@@ -14,7 +14,7 @@ import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
 import { checkoutHash } from '../support/merchant.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
-import { lookAt, payerContext, screenshot, type Viewport } from '../support/payer-pages.ts';
+import { assertAccessible, lookAt, payerContext, screenshot, type Viewport } from '../support/payer-pages.ts';
 import { CATALOGS, translator } from '../../src/web/i18n.ts';
 
 async function startShop(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -180,7 +180,7 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
       });
     }
 
-    it('after the last try, the payer goes to error_url; a merchant without retries sends them at once', async () => {
+    it('after the last try the page says no tries are left and the payer leaves for error_url when they choose; so too without retries', async () => {
       const page = await payerPage('en-GB', 'desktop');
       const url = await openSession();
       await page.goto(url);
@@ -193,6 +193,13 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
       assert.match(await text(page, '#error-summary'), /This is your last try\./);
       await fillCard(page, '02/38');
       await page.click('#pay-button');
+      await page.getByRole('heading', { name: 'Payment declined' }).waitFor();
+      assert.match(await text(page, 'main'), /The payment was declined\. No tries are left for this payment\./);
+      assert.doesNotMatch(await text(page, 'main'), /Try another card/);
+      await page.waitForTimeout(1500); // the page stays: nothing leaves by itself (it left after 0.4 s before)
+      assert.ok(!page.url().startsWith(shop.url), `still on the gateway's page, not ${page.url()}`);
+      await assertAccessible(page, 'no tries left');
+      await page.getByRole('link', { name: 'Return to the shop' }).click();
       await page.waitForURL(`${shop.url}/error?**`);
       // A fourth payment of the same session is refused even by a direct POST.
       const again = await fetch(`${url}/pay`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'method=card&card_number=4111111111111111&card_expiry=01%2F38&card_cvv=123&card_holder=Jane' });
@@ -201,6 +208,8 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
       await page.goto(await openSession({ merchant: noRetries }));
       await fillCard(page, '02/38');
       await page.click('#pay-button');
+      await page.getByRole('heading', { name: 'Payment declined' }).waitFor();
+      await page.getByRole('link', { name: 'Return to the shop' }).click();
       await page.waitForURL(`${shop.url}/error?**`);
       await close(page);
     });

@@ -96,6 +96,8 @@ for (const { kind, skip } of await storeKinds()) {
       await page.click('#wallet-sheet-pay');
       // A paid one shows its receipt a few seconds first: the page's clock is run through them.
       if (card === 'success') await receiptMovesOn(page, 15_000);
+      // A decline with no tries left stays on the page until the payer chooses to go back (issue 31 item 12).
+      else await page.getByRole('link', { name: 'Return to the shop' }).click({ timeout: 15_000 });
       await page.waitForURL((url) => url.toString().startsWith(shop.url), { timeout: 15_000 });
     }
 
@@ -104,7 +106,10 @@ for (const { kind, skip } of await storeKinds()) {
       const page = await newPage();
       const response = await page.goto(redirectUrl);
       assert.equal(response?.headers()['content-security-policy'], CONTENT_SECURITY_POLICY, 'the strict CSP');
-      await page.click('label.method-option:has(input[value=googlepay])');
+      // The wallets are buttons at the top, above the card form, and not among the form's methods (issue 31 item 13).
+      assert.equal(await page.locator('label.method-option:has(input[value=googlepay])').count(), 0);
+      assert.ok(await page.locator('#express').evaluate((e) => Boolean(e.compareDocumentPosition(document.getElementById('pay-form')!) & Node.DOCUMENT_POSITION_FOLLOWING)), 'the wallets come before the card form');
+      assert.equal(await page.locator('#pay-button').count(), 1, 'one Pay button');
       assert.equal(await page.getAttribute('#wallet-button-googlepay', 'data-mode'), 'simulator');
       await page.click('#wallet-button-googlepay');
       assert.match(await page.textContent('#wallet-sheet-title') ?? '', /Google Pay/);
@@ -120,11 +125,12 @@ for (const { kind, skip } of await storeKinds()) {
       await page.close();
     });
 
-    it('Apple Pay alone, virtual flow: the page\'s own Pay button opens the sheet, the token is passed on', async () => {
+    it('Apple Pay alone, virtual flow: its button is the page\'s one Pay button, the sheet\'s token is passed on', async () => {
       const { redirectUrl, order } = await openSession(virtual, ['applepay']);
       const page = await newPage();
       await page.goto(redirectUrl);
-      await page.click('#pay-button');
+      assert.equal(await page.locator('#pay-button').count(), 0, 'no second Pay button beside the wallet\'s');
+      await page.click('#wallet-button-applepay');
       assert.match(await page.textContent('#wallet-sheet-title') ?? '', /Apple Pay/);
       await payWithSheet(page, 'success');
       assert.match(page.url(), /\/success\?/);
@@ -151,7 +157,6 @@ for (const { kind, skip } of await storeKinds()) {
       const { redirectUrl, order } = await openSession(virtual, ['card', 'googlepay-page']);
       const page = await newPage();
       await page.goto(redirectUrl);
-      await page.click('label.method-option:has(input[value=googlepay-page])');
       await page.click('#wallet-button-googlepay-page');
       assert.equal(await page.isVisible('#wallet-sheet'), false, 'the required fields come first');
       await page.selectOption('#googlepay-page-billing_country', 'DE');
@@ -186,9 +191,7 @@ for (const { kind, skip } of await storeKinds()) {
       const context = await payerContext(browser, { locale: 'en-GB', viewport: 'phone' });
       const page = await context.newPage();
       await page.goto(redirectUrl);
-      await page.click('label.method-option:has(input[value=googlepay-page])');
       await lookAt(page, 'wallet-page-variant', process.env.SCREENSHOTS === '1');
-      await page.click('label.method-option:has(input[value=applepay])');
       await page.click('#wallet-button-applepay');
       await page.locator('#wallet-sheet').waitFor({ state: 'visible' });
       await lookAt(page, 'wallet-simulator-sheet', process.env.SCREENSHOTS === '1');

@@ -100,7 +100,12 @@ for (const { kind, skip } of await storeKinds()) {
       }), 'blocked');
 
       const before = calls.length;
+      const collection = page.waitForRequest((r) => r.url().endsWith('/hosted-fields/collect'));
       await page.click('#pay');
+      // The card frame posts the payer's device id (risk engine): the SDK keeps it in the shop page's storage.
+      const deviceId = (JSON.parse((await collection).postData() ?? '{}') as { device_id?: string }).device_id;
+      assert.match(deviceId ?? '', /^[A-Za-z0-9_-]{22}$/);
+      assert.equal(await page.evaluate(() => localStorage.getItem('portcullis.device')), deviceId);
       await page.locator('#result', { hasText: 'success' }).waitFor();
       const results = await page.evaluate(() => (window as unknown as { submitResults: unknown[] }).submitResults);
       assert.deepEqual(results, [{ result: 'success', message: 'Card data collected successfully', card: { brand: 'visa', last4: '1111', expiry: '01/2038' } }]);

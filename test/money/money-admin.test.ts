@@ -101,5 +101,17 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(put.status, 200, put.text);
       assert.deepEqual([put.body.settlement_frequency, put.body.settlement_cutoff_weekday, put.body.payout_account], ['weekly', 5, { name: 'Muster Shop GmbH', iban: 'DE89370400440532013000', bic: 'COBADEFFXXX' }]);
     });
+
+    it('a query string\'s integer (limit) is read as a number; text or a value out of range is refused by name', async () => {
+      for (const path of ['/admin/v1/money/statements?limit=2', `/admin/v1/merchants/${gw.merchant.id}/money/statements?limit=500`, '/admin/v1/risk/reviews?limit=5']) {
+        const res = await admin('GET', path);
+        assert.equal(res.status, 200, `${path}: ${res.text}`);
+      }
+      for (const limit of ['x', '0', '501', '2.5', '1e3']) {
+        const res = await admin('GET', `/admin/v1/money/statements?limit=${limit}`);
+        assert.equal(res.status, 400, `limit=${limit}: ${res.text}`);
+        assert.ok(fieldErrors(res.body).some((m) => m.startsWith('limit')), res.text);
+      }
+    });
   });
 }

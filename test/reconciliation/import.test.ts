@@ -159,7 +159,8 @@ for (const { kind, skip } of await storeKinds()) {
       const entries = (await admin('GET', `/admin/v1/payments/${pays[2]!.id}/ledger`)).body.entries.map((e: { event: string; amount: string; account: string }) => `${e.event} ${e.account} ${e.amount}`);
       assert.ok(entries.includes('acquirer_fee platform:acquirer_fees 1.50'), entries.join('\n'));
       const twice = await admin('POST', `/admin/v1/reconciliation/rows/${fee.id}/actions`, { action: 'write_off', note: 'again' });
-      assert.equal(twice.status, 400);
+      assert.equal(twice.status, 409, twice.text);
+      assert.match(twice.body.error_message, /resolved meanwhile/);
       const unexpected = open.find((r) => r.outcome === 'unexpected');
       const wrongMid = await admin('POST', `/admin/v1/reconciliation/rows/${unexpected.id}/actions`, { action: 'link', note: 'x', payment_id: crypto.randomUUID() });
       assert.equal(wrongMid.status, 400);
@@ -189,8 +190,8 @@ for (const { kind, skip } of await storeKinds()) {
       const summary = await admin('GET', '/admin/v1/reconciliation/summary');
       assert.deepEqual(summary.body.filter((s: { mid_id: string }) => s.mid_id === midId), [{ mid_id: midId, day: '2030-06-05', currency: 'USD', outcome: 'unexpected', rows: 1, amount: '7.00' }]);
       const metrics = await (await fetch(`${gw.baseUrl}/metrics`)).text();
-      assert.match(metrics, new RegExp(`portcullis_reconciliation_unreconciled_rows\\{mid="${midId}",currency="USD"\\} 1`));
-      assert.match(metrics, new RegExp(`portcullis_reconciliation_unreconciled_amount_minor\\{mid="${midId}",currency="USD"\\} 700`));
+      assert.match(metrics, new RegExp(`portcullis_reconciliation_unreconciled_rows\\{mid="${midId}",currency="USD",mode="test"\\} 1`));
+      assert.match(metrics, new RegExp(`portcullis_reconciliation_unreconciled_amount_minor\\{mid="${midId}",currency="USD",mode="test"\\} 700`));
     });
 
     it('a chargeback in the report that we never recorded: the operator opens the dispute from the row', async () => {
@@ -208,6 +209,46 @@ for (const { kind, skip } of await storeKinds()) {
       const disputes = await admin('GET', `/admin/v1/disputes?merchant_id=${gw.merchant.id}`);
       assert.equal(disputes.status, 200, disputes.text);
       assert.ok(JSON.stringify(disputes.body).includes(pays[0]!.id), disputes.text);
+      assert.equal((await admin('GET', '/admin/v1/money/ledger-check')).body.balanced, true);
+    });
+
+    it('two operators acting on one exception at once: one wins, the other gets a D3 409; one dispute, one posting', async () => {
+      // Two unexpected chargebacks (P2 and P3) and a fee row for P2 the report overcharges (a mismatch to accept).
+      const res = await upload(adyenReport([
+        { psp: pays[1]!.psp, ref: pays[1]!.id, type: 'Chargeback', gross: '20.00', fee: '0.00', at: '2030-06-07 09:00:00' },
+        { psp: pays[2]!.psp, ref: pays[2]!.id, type: 'Chargeback', gross: '30.00', fee: '0.00', at: '2030-06-07 09:01:00' },
+      ], { batch: '47', payout: false }));
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const rows = (await admin('GET', `/admin/v1/reconciliation/rows?batch_id=${res.body.batch.id}`)).body.rows as { id: string; outcome: string; merchant_ref: string }[];
+      assert.equal(rows.length, 2, JSON.stringify(rows));
+      const act = (rowId: string, body: Record<string, unknown>) => admin('POST', `/admin/v1/reconciliation/rows/${rowId}/actions`, body);
+      const disputesOf = async (paymentId: string) => (await gw.store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM disputes WHERE payment_id = $1', [paymentId]))[0]!.n;
+
+      // Two disputes at once on one row: one dispute opened, one 409.
+      const [first, second] = rows;
+      const both = await Promise.all([
+        act(first!.id, { action: 'dispute', note: 'operator A', payment_id: pays[1]!.id }),
+        act(first!.id, { action: 'dispute', note: 'operator B', payment_id: pays[1]!.id }),
+      ]);
+      assert.deepEqual(both.map((r) => r.status).sort(), [200, 409], both.map((r) => r.text).join('\n'));
+      const loser = both.find((r) => r.status === 409)!;
+      assert.deepEqual([loser.body.http_code, loser.body.error_code, loser.body.error_message], [409, '100000', 'The exception was resolved meanwhile (another operator acted on it): read it again.']);
+      assert.equal(await disputesOf(pays[1]!.id), 1, 'one dispute, not two');
+
+      // A dispute and a write-off at once on the other row: whichever wins, the row and the disputes agree.
+      const ledgerBefore = (await gw.store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM ledger_entries'))[0]!.n;
+      const raced = await Promise.all([
+        act(second!.id, { action: 'dispute', note: 'operator A', payment_id: pays[2]!.id }),
+        act(second!.id, { action: 'write_off', note: 'operator B' }),
+      ]);
+      assert.deepEqual(raced.map((r) => r.status).sort(), [200, 409], raced.map((r) => r.text).join('\n'));
+      const winner = raced.find((r) => r.status === 200)!;
+      assert.equal(await disputesOf(pays[2]!.id), winner.body.resolution === 'disputed' ? 1 : 0, `resolution ${winner.body.resolution}`);
+      if (winner.body.resolution === 'written_off') {
+        assert.equal((await gw.store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM ledger_entries'))[0]!.n, ledgerBefore, 'a write-off posts nothing, the lost dispute nothing');
+      }
+      const audits = (await admin('GET', `/admin/v1/audit-log?object_id=${second!.id}`)).body.entries as { action: string }[];
+      assert.equal(audits.filter((e) => e.action.startsWith('reconciliation.')).length, 1, 'one action recorded');
       assert.equal((await admin('GET', '/admin/v1/money/ledger-check')).body.balanced, true);
     });
 

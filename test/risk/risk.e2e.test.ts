@@ -41,6 +41,15 @@ for (const { kind, skip } of await storeKinds()) {
       return res.body;
     }
 
+    /**
+     * A payment keeps only the counters some rule reads (issue 24): a shadow rule of the merchant's that reads its
+     * merchant counters (attempts and approvals), so that the tests of those counters have them written.
+     */
+    const readMerchantCounters = (m: TestMerchant) => saveRules(m.id, [rule('reads the merchant counters', { velocity: [
+      { measure: 'attempts', by: 'merchant', window_minutes: 10, more_than: 1000 },
+      { measure: 'approvals', by: 'merchant', window_minutes: 10, more_than: 1000 },
+    ] }, { action: 'block' }, 'shadow')]);
+
     const callbacksOf = async (paymentId: string) =>
       Number((await t.store.db.query<{ n: string }>('SELECT count(*)::text AS n FROM callbacks WHERE payment_id = $1', [paymentId]))[0]!.n);
 
@@ -49,6 +58,8 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(view.status, 200, view.text);
       const res = await call('GET', `/admin/v1/payments/${view.body.payment.id}/risk`, undefined, 'viewer');
       assert.equal(res.status, 200, res.text);
+      // The payment view shows the same evaluation (issue 26 item 6).
+      assert.deepEqual(view.body.risk, res.body);
       return { ...res.body, paymentId: view.body.payment.id as string };
     }
 
@@ -71,6 +82,26 @@ for (const { kind, skip } of await storeKinds()) {
       const stale = await call('PUT', `/admin/v1/risk/rules/${m.id}`, { version: 0, rules: { rules: [] } });
       assert.equal(stale.status, 409, stale.text);
       assert.equal((await call('PUT', `/admin/v1/risk/rules/${m.id}`, { version: 1, rules: { rules: [] } }, 'viewer')).status, 403);
+    });
+
+    it('a payment keeps only the counters some rule reads; a rule saved later counts from then on (issue 24)', async () => {
+      // Before any test saves a rule on e-mail attempts: the platform's defaults read distinct cards per e-mail only.
+      const m = await merchant();
+      const email = `kept-${Date.now()}@example.com`;
+      const first = await sale(t, { payer_email: email }, m);
+      assert.equal(first.body.status, 'SETTLED', first.text);
+      const { paymentId } = await risk(first.body.trans_id);
+      const kept = async () => (await t.store.db.query<{ attempts: string; members: string; merchant: string }>(
+        `WITH k AS (SELECT keys->>'email' AS email FROM risk_evaluations WHERE payment_id = $1)
+         SELECT (SELECT coalesce(sum(attempts), 0) FROM risk_velocity, k WHERE dimension = 'email' AND key = k.email AND grain = 1)::text AS attempts,
+                (SELECT count(*) FROM risk_velocity_members, k WHERE dimension = 'email' AND key = k.email)::text AS members,
+                (SELECT count(*) FROM risk_velocity WHERE dimension = 'merchant' AND key = $2)::text AS merchant`, [paymentId, m.id]))[0];
+      assert.deepEqual(await kept(), { attempts: '0', members: '2', merchant: '0' }, 'distinct cards per e-mail (minute and hour), no attempt or merchant counter');
+      await saveRules(m.id, [rule('attempts per e-mail', { velocity: [{ measure: 'attempts', by: 'email', window_minutes: 10, more_than: 5 }] }, { action: 'block' }, 'shadow')]);
+      const second = await sale(t, { payer_email: email }, m);
+      assert.equal(second.body.status, 'SETTLED', second.text);
+      assert.equal((await risk(second.body.trans_id)).evaluation.velocity['attempts:email:10:'], '1', 'the attempts before the rule were not counted');
+      assert.deepEqual(await kept(), { attempts: '1', members: '2', merchant: '0' });
     });
 
     it('versions: every save kept, an earlier one restored as the newest, each audited; the platform starts on the defaults', async () => {
@@ -145,6 +176,14 @@ for (const { kind, skip } of await storeKinds()) {
       assert.ok(!add.text.includes('5555555555554444'), 'the number is never kept');
       const bad = await call('POST', `/admin/v1/risk/lists/${m.id}`, { entries: [{ list: 'block', kind: 'ip', value: '300.1.1.1', reason: 'x' }, { list: 'block', kind: 'card', value: '4111111111111112', reason: 'x' }] });
       assert.deepEqual(d3Messages(bad), ['entries[0].value: This value is not valid: an IP address or CIDR block.', 'entries[1].value: This value is not valid: a card number or a card fingerprint (32 hex digits).']);
+      // Search: by part of a value or reason (any case); a card by its number typed whole (its fingerprint's entry).
+      const found = async (q: string) => ((await call('GET', `/admin/v1/risk/lists/${m.id}?q=${encodeURIComponent(q)}`)).body as { kind: string; value: string }[]).map((e) => e.kind).sort();
+      assert.deepEqual(await found('198.51.'), ['ip']);
+      assert.deepEqual(await found('CHARGEB'), ['email']);
+      assert.deepEqual(await found('5555 5555 5555 4444'), ['card']);
+      assert.deepEqual(await found('Fraud@Example.com'), ['email']);
+      assert.deepEqual(await found('example.com'), ['email', 'email']);
+      assert.deepEqual(await found('nothing like it'), []);
 
       const outcomes: Record<string, string> = {};
       for (const [name, fields] of Object.entries({
@@ -213,6 +252,7 @@ for (const { kind, skip } of await storeKinds()) {
     it('the screen is recorded once with the payment\'s own write, and once alone by an attempt that ends before it', async () => {
       // A SALE: its evaluation and counters ride in the payment's insert, its outcome's counts in its update.
       const m = await merchant();
+      await readMerchantCounters(m);
       const paid = await sale(t, {}, m);
       assert.equal(paid.body.status, 'SETTLED', paid.text);
       const counted = async (merchantId: string) => (await t.store.db.query<{ evaluations: string; outcomes: string; attempts: string; approvals: string }>(
@@ -230,6 +270,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     it('counters past the longest window are pruned; younger ones are kept', async () => {
       const m = await merchant();
+      await readMerchantCounters(m);
       await sale(t, { payer_email: 'prune@example.com' }, m);
       const count = async () => Number((await t.store.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM risk_velocity WHERE dimension = 'merchant' AND key = $1`, [m.id]))[0]!.n);
       const written = await count();

@@ -17,6 +17,21 @@ import { createLogger } from '../../src/logger.ts';
 import { readAnswer } from '../support/answer.ts';
 import { keyedHash, cardFingerprint } from '../../src/domain/risk/fingerprint.ts';
 import { riskKeyOf } from '../../src/services/risk/engine.ts';
+import { saveRuleSet } from '../../src/store/risk-repo.ts';
+import type { RiskRuleSet } from '../../src/domain/risk/rules.ts';
+
+/**
+ * A payment keeps only the counters some rule reads (issue 24): the platform's rule set here reads every counter
+ * the property checks (in shadow mode: recorded, no effect), so that all of them are written.
+ */
+const READS_EVERY_COUNTER: RiskRuleSet = { rules: [{ name: 'reads the counters the test checks', mode: 'shadow', when: { velocity: [
+  ...(['merchant', 'email', 'ip'] as const).flatMap((by) => [
+    { measure: 'attempts' as const, by, window_minutes: 10, more_than: 1_000_000 },
+    { measure: 'declines' as const, by, window_minutes: 10, more_than: 1_000_000 },
+  ]),
+  { measure: 'distinct_cards', by: 'email', window_minutes: 60, more_than: 1_000_000 },
+  { measure: 'distinct_cards', by: 'ip', window_minutes: 60, more_than: 1_000_000 },
+] }, then: { action: 'block' } }] };
 
 const CARDS = ['4111111111111111', '5555555555554444', '4000000000000002', '4012888888881881'];
 
@@ -30,6 +45,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     before(async () => {
       node1 = await startTestGateway('postgres');
+      assert.ok(await saveRuleSet(node1.store.db, 'platform', READS_EVERY_COUNTER, 0, null, null, new Date()));
       const [row] = await node1.store.db.query<{ schema: string }>('SELECT current_schema() AS schema');
       db2 = await openPostgres({ url: TEST_DATABASE_URL, schema: row!.schema, max: 10 });
       node2 = await assembleGateway({ config: { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0' }, db: db2, keyring: node1.gateway.ctx.keyring, logger: createLogger('silent') });

@@ -60,6 +60,21 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(status, 'delivered', 'a 2xx with body OK delivers');
     });
 
+    it('sends the callback once the answer is out, not at the dispatcher\'s next poll', async () => {
+      const own = await startListener('OK');
+      const patient = await startTestGateway(kind, { workers: true, dispatcherPollMs: 10 * 60_000, notificationUrl: own.url });
+      try {
+        // The start-up pass has run (the queue was empty); the next poll is ten minutes away.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const res = await sale(patient);
+        const [cb] = await callbacksOf(own, res.body.trans_id, 1);
+        assert.equal(cb?.fields.action, 'SALE');
+      } finally {
+        await patient.close();
+        await own.close();
+      }
+    });
+
     it('reports a decline with decline_reason', async () => {
       const res = await sale(gw, { card_exp_month: '02' });
       const [cb] = await callbacksOf(notifications, res.body.trans_id, 1);

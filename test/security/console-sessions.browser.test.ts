@@ -14,7 +14,7 @@ import { adminClient } from '../admin/support.ts';
 import { ensureConsoleBuilt } from '../console/support.ts';
 
 const ADMIN = 'console-sessions-browser-admin';
-const PASSWORD = 'correct horse battery staple';
+const PASSWORD = 'a sturdy console phrase 2026';
 
 describe('console sessions in the browser (issue 25, items 9, 10, 11)', { skip: browserUnavailable(), timeout: 300_000 }, () => {
   let t: TestGateway;

@@ -10,7 +10,7 @@ import { adminClient } from '../admin/support.ts';
 import { assertD3 } from '../hardening/support.ts';
 
 const ADMIN = 'console-sign-in-admin-token';
-const PASSWORD = 'correct horse battery staple';
+const PASSWORD = 'a sturdy console phrase 2026';
 
 for (const { kind, skip } of await storeKinds()) {
   describe(`console sign-in: origin and disabled users (${kind})`, { skip }, () => {

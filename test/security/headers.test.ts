@@ -11,7 +11,7 @@ import { adminClient } from '../admin/support.ts';
 import { assertD3 } from '../hardening/support.ts';
 
 const ADMIN = 'headers-test-admin-token';
-const PASSWORD = 'correct horse battery staple';
+const PASSWORD = 'a sturdy console phrase 2026';
 const METRICS_TOKEN = 'metrics-scrape-token-0123456789abcdef';
 
 /** Writes raw bytes and returns the whole answer (Node's parser refusing the request answers on the socket). */

@@ -10,7 +10,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { adminClient } from '../admin/support.ts';
 
 const ADMIN = 'sign-in-slowdown-admin-token';
-const PASSWORD = 'correct horse battery staple';
+const PASSWORD = 'a sturdy console phrase 2026';
 
 for (const { kind, skip } of await storeKinds()) {
   describe(`console sign-in: delays, not a lock (${kind})`, { skip }, () => {

@@ -2,7 +2,8 @@
  * Issue 25, item 26: test and live keys, over HTTP on both stores. A live merchant is given a test key through the
  * admin API (its own key, password and signing secret); the test key's payments settle in the sandbox and never
  * reach a live MID, even one it was given; the live key's never reach the sandbox; each key takes only its own
- * password; the admin payment list (and the console's CSV export, made from it) keeps them apart with mode=test|live.
+ * password; the admin payment list (and the console's CSV export, made from it) and the audit log keep them apart
+ * with mode=test|live.
  * Existing single-key merchants keep their meaning: a sandbox merchant's key is a test key, a live one's a live key.
  */
 import { describe, it, before, after } from 'node:test';
@@ -100,6 +101,67 @@ for (const { kind, skip } of await storeKinds()) {
       assert.deepEqual([...(await listed(`mode=live&merchant_id=${testKey}`))], []);
       const bad = await admin('GET', '/admin/v1/payments?mode=sandbox');
       assert.equal(bad.status, 400, bad.text);
+    });
+
+    it('the audit log keeps test apart from live: mode=test lists entries about test keys\' merchants, mode=live the others', async () => {
+      const testKey = (await admin('GET', `/admin/v1/merchants/${live.id}`)).body.test_merchant_id as string;
+      for (const id of [t.merchant.id, live.id, testKey]) {
+        const res = await admin('PATCH', `/admin/v1/merchants/${id}`, { name: `Shop ${id.slice(-4)}` });
+        assert.equal(res.status, 200, res.text);
+      }
+      const paid = await sale(live);
+      const refunded = await admin('POST', `/admin/v1/payments/${paid.body.trans_id}/refund`, { amount: '1.00' });
+      assert.ok(refunded.status < 300, refunded.text);
+      const about = async (query: string) => {
+        const res = await admin('GET', `/admin/v1/audit-log?${query}&limit=200`);
+        assert.equal(res.status, 200, res.text);
+        return (res.body.entries as { action: string; object_type: string; object_id: string }[]);
+      };
+      const tested = await about('mode=test');
+      const lived = await about('mode=live');
+      const updated = (entries: { action: string; object_id: string }[]) => new Set(entries.filter((e) => e.action === 'merchant.update').map((e) => e.object_id));
+      assert.deepEqual(updated(tested), new Set([t.merchant.id, testKey]));
+      assert.deepEqual(updated(lived), new Set([live.id]));
+      assert.ok(lived.some((e) => e.object_type === 'payment' && e.object_id === paid.body.trans_id), 'a live payment\'s refund is live');
+      assert.ok(!tested.some((e) => e.object_id === paid.body.trans_id));
+      const all = await about('');
+      assert.equal(tested.length + lived.length, all.length, 'every entry is in one of the two');
+      assert.equal((await admin('GET', '/admin/v1/audit-log?mode=sandbox')).status, 400);
+    });
+
+    it('the merchants list keeps test apart from live: mode=test, mode=live', async () => {
+      const ids = async (query: string) => {
+        const res = await admin('GET', `/admin/v1/merchants?${query}&limit=200`);
+        assert.equal(res.status, 200, res.text);
+        return (res.body.merchants as { id: string; mode: string }[]);
+      };
+      const tested = await ids('mode=test');
+      const lived = await ids('mode=live');
+      assert.ok(tested.length > 0 && tested.every((m) => m.mode === 'test'), JSON.stringify(tested));
+      assert.ok(tested.some((m) => m.id === t.merchant.id));
+      assert.ok(lived.length > 0 && lived.every((m) => m.mode === 'live'), JSON.stringify(lived));
+      assert.ok(lived.some((m) => m.id === live.id));
+      assert.equal((await ids('')).length, tested.length + lived.length);
+    });
+
+    it('the callbacks list keeps test apart from live: mode=test, mode=live, and a bulk resend by filter takes the mode', async () => {
+      for (const m of [t.merchant, live]) {
+        const set = await admin('PATCH', `/admin/v1/merchants/${m.id}`, { notification_url: `https://${m.id === live.id ? 'live' : 'test'}-shop.example/callbacks` });
+        assert.equal(set.status, 200, set.text);
+        assert.equal((await sale(m)).body.status, 'SETTLED');
+      }
+      const merchantsOf = async (query: string) => {
+        const res = await admin('GET', `/admin/v1/callbacks?${query}`);
+        assert.equal(res.status, 200, res.text);
+        return new Set((res.body.callbacks as { merchant_id: string }[]).map((c) => c.merchant_id));
+      };
+      const tested = await merchantsOf('mode=test');
+      const lived = await merchantsOf('mode=live');
+      assert.ok(tested.has(t.merchant.id) && !tested.has(live.id), [...tested].join());
+      assert.ok(lived.has(live.id) && !lived.has(t.merchant.id), [...lived].join());
+      const resent = await admin('POST', '/admin/v1/callbacks/resend', { filter: { mode: 'live', merchant_id: t.merchant.id } });
+      assert.equal(resent.status, 200, resent.text);
+      assert.deepEqual(resent.body.resent, [], 'the sandbox merchant\'s callbacks are no live key\'s');
     });
   });
 }

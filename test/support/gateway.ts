@@ -55,6 +55,8 @@ export interface TestGatewayOptions extends MerchantOptions {
   clock?: Clock;
   /** Start the callback dispatcher and re-check worker (polling fast). */
   workers?: boolean;
+  /** The dispatcher's pause between polls (default 250 ms; each write request also wakes it). */
+  dispatcherPollMs?: number;
   /** Operator token of the admin API. */
   adminToken?: string;
   /** A store opened by the test (e.g. through a proxy it controls); default: a fresh one of the kind. */
@@ -125,7 +127,7 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
     logger: opts.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     logRequests: opts.logRequests,
     ...(opts.requestLogLevel ? { requestLogLevel: opts.requestLogLevel } : {}),
-    dispatcher: { pollMs: 50, timeoutMs: 2000, resolver: opts.resolver },
+    dispatcher: { pollMs: opts.dispatcherPollMs ?? 250, timeoutMs: 2000, resolver: opts.resolver },
     connectorResolver: opts.connectorResolver,
   });
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });

@@ -55,10 +55,10 @@ export async function startListener(answer = 'OK'): Promise<Listener> {
   const listener: Listener = {
     url: `http://127.0.0.1:${port}/callback`,
     received,
-    async waitFor(count, timeoutMs = 10_000) {
+    async waitFor(count, timeoutMs = 20_000) {
       return (await listener.waitForMatching(() => true, count, timeoutMs)).slice(0, count);
     },
-    async waitForMatching(match, count, timeoutMs = 10_000) {
+    async waitForMatching(match, count, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (received.filter(match).length < count) {
         if (Date.now() > deadline) throw new Error(`expected ${count} matching callbacks, got ${received.filter(match).length}`);

@@ -312,6 +312,9 @@ describe('hosted pages in a browser', { timeout: 180_000 }, () => {
     assert.equal(f.card_expiry, '12/35');
     assert.equal(f.billing_country, 'US');
     assert.equal(f.billing_state, 'NY');
+    // The payer's device id (risk engine): made once, kept in the page origin's storage, posted with the card.
+    assert.match(f.device_id ?? '', /^[A-Za-z0-9_-]{22}$/);
+    assert.equal(await page.evaluate(() => localStorage.getItem('portcullis.device')), f.device_id);
     await page.close();
     assertNoProblems();
   });
@@ -340,7 +343,11 @@ describe('hosted pages in a browser', { timeout: 180_000 }, () => {
     assert.equal(await page.locator('#panel-paypal').isVisible(), true);
     await page.click('#pay-button');
     await page.waitForSelector('#received');
-    assert.deepEqual(server.postsTo('/pay-apm')[0]!.fields, [['method', 'paypal']]);
+    // Only the method, and the payer's device id the page's form carries for every method (the risk engine's key).
+    const posted = server.postsTo('/pay-apm')[0]!.fields;
+    assert.deepEqual(posted.map(([name]) => name), ['device_id', 'method']);
+    assert.match(posted[0]![1], /^[A-Za-z0-9_-]{22}$/);
+    assert.equal(posted[1]![1], 'paypal');
     await page.close();
     assertNoProblems();
   });
@@ -376,6 +383,7 @@ describe('hosted pages in a browser', { timeout: 180_000 }, () => {
       card_expiry: '12/35',
       card_cvv: '737',
       card_holder: 'Jane Doe',
+      device_id: posted.device_id,
     });
     await page.close();
     assertNoProblems();

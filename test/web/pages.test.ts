@@ -14,7 +14,8 @@ import { renderAcsPage, renderProviderPage } from '../../src/sandbox/templates.t
 import { BROWSER_FORM_FIELDS, CHECKOUT_FIELDS, type CheckoutPageView } from '../../src/web/views.ts';
 
 /** The hidden browser details every card form posts (filled by the page's script). */
-const BROWSER_NAMES = BROWSER_FORM_FIELDS.map((name) => `browser_${name}`);
+/** The hidden fields beside the card's: the browser's details and the payer's device id (risk engine). */
+const BROWSER_NAMES = [...BROWSER_FORM_FIELDS.map((name) => `browser_${name}`), 'device_id'];
 
 const EVIL = `"><script>alert(1)</script><img src=x onerror=alert(2)>'\``;
 

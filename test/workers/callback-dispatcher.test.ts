@@ -354,7 +354,9 @@ for (const { kind, skip } of await storeKinds()) {
         const summary = await d.runOnce();
         assert.equal(summary.retried, 5, 'five timeouts');
         assert.equal(summary.deferred, 1, 'the sixth was not sent: the URL got blocked during the batch');
-        assert.equal(receiver.receptions.length, 5);
+        // A POST can time out (100 ms) before a busy machine's receiver has read it: at most five arrive.
+        const seenBeforeBlock = receiver.receptions.length;
+        assert.ok(seenBeforeBlock >= 1 && seenBeforeBlock <= 5, `${seenBeforeBlock} receptions`);
         const blockedUntil = new Date(clock.now().getTime() + URL_BLOCK_RULE.blockMs);
         assert.deepEqual((await getUrlHealth(db, url)).blockedUntil, blockedUntil);
         assert.ok(log.lines.some((l) => l.msg === 'callback url blocked after repeated timeouts'));
@@ -366,7 +368,8 @@ for (const { kind, skip } of await storeKinds()) {
         assert.equal((await d.runOnce()).claimed, 0, "another merchant's callback waits too");
         clock.advance(URL_BLOCK_RULE.blockMs - 1);
         assert.equal((await d.runOnce()).claimed, 0, 'still blocked a millisecond before the end');
-        assert.equal(receiver.receptions.length, 5);
+        const waiting = new Set([other, deferred?.id]);
+        assert.ok(!receiver.receptions.some((r) => waiting.has(r.callbackId ?? '')), 'nothing sent while blocked');
 
         clock.advance(1);
         const after = await dispatcher({ timeoutMs: 10_000, concurrency: 1 }).runOnce();

@@ -76,4 +76,45 @@ describe('the workers\' polling loop', () => {
     await quick.stop();
     assert.ok(passes > after);
   });
+
+  it('a wake ends the pause early, never sooner than minPauseMs after the last pass', async () => {
+    const passAt: number[] = [];
+    const loop = new PollingLoop({ pollMs: 60_000, minPauseMs: 100, onError: assert.fail, pass: async () => (passAt.push(performance.now()), false) });
+    loop.start();
+    await waitUntil(() => passAt.length === 1);
+    loop.wake();
+    loop.wake();
+    await waitUntil(() => passAt.length === 2);
+    assert.ok(passAt[1]! - passAt[0]! >= 99, `second pass ${passAt[1]! - passAt[0]!} ms after the first`);
+    await sleep(250);
+    assert.equal(passAt.length, 2, 'two wakes in one pause make one pass');
+    await loop.stop();
+    loop.wake();
+    assert.equal(passAt.length, 2, 'a stopped loop ignores a wake');
+  });
+
+  it('a wake that arrives during a pass cuts the pause after it short (the pass may have read before the write)', async () => {
+    let passes = 0;
+    let release: () => void = () => undefined;
+    const loop = new PollingLoop({
+      pollMs: 60_000,
+      onError: assert.fail,
+      pass: async () => {
+        passes += 1;
+        if (passes === 1) await new Promise<void>((r) => (release = r));
+        return false;
+      },
+    });
+    loop.start();
+    await waitUntil(() => passes === 1);
+    loop.wake();
+    release();
+    await waitUntil(() => passes === 2);
+    await loop.stop();
+  });
 });
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !condition(); i++) await sleep(25);
+  assert.ok(condition(), 'condition met within 10 s');
+}

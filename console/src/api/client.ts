@@ -4,6 +4,7 @@
  * The session cookie travels by itself; the CSRF token the sign-in answered goes in a header on every write.
  */
 import type { paths } from './schema';
+import { inWords } from '../errors';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type Path = keyof paths;
@@ -33,7 +34,8 @@ export interface ErrorBody {
 
 export class ApiError extends Error {
   constructor(readonly status: number, readonly body: ErrorBody | undefined) {
-    super(body?.errors?.map((e) => e.error_message).join(' ') || body?.error_message || `The gateway answered ${status}.`);
+    // Field paths in words (issue 31 item 9): "Rule 1, Card countries: ...", not "rules[0].when.card_countries[0]: ...".
+    super(body?.errors?.map((e) => inWords(e.error_message)).join(' ') || (body?.error_message && inWords(body.error_message)) || `The gateway answered ${status}.`);
   }
 }
 
@@ -67,7 +69,8 @@ export async function call<P extends Path, M extends Method>(method: M, path: P,
   const text = await res.text();
   const json = text ? (JSON.parse(text) as unknown) : undefined;
   if (!res.ok) {
-    if (res.status === 401 && path !== '/admin/v1/session') onSignedOut();
+    // The session's own read answers 401 when signed out (the console's and the portal's, which shares this client).
+    if (res.status === 401 && !path.endsWith('/v1/session')) onSignedOut();
     throw new ApiError(res.status, json as ErrorBody | undefined);
   }
   return json as Answer<P, M>;
@@ -82,3 +85,33 @@ export type Session = Answer<'/admin/v1/session', 'get'>;
 export type Permission = Session['permissions'][number];
 export type Settings = Answer<'/admin/v1/merchants/{id}/settings', 'get'>;
 export type PaymentQuery = QueryOf<'/admin/v1/payments', 'get'>;
+
+/**
+ * A request whose body or answer is a file, not JSON (a report upload, a SEPA export): the same session, CSRF
+ * header and D3 errors as `call`, the answer handed back as the Response.
+ */
+export async function send(method: Method, url: string, body: BodyInit | undefined, contentType?: string): Promise<Response> {
+  lastCallAt = Date.now();
+  const headers: Record<string, string> = {};
+  if (contentType) headers['content-type'] = contentType;
+  if (method !== 'get' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  const res = await fetch(url, { method: method.toUpperCase(), headers, credentials: 'same-origin', body: body ?? null });
+  if (!res.ok) {
+    const text = await res.text();
+    let json: ErrorBody | undefined;
+    try { json = text ? (JSON.parse(text) as ErrorBody) : undefined; } catch { json = undefined; }
+    if (res.status === 401) onSignedOut();
+    throw new ApiError(res.status, json);
+  }
+  return res;
+}
+
+/** Saves a file the browser holds (an export answered to a POST) under `name`. */
+export function saveFile(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

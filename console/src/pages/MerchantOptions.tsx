@@ -9,12 +9,15 @@ import { bodyEnumOf } from '../queryParams';
 import { useCan } from '../session';
 import { ErrorNote, Field, FieldErrors, errorsByField, useSubmit } from '../ui';
 import { PemInput } from './Wallets';
+import { useUnsavedPrompt } from '../comfort';
+import { fill, useT } from '../i18n';
 
 const ROUTE = 'PATCH /admin/v1/merchants/{id}/settings';
 type Patch = NonNullable<Parameters<typeof call<'/admin/v1/merchants/{id}/settings', 'patch'>>[2]>['body'];
 
 function SaveRow({ busy, saved, label }: { busy: boolean; saved: boolean; label: string }) {
-  return <div className="actions"><button type="submit" className="primary" disabled={busy}>{label}</button>{saved && <span role="status">Saved.</span>}</div>;
+  const t = useT();
+  return <div className="actions"><button type="submit" className="primary" disabled={busy}>{label}</button>{saved && <span role="status">{t('merchant.saved')}</span>}</div>;
 }
 
 /** One settings form: its patch, busy, error and saved states, and the field errors for what it shows. */
@@ -30,32 +33,37 @@ function useSettingsForm(merchantId: string, patch: () => Patch, done: () => voi
 }
 
 export function PayerRetries({ merchantId, settings, done }: { merchantId: string; settings: Settings; done: () => void }) {
+  const t = useT();
   const writable = useCan()('merchants.write');
   const current = settings.payer_retries;
   const [mode, setMode] = useState<'retry' | 'off'>(current === false ? 'off' : 'retry');
   const [attempts, setAttempts] = useState(String(current === false ? 3 : current.max_attempts));
-  const { busy, error, submit, saved } = useSettingsForm(merchantId, () => ({ payer_retries: mode === 'off' ? false : { max_attempts: Number(attempts) } }) as Patch, done);
+  const [receipt, setReceipt] = useState(settings.receipt_email);
+  const { busy, error, submit, saved } = useSettingsForm(merchantId, () => ({ payer_retries: mode === 'off' ? false : { max_attempts: Number(attempts) }, receipt_email: receipt }) as Patch, done);
+  // Issue 31 item 9: leaving with changes not saved asks first.
+  useUnsavedPrompt(mode !== (current === false ? 'off' : 'retry') || (mode === 'retry' && current !== false && attempts !== String(current.max_attempts)) || receipt !== settings.receipt_email);
   return (
     <FieldErrors.Provider value={errorsByField(error)}>
       <form className="card" aria-labelledby="retries" onSubmit={(e) => void submit(e)} noValidate>
-        <h2 id="retries">Payer retries</h2>
-        <p className="sub">After a declined attempt on the hosted page, the payer may try again (another card) up to this many attempts per session.</p>
+        <h2 id="retries">{t('merchant.retries')}</h2>
+        <p className="sub">{t('merchant.retriesExplain')}</p>
         <fieldset disabled={!writable}>
           <fieldset className="chips operations">
-            <legend>After a decline</legend>
-            <label className="check"><input type="radio" name="retries" checked={mode === 'retry'} onChange={() => setMode('retry')} /> The payer stays and tries again</label>
-            <label className="check"><input type="radio" name="retries" checked={mode === 'off'} onChange={() => setMode('off')} /> Straight to the merchant's error URL (the platform's behaviour)</label>
+            <legend>{t('merchant.afterDecline')}</legend>
+            <label className="check"><input type="radio" name="retries" checked={mode === 'retry'} onChange={() => setMode('retry')} /> {t('merchant.retryStay')}</label>
+            <label className="check"><input type="radio" name="retries" checked={mode === 'off'} onChange={() => setMode('off')} /> {t('merchant.retryOff')}</label>
           </fieldset>
           {mode === 'retry' && (
             <div className="grid">
-              <Field label="Attempts per session" hint="1 to 20" path="payer_retries">{(id, aria) => (
+              <Field label={t('merchant.attempts')} hint={t('merchant.attemptsHint')} path="payer_retries">{(id, aria) => (
                 <input id={id} {...aria} type="number" inputMode="numeric" value={attempts} onChange={(e) => setAttempts(e.target.value)} />)}
               </Field>
             </div>
           )}
+          <label className="check"><input type="checkbox" checked={receipt} onChange={(e) => setReceipt(e.target.checked)} /> {t('merchant.receipt')}</label>
         </fieldset>
         {error && <ErrorNote error={error} />}
-        {writable && <SaveRow busy={busy} saved={saved} label="Save payer retries" />}
+        {writable && <SaveRow busy={busy} saved={saved} label={t('merchant.saveRetries')} />}
       </form>
     </FieldErrors.Provider>
   );
@@ -71,6 +79,7 @@ function OptionSwitch({ label, on, set }: { label: string; on: boolean; set: (on
 }
 
 export function ConnectorOptions({ merchantId, options, done }: { merchantId: string; options: Options; done: () => void }) {
+  const t = useT();
   const writable = useCan()('merchants.write');
   const [mobile, setMobile] = useState({ on: options.mobile_money !== null, fee_bearer: options.mobile_money?.fee_bearer ?? bodyEnumOf(ROUTE, 'connector_options.mobile_money.fee_bearer')[0] ?? '' });
   const [voucher, setVoucher] = useState({ on: options.voucher_partner !== null, partner_ids: lines(options.voucher_partner?.partner_ids ?? {}), language: options.voucher_partner?.language ?? 'en', domain: options.voucher_partner?.domain ?? '' });
@@ -85,55 +94,55 @@ export function ConnectorOptions({ merchantId, options, done }: { merchantId: st
       ...(!token.on ? { token_call: null } : token.private_key ? { token_call: { private_key: token.private_key } } : {}),
     },
   }) as Patch;
-  const { busy, error, submit, saved } = useSettingsForm(merchantId, patch, () => { setToken((t) => ({ ...t, private_key: '' })); done(); });
+  const { busy, error, submit, saved } = useSettingsForm(merchantId, patch, () => { setToken((k) => ({ ...k, private_key: '' })); done(); });
   const at = 'connector_options';
   return (
     <FieldErrors.Provider value={errorsByField(error)}>
       <form className="card" aria-labelledby="options" onSubmit={(e) => void submit(e)} noValidate>
-        <h2 id="options">Connector options</h2>
-        <p className="sub">What the alternative-method providers need of this merchant. Switched off: the option is removed.</p>
+        <h2 id="options">{t('merchant.options')}</h2>
+        <p className="sub">{t('merchant.optionsExplain')}</p>
         <fieldset disabled={!writable}>
           <fieldset className="switch-group">
-            <legend>Mobile money</legend>
-            <OptionSwitch label="Mobile-money payouts configured" on={mobile.on} set={(on) => setMobile({ ...mobile, on })} />
-            {mobile.on && <div className="grid"><Field label="Fee bearer" path={`${at}.mobile_money.fee_bearer`}>{(id) => (
+            <legend>{t('merchant.mobileMoney')}</legend>
+            <OptionSwitch label={t('merchant.mobileOn')} on={mobile.on} set={(on) => setMobile({ ...mobile, on })} />
+            {mobile.on && <div className="grid"><Field label={t('merchant.feeBearer')} path={`${at}.mobile_money.fee_bearer`}>{(id) => (
               <select id={id} value={mobile.fee_bearer} onChange={(e) => setMobile({ ...mobile, fee_bearer: e.target.value as never })}>
                 {bodyEnumOf(ROUTE, `${at}.mobile_money.fee_bearer`).map((o) => <option key={o}>{o}</option>)}
               </select>)}</Field></div>}
           </fieldset>
           <fieldset className="switch-group">
-            <legend>Voucher partner</legend>
-            <OptionSwitch label="Voucher partner configured" on={voucher.on} set={(on) => setVoucher({ ...voucher, on })} />
+            <legend>{t('merchant.voucher')}</legend>
+            <OptionSwitch label={t('merchant.voucherOn')} on={voucher.on} set={(on) => setVoucher({ ...voucher, on })} />
             {voucher.on && <div className="grid">
-              <Field label="Partner id per currency" hint='One "EUR = partner id" a line' path={`${at}.voucher_partner.partner_ids`}>{(id, aria) => (
+              <Field label={t('merchant.partnerIds')} hint={t('merchant.partnerIdsHint')} path={`${at}.voucher_partner.partner_ids`}>{(id, aria) => (
                 <textarea id={id} {...aria} rows={3} value={voucher.partner_ids} onChange={(e) => setVoucher({ ...voucher, partner_ids: e.target.value })} />)}</Field>
-              <Field label="Language" hint="RFC 3066, e.g. en or pt-BR" path={`${at}.voucher_partner.language`}>{(id, aria) => (
+              <Field label={t('merchant.language')} hint={t('merchant.languageHint')} path={`${at}.voucher_partner.language`}>{(id, aria) => (
                 <input id={id} {...aria} value={voucher.language} onChange={(e) => setVoucher({ ...voucher, language: e.target.value })} />)}</Field>
-              <Field label="Domain" hint="Optional" path={`${at}.voucher_partner.domain`}>{(id, aria) => (
+              <Field label={t('merchant.domain')} hint={t('merchant.optional')} path={`${at}.voucher_partner.domain`}>{(id, aria) => (
                 <input id={id} {...aria} value={voucher.domain} onChange={(e) => setVoucher({ ...voucher, domain: e.target.value })} />)}</Field>
             </div>}
           </fieldset>
           <fieldset className="switch-group">
-            <legend>Mail payout</legend>
-            <OptionSwitch label="Mail payouts configured" on={mail.on} set={(on) => setMail({ ...mail, on })} />
+            <legend>{t('merchant.mailPayout')}</legend>
+            <OptionSwitch label={t('merchant.mailOn')} on={mail.on} set={(on) => setMail({ ...mail, on })} />
             {mail.on && <div className="grid">
-              <Field label="Account UUID" path={`${at}.mail_payout.account_uuid`}>{(id, aria) => (
+              <Field label={t('merchant.accountUuid')} path={`${at}.mail_payout.account_uuid`}>{(id, aria) => (
                 <input id={id} {...aria} value={mail.account_uuid} onChange={(e) => setMail({ ...mail, account_uuid: e.target.value })} />)}</Field>
-              <Field label="Fee calculation" path={`${at}.mail_payout.fee_calculation_method`}>{(id) => (
+              <Field label={t('merchant.feeCalc')} path={`${at}.mail_payout.fee_calculation_method`}>{(id) => (
                 <select id={id} value={mail.fee_calculation_method} onChange={(e) => setMail({ ...mail, fee_calculation_method: e.target.value as never })}>
                   {bodyEnumOf(ROUTE, `${at}.mail_payout.fee_calculation_method`).map((o) => <option key={o}>{o}</option>)}
                 </select>)}</Field>
             </div>}
           </fieldset>
           <fieldset className="switch-group">
-            <legend>Token call</legend>
-            <OptionSwitch label="Token-call key configured" on={token.on} set={(on) => setToken({ ...token, on })} />
-            {token.on && <PemInput label="Token-call private key" value={token.private_key} onChange={(v) => setToken({ ...token, private_key: v })}
-              stored={options.token_call ? `fingerprint ${options.token_call.private_key.fingerprint}` : null} path={`${at}.token_call.private_key`} />}
+            <legend>{t('merchant.tokenCall')}</legend>
+            <OptionSwitch label={t('merchant.tokenOn')} on={token.on} set={(on) => setToken({ ...token, on })} />
+            {token.on && <PemInput label={t('merchant.tokenKey')} value={token.private_key} onChange={(v) => setToken({ ...token, private_key: v })}
+              stored={options.token_call ? fill(t('merchant.fingerprint'), { fingerprint: options.token_call.private_key.fingerprint }) : null} path={`${at}.token_call.private_key`} />}
           </fieldset>
         </fieldset>
         {error && <ErrorNote error={error} />}
-        {writable && <SaveRow busy={busy} saved={saved} label="Save connector options" />}
+        {writable && <SaveRow busy={busy} saved={saved} label={t('merchant.saveOptions')} />}
       </form>
     </FieldErrors.Provider>
   );

@@ -2,54 +2,60 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { call } from '../api/client';
 import { useCan } from '../session';
+import { useModeQuery } from '../mode';
+import { fill, translatorFor, useT, type Translate } from '../i18n';
 import { ConfirmButton, Empty, Field, Money, Show, StatusBadge, Table, Time, useLoad } from '../ui';
 
 export function Resolve({ id, orderId, done }: { id: string; orderId: string; done: () => void }) {
+  const t = useT();
   const [outcome, setOutcome] = useState<'settled' | 'declined'>('settled');
   const [note, setNote] = useState('');
   return (
-    <ConfirmButton label="Resolve…" confirmLabel="Resolve" title={`Resolve payment ${orderId}`}
+    <ConfirmButton label={t('disputes.attention.resolve')} confirmLabel={t('disputes.attention.resolveConfirm')} title={fill(t('disputes.attention.resolveTitle'), { order: orderId })}
       action={async () => { await call('post', '/admin/v1/payments/{id}/resolve', { params: { id }, body: { outcome, note } }); done(); }}>
-      <p>Check with the acquirer first: this records what it says happened.</p>
-      <Field label="The acquirer says the operation">{(fid) => (
+      <p>{t('disputes.attention.checkFirst')}</p>
+      <Field label={t('disputes.attention.acquirerSays')}>{(fid) => (
         <select id={fid} value={outcome} onChange={(e) => setOutcome(e.target.value as 'settled' | 'declined')}>
-          <option value="settled">went through (settled)</option>
-          <option value="declined">did not go through (declined)</option>
+          <option value="settled">{t('disputes.attention.settled')}</option>
+          <option value="declined">{t('disputes.attention.declined')}</option>
         </select>)}
       </Field>
-      <Field label="Note (who you checked with, their reference)">{(fid) => <textarea id={fid} required value={note} onChange={(e) => setNote(e.target.value)} />}</Field>
+      <Field label={t('disputes.attention.note')}>{(fid) => <textarea id={fid} required value={note} onChange={(e) => setNote(e.target.value)} />}</Field>
     </ConfirmButton>
   );
 }
 
 type Held = { reason: string; acquirer_outcome: string | null; acquirer_reference: string | null; mismatches: { field: string; expected: string; reported: string }[] };
 
-/** Why an operation waits for an operator, in the words an operator checks with the acquirer. */
-export function heldText(held: Held | null | undefined, currency: string): string {
+/** Why an operation waits for an operator, in the words an operator checks with the acquirer (in English without `t`). */
+export function heldText(held: Held | null | undefined, currency: string, t: Translate = translatorFor('en')): string {
   if (!held) return '';
-  if (held.reason !== 'integrity') return 'The acquirer\'s answer never came.';
-  const facts = held.mismatches.map((m) => `${m.field} ${m.reported}${m.field === 'amount' ? ` ${currency}` : ''} where the payment has ${m.expected}${m.field === 'amount' ? ` ${currency}` : ''}`);
-  const answer = [held.acquirer_outcome && `answered ${held.acquirer_outcome}`, held.acquirer_reference && `reference ${held.acquirer_reference}`].filter(Boolean).join(', ');
-  return `The acquirer ${answer ? `${answer} but ` : ''}reported ${facts.join('; ')}.`;
+  if (held.reason !== 'integrity') return t('disputes.attention.answerLost');
+  const unit = (field: string) => (field === 'amount' ? ` ${currency}` : '');
+  const facts = held.mismatches.map((m) => fill(t('disputes.attention.mismatch'), { field: m.field, reported: `${m.reported}${unit(m.field)}`, expected: `${m.expected}${unit(m.field)}` }));
+  const answer = [held.acquirer_outcome && fill(t('disputes.attention.answered'), { outcome: held.acquirer_outcome }), held.acquirer_reference && fill(t('disputes.attention.reference'), { reference: held.acquirer_reference })].filter(Boolean).join(', ');
+  return answer ? fill(t('disputes.attention.reportedBut'), { answer, facts: facts.join('; ') }) : fill(t('disputes.attention.reported'), { facts: facts.join('; ') });
 }
 
 export function NeedsAttention() {
+  const t = useT();
   const can = useCan();
-  const list = useLoad(() => call('get', '/admin/v1/payments/needs-operator', { query: {} }), 'attention');
+  const modeQuery = useModeQuery();
+  const list = useLoad(() => call('get', '/admin/v1/payments/needs-operator', { query: modeQuery }), `attention|${modeQuery.mode ?? ''}`);
   return (
     <>
-      <h1>Needs attention</h1>
-      <p className="sub">Operations left in flight at a connector that the gateway could not settle by itself, longest waiting first.</p>
+      <h1>{t('disputes.attention.title')}</h1>
+      <p className="sub">{t('disputes.attention.sub')}</p>
       <Show loaded={list} what="payments waiting for an operator">
-        {(d) => d.payments.length === 0 ? <Empty>Nothing is waiting for an operator.</Empty> : (
-          <Table label="Payments waiting for an operator">
-            <thead><tr><th scope="col">Since</th><th scope="col">Payment</th><th scope="col">Operation</th><th scope="col">Why</th><th scope="col">Status</th><th scope="col">Amount</th>{can('payments.act') && <th scope="col">Action</th>}</tr></thead>
+        {(d) => d.payments.length === 0 ? <Empty>{t('disputes.attention.none')}</Empty> : (
+          <Table label={t('disputes.attention.table')}>
+            <thead><tr><th scope="col">{t('disputes.attention.colSince')}</th><th scope="col">{t('disputes.colPayment')}</th><th scope="col">{t('disputes.attention.colOperation')}</th><th scope="col">{t('disputes.colWhy')}</th><th scope="col">{t('col.status')}</th><th scope="col">{t('col.amount')}</th>{can('payments.act') && <th scope="col">{t('common.action')}</th>}</tr></thead>
             <tbody>{d.payments.map((p) => (
               <tr key={p.id}>
                 <td><Time iso={p.since} /></td>
                 <td><Link to={`/payments/${p.id}`}>{p.order_id}</Link></td>
                 <td>{p.operation}</td>
-                <td>{heldText(p.held, p.currency)}</td>
+                <td>{heldText(p.held, p.currency, t)}</td>
                 <td><StatusBadge status={p.status} /></td>
                 <td><Money amount={p.amount} currency={p.currency} /></td>
                 {can('payments.act') && <td><Resolve id={p.id} orderId={p.order_id} done={list.reload} /></td>}

@@ -1,19 +1,24 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { useModeQuery } from '../mode';
 import { call, type Payment, type PaymentQuery } from '../api/client';
 import { queryParamsOf } from '../queryParams';
 import { csvCell } from '../csv';
 import { Empty, ErrorNote, Field, Money, Show, StatusBadge, Table, Time, useLoad } from '../ui';
+import { MerchantName, MerchantPicker, useMerchants } from '../names';
+import { useCan } from '../session';
+import { BulkRefund, type RefundOutcome } from './BulkRefund';
+import { useT, type Key } from '../i18n';
 
 /** Filters in the order the form shows them, with their labels; every query parameter of the API but paging. */
-const FILTERS: { name: keyof PaymentQuery; label: string; type?: string; placeholder?: string }[] = [
-  { name: 'card_last4', label: 'Card last 4', placeholder: '1111' },
-  { name: 'card_first6', label: 'Card first 6', placeholder: '411111' },
-  { name: 'email', label: 'Payer e-mail', type: 'search' },
-  { name: 'order_id', label: 'Order id' },
+const FILTERS: { name: keyof PaymentQuery; label: string; key?: Key; type?: string; placeholder?: string }[] = [
+  { name: 'card_last4', label: 'Card last 4', key: 'payments.cardLast4', placeholder: '1111' },
+  { name: 'card_first6', label: 'Card first 6', key: 'payments.cardFirst6', placeholder: '411111' },
+  { name: 'email', label: 'Payer e-mail', key: 'payments.email', type: 'search' },
+  { name: 'order_id', label: 'Order id', key: 'payments.order' },
   { name: 'payment_id', label: 'Payment id' },
   { name: 'trans_id', label: 'Transaction id' },
-  { name: 'merchant_id', label: 'Merchant id' },
+  { name: 'merchant_id', label: 'Merchant' },
   { name: 'status', label: 'Status' },
   { name: 'currency', label: 'Currency', placeholder: 'EUR' },
   { name: 'amount_from', label: 'Amount from', placeholder: '10.00' },
@@ -71,13 +76,19 @@ async function exportCsv(query: PaymentQuery): Promise<void> {
 }
 
 export function Payments() {
+  const t = useT();
   const [search, setSearch] = useSearchParams();
-  const query = queryOf(search);
+  const modeQuery = useModeQuery();
+  const query = { ...queryOf(search), ...modeQuery };
   const key = JSON.stringify(query);
   const [more, setMore] = useState<{ key: string; payments: Payment[]; cursor: string | null }>();
   const [exportError, setExportError] = useState<Error>();
   const [exporting, setExporting] = useState(false);
   const first = useLoad(() => call('get', '/admin/v1/payments', { query: { ...query, limit: '50' } }), key);
+  const can = useCan();
+  const acts = can('payments.act');
+  const [picked, setPicked] = useState<Payment[]>([]);
+  const [refunded, setRefunded] = useState<RefundOutcome[]>();
 
   const apply = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -90,11 +101,13 @@ export function Payments() {
     setMore((m) => ({ key, payments: [...(m?.key === key ? m.payments : []), ...page.payments], cursor: page.next_cursor }));
   };
   const extra = more?.key === key ? more : undefined;
+  const merchants = useMerchants();
   const filterField = (f: (typeof FILTERS)[number]) => {
+    if (f.name === 'merchant_id') return <MerchantPicker key={f.name} name={f.name} defaultValue={search.get(f.name) ?? ''} />;
     const options = optionsOf(f.name);
     const value = toInput(f.name, search.get(f.name) ?? '');
     return (
-      <Field key={f.name} label={f.label}>
+      <Field key={f.name} label={f.key ? t(f.key) : f.label}>
         {(id) => options
           ? <select id={id} name={f.name} defaultValue={value}><option value="">Any</option>{options.map((o) => <option key={o} value={o}>{o}</option>)}</select>
           : <input id={id} name={f.name} type={f.type ?? 'text'} defaultValue={value} placeholder={f.placeholder} />}
@@ -104,21 +117,21 @@ export function Payments() {
 
   return (
     <>
-      <h1>Payments</h1>
+      <h1>{t('nav.payments')}</h1>
       <form className="filters" onSubmit={apply} aria-label="Filter payments" key={key}>
         {FILTERS.slice(0, MAIN_FILTERS).map(filterField)}
         <details className="more-filters" open={FILTERS.slice(MAIN_FILTERS).some((f) => search.get(f.name))}>
-          <summary>More filters</summary>
+          <summary>{t('payments.more')}</summary>
           <div className="grid">{FILTERS.slice(MAIN_FILTERS).map(filterField)}</div>
         </details>
         <div className="actions">
-          <button type="submit" className="primary">Search</button>
-          <button type="button" onClick={() => setSearch(new URLSearchParams())}>Clear</button>
+          <button type="submit" className="primary">{t('payments.search')}</button>
+          <button type="button" onClick={() => setSearch(new URLSearchParams())}>{t('payments.clear')}</button>
           <button type="button" disabled={exporting} onClick={() => {
             setExporting(true);
             setExportError(undefined);
             exportCsv(query).catch(setExportError).finally(() => setExporting(false));
-          }}>{exporting ? 'Exporting…' : 'Export CSV'}</button>
+          }}>{exporting ? t('payments.exporting') : t('payments.export')}</button>
         </div>
       </form>
       {exportError && <ErrorNote error={exportError} />}
@@ -126,17 +139,31 @@ export function Payments() {
         {(page) => {
           const payments = [...page.payments, ...(extra?.payments ?? [])];
           const cursor = extra ? extra.cursor : page.next_cursor;
-          if (payments.length === 0) return <Empty>No payment matches these filters.</Empty>;
+          if (payments.length === 0) return <Empty>{t('payments.none')}</Empty>;
           return (
             <>
+              {acts && (
+                <div className="actions" role="group" aria-label="Selected payments">
+                  <BulkRefund picked={picked} done={(o) => { setRefunded(o); setPicked([]); first.reload(); setMore(undefined); }} />
+                </div>
+              )}
+              {refunded && (
+                <div role="status" className="notice">
+                  <p>{refunded.filter((o) => o.ok).length} of {refunded.length} refunded.</p>
+                  <ul>{refunded.map((o) => <li key={o.orderId}>{o.orderId}: {o.text}</li>)}</ul>
+                </div>
+              )}
               <Table label="Payments found">
                 <thead>
-                  <tr><th scope="col">Created</th><th scope="col">Order</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Card</th><th scope="col">Payer</th><th scope="col">Method</th></tr>
+                  <tr>{acts && <th scope="col"><span className="sr-only">Select</span></th>}{(['col.created', 'col.merchant', 'col.order', 'col.status', 'col.amount', 'col.card', 'col.payer', 'col.method'] as const).map((k) => <th key={k} scope="col">{t(k)}</th>)}</tr>
                 </thead>
                 <tbody>
                   {payments.map((p) => (
                     <tr key={p.id}>
+                      {acts && <td><input type="checkbox" aria-label={`Select ${p.order_id}`} checked={picked.some((x) => x.id === p.id)}
+                        onChange={(e) => setPicked((xs) => (e.target.checked ? [...xs, p] : xs.filter((x) => x.id !== p.id)))} /></td>}
                       <td><Time iso={p.created_at} /></td>
+                      <td><MerchantName id={p.merchant_id} merchants={merchants} /></td>
                       <td><Link to={`/payments/${p.id}`}>{p.order_id}</Link></td>
                       <td><StatusBadge status={p.status} />{p.needs_operator && <span className="badge badge-attention">needs operator</span>}</td>
                       <td><Money amount={p.amount} currency={p.currency} /></td>
@@ -147,7 +174,7 @@ export function Payments() {
                   ))}
                 </tbody>
               </Table>
-              {cursor && <button type="button" onClick={() => void loadMore(cursor)}>Load more</button>}
+              {cursor && <button type="button" onClick={() => void loadMore(cursor)}>{t('payments.loadMore')}</button>}
             </>
           );
         }}

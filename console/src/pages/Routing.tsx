@@ -8,17 +8,19 @@ import { useState } from 'react';
 import { call, type Mid } from '../api/client';
 import { bodyEnumOf } from '../queryParams';
 import { useCan } from '../session';
-import { Empty, ErrorNote, Field, FieldErrors, InlineErrors, Show, Table, errorsByField, useLoad, useSubmit } from '../ui';
+import { ConfirmButton, Empty, ErrorNote, Field, FieldErrors, InlineErrors, Show, Table, errorsByField, useLoad, useSubmit } from '../ui';
+import { useUnsavedPrompt } from '../comfort';
+import { fill, useT, type Key, type Translate } from '../i18n';
 
 type Json = Record<string, unknown>;
 
 /** Conditions typed as comma-separated lists, in the order the form shows them. */
-const LIST_CONDITIONS: { key: string; label: string; hint: string; upper?: boolean }[] = [
-  { key: 'currencies', label: 'Currencies', hint: 'ISO codes, comma separated', upper: true },
-  { key: 'brands', label: 'Card brands', hint: 'visa, mastercard, …' },
-  { key: 'card_countries', label: 'Card countries', hint: 'Issuing countries, 2 letters', upper: true },
-  { key: 'billing_countries', label: 'Billing countries', hint: 'The payer\'s country, 2 letters', upper: true },
-  { key: 'methods', label: 'Methods', hint: 'card, …' },
+const LIST_CONDITIONS: { key: string; label: Key; hint: Key | { example: string }; upper?: boolean }[] = [
+  { key: 'currencies', label: 'pay.ro.currencies', hint: 'pay.ro.currenciesHint', upper: true },
+  { key: 'brands', label: 'pay.ro.brands', hint: { example: 'visa, mastercard, …' } },
+  { key: 'card_countries', label: 'pay.ro.cardCountries', hint: 'pay.ro.cardCountriesHint', upper: true },
+  { key: 'billing_countries', label: 'pay.ro.billingCountries', hint: 'pay.ro.billingCountriesHint', upper: true },
+  { key: 'methods', label: 'pay.ro.methods', hint: { example: 'card, …' } },
 ];
 const ROUTE = 'PUT /admin/v1/merchants/{id}/routing';
 const or = (values: string[], fallback: string[]) => (values.length > 0 ? values : fallback);
@@ -28,7 +30,7 @@ const API_KINDS = or(bodyEnumOf(ROUTE, 'rules.then.kind'), ['mid', 'fallback', '
 const KNOWN_CONDITIONS = new Set([...LIST_CONDITIONS.map((c) => c.key), 'amount', 'bin_ranges', 'operations', 'recurring', 'custom_data']);
 /** The output kinds edited field by field; any other (one the API adds) is edited as JSON. */
 const KNOWN_KINDS = ['mid', 'fallback', 'split', 'success_rate'] as const;
-const KIND_LABELS: Record<string, string> = { mid: 'One MID', fallback: 'Fallback list', split: 'Volume split', success_rate: 'By success rate' };
+const KIND_LABELS: Record<string, Key> = { mid: 'pay.ro.kindMid', fallback: 'pay.ro.kindFallback', split: 'pay.ro.kindSplit', success_rate: 'pay.ro.kindSuccessRate' };
 
 /** A rule as the form holds it: lists as typed text, unknown conditions and outputs as they came. */
 interface Draft {
@@ -118,6 +120,7 @@ const nameOf = (mids: Mid[], id: string) => mids.find((m) => m.id === id)?.name 
 
 /** An ordered list of MIDs: the first eligible carries the payment, a retryable decline cascades down. */
 function MidList({ label, ids, mids, onChange }: { label: string; ids: string[]; mids: Mid[]; onChange: (ids: string[]) => void }) {
+  const t = useT();
   const move = (i: number, by: number) => { const next = [...ids]; const [x] = next.splice(i, 1); next.splice(i + by, 0, x!); onChange(next); };
   const free = mids.filter((m) => !ids.includes(m.id));
   return (
@@ -125,16 +128,16 @@ function MidList({ label, ids, mids, onChange }: { label: string; ids: string[];
       <ol className="mid-list" aria-label={label}>
         {ids.map((id, i) => (
           <li key={id}><span>{nameOf(mids, id)}
-            <button type="button" aria-label={`Move ${nameOf(mids, id)} up in ${label}`} disabled={i === 0} onClick={() => move(i, -1)}>↑</button>
-            <button type="button" aria-label={`Move ${nameOf(mids, id)} down in ${label}`} disabled={i === ids.length - 1} onClick={() => move(i, 1)}>↓</button>
-            <button type="button" aria-label={`Remove ${nameOf(mids, id)} from ${label}`} onClick={() => onChange(ids.filter((x) => x !== id))}>✕</button>
+            <button type="button" aria-label={fill(t('pay.ro.moveUpIn'), { name: nameOf(mids, id), list: label })} disabled={i === 0} onClick={() => move(i, -1)}>↑</button>
+            <button type="button" aria-label={fill(t('pay.ro.moveDownIn'), { name: nameOf(mids, id), list: label })} disabled={i === ids.length - 1} onClick={() => move(i, 1)}>↓</button>
+            <button type="button" aria-label={fill(t('pay.ro.removeFrom'), { name: nameOf(mids, id), list: label })} onClick={() => onChange(ids.filter((x) => x !== id))}>✕</button>
           </span></li>
         ))}
       </ol>
       {free.length > 0 && (
-        <Field label={`Add a MID to ${label}`}>{(id) => (
+        <Field label={fill(t('pay.ro.addMidTo'), { list: label })}>{(id) => (
           <select id={id} value="" onChange={(e) => e.target.value && onChange([...ids, e.target.value])}>
-            <option value="">Choose…</option>{free.map((m) => <option key={m.id} value={m.id}>{m.name}</option>)}
+            <option value="">{t('pay.ro.choose')}</option>{free.map((m) => <option key={m.id} value={m.id}>{m.name}</option>)}
           </select>)}
         </Field>
       )}
@@ -143,13 +146,14 @@ function MidList({ label, ids, mids, onChange }: { label: string; ids: string[];
 }
 
 /** The success-rate options: a number each, empty for the API's default. */
-const SUCCESS_RATE_OPTIONS: { key: string; label: string; hint: string }[] = [
-  { key: 'exploration_percent', label: 'Exploration (%)', hint: 'Payments whose first MID is drawn at random, 0 to 50' },
-  { key: 'min_outcomes', label: 'Outcomes before a MID\'s own rate counts', hint: 'Empty: the API\'s default' },
-  { key: 'default_score', label: 'Score until then (0 to 1)', hint: 'Empty: the API\'s default' },
+const SUCCESS_RATE_OPTIONS: { key: string; label: Key; hint: Key }[] = [
+  { key: 'exploration_percent', label: 'pay.ro.exploration', hint: 'pay.ro.explorationHint' },
+  { key: 'min_outcomes', label: 'pay.ro.minOutcomes', hint: 'pay.ro.apiDefault' },
+  { key: 'default_score', label: 'pay.ro.defaultScore', hint: 'pay.ro.apiDefault' },
 ];
 
 function SuccessRate({ then, index, mids, set }: { then: Json; index: number; mids: Mid[]; set: (then: Json) => void }) {
+  const t = useT();
   const at = `rules[${index}].then`;
   const option = (key: string, text: string) => {
     const next = { ...then };
@@ -158,11 +162,11 @@ function SuccessRate({ then, index, mids, set }: { then: Json; index: number; mi
   };
   return (
     <>
-      <p className="sub">The eligible MIDs of this list ordered by their recent approval rate for the payment's currency and brand, best first.</p>
-      <MidList label={`success-rate list of rule ${index + 1}`} ids={(then.mid_ids ?? []) as string[]} mids={mids} onChange={(ids) => set({ ...then, mid_ids: ids })} />
+      <p className="sub">{t('pay.ro.srExplain')}</p>
+      <MidList label={fill(t('pay.ro.srList'), { n: index + 1 })} ids={(then.mid_ids ?? []) as string[]} mids={mids} onChange={(ids) => set({ ...then, mid_ids: ids })} />
       <div className="grid">
         {SUCCESS_RATE_OPTIONS.map((o) => (
-          <Field key={o.key} label={o.label} hint={o.hint} path={`${at}.${o.key}`}>{(id, aria) => (
+          <Field key={o.key} label={t(o.label)} hint={t(o.hint)} path={`${at}.${o.key}`}>{(id, aria) => (
             <input id={id} {...aria} inputMode="decimal" value={then[o.key] === undefined ? '' : String(then[o.key])} onChange={(e) => option(o.key, e.target.value)} />)}
           </Field>
         ))}
@@ -172,6 +176,7 @@ function SuccessRate({ then, index, mids, set }: { then: Json; index: number; mi
 }
 
 function OutputEditor({ draft, index, mids, set }: { draft: Draft; index: number; mids: Mid[]; set: (d: Partial<Draft>) => void }) {
+  const t = useT();
   const then = draft.then;
   const kind = String(then.kind ?? '');
   const at = `rules[${index}].then`;
@@ -180,14 +185,14 @@ function OutputEditor({ draft, index, mids, set }: { draft: Draft; index: number
   const setShares = (next: typeof shares) => set({ then: { ...then, shares: next } });
   return (
     <fieldset className="switch-group">
-      <legend>Then</legend>
-      <Field label="Send the payment to" path={`${at}.kind`}>{(id) => (
+      <legend>{t('pay.ro.then')}</legend>
+      <Field label={t('pay.ro.sendTo')} path={`${at}.kind`}>{(id) => (
         <select id={id} value={kind} onChange={(e) => {
           const k = e.target.value;
           const then = defaultOutput(k, mids);
           set({ then, thenText: isKnownKind(k) ? '' : JSON.stringify(then, null, 2) });
         }}>
-          {kinds.map((k) => <option key={k} value={k}>{`${KIND_LABELS[k] ?? k}${isKnownKind(k) ? '' : ' (edited as JSON)'}`}</option>)}
+          {kinds.map((k) => <option key={k} value={k}>{isKnownKind(k) ? (KIND_LABELS[k] ? t(KIND_LABELS[k]) : k) : fill(t('pay.ro.asJson'), { kind: KIND_LABELS[k] ? t(KIND_LABELS[k]) : k })}</option>)}
         </select>)}
       </Field>
       {kind === 'mid' && (
@@ -197,25 +202,25 @@ function OutputEditor({ draft, index, mids, set }: { draft: Draft; index: number
           </select>)}
         </Field>
       )}
-      {kind === 'fallback' && <MidList label={`fallback list of rule ${index + 1}`} ids={(then.mid_ids ?? []) as string[]} mids={mids} onChange={(ids) => set({ then: { kind, mid_ids: ids } })} />}
+      {kind === 'fallback' && <MidList label={fill(t('pay.ro.fallbackList'), { n: index + 1 })} ids={(then.mid_ids ?? []) as string[]} mids={mids} onChange={(ids) => set({ then: { kind, mid_ids: ids } })} />}
       {kind === 'split' && (
         <>
           {shares.map((s, i) => (
             <div key={i} className="share">
-              <Field label={`Share ${i + 1} weight (%)`} path={`${at}.shares[${i}].weight`}>{(id, aria) => (
+              <Field label={fill(t('pay.ro.shareWeight'), { i: i + 1 })} path={`${at}.shares[${i}].weight`}>{(id, aria) => (
                 <input id={id} {...aria} type="number" min={1} max={100} value={s.weight} onChange={(e) => setShares(shares.map((x, j) => (j === i ? { ...x, weight: Number(e.target.value) } : x)))} />)}
               </Field>
-              <MidList label={`share ${i + 1} of rule ${index + 1}`} ids={s.mid_ids} mids={mids} onChange={(ids) => setShares(shares.map((x, j) => (j === i ? { ...x, mid_ids: ids } : x)))} />
-              {shares.length > 2 && <button type="button" onClick={() => setShares(shares.filter((_, j) => j !== i))}>Remove share {i + 1}</button>}
+              <MidList label={fill(t('pay.ro.shareOf'), { i: i + 1, n: index + 1 })} ids={s.mid_ids} mids={mids} onChange={(ids) => setShares(shares.map((x, j) => (j === i ? { ...x, mid_ids: ids } : x)))} />
+              {shares.length > 2 && <button type="button" onClick={() => setShares(shares.filter((_, j) => j !== i))}>{fill(t('pay.ro.removeShare'), { i: i + 1 })}</button>}
             </div>
           ))}
           <InlineErrors path={`${at}.shares`} exact />
-          <button type="button" onClick={() => setShares([...shares, { weight: 0, mid_ids: mids.slice(0, 1).map((m) => m.id) }])}>Add a share</button>
+          <button type="button" onClick={() => setShares([...shares, { weight: 0, mid_ids: mids.slice(0, 1).map((m) => m.id) }])}>{t('pay.ro.addShare')}</button>
         </>
       )}
-      {kind === 'success_rate' && <SuccessRate then={then} index={index} mids={mids} set={(t) => set({ then: t })} />}
+      {kind === 'success_rate' && <SuccessRate then={then} index={index} mids={mids} set={(next) => set({ then: next })} />}
       {!isKnownKind(kind) && (
-        <Field label={`Output "${kind}" (JSON)`} hint="A kind this console does not edit field by field: written as the API takes it, kept as written." path={at}>{(id, aria) => (
+        <Field label={fill(t('pay.ro.outputJson'), { kind })} hint={t('pay.ro.outputJsonHint')} path={at}>{(id, aria) => (
           <textarea id={id} {...aria} rows={5} spellCheck={false} value={draft.thenText} onChange={(e) => set({ thenText: e.target.value })} />)}
         </Field>
       )}
@@ -225,35 +230,36 @@ function OutputEditor({ draft, index, mids, set }: { draft: Draft; index: number
 }
 
 function ConditionsEditor({ draft, index, set }: { draft: Draft; index: number; set: (d: Partial<Draft>) => void }) {
+  const t = useT();
   const at = `rules[${index}].when`;
   return (
     <fieldset className="switch-group">
-      <legend>When (every condition given must hold; none: every payment)</legend>
+      <legend>{t('pay.ro.when')}</legend>
       <div className="grid">
         {LIST_CONDITIONS.map((c) => (
-          <Field key={c.key} label={c.label} hint={c.hint} path={`${at}.${c.key}`}>{(id, aria) => (
+          <Field key={c.key} label={t(c.label)} hint={typeof c.hint === 'string' ? t(c.hint) : c.hint.example} path={`${at}.${c.key}`}>{(id, aria) => (
             <input id={id} {...aria} value={draft.lists[c.key] ?? ''} onChange={(e) => set({ lists: { ...draft.lists, [c.key]: e.target.value } })} />)}
           </Field>
         ))}
-        <Field label="Amount from" path={`${at}.amount.min`}>{(id, aria) => <input id={id} {...aria} inputMode="decimal" value={draft.amountMin} onChange={(e) => set({ amountMin: e.target.value })} />}</Field>
-        <Field label="Amount to" path={`${at}.amount.max`}>{(id, aria) => <input id={id} {...aria} inputMode="decimal" value={draft.amountMax} onChange={(e) => set({ amountMax: e.target.value })} />}</Field>
-        <Field label="BIN ranges" hint="411111-411199, 6 to 8 digits" path={`${at}.bin_ranges`}>{(id, aria) => <input id={id} {...aria} value={draft.binRanges} onChange={(e) => set({ binRanges: e.target.value })} />}</Field>
-        <Field label="Recurring" path={`${at}.recurring`}>{(id) => (
+        <Field label={t('pay.ro.amountFrom')} path={`${at}.amount.min`}>{(id, aria) => <input id={id} {...aria} inputMode="decimal" value={draft.amountMin} onChange={(e) => set({ amountMin: e.target.value })} />}</Field>
+        <Field label={t('pay.ro.amountTo')} path={`${at}.amount.max`}>{(id, aria) => <input id={id} {...aria} inputMode="decimal" value={draft.amountMax} onChange={(e) => set({ amountMax: e.target.value })} />}</Field>
+        <Field label={t('pay.ro.binRanges')} hint={t('pay.ro.binRangesHint')} path={`${at}.bin_ranges`}>{(id, aria) => <input id={id} {...aria} value={draft.binRanges} onChange={(e) => set({ binRanges: e.target.value })} />}</Field>
+        <Field label={t('pay.ro.recurring')} path={`${at}.recurring`}>{(id) => (
           <select id={id} value={draft.recurring} onChange={(e) => set({ recurring: e.target.value as Draft['recurring'] })}>
-            <option value="">Any payment</option><option value="true">Recurring only</option><option value="false">Not recurring</option>
+            <option value="">{t('pay.ro.anyPayment')}</option><option value="true">{t('pay.ro.recurringOnly')}</option><option value="false">{t('pay.ro.notRecurring')}</option>
           </select>)}
         </Field>
-        <Field label="Custom data" hint='One "key = value" a line; a key alone: any value' path={`${at}.custom_data`}>{(id, aria) => <textarea id={id} {...aria} rows={2} value={draft.customData} onChange={(e) => set({ customData: e.target.value })} />}</Field>
+        <Field label={t('pay.ro.customData')} hint={t('pay.ro.customDataHint')} path={`${at}.custom_data`}>{(id, aria) => <textarea id={id} {...aria} rows={2} value={draft.customData} onChange={(e) => set({ customData: e.target.value })} />}</Field>
       </div>
-      <fieldset className="chips operations" aria-label={`Operations of rule ${index + 1}`}>
-        <legend>Operations (none ticked: any)</legend>
+      <fieldset className="chips operations" aria-label={fill(t('pay.ro.operationsOf'), { n: index + 1 })}>
+        <legend>{t('pay.ro.operations')}</legend>
         {OPERATIONS.map((o) => (
           <label key={o} className="check"><input type="checkbox" checked={draft.operations.includes(o)}
             onChange={(e) => set({ operations: e.target.checked ? [...draft.operations, o] : draft.operations.filter((x) => x !== o) })} /> {o}</label>
         ))}
       </fieldset>
       {draft.otherWhen && (
-        <Field label="Other conditions (JSON)" hint="Conditions this console does not edit field by field; kept as written.">{(id) => (
+        <Field label={t('pay.ro.otherConditions')} hint={t('pay.ro.otherConditionsHint')}>{(id) => (
           <textarea id={id} rows={3} spellCheck={false} value={draft.otherWhen} onChange={(e) => set({ otherWhen: e.target.value })} />)}
         </Field>
       )}
@@ -265,15 +271,22 @@ function ConditionsEditor({ draft, index, set }: { draft: Draft; index: number; 
 function RuleCard({ draft, index, count, mids, set, move, remove }: {
   draft: Draft; index: number; count: number; mids: Mid[]; set: (d: Partial<Draft>) => void; move: (by: number) => void; remove: () => void;
 }) {
-  const title = `Rule ${index + 1}${draft.name ? `: ${draft.name}` : ''}`;
+  const t = useT();
+  const title = draft.name ? fill(t('pay.ro.ruleNamed'), { n: index + 1, name: draft.name }) : fill(t('pay.ro.rule'), { n: index + 1 });
   return (
     <section className="rule" aria-label={title}>
       <div className="rule-head">
-        <Field label={`Rule ${index + 1} name`} path={`rules[${index}].name`}>{(id, aria) => <input id={id} {...aria} value={draft.name} onChange={(e) => set({ name: e.target.value })} />}</Field>
-        <button type="button" aria-label={`Move rule ${index + 1} up`} disabled={index === 0} onClick={() => move(-1)}>↑</button>
-        <button type="button" aria-label={`Move rule ${index + 1} down`} disabled={index === count - 1} onClick={() => move(1)}>↓</button>
-        <button type="button" className="danger" onClick={remove}>Remove rule {index + 1}</button>
+        <Field label={fill(t('pay.ro.ruleName'), { n: index + 1 })} path={`rules[${index}].name`}>{(id, aria) => <input id={id} {...aria} value={draft.name} onChange={(e) => set({ name: e.target.value })} />}</Field>
+        <button type="button" aria-label={fill(t('pay.ro.moveRuleUp'), { n: index + 1 })} disabled={index === 0} onClick={() => move(-1)}>↑</button>
+        <button type="button" aria-label={fill(t('pay.ro.moveRuleDown'), { n: index + 1 })} disabled={index === count - 1} onClick={() => move(1)}>↓</button>
+        <ConfirmButton label={fill(t('pay.ro.removeRule'), { n: index + 1 })} danger title={fill(t('pay.ro.removeTitle'), { rule: title })} confirmLabel={t('pay.ro.remove')} action={async () => remove()}>
+          <p>{t('pay.ro.removeExplain')}</p>
+        </ConfirmButton>
       </div>
+      {/* Issue 31 item 8: a rule without any condition is not "empty": it takes every payment, and no rule after it is reached. */}
+      {Object.keys(toRule(draft).when as Json).length === 0 && (
+        <p className="warn rule-note" role="note">{index < count - 1 ? t('pay.ro.noConditionAfter') : t('pay.ro.noCondition')}</p>
+      )}
       <InlineErrors path={`rules[${index}]`} exact />
       <ConditionsEditor draft={draft} index={index} set={set} />
       <OutputEditor draft={draft} index={index} mids={mids} set={set} />
@@ -283,12 +296,23 @@ function RuleCard({ draft, index, count, mids, set, move, remove }: {
 
 type Config = { rules: Json[]; max_extra_attempts: number } & Json;
 
+/** What saving did, in words: a rule without conditions is said, not hidden behind "Saved." (issue 31 item 8). */
+function savedText(t: Translate, drafts: Draft[]): string {
+  if (drafts.length === 0) return t('pay.ro.savedNoRule');
+  const all = drafts.findIndex((d) => Object.keys(toRule(d).when as Json).length === 0);
+  return all < 0 ? t('pay.ro.saved') : fill(t('pay.ro.savedAll'), { n: all + 1 });
+}
+
 function RulesForm({ merchantId, config, mids, done }: { merchantId: string; config: Config; mids: Mid[]; done: () => void }) {
+  const t = useT();
   const can = useCan();
   const writable = can('mids.write');
   const [drafts, setDrafts] = useState<Draft[]>(() => config.rules.map(toDraft));
   const [extra, setExtra] = useState(String(config.max_extra_attempts));
   const [saved, setSaved] = useState(false);
+  // Issue 31 item 9: leaving with rules not saved asks first.
+  const dirty = JSON.stringify(drafts.map(toRule)) !== JSON.stringify(config.rules.map((r) => toRule(toDraft(r)))) || extra !== String(config.max_extra_attempts);
+  useUnsavedPrompt(dirty && !saved);
   const { busy, error, submit } = useSubmit(async () => {
     // Settings beside the rules that this console does not show (a newer gateway's) go back as they came.
     const body = { ...config, rules: drafts.map(toRule), max_extra_attempts: Number(extra) };
@@ -297,27 +321,27 @@ function RulesForm({ merchantId, config, mids, done }: { merchantId: string; con
     done();
   });
   const update = (i: number, patch: Partial<Draft>) => { setSaved(false); setDrafts(drafts.map((d, j) => (j === i ? { ...d, ...patch } : d))); };
-  const move = (i: number, by: number) => { const next = [...drafts]; const [x] = next.splice(i, 1); next.splice(i + by, 0, x!); setDrafts(next); };
-  const add = () => setDrafts([...drafts, toDraft({ name: `Rule ${drafts.length + 1}`, when: {}, then: defaultOutput('mid', mids) })]);
+  const move = (i: number, by: number) => { setSaved(false); const next = [...drafts]; const [x] = next.splice(i, 1); next.splice(i + by, 0, x!); setDrafts(next); };
+  const add = () => { setSaved(false); setDrafts([...drafts, toDraft({ name: fill(t('pay.ro.rule'), { n: drafts.length + 1 }), when: {}, then: defaultOutput('mid', mids) })]); };
   return (
     <FieldErrors.Provider value={errorsByField(error)}>
       <form className="card" aria-labelledby="rules" onSubmit={(e) => void submit(e)} noValidate>
-        <h2 id="rules">Routing rules</h2>
-        <p className="sub">The first rule whose conditions all hold picks the MIDs. No rule matching, or none of its MIDs eligible: every eligible MID by priority.</p>
+        <h2 id="rules">{t('pay.ro.title')}</h2>
+        <p className="sub">{t('pay.ro.explain')}</p>
         <fieldset disabled={!writable}>
-          {drafts.length === 0 && <Empty>No rule: payments go to the eligible MID of highest priority.</Empty>}
+          {drafts.length === 0 && <Empty>{t('pay.ro.empty')}</Empty>}
           {drafts.map((d, i) => (
-            <RuleCard key={d.key} draft={d} index={i} count={drafts.length} mids={mids} set={(p) => update(i, p)} move={(by) => move(i, by)} remove={() => setDrafts(drafts.filter((_, j) => j !== i))} />
+            <RuleCard key={d.key} draft={d} index={i} count={drafts.length} mids={mids} set={(p) => update(i, p)} move={(by) => move(i, by)} remove={() => { setSaved(false); setDrafts(drafts.filter((_, j) => j !== i)); }} />
           ))}
-          {writable && <button type="button" onClick={add} disabled={mids.length === 0}>Add a rule</button>}
+          {writable && <button type="button" onClick={add} disabled={mids.length === 0}>{t('pay.ro.addRule')}</button>}
           <div className="grid">
-            <Field label="Further MIDs after a retryable decline" hint="0 turns cascading off" path="max_extra_attempts">{(id, aria) => (
+            <Field label={t('pay.ro.extra')} hint={t('pay.ro.extraHint')} path="max_extra_attempts">{(id, aria) => (
               <input id={id} {...aria} type="number" min={0} value={extra} onChange={(e) => setExtra(e.target.value)} />)}
             </Field>
           </div>
         </fieldset>
         {error && <ErrorNote error={error} />}
-        {writable && <div className="actions"><button type="submit" className="primary" disabled={busy}>Save routing</button>{saved && <span role="status">Saved.</span>}</div>}
+        {writable && <div className="actions"><button type="submit" className="primary" disabled={busy}>{t('pay.ro.save')}</button>{saved && <span role="status">{savedText(t, drafts)}</span>}</div>}
       </form>
     </FieldErrors.Provider>
   );
@@ -325,16 +349,17 @@ function RulesForm({ merchantId, config, mids, done }: { merchantId: string; con
 
 /** Facts a newer API adds to a dry run (card brand and country, success-rate scores), shown when present. */
 function DryRunExtras({ result, mids }: { result: Json; mids: Mid[] }) {
+  const t = useT();
   const card = [result.brand, result.card_country].filter((x) => typeof x === 'string').join(', ');
   const scores = Array.isArray(result.scores) ? (result.scores as { mid_id: string; score: number; outcomes: number; observed: boolean }[]) : [];
   return (
     <>
-      {card && <p>Card: {card}</p>}
-      {typeof result.explored === 'boolean' && <p>{result.explored ? 'This draw explored (first MID at random).' : 'Ordered by score.'}</p>}
+      {card && <p>{fill(t('pay.ro.card'), { card })}</p>}
+      {typeof result.explored === 'boolean' && <p>{result.explored ? t('pay.ro.drawExplored') : t('pay.ro.byScore')}</p>}
       {scores.length > 0 && (
-        <Table label="Success-rate scores">
-          <thead><tr><th scope="col">MID</th><th scope="col">Score</th><th scope="col">Outcomes</th></tr></thead>
-          <tbody>{scores.map((x) => <tr key={x.mid_id}><td>{nameOf(mids, x.mid_id)}</td><td>{(x.score * 100).toFixed(1)} %{x.observed ? '' : ' (default)'}</td><td>{x.outcomes.toFixed(1)}</td></tr>)}</tbody>
+        <Table label={t('pay.ro.scores')}>
+          <thead><tr><th scope="col">MID</th><th scope="col">{t('pay.col.score')}</th><th scope="col">{t('pay.col.outcomes')}</th></tr></thead>
+          <tbody>{scores.map((x) => <tr key={x.mid_id}><td>{nameOf(mids, x.mid_id)}</td><td>{(x.score * 100).toFixed(1)} %{x.observed ? '' : ` ${t('pay.rt.default')}`}</td><td>{x.outcomes.toFixed(1)}</td></tr>)}</tbody>
         </Table>
       )}
     </>
@@ -342,6 +367,7 @@ function DryRunExtras({ result, mids }: { result: Json; mids: Mid[] }) {
 }
 
 function DryRun({ merchantId, mids }: { merchantId: string; mids: Mid[] }) {
+  const t = useT();
   const [input, setInput] = useState({ operation: 'sale', amount: '25.00', currency: 'EUR', bin: '', billing_country: '', recurring: false });
   const [result, setResult] = useState<Awaited<ReturnType<typeof call<'/admin/v1/merchants/{id}/routing/dry-run', 'post'>>>>();
   const { busy, error, submit } = useSubmit(async () => {
@@ -355,28 +381,28 @@ function DryRun({ merchantId, mids }: { merchantId: string; mids: Mid[] }) {
   return (
     <FieldErrors.Provider value={errorsByField(error)}>
       <form className="card" aria-labelledby="dry-run" onSubmit={(e) => void submit(e)} noValidate>
-        <h2 id="dry-run">Dry run</h2>
-        <p className="sub">Which MID a card payment like this would go to under the saved rules, and why. Nothing is charged or written.</p>
+        <h2 id="dry-run">{t('pay.ro.dryRun')}</h2>
+        <p className="sub">{t('pay.ro.dryRunExplain')}</p>
         <div className="grid">
-          <Field label="Operation" path="operation">{(id) => <select id={id} value={input.operation} onChange={(e) => set({ operation: e.target.value })}>{OPERATIONS.map((o) => <option key={o}>{o}</option>)}</select>}</Field>
-          <Field label="Amount" path="amount">{(id, aria) => <input id={id} {...aria} inputMode="decimal" value={input.amount} onChange={(e) => set({ amount: e.target.value })} />}</Field>
-          <Field label="Currency" path="currency">{(id, aria) => <input id={id} {...aria} maxLength={3} value={input.currency} onChange={(e) => set({ currency: e.target.value })} />}</Field>
-          <Field label="Card BIN" hint="First 6 to 8 digits" path="bin">{(id, aria) => <input id={id} {...aria} inputMode="numeric" value={input.bin} onChange={(e) => set({ bin: e.target.value })} />}</Field>
-          <Field label="Billing country" path="billing_country">{(id, aria) => <input id={id} {...aria} maxLength={2} value={input.billing_country} onChange={(e) => set({ billing_country: e.target.value })} />}</Field>
-          <label className="check"><input type="checkbox" checked={input.recurring} onChange={(e) => set({ recurring: e.target.checked })} /> Recurring</label>
+          <Field label={t('pay.ro.operation')} path="operation">{(id) => <select id={id} value={input.operation} onChange={(e) => set({ operation: e.target.value })}>{OPERATIONS.map((o) => <option key={o}>{o}</option>)}</select>}</Field>
+          <Field label={t('pay.col.amount')} path="amount">{(id, aria) => <input id={id} {...aria} inputMode="decimal" value={input.amount} onChange={(e) => set({ amount: e.target.value })} />}</Field>
+          <Field label={t('pay.ro.currency')} path="currency">{(id, aria) => <input id={id} {...aria} maxLength={3} value={input.currency} onChange={(e) => set({ currency: e.target.value })} />}</Field>
+          <Field label={t('pay.ro.cardBin')} hint={t('pay.ro.cardBinHint')} path="bin">{(id, aria) => <input id={id} {...aria} inputMode="numeric" value={input.bin} onChange={(e) => set({ bin: e.target.value })} />}</Field>
+          <Field label={t('pay.ro.billingCountry')} path="billing_country">{(id, aria) => <input id={id} {...aria} maxLength={2} value={input.billing_country} onChange={(e) => set({ billing_country: e.target.value })} />}</Field>
+          <label className="check"><input type="checkbox" checked={input.recurring} onChange={(e) => set({ recurring: e.target.checked })} /> {t('pay.ro.recurring')}</label>
         </div>
         {error && <ErrorNote error={error} />}
-        <div className="actions"><button type="submit" disabled={busy}>Run the dry run</button></div>
+        <div className="actions"><button type="submit" disabled={busy}>{t('pay.ro.run')}</button></div>
         {result && (
-          <div className="result" role="status" aria-label="Dry-run result">
-            <p><strong>{nameOf(mids, result.mid_id)}</strong> — {result.matched_rule ? `rule ${result.matched_rule.index + 1} "${result.matched_rule.name}"` : String(result.rule).replace(/_/g, ' ')}
-              {result.share !== null && `, share ${result.share + 1}`}.</p>
-            <p>Attempt order: {result.candidates.map((c) => nameOf(mids, c)).join(' → ') || '—'}</p>
+          <div className="result" role="status" aria-label={t('pay.ro.result')}>
+            <p><strong>{nameOf(mids, result.mid_id)}</strong> — {result.matched_rule ? fill(t('pay.rt.ruleN'), { n: result.matched_rule.index + 1, name: result.matched_rule.name }) : String(result.rule).replace(/_/g, ' ')}
+              {result.share !== null && `, ${fill(t('pay.rt.share'), { n: result.share + 1 })}`}.</p>
+            <p>{t('pay.rt.order')}: {result.candidates.map((c) => nameOf(mids, c)).join(' → ') || '—'}</p>
             <DryRunExtras result={result as unknown as Json} mids={mids} />
-            {result.skipped_rules.length > 0 && <p>Matched but no eligible MID: {result.skipped_rules.map((r) => `rule ${r.index + 1} "${r.name}"`).join(', ')}</p>}
-            <Table label="MIDs considered by the dry run">
-              <thead><tr><th scope="col">MID</th><th scope="col">Priority</th><th scope="col">Eligible</th><th scope="col">Why not</th></tr></thead>
-              <tbody>{result.considered.map((c) => <tr key={c.mid_id}><td>{nameOf(mids, c.mid_id)}</td><td>{c.priority}</td><td>{c.eligible ? 'yes' : 'no'}</td><td>{c.reason ?? '—'}</td></tr>)}</tbody>
+            {result.skipped_rules.length > 0 && <p>{fill(t('pay.ro.skipped'), { rules: result.skipped_rules.map((r) => fill(t('pay.rt.ruleN'), { n: r.index + 1, name: r.name })).join(', ') })}</p>}
+            <Table label={t('pay.ro.considered')}>
+              <thead><tr><th scope="col">MID</th><th scope="col">{t('pay.col.priority')}</th><th scope="col">{t('pay.col.eligible')}</th><th scope="col">{t('pay.col.whyNot')}</th></tr></thead>
+              <tbody>{result.considered.map((c) => <tr key={c.mid_id}><td>{nameOf(mids, c.mid_id)}</td><td>{c.priority}</td><td>{c.eligible ? t('pay.yes') : t('pay.no')}</td><td>{c.reason ?? '—'}</td></tr>)}</tbody>
             </Table>
           </div>
         )}
@@ -386,6 +412,7 @@ function DryRun({ merchantId, mids }: { merchantId: string; mids: Mid[] }) {
 }
 
 export function Routing({ merchantId }: { merchantId: string }) {
+  const t = useT();
   const data = useLoad(async () => {
     const [routing, mids] = await Promise.all([
       call('get', '/admin/v1/merchants/{id}/routing', { params: { id: merchantId } }),
@@ -397,7 +424,7 @@ export function Routing({ merchantId }: { merchantId: string }) {
     <Show loaded={data} what="routing rules">
       {(d) => (
         <>
-          {d.mids.length === 0 && <Empty>No MID yet: add MIDs before writing rules.</Empty>}
+          {d.mids.length === 0 && <Empty>{t('pay.ro.noMid')}</Empty>}
           <RulesForm merchantId={merchantId} config={d.routing} mids={d.mids} done={data.reload} />
           <DryRun merchantId={merchantId} mids={d.mids} />
         </>

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { ApiError, call, type Session } from '../api/client';
 import { ErrorNote, Field, useSubmit } from '../ui';
+import { useT } from '../i18n';
 
 export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: Session) => void; notice?: string }) {
   const [email, setEmail] = useState('');
@@ -8,6 +9,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: Session) => voi
   const [code, setCode] = useState('');
   // Issue 30: with two-factor sign-in on, the gateway asks for the app's code (or a recovery code) after the password.
   const [needsCode, setNeedsCode] = useState(false);
+  const t = useT();
   const { busy, error, submit } = useSubmit(async () => {
     const second = !needsCode || code === '' ? {} : /^[0-9]{6}$/.test(code) ? { code } : { recovery_code: code };
     try {
@@ -19,16 +21,16 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: Session) => voi
   });
   return (
     <main id="main" className="sign-in">
-      <h1>Portcullis console</h1>
+      <h1>{t('signIn.title')}</h1>
       {notice && <p className="warn" role="status">{notice}</p>}
-      <form onSubmit={(e) => void submit(e)} aria-label="Sign in">
-        <Field label="E-mail">{(id) => <input id={id} type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />}</Field>
-        <Field label="Password">{(id) => <input id={id} type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />}</Field>
-        {needsCode && <Field label="Code from your authenticator app (or a recovery code)">{(id) => <input id={id} autoComplete="one-time-code" required value={code} onChange={(e) => setCode(e.target.value.trim())} />}</Field>}
+      <form onSubmit={(e) => void submit(e)} aria-label={t('signIn.submit')}>
+        <Field label={t('signIn.email')}>{(id) => <input id={id} type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />}</Field>
+        <Field label={t('signIn.password')}>{(id) => <input id={id} type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />}</Field>
+        {needsCode && <Field label={t('signIn.code')}>{(id) => <input id={id} autoComplete="one-time-code" required value={code} onChange={(e) => setCode(e.target.value.trim())} />}</Field>}
         {error && <ErrorNote error={error} />}
-        <button type="submit" className="primary" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <button type="submit" className="primary" disabled={busy}>{busy ? t('signIn.busy') : t('signIn.submit')}</button>
       </form>
-      <p className="hint">Operators get a password from an admin (console or <code>npm run admin -- user create</code>).</p>
+      <p className="hint">{t('signIn.hint')}</p>
     </main>
   );
 }

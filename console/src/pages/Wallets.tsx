@@ -3,18 +3,21 @@ import { call, type Answer } from '../api/client';
 import { bodyEnumOf } from '../queryParams';
 import { useCan } from '../session';
 import { ErrorNote, Field, Show, useLoad, useSubmit } from '../ui';
+import { useUnsavedForm } from '../comfort';
+import { fill, useT } from '../i18n';
 
 type Wallets = Answer<'/admin/v1/merchants/{id}/wallets', 'get'>;
 const ROUTE = 'PUT /admin/v1/merchants/{id}/wallets';
 
 /** A PEM key or certificate, pasted or read from a file; never shown again once stored (only its fingerprint). */
 export function PemInput({ label, value, onChange, stored, path }: { label: string; value: string; onChange: (v: string) => void; stored?: string | null; path?: string }) {
+  const t = useT();
   return (
-    <Field label={label} hint={stored ? `Stored: ${stored}. Leave empty to keep it.` : 'Paste the PEM or choose a file.'} path={path}>
+    <Field label={label} hint={stored ? fill(t('merchant.pemStored'), { stored }) : t('merchant.pemPaste')} path={path}>
       {(id, aria) => (
         <>
           <textarea id={id} {...aria} rows={3} spellCheck={false} autoComplete="off" value={value} placeholder="-----BEGIN ...-----" onChange={(e) => onChange(e.target.value)} />
-          <input type="file" aria-label={`${label} from a file`} accept=".pem,.key,.crt,.cer,text/plain" onChange={(e) => void e.target.files?.[0]?.text().then(onChange)} />
+          <input type="file" aria-label={fill(t('merchant.fromFile'), { label })} accept=".pem,.key,.crt,.cer,text/plain" onChange={(e) => void e.target.files?.[0]?.text().then(onChange)} />
         </>
       )}
     </Field>
@@ -39,16 +42,25 @@ function Choices({ legend, field, value, onChange }: { legend: string; field: st
  * /.well-known/apple-developer-merchantid-domain-association). Shown afterwards by its digest, size and upload time.
  */
 function DomainAssociationInput({ value, onChange, stored }: { value: { name: string; text: string } | null; onChange: (v: { name: string; text: string } | null) => void; stored: NonNullable<Wallets['apple_pay']>['domain_association'] | null }) {
-  const storedText = stored ? `Stored: ${stored.size} bytes, ${stored.sha256}, uploaded ${stored.uploaded_at}. Served at /.well-known/apple-developer-merchantid-domain-association.` : 'None stored.';
+  const t = useT();
+  const storedText = stored ? fill(t('merchant.assocStored'), { size: stored.size, sha256: stored.sha256, at: stored.uploaded_at }) : t('merchant.assocNone');
   return (
-    <Field label="Domain-association file" hint={value ? `Chosen: ${value.name} (${value.text.length} characters), sent on save.` : `${storedText} Choose the file Apple gives to replace it.`} path="apple_pay.domain_association">
+    <Field label={t('merchant.assocFile')} hint={value ? fill(t('merchant.assocChosen'), { name: value.name, n: value.text.length }) : fill(t('merchant.assocChoose'), { stored: storedText })} path="apple_pay.domain_association">
       {(id, aria) => <input id={id} {...aria} type="file" onChange={(e) => { const f = e.target.files?.[0]; if (f) void f.text().then((text) => onChange({ name: f.name, text })); else onChange(null); }} />}
     </Field>
   );
 }
 
+/** Whether the wallet is set up and offered, in words (issue 31 item 8: nothing configured is not "Enabled"). */
+function WalletState({ name, current }: { name: string; current: { enabled: boolean } | null | undefined }) {
+  const t = useT();
+  const text = fill(!current ? t('merchant.walletNotSetUp') : current.enabled ? t('merchant.walletEnabled') : t('merchant.walletOff'), { name });
+  return <p className={current?.enabled ? 'sub' : 'warn'} role="status" data-testid="wallet-state">{text}</p>;
+}
+
 function ApplePay({ merchantId, current, done }: { merchantId: string; current: Wallets['apple_pay']; done: () => void }) {
-  const [enabled, setEnabled] = useState(current?.enabled ?? true);
+  // Nothing stored: the box starts unticked (ticking it is part of setting the wallet up).
+  const [enabled, setEnabled] = useState(current?.enabled ?? false);
   const [identifier, setIdentifier] = useState(current?.merchant_identifier ?? '');
   const [country, setCountry] = useState(current?.country ?? '');
   const [shop, setShop] = useState(current?.shop_name ?? '');
@@ -60,7 +72,9 @@ function ApplePay({ merchantId, current, done }: { merchantId: string; current: 
   const [processingKey, setProcessingKey] = useState('');
   const [association, setAssociation] = useState<{ name: string; text: string } | null>(null);
   const [saved, setSaved] = useState(false);
+  const t = useT();
   const can = useCan();
+  const unsaved = useUnsavedForm();
   const { busy, error, submit } = useSubmit(async () => {
     await call('put', '/admin/v1/merchants/{id}/wallets', { params: { id: merchantId }, body: { apple_pay: {
       enabled, merchant_identifier: identifier, country: country.toUpperCase(), shop_name: shop,
@@ -71,33 +85,35 @@ function ApplePay({ merchantId, current, done }: { merchantId: string; current: 
     } } });
     setCertificate(''); setPrivateKey(''); setProcessingKey(''); setAssociation(null); setSaved(true);
     done();
+    unsaved.saved();
   });
   return (
-    <form className="card" aria-labelledby="apple" onSubmit={(e) => void submit(e)}>
+    <form {...unsaved.form} className="card" aria-labelledby="apple" onSubmit={(e) => void submit(e)}>
       <h2 id="apple">Apple Pay</h2>
+      <WalletState name="Apple Pay" current={current} />
       <fieldset disabled={!can('merchants.write')}>
         <div className="grid">
-          <label className="check"><input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled</label>
-          <Field label="Merchant identifier">{(id) => <input id={id} required value={identifier} onChange={(e) => setIdentifier(e.target.value)} />}</Field>
-          <Field label="Country (ISO, 2 letters)">{(id) => <input id={id} required maxLength={2} value={country} onChange={(e) => setCountry(e.target.value)} />}</Field>
-          <Field label="Shop name">{(id) => <input id={id} required value={shop} onChange={(e) => setShop(e.target.value)} />}</Field>
-          <Field label="Domains" hint="Comma separated.">{(id) => <input id={id} value={domains} onChange={(e) => setDomains(e.target.value)} />}</Field>
+          <label className="check"><input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> {t('common.enabled')}</label>
+          <Field label={t('merchant.merchantIdentifier')}>{(id) => <input id={id} required value={identifier} onChange={(e) => setIdentifier(e.target.value)} />}</Field>
+          <Field label={t('merchant.country')}>{(id) => <input id={id} required maxLength={2} value={country} onChange={(e) => setCountry(e.target.value)} />}</Field>
+          <Field label={t('merchant.shopName')}>{(id) => <input id={id} required value={shop} onChange={(e) => setShop(e.target.value)} />}</Field>
+          <Field label={t('merchant.domains')} hint={t('merchant.commaSeparated')}>{(id) => <input id={id} value={domains} onChange={(e) => setDomains(e.target.value)} />}</Field>
         </div>
-        <Choices legend="Capabilities" field="apple_pay.merchant_capabilities" value={caps} onChange={setCaps} />
-        <Choices legend="Networks" field="apple_pay.supported_networks" value={networks} onChange={setNetworks} />
-        <PemInput label="Merchant identity certificate" value={certificate} onChange={setCertificate} stored={current?.certificate ? `${current.certificate.subject}, valid to ${current.certificate.valid_to}, fingerprint ${current.certificate.fingerprint}` : null} />
-        <PemInput label="Certificate private key" value={privateKey} onChange={setPrivateKey} stored={current?.private_key?.fingerprint} />
-        <PemInput label="Payment processing private key" value={processingKey} onChange={setProcessingKey} stored={current?.processing_private_key?.fingerprint} />
+        <Choices legend={t('merchant.capabilities')} field="apple_pay.merchant_capabilities" value={caps} onChange={setCaps} />
+        <Choices legend={t('merchant.networks')} field="apple_pay.supported_networks" value={networks} onChange={setNetworks} />
+        <PemInput label={t('merchant.identityCert')} value={certificate} onChange={setCertificate} stored={current?.certificate ? fill(t('merchant.certStored'), { subject: current.certificate.subject, to: current.certificate.valid_to, fingerprint: current.certificate.fingerprint }) : null} />
+        <PemInput label={t('merchant.certKey')} value={privateKey} onChange={setPrivateKey} stored={current?.private_key?.fingerprint} />
+        <PemInput label={t('merchant.processingKey')} value={processingKey} onChange={setProcessingKey} stored={current?.processing_private_key?.fingerprint} />
         <DomainAssociationInput value={association} onChange={setAssociation} stored={current?.domain_association ?? null} />
       </fieldset>
       {error && <ErrorNote error={error} />}
-      {can('merchants.write') && <div className="actions"><button type="submit" className="primary" disabled={busy}>Save Apple Pay</button>{saved && <span role="status">Saved.</span>}</div>}
+      {can('merchants.write') && <div className="actions"><button type="submit" className="primary" disabled={busy}>{t('merchant.saveApple')}</button>{saved && <span role="status">{t('merchant.saved')}</span>}</div>}
     </form>
   );
 }
 
 function GooglePay({ merchantId, current, done }: { merchantId: string; current: Wallets['google_pay']; done: () => void }) {
-  const [enabled, setEnabled] = useState(current?.enabled ?? true);
+  const [enabled, setEnabled] = useState(current?.enabled ?? false);
   const [environment, setEnvironment] = useState(current?.environment ?? 'TEST');
   const [auth, setAuth] = useState<string[]>(current?.allowed_auth_methods ?? ['PAN_ONLY', 'CRYPTOGRAM_3DS']);
   const [networks, setNetworks] = useState<string[]>(current?.supported_networks ?? ['VISA', 'MASTERCARD']);
@@ -107,6 +123,7 @@ function GooglePay({ merchantId, current, done }: { merchantId: string; current:
   const [extra, setExtra] = useState(current?.extra_parameters ?? false);
   const [privateKey, setPrivateKey] = useState('');
   const [saved, setSaved] = useState(false);
+  const unsaved = useUnsavedForm();
   const { busy, error, submit } = useSubmit(async () => {
     await call('put', '/admin/v1/merchants/{id}/wallets', { params: { id: merchantId }, body: { google_pay: {
       enabled, environment: environment as 'TEST' | 'PRODUCTION', allowed_auth_methods: auth as never, supported_networks: networks as never,
@@ -115,26 +132,29 @@ function GooglePay({ merchantId, current, done }: { merchantId: string; current:
     } } });
     setPrivateKey(''); setSaved(true);
     done();
+    unsaved.saved();
   });
+  const t = useT();
   const can = useCan();
   return (
-    <form className="card" aria-labelledby="google" onSubmit={(e) => void submit(e)}>
+    <form {...unsaved.form} className="card" aria-labelledby="google" onSubmit={(e) => void submit(e)}>
       <h2 id="google">Google Pay</h2>
+      <WalletState name="Google Pay" current={current} />
       <fieldset disabled={!can('merchants.write')}>
         <div className="grid">
-          <label className="check"><input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled</label>
-          <Field label="Environment">{(id) => <select id={id} value={environment} onChange={(e) => setEnvironment(e.target.value)}>{bodyEnumOf(ROUTE, 'google_pay.environment').map((o) => <option key={o}>{o}</option>)}</select>}</Field>
-          <Field label="Merchant identifier">{(id) => <input id={id} required value={identifier} onChange={(e) => setIdentifier(e.target.value)} />}</Field>
-          <Field label="Gateway">{(id) => <input id={id} required value={gateway} onChange={(e) => setGateway(e.target.value)} />}</Field>
-          <Field label="Gateway merchant id">{(id) => <input id={id} required value={gatewayMerchantId} onChange={(e) => setGatewayMerchantId(e.target.value)} />}</Field>
-          <label className="check"><input type="checkbox" checked={extra} onChange={(e) => setExtra(e.target.checked)} /> Extra parameters</label>
+          <label className="check"><input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> {t('common.enabled')}</label>
+          <Field label={t('merchant.environment')}>{(id) => <select id={id} value={environment} onChange={(e) => setEnvironment(e.target.value)}>{bodyEnumOf(ROUTE, 'google_pay.environment').map((o) => <option key={o}>{o}</option>)}</select>}</Field>
+          <Field label={t('merchant.merchantIdentifier')}>{(id) => <input id={id} required value={identifier} onChange={(e) => setIdentifier(e.target.value)} />}</Field>
+          <Field label={t('merchant.gateway')}>{(id) => <input id={id} required value={gateway} onChange={(e) => setGateway(e.target.value)} />}</Field>
+          <Field label={t('merchant.gatewayMerchantId')}>{(id) => <input id={id} required value={gatewayMerchantId} onChange={(e) => setGatewayMerchantId(e.target.value)} />}</Field>
+          <label className="check"><input type="checkbox" checked={extra} onChange={(e) => setExtra(e.target.checked)} /> {t('merchant.extraParams')}</label>
         </div>
-        <Choices legend="Authentication methods" field="google_pay.allowed_auth_methods" value={auth} onChange={setAuth} />
-        <Choices legend="Networks" field="google_pay.supported_networks" value={networks} onChange={setNetworks} />
-        <PemInput label="Private key" value={privateKey} onChange={setPrivateKey} stored={current?.private_key?.fingerprint} />
+        <Choices legend={t('merchant.authMethods')} field="google_pay.allowed_auth_methods" value={auth} onChange={setAuth} />
+        <Choices legend={t('merchant.networks')} field="google_pay.supported_networks" value={networks} onChange={setNetworks} />
+        <PemInput label={t('merchant.privateKey')} value={privateKey} onChange={setPrivateKey} stored={current?.private_key?.fingerprint} />
       </fieldset>
       {error && <ErrorNote error={error} />}
-      {can('merchants.write') && <div className="actions"><button type="submit" className="primary" disabled={busy}>Save Google Pay</button>{saved && <span role="status">Saved.</span>}</div>}
+      {can('merchants.write') && <div className="actions"><button type="submit" className="primary" disabled={busy}>{t('merchant.saveGoogle')}</button>{saved && <span role="status">{t('merchant.saved')}</span>}</div>}
     </form>
   );
 }

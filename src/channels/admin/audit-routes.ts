@@ -19,6 +19,7 @@ const Query = Type.Object({
   object_id: Type.Optional(Type.String({ maxLength: 64 })),
   from: Type.Optional(Type.String({ maxLength: 40, description: 'Entries at or after this instant (ISO 8601, e.g. 2026-11-24T00:00:00Z).' })),
   to: Type.Optional(Type.String({ maxLength: 40, description: 'Entries before this instant (ISO 8601).' })),
+  mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test: only entries about test keys\' (sandbox) merchants, their payments, MIDs, disputes and callbacks; live: every other entry (live merchants\' and the platform\'s own). Absent: all.' })),
   limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: 'Page size, 1 to 200 (default 50).' })),
   cursor: Type.Optional(Type.String({ maxLength: 512, description: 'next_cursor of the previous page.' })),
 }, { additionalProperties: false });
@@ -67,7 +68,7 @@ export function registerAdminAuditRoutes(app: FastifyInstance, ctx: ServiceConte
     if (after && Number.isNaN(new Date(after[0]!).getTime())) throw GatewayError.field('cursor', MESSAGES.notValid);
     const entries = await listAudit(ctx.db, {
       userId: q.user_id, action: q.action, objectType: q.object_type, objectId: q.object_id,
-      from: instant('from', q.from), to: instant('to', q.to), after: after && [after[0]!, after[1]!], limit,
+      from: instant('from', q.from), to: instant('to', q.to), after: after && [after[0]!, after[1]!], limit, ...(q.mode ? { mode: q.mode } : {}),
     });
     return { entries: entries.map(present), next_cursor: nextCursor(entries, limit, (e) => [e.at.toISOString(), e.id]) };
   });

@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../../domain/errors.ts';
 import {
-  CSRF_HEADER, SESSION_COOKIE, TOUCH_INTERVAL_MS, cookieValue, needsCsrf, sameSecret, sessionAlive, sessionDigest,
+  CSRF_HEADER, IDLE_TIMEOUT_MS, SESSION_COOKIE, TOUCH_INTERVAL_MS, cookieValue, needsCsrf, sameSecret, sessionAlive, sessionDigest,
 } from '../../domain/console-session.ts';
 import { findConsoleSession, type ConsoleSession } from '../../services/queries/operators.ts';
 import { touchConsoleSession } from '../../services/admin/console-sessions.ts';
@@ -29,7 +29,7 @@ export async function liveSession(ctx: Pick<ServiceContext, 'db' | 'clock'>, req
   const session = await findConsoleSession(ctx.db, sessionDigest(secret));
   const now = ctx.clock.now();
   if (!session || !sessionAlive(session, now)) return undefined;
-  if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) await touchConsoleSession(ctx.db, session.id, now, TOUCH_INTERVAL_MS);
+  if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) await touchConsoleSession(ctx.db, session.id, now, TOUCH_INTERVAL_MS, IDLE_TIMEOUT_MS);
   return session;
 }
 

@@ -7,9 +7,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
-import { readThresholdView, setThreshold } from '../../services/disputes/admin.ts';
+import { clearMerchantThreshold, readMerchantThresholdView, readThresholdView, setMerchantThreshold, setThreshold, type ThresholdInput } from '../../services/disputes/admin.ts';
 import { actOnDispute, disputeRatios, findDisputes, openDispute, readDispute, unmatchedNotices, type DisputeInput } from '../../services/disputes/admin.ts';
-import { DISPUTE_EVENTS, DISPUTE_STATUSES } from '../../domain/disputes.ts';
+import { DISPUTE_EVENTS, DISPUTE_STAGES, DISPUTE_STATUSES } from '../../domain/disputes.ts';
 import { raiseSandboxChargeback, type SandboxChargebackInput } from '../../services/disputes/sandbox.ts';
 import { addEvidence, disputesDueSoon, evidenceFile, evidenceOf, submitDefence, type EvidenceInput } from '../../services/disputes/defence.ts';
 import { EVIDENCE_LIMITS } from '../../domain/disputes.ts';
@@ -20,11 +20,11 @@ import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { errorSchema, withErrors } from './errors.ts';
 import { errorBody, GatewayError } from '../../domain/errors.ts';
 
-const NOT_ALLOWED = { 409: errorSchema('The event does not apply to the dispute in its stage and status (the transition table).', errorBody(new GatewayError('disputeEventNotAllowed'))) };
+export const NOT_ALLOWED = { 409: errorSchema('The event does not apply to the dispute in its stage and status (the transition table).', errorBody(new GatewayError('disputeEventNotAllowed'))) };
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
-const DisputeView = Type.Object({
+export const DisputeView = Type.Object({
   id: Type.String(), payment_id: Type.String(), merchant_id: Type.String(),
   source: Type.String({ description: 'operator, adyen or akurateco (the connector whose notices opened it).' }), external_ref: Nullable(Type.String({ description: 'The acquirer\'s reference of the dispute.' })),
   amount: Type.String(), currency: Type.String(), reason_code: Nullable(Type.String()),
@@ -37,12 +37,15 @@ const DisputeView = Type.Object({
   id: '0193a1…', payment_id: '0193a0…', merchant_id: '0b7f…', source: 'operator', external_ref: null, amount: '25.00', currency: 'EUR', reason_code: '10.4',
   category: 'fraud', stage: 'first_chargeback', status: 'evidence_required', due_at: '2030-03-20T00:00:00.000Z', bank_date: '2030-03-01', created_at: '2030-03-02T10:00:00.000Z', updated_at: '2030-03-02T10:00:00.000Z',
 }] });
-const HistoryView = Type.Object({
+export const HistoryView = Type.Object({
   event: Type.String(), actor: Type.String(), from_stage: Nullable(Type.String()), from_status: Nullable(Type.String()), to_stage: Type.String(), to_status: Type.String(),
   money: Type.String({ description: 'debit (the merchant charged the amount and the chargeback fee), credit (the amount given back) or none.' }),
   details: Type.Record(Type.String(), Type.Unknown()), created_at: Type.String(),
 });
-const DisputeWithHistory = Type.Composite([DisputeView, Type.Object({ history: Type.Array(HistoryView) })]);
+export const DisputeWithHistory = Type.Composite([DisputeView, Type.Object({
+  deadline: Type.String({ description: 'none (no deadline, or closed), later, due_soon (within 3 days) or overdue, on the merchant\'s clock (a sandbox test clock moves it).' }),
+  history: Type.Array(HistoryView),
+})]);
 
 const EventBody = Type.Object({
   event: Type.String({ maxLength: 40, description: `One of ${DISPUTE_EVENTS.join(', ')}.` }),
@@ -58,17 +61,21 @@ const UnmatchedView = Type.Object({
   payload: Type.Record(Type.String(), Type.Unknown()), received_at: Type.String(),
 });
 
-const RatioQuery = Type.Object({ month: Type.String({ maxLength: 7, description: 'YYYY-MM (UTC).' }) });
+/** Issue 25 item 26: test keys' work apart from live keys'. */
+const ModeQuery = Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test: only sandbox merchants\' (test keys\') disputes; live: only live merchants\'. Absent: both.' }));
+const RatioQuery = Type.Object({ month: Type.String({ maxLength: 7, description: 'YYYY-MM (UTC).' }), mode: ModeQuery });
 const RatiosView = Type.Object({
   month: Type.String(), threshold_percent: Type.String(), threshold_min_count: Type.Integer(),
   rows: Type.Array(Type.Object({
     merchant_id: Type.String(), mid_id: Nullable(Type.String()), currency: Type.String(), settled_count: Type.Integer(), settled_amount: Type.String(),
     dispute_count: Type.Integer(), dispute_amount: Type.String(), dispute_ratio: Type.String({ description: 'Percent of the settled count, two decimals.' }),
-    fraud_count: Type.Integer(), fraud_amount: Type.String(), fraud_ratio: Type.String(), over_threshold: Type.Boolean(),
+    fraud_count: Type.Integer(), fraud_amount: Type.String(), fraud_ratio: Type.String(),
+    threshold_percent: Type.String({ description: 'The threshold this row is compared against: the merchant\'s own, else the platform\'s.' }), threshold_min_count: Type.Integer(),
+    over_threshold: Type.Boolean(),
   })),
 }, { examples: [{ month: '2030-03', threshold_percent: '0.90', threshold_min_count: 100, rows: [{
   merchant_id: '0b7f…', mid_id: '5c1e…', currency: 'EUR', settled_count: 4, settled_amount: '100.00', dispute_count: 1, dispute_amount: '25.00', dispute_ratio: '25.00',
-  fraud_count: 1, fraud_amount: '25.00', fraud_ratio: '25.00', over_threshold: false,
+  fraud_count: 1, fraud_amount: '25.00', fraud_ratio: '25.00', threshold_percent: '0.90', threshold_min_count: 100, over_threshold: false,
 }] }] });
 
 const Days = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 120, description }));
@@ -85,23 +92,26 @@ const SandboxChargebackView = Type.Composite([DisputeView, Type.Object({
 })]);
 const SANDBOX_ONLY = { 403: errorSchema('The payment\'s merchant is not a sandbox merchant (or the role does not permit this action).', errorBody(new GatewayError('sandboxDisputeLiveMerchant'))) };
 
-const EvidenceBody = Type.Object({
+export const EvidenceBody = Type.Object({
   file_name: Type.Optional(Type.String({ maxLength: 200, description: 'The file\'s name, kept for the operator (its type is told by its content).' })),
   content_base64: Type.Optional(Type.String({ maxLength: Math.ceil(EVIDENCE_LIMITS.fileBytes / 3) * 4 + 1024, description: `A PDF, PNG or JPEG file in base64, at most ${EVIDENCE_LIMITS.fileBytes / 1048576} MB (${EVIDENCE_LIMITS.totalBytes / 1048576} MB and ${EVIDENCE_LIMITS.items} pieces per dispute).` })),
   text: Type.Optional(Type.String({ maxLength: EVIDENCE_LIMITS.textChars + 100, description: 'Or a text (the defence letter), instead of a file.' })),
 }, { additionalProperties: false, examples: [{ file_name: 'delivery-proof.pdf', content_base64: 'JVBERi0xLjQKJcfs...' }, { text: 'The goods were delivered on 2030-02-20, signed for by the cardholder.' }] });
-const EvidenceView = Type.Object({
+export const EvidenceView = Type.Object({
   id: Type.String(), kind: Type.String({ description: 'file or text' }), file_name: Nullable(Type.String()), content_type: Type.String({ description: 'application/pdf, image/png, image/jpeg (by the magic bytes) or text/plain' }),
   size: Type.Integer(), sha256: Type.String(), created_by: Type.String(), created_at: Type.String(), submitted_at: Nullable(Type.String({ description: 'The submission that carried it.' })),
 });
-const SubmitBody = Type.Object({ note: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false, examples: [{ note: 'sent through the acquirer portal, case 4471' }] });
-const SubmissionView = Type.Composite([DisputeView, Type.Object({
+export const SubmitBody = Type.Object({ note: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: false, examples: [{ note: 'sent through the acquirer portal, case 4471' }] });
+export const SubmissionView = Type.Composite([DisputeView, Type.Object({
   submission: Type.Object({
     method: Type.String({ description: 'acquirer (through the connector\'s dispute port) or manual (no port: sent by hand, recorded)' }),
     reference: Nullable(Type.String()), evidence: Type.Array(Type.String(), { description: 'The evidence ids it carried.' }),
   }),
 })]);
-const DueQuery = Type.Object({ within_days: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: 'Deadlines passing within this many days (default 3); overdue ones are always listed.' })) });
+const DueQuery = Type.Object({
+  within_days: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: 'Deadlines passing within this many days (default 3); overdue ones are always listed.' })),
+  mode: ModeQuery,
+}, { examples: [{ within_days: '3', mode: 'live' }] });
 const DueView = Type.Composite([DisputeView, Type.Object({ deadline: Type.String({ description: 'due_soon or overdue (later: beyond the alert window)' }) })]);
 const EvidenceParams = Type.Object({ id: Type.String({ maxLength: 1024 }), evidenceId: Type.String({ maxLength: 1024 }) });
 
@@ -139,10 +149,18 @@ const ThresholdBody = Type.Object({
 }, { additionalProperties: false, examples: [{ ratio_percent: '1.50', min_count: 100 }] });
 const ThresholdView = Type.Object({ ratio_percent: Type.String(), min_count: Type.Integer(), default: Type.Boolean({ description: 'true: no operator threshold, the default (VDMP).' }) });
 
+const MerchantThresholdView = Type.Object({
+  merchant_id: Type.String(), ratio_percent: Type.String(), min_count: Type.Integer(),
+  source: Type.String({ description: 'merchant (its own), platform (the operator\'s platform-wide one) or default (Visa VDMP).' }),
+}, { examples: [{ merchant_id: '0b7f…', ratio_percent: '0.65', min_count: 75, source: 'merchant' }] });
+
 const IdParams = Type.Object({ id: Type.String({ maxLength: 1024 }) });
 const ListQuery = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
-  status: Type.Optional(Type.String({ maxLength: 30 })),
+  payment_id: Type.Optional(Type.String({ maxLength: 64 })),
+  status: Type.Optional(Type.Union(DISPUTE_STATUSES.map((v) => Type.Literal(v)))),
+  stage: Type.Optional(Type.Union(DISPUTE_STAGES.map((v) => Type.Literal(v)))),
+  mode: ModeQuery,
   limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: 'Page size, 1 to 500 (default 100).' })),
 });
 type Id = Static<typeof IdParams>;
@@ -220,20 +238,43 @@ export function registerAdminDisputeRoutes(app: FastifyInstance, ctx: ServiceCon
     schema: { ...ADMIN_TAG, summary: 'The dispute monitoring threshold in force (the operator\'s, or Visa VDMP\'s default)', response: withErrors({ 200: ThresholdView }) },
   }, async () => readThresholdView(ctx));
 
-  app.put<{ Body: { ratio_percent: string; min_count: number } }>('/disputes/threshold', {
+  app.put<{ Body: ThresholdInput }>('/disputes/threshold', {
     onRequest: requirePermission('payments.act'),
     schema: { ...ADMIN_TAG, summary: 'Set the dispute monitoring threshold (ratios and /metrics compare against it); audited', body: ThresholdBody, response: withErrors({ 200: ThresholdView }) },
   }, async (req) => setThreshold(ctx, actorOf(req), req.body));
 
+  // A merchant's own threshold: read, set, back to the platform's (one path, three methods).
+  const merchantThreshold: { method: 'GET' | 'PUT' | 'DELETE'; act: boolean; summary: string; run: (req: { params: Id; body: unknown }, actor: () => ReturnType<typeof actorOf>) => Promise<unknown> }[] = [
+    { method: 'GET', act: false, summary: 'A merchant\'s dispute monitoring threshold in force: its own, else the platform\'s, else the default', run: (req) => readMerchantThresholdView(ctx, req.params.id) },
+    {
+      method: 'PUT', act: true, summary: 'Set a merchant\'s own dispute monitoring threshold (its ratios and /metrics gauges compare against it instead of the platform\'s); audited',
+      run: (req, actor) => setMerchantThreshold(ctx, actor(), req.params.id, req.body as ThresholdInput),
+    },
+    { method: 'DELETE', act: true, summary: 'Remove a merchant\'s own dispute monitoring threshold (the platform\'s applies again); audited', run: (req, actor) => clearMerchantThreshold(ctx, actor(), req.params.id) },
+  ];
+  for (const r of merchantThreshold) {
+    app.route<{ Params: Id; Body: unknown }>({
+      method: r.method, url: '/merchants/:id/dispute-threshold', onRequest: requirePermission(r.act ? 'payments.act' : 'payments.read'),
+      schema: { ...ADMIN_TAG, summary: r.summary, params: IdParams, ...(r.method === 'PUT' ? { body: ThresholdBody } : {}), response: withErrors({ 200: MerchantThresholdView }) },
+      handler: async (req) => r.run(req, () => actorOf(req)),
+    });
+  }
+
   app.get<{ Querystring: Static<typeof DueQuery> }>('/disputes/due', {
     onRequest: requirePermission('payments.read'),
-    schema: { ...ADMIN_TAG, summary: 'Live disputes whose deadline passes soon (or has passed), soonest first', querystring: DueQuery, response: withErrors({ 200: Type.Array(DueView) }) },
-  }, async (req) => disputesDueSoon(ctx, req.query.within_days === undefined ? undefined : Number(req.query.within_days)));
+    schema: { ...ADMIN_TAG, summary: 'Live disputes whose deadline passes soon (or has passed), soonest first (test or live keys\' with mode)', querystring: DueQuery, response: withErrors({ 200: Type.Array(DueView) }) },
+  }, async (req) => disputesDueSoon(ctx, req.query.within_days === undefined ? undefined : Number(req.query.within_days), undefined, req.query.mode));
 
   app.get<{ Querystring: Static<typeof ListQuery> }>('/disputes', {
     onRequest: requirePermission('payments.read'),
-    schema: { ...ADMIN_TAG, summary: 'Disputes, newest first (by merchant, by status)', querystring: ListQuery, response: withErrors({ 200: Type.Array(DisputeView) }) },
-  }, async (req) => findDisputes(ctx, { ...(req.query.merchant_id ? { merchantId: req.query.merchant_id } : {}), ...(req.query.status ? { status: req.query.status } : {}), ...(req.query.limit ? { limit: Math.min(500, Math.max(1, Number(req.query.limit))) } : {}) }));
+    schema: { ...ADMIN_TAG, summary: 'Disputes, newest first (by merchant, payment, status, stage, test or live)', querystring: ListQuery, response: withErrors({ 200: Type.Array(DisputeView) }) },
+  }, async (req) => {
+    const q = req.query;
+    return findDisputes(ctx, {
+      ...(q.merchant_id ? { merchantId: q.merchant_id } : {}), ...(q.payment_id ? { paymentId: q.payment_id } : {}), ...(q.status ? { status: q.status } : {}), ...(q.stage ? { stage: q.stage } : {}), ...(q.mode ? { mode: q.mode } : {}),
+      ...(q.limit ? { limit: Math.min(500, Math.max(1, Number(q.limit))) } : {}),
+    });
+  });
 
   app.get('/disputes/unmatched', {
     onRequest: requirePermission('payments.read'),
@@ -246,7 +287,7 @@ export function registerAdminDisputeRoutes(app: FastifyInstance, ctx: ServiceCon
       ...ADMIN_TAG, summary: 'A month\'s dispute and fraud-dispute ratios per merchant, MID and currency: chargebacks raised in the month against payments captured in it (count and amount), flagged against the default threshold (Visa VDMP: 0.9 % and 100 disputes)',
       querystring: RatioQuery, response: withErrors({ 200: RatiosView }),
     },
-  }, async (req) => disputeRatios(ctx, req.query.month));
+  }, async (req) => disputeRatios(ctx, req.query.month, req.query.mode));
 
   app.get<{ Params: Id }>('/disputes/:id', {
     onRequest: requirePermission('payments.read'),

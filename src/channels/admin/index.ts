@@ -26,6 +26,7 @@ import { registerAdminRiskRoutes } from './risk-routes.ts';
 import { registerAdminDisputeRoutes } from './dispute-routes.ts';
 import { registerAdminReconciliationRoutes } from './reconciliation-routes.ts';
 import { registerAdminMerchantUserRoutes } from './merchant-user-routes.ts';
+import { registerAdminTimelineRoutes } from './timeline-routes.ts';
 
 type Routes = (app: FastifyInstance, ctx: ServiceContext) => void;
 
@@ -44,5 +45,5 @@ export const adminChannel: Channel = async (app, { ctx }) => {
     registerAdminMidRoutes, registerAdminSettingsRoutes, registerAdminRoutingRoutes, registerAdminWalletRoutes, registerAdminConfigCatalogRoutes,
   ]), { ctx });
   await app.register(open, { ctx });
-  await app.register(signedIn([registerAdminStatsRoutes, registerAdminSigningSecretRoutes, registerAdminMoneyRoutes, registerAdminRiskRoutes, registerAdminDisputeRoutes, registerAdminReconciliationRoutes, registerAdminMerchantUserRoutes]), { ctx });
+  await app.register(signedIn([registerAdminStatsRoutes, registerAdminSigningSecretRoutes, registerAdminMoneyRoutes, registerAdminRiskRoutes, registerAdminDisputeRoutes, registerAdminReconciliationRoutes, registerAdminMerchantUserRoutes, registerAdminTimelineRoutes]), { ctx });
 };

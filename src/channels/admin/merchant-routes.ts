@@ -81,6 +81,7 @@ const Rotated = Type.Object({
 const ListQuery = Type.Object({
   search: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Part of the name (any case) or the exact merchant key.' })),
   disabled: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], CHOICE)),
+  mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { ...CHOICE, description: 'test: only test keys (sandbox merchants); live: only live keys. Absent: both.' })),
   limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: 'Page size, 1 to 200 (default 50).' })),
   cursor: Type.Optional(Type.String({ maxLength: 512, description: 'next_cursor of the previous page.' })),
 }, { additionalProperties: false });
@@ -131,7 +132,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     const q = req.query;
     const limit = pageSize(q.limit);
     const [beforeId] = decodeCursor(q.cursor, 1) ?? [];
-    const merchants = await listMerchantRecords(ctx.db, ctx.keyring, { search: q.search, disabled: q.disabled === undefined ? undefined : q.disabled === 'true', beforeId, limit });
+    const merchants = await listMerchantRecords(ctx.db, ctx.keyring, { search: q.search, disabled: q.disabled === undefined ? undefined : q.disabled === 'true', ...(q.mode ? { mode: q.mode } : {}), beforeId, limit });
     return { merchants: merchants.map(present), next_cursor: nextCursor(merchants, limit, (m) => [m.id]) };
   });
 

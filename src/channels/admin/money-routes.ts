@@ -16,7 +16,9 @@ import { listMerchantStatements, markPaid, payoutsCsv, payoutsSepa, readStatemen
 import { Readable } from 'node:stream';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { MerchantParams } from './config-schemas.ts';
+import { FEE_COLUMNS, merchantFeesCsv } from '../../services/money/fee-lines.ts';
 import { withErrors } from './errors.ts';
+import { adminRoute } from './route-options.ts';
 
 const Amount = Type.String({ maxLength: 40, description: 'A decimal amount of the row\'s currency (its exponent\'s digits at most).' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -75,7 +77,7 @@ const TermsView = Type.Object({
   payout_account: Type.Object({ name: Type.Union([Type.String(), Type.Null()]), iban: Type.Union([Type.String(), Type.Null()]), bic: Type.Union([Type.String(), Type.Null()]) }),
 });
 
-const BalanceView = Type.Object({
+export const BalanceView = Type.Object({
   currency: Type.String(),
   pending: Type.String({ description: 'Captured, not yet settled (owed to the merchant).' }),
   available: Type.String({ description: 'Settled and payable (negative: owed by the merchant, carried over).' }),
@@ -106,7 +108,7 @@ const CheckView = Type.Object({
   currencies: Type.Array(Type.Object({ currency: Type.String(), sum: Type.String() })),
 });
 
-const StatementView = Type.Object({
+export const StatementView = Type.Object({
   id: Type.String(), merchant_id: Type.String(), currency: Type.String(), period_from: Type.String(), period_to: Type.String(),
   gross: Type.String({ description: 'Captured less refunded in the period (pending -> available).' }), fees: Type.String({ description: 'The period\'s fees, deducted.' }),
   reserve_held: Type.String(), reserve_release_at: Type.Union([Type.String(), Type.Null()]), reserve_released_at: Type.Union([Type.String(), Type.Null()]),
@@ -119,7 +121,7 @@ const StatementView = Type.Object({
   reserve_held: '12.25', reserve_release_at: '2030-05-31T00:00:00.000Z', reserve_released_at: null, net_payable: '106.99', opening_available: '0.00', transactions: 4, created_at: '2030-03-04T00:10:00.000Z', payout: null,
 }] });
 const LineView = Type.Object({ created_at: Type.String(), ref: Type.String(), payment_id: Type.Union([Type.String(), Type.Null()]), event: Type.String(), account: Type.String(), amount: Type.String({ description: 'Signed: debit positive.' }) });
-const StatementWithLines = Type.Composite([StatementView, Type.Object({ lines: Type.Array(LineView, { description: 'The first 500 lines; the CSV has all.' }) })]);
+export const StatementWithLines = Type.Composite([StatementView, Type.Object({ lines: Type.Array(LineView, { description: 'The first 500 lines; the CSV has all.' }) })]);
 const StatementParams = Type.Object({ id: Type.String({ maxLength: 1024, description: 'The statement\'s id.' }) });
 const StatementQuery = Type.Object({
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
@@ -145,13 +147,14 @@ const MerchantStatementQuery = Type.Object({
   unpaid: StatementQuery.properties.unpaid,
   limit: StatementQuery.properties.limit,
 });
+const FeesQuery = Type.Object({
+  created_from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or date-time with zone; inclusive', examples: ['2030-04-01'] })),
+  created_to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601 date or date-time with zone; exclusive', examples: ['2030-05-01'] })),
+}, { additionalProperties: false });
 const MERCHANT_SCOPED = 'Scoped to the merchant: another merchant\'s statement or payment is not found (404). services/money/merchant-money.ts, which the merchant portal mounts too.';
 
 export function registerAdminMoneyRoutes(app: FastifyInstance, ctx: ServiceContext): void {
-  app.get<{ Querystring: Static<typeof ScheduleQuery> }>('/money/fee-schedules', {
-    onRequest: requirePermission('money.read'),
-    schema: { ...ADMIN_TAG, summary: 'Fee schedule versions: the platform\'s default and, with merchant_id, the merchant\'s', querystring: ScheduleQuery, response: withErrors({ 200: Type.Array(ScheduleView) }) },
-  }, async (req) => listFeeSchedules(ctx, req.query.merchant_id));
+  app.get<{ Querystring: Static<typeof ScheduleQuery> }>('/money/fee-schedules', adminRoute('money.read', { summary: 'Fee schedule versions: the platform\'s default and, with merchant_id, the merchant\'s', querystring: ScheduleQuery, response: { 200: Type.Array(ScheduleView) } }), async (req) => listFeeSchedules(ctx, req.query.merchant_id));
 
   app.post<{ Body: NewFeeSchedule }>('/money/fee-schedules', {
     onRequest: requirePermission('money.write'),
@@ -161,45 +164,33 @@ export function registerAdminMoneyRoutes(app: FastifyInstance, ctx: ServiceConte
     },
   }, async (req, reply) => reply.code(201).send(await createFeeSchedule(ctx, actorOf(req), req.body)));
 
-  app.get<{ Params: Params }>('/merchants/:id/money/terms', {
-    onRequest: requirePermission('money.read'),
-    schema: { ...ADMIN_TAG, summary: 'A merchant\'s money terms: country, settlement delay, rolling reserve', params: MerchantParams, response: withErrors({ 200: TermsView }) },
-  }, async (req) => getMoneyTerms(ctx, req.params.id));
+  app.get<{ Params: Params }>('/merchants/:id/money/terms', adminRoute('money.read', { summary: 'A merchant\'s money terms: country, settlement delay, rolling reserve', params: MerchantParams, response: { 200: TermsView } }), async (req) => getMoneyTerms(ctx, req.params.id));
 
-  app.put<{ Params: Params; Body: MoneyTermsInput }>('/merchants/:id/money/terms', {
-    onRequest: requirePermission('money.write'),
-    schema: { ...ADMIN_TAG, summary: 'Replace a merchant\'s money terms; audited', params: MerchantParams, body: TermsBody, response: withErrors({ 200: TermsView }) },
-  }, async (req) => putMoneyTerms(ctx, actorOf(req), req.params.id, req.body));
+  app.put<{ Params: Params; Body: MoneyTermsInput }>('/merchants/:id/money/terms', adminRoute('money.write', { summary: 'Replace a merchant\'s money terms; audited', params: MerchantParams, body: TermsBody, response: { 200: TermsView } }), async (req) => putMoneyTerms(ctx, actorOf(req), req.params.id, req.body));
 
-  app.get<{ Params: Params }>('/merchants/:id/balances', {
-    onRequest: requirePermission('money.read'),
-    schema: { ...ADMIN_TAG, summary: 'A merchant\'s balances per currency (running balances, O(1))', params: MerchantParams, response: withErrors({ 200: BalancesView }) },
-  }, async (req) => ({ merchant_id: req.params.id, balances: await merchantBalances(ctx, req.params.id) }));
+  app.get<{ Params: Params }>('/merchants/:id/balances', adminRoute('money.read', { summary: 'A merchant\'s balances per currency (running balances, O(1))', params: MerchantParams, response: { 200: BalancesView } }), async (req) => ({ merchant_id: req.params.id, balances: await merchantBalances(ctx, req.params.id) }));
 
   // --- the merchant's own reads, one merchant at a time (the merchant portal mounts the same service) ---
 
-  app.get<{ Params: Params; Querystring: Static<typeof MerchantStatementQuery> }>('/merchants/:id/money/statements', {
-    onRequest: requirePermission('money.read'),
-    schema: { ...ADMIN_TAG, summary: 'A merchant\'s settlement statements, newest first', description: MERCHANT_SCOPED, params: MerchantParams, querystring: MerchantStatementQuery, response: withErrors({ 200: Type.Array(StatementView) }) },
-  }, async (req) => merchantStatements(ctx, req.params.id, { ...(req.query.unpaid === 'true' ? { unpaid: true } : {}), ...(req.query.limit ? { limit: req.query.limit } : {}) }));
+  app.get<{ Params: Params; Querystring: Static<typeof MerchantStatementQuery> }>('/merchants/:id/money/statements', adminRoute('money.read', { summary: 'A merchant\'s settlement statements, newest first', description: MERCHANT_SCOPED, params: MerchantParams, querystring: MerchantStatementQuery, response: { 200: Type.Array(StatementView) } }), async (req) => merchantStatements(ctx, req.params.id, { ...(req.query.unpaid === 'true' ? { unpaid: true } : {}), ...(req.query.limit ? { limit: req.query.limit } : {}) }));
 
-  app.get<{ Params: Static<typeof MerchantStatementParams> }>('/merchants/:id/money/statements/:statement_id', {
-    onRequest: requirePermission('money.read'),
-    schema: { ...ADMIN_TAG, summary: 'One of a merchant\'s statements: totals, payout and its first lines', description: MERCHANT_SCOPED, params: MerchantStatementParams, response: withErrors({ 200: StatementWithLines }) },
-  }, async (req) => merchantStatement(ctx, req.params.id, req.params.statement_id));
+  app.get<{ Params: Static<typeof MerchantStatementParams> }>('/merchants/:id/money/statements/:statement_id', adminRoute('money.read', { summary: 'One of a merchant\'s statements: totals, payout and its first lines', description: MERCHANT_SCOPED, params: MerchantStatementParams, response: { 200: StatementWithLines } }), async (req) => merchantStatement(ctx, req.params.id, req.params.statement_id));
 
-  app.get<{ Params: Static<typeof MerchantStatementParams> }>('/merchants/:id/money/statements/:statement_id/csv', {
-    onRequest: requirePermission('money.read'),
-    schema: { ...ADMIN_TAG, summary: 'One of a merchant\'s statements as CSV (streamed)', description: MERCHANT_SCOPED, params: MerchantStatementParams, produces: ['text/csv'], response: withErrors({ 200: Csv }) },
-  }, async (req, reply) => {
+  app.get<{ Params: Static<typeof MerchantStatementParams> }>('/merchants/:id/money/statements/:statement_id/csv', adminRoute('money.read', { summary: 'One of a merchant\'s statements as CSV (streamed)', description: MERCHANT_SCOPED, params: MerchantStatementParams, produces: ['text/csv'], response: { 200: Csv } }), async (req, reply) => {
     const { statement, rows } = await merchantStatementCsv(ctx, req.params.id, req.params.statement_id);
     return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="statement-${statement.id}.csv"`).send(Readable.from(rows));
   });
 
-  app.get<{ Params: Static<typeof MerchantPaymentParams> }>('/merchants/:id/money/payments/:payment_id', {
-    onRequest: requirePermission('money.read'),
-    schema: { ...ADMIN_TAG, summary: 'One of a merchant\'s payments: its fee, net amount and ledger entries', description: MERCHANT_SCOPED, params: MerchantPaymentParams, response: withErrors({ 200: PaymentLedgerView }) },
-  }, async (req) => merchantPaymentFee(ctx, req.params.id, req.params.payment_id));
+  app.get<{ Params: Params; Querystring: Static<typeof FeesQuery> }>('/merchants/:id/money/fees/csv', adminRoute('money.read', {
+    summary: 'A merchant\'s fees as CSV: each fee charged (positive) or given back (negative) with its payment and the transaction it was charged on, newest first (streamed)',
+    description: 'A creation window (created_from inclusive, created_to exclusive) narrows it. Every cell quoted, formulas neutralised. The merchant portal\'s GET /portal/v1/fees/export is the same export (services/money/fee-lines.ts).',
+    params: MerchantParams, querystring: FeesQuery, produces: ['text/csv'], response: { 200: Type.String({ description: `text/csv, streamed: ${FEE_COLUMNS.join(', ')}` }) },
+  }), async (req, reply) => {
+    const rows = await merchantFeesCsv(ctx, req.params.id, req.query);
+    return reply.type('text/csv; charset=utf-8').header('cache-control', 'no-store').header('content-disposition', `attachment; filename="fees-${req.params.id}-${ctx.clock.now().toISOString().slice(0, 10)}.csv"`).send(Readable.from(rows));
+  });
+
+  app.get<{ Params: Static<typeof MerchantPaymentParams> }>('/merchants/:id/money/payments/:payment_id', adminRoute('money.read', { summary: 'One of a merchant\'s payments: its fee, net amount and ledger entries', description: MERCHANT_SCOPED, params: MerchantPaymentParams, response: { 200: PaymentLedgerView } }), async (req) => merchantPaymentFee(ctx, req.params.id, req.params.payment_id));
 
   app.post<{ Params: Params; Body: AdjustmentInput }>('/merchants/:id/adjustments', {
     onRequest: requirePermission('money.adjust'),
@@ -209,38 +200,20 @@ export function registerAdminMoneyRoutes(app: FastifyInstance, ctx: ServiceConte
     },
   }, async (req, reply) => reply.code(201).send(await adjustBalance(ctx, actorOf(req), req.params.id, req.body)));
 
-  app.get<{ Params: Static<typeof PaymentParams> }>('/payments/:id/ledger', {
-    onRequest: requirePermission('money.read'),
-    schema: { ...ADMIN_TAG, summary: 'A payment\'s fee, net amount and ledger entries', params: PaymentParams, response: withErrors({ 200: PaymentLedgerView }) },
-  }, async (req) => paymentLedgerOf(ctx, req.params.id));
+  app.get<{ Params: Static<typeof PaymentParams> }>('/payments/:id/ledger', adminRoute('money.read', { summary: 'A payment\'s fee, net amount and ledger entries', params: PaymentParams, response: { 200: PaymentLedgerView } }), async (req) => paymentLedgerOf(ctx, req.params.id));
 
-  app.get<{ Querystring: Static<typeof StatementQuery> }>('/money/statements', {
-    onRequest: requirePermission('money.read'),
-    schema: { ...ADMIN_TAG, summary: 'Settlement statements, newest first (by merchant; unpaid only)', querystring: StatementQuery, response: withErrors({ 200: Type.Array(StatementView) }) },
-  }, async (req) => listMerchantStatements(ctx, { ...(req.query.merchant_id ? { merchantId: req.query.merchant_id } : {}), ...(req.query.unpaid === 'true' ? { unpaid: true } : {}), ...(req.query.limit ? { limit: req.query.limit } : {}) }));
+  app.get<{ Querystring: Static<typeof StatementQuery> }>('/money/statements', adminRoute('money.read', { summary: 'Settlement statements, newest first (by merchant; unpaid only)', querystring: StatementQuery, response: { 200: Type.Array(StatementView) } }), async (req) => listMerchantStatements(ctx, { ...(req.query.merchant_id ? { merchantId: req.query.merchant_id } : {}), ...(req.query.unpaid === 'true' ? { unpaid: true } : {}), ...(req.query.limit ? { limit: req.query.limit } : {}) }));
 
-  app.get<{ Params: Static<typeof StatementParams> }>('/money/statements/:id', {
-    onRequest: requirePermission('money.read'),
-    schema: { ...ADMIN_TAG, summary: 'A settlement statement: totals, net payable, its payout, and its lines', params: StatementParams, response: withErrors({ 200: StatementWithLines }) },
-  }, async (req) => readStatement(ctx, req.params.id));
+  app.get<{ Params: Static<typeof StatementParams> }>('/money/statements/:id', adminRoute('money.read', { summary: 'A settlement statement: totals, net payable, its payout, and its lines', params: StatementParams, response: { 200: StatementWithLines } }), async (req) => readStatement(ctx, req.params.id));
 
-  app.get<{ Params: Static<typeof StatementParams> }>('/money/statements/:id/csv', {
-    onRequest: requirePermission('money.read'),
-    schema: { ...ADMIN_TAG, summary: 'A settlement statement as CSV: every transaction, fee, reserve movement and adjustment, then the totals (streamed)', params: StatementParams, produces: ['text/csv'], response: withErrors({ 200: Csv }) },
-  }, async (req, reply) => {
+  app.get<{ Params: Static<typeof StatementParams> }>('/money/statements/:id/csv', adminRoute('money.read', { summary: 'A settlement statement as CSV: every transaction, fee, reserve movement and adjustment, then the totals (streamed)', params: StatementParams, produces: ['text/csv'], response: { 200: Csv } }), async (req, reply) => {
     const { statement, rows } = await statementCsv(ctx, req.params.id);
     return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="statement-${statement.id}.csv"`).send(Readable.from(rows));
   });
 
-  app.post<{ Params: Static<typeof StatementParams>; Body: Static<typeof PaidBody> }>('/money/statements/:id/paid', {
-    onRequest: requirePermission('money.write'),
-    schema: { ...ADMIN_TAG, summary: 'Mark a statement paid to the merchant with the bank\'s reference (posts the payout once); audited', params: StatementParams, body: PaidBody, response: withErrors({ 200: StatementView }) },
-  }, async (req) => markPaid(ctx, actorOf(req), req.params.id, req.body.bank_reference));
+  app.post<{ Params: Static<typeof StatementParams>; Body: Static<typeof PaidBody> }>('/money/statements/:id/paid', adminRoute('money.write', { summary: 'Mark a statement paid to the merchant with the bank\'s reference (posts the payout once); audited', params: StatementParams, body: PaidBody, response: { 200: StatementView } }), async (req) => markPaid(ctx, actorOf(req), req.params.id, req.body.bank_reference));
 
-  app.get('/money/payouts/csv', {
-    onRequest: requirePermission('money.read'),
-    schema: { ...ADMIN_TAG, summary: 'The payouts due (unpaid statements with something payable) as CSV, one bank transfer a line', produces: ['text/csv'], response: withErrors({ 200: Csv }) },
-  }, async (_req, reply) => reply.type('text/csv; charset=utf-8').send(await payoutsCsv(ctx)));
+  app.get('/money/payouts/csv', adminRoute('money.read', { summary: 'The payouts due (unpaid statements with something payable) as CSV, one bank transfer a line', produces: ['text/csv'], response: { 200: Csv } }), async (_req, reply) => reply.type('text/csv; charset=utf-8').send(await payoutsCsv(ctx)));
 
   app.post<{ Body: SepaExportInput }>('/money/payouts/sepa', {
     onRequest: requirePermission('money.read'),
@@ -255,8 +228,5 @@ export function registerAdminMoneyRoutes(app: FastifyInstance, ctx: ServiceConte
       .header('x-payouts-transfers', String(transfers)).header('x-payouts-skipped', String(skipped)).send(xml);
   });
 
-  app.get('/money/ledger-check', {
-    onRequest: requirePermission('money.read'),
-    schema: { ...ADMIN_TAG, summary: 'The ledger\'s self-check: running balances against the sums of their entries, each currency\'s sum', response: withErrors({ 200: CheckView }) },
-  }, async () => ledgerCheck(ctx));
+  app.get('/money/ledger-check', adminRoute('money.read', { summary: 'The ledger\'s self-check: running balances against the sums of their entries, each currency\'s sum', response: { 200: CheckView } }), async () => ledgerCheck(ctx));
 }

@@ -13,15 +13,19 @@ import { ScoreView } from './routing-routes.ts';
 import { findPaymentsNeedingOperator, needsOperatorOf } from '../../services/queries/payments.ts';
 import type { Payment, Transaction } from '../../domain/model/payment.ts';
 import { formatAmount } from '../../domain/money.ts';
+import { GatewayError } from '../../domain/errors.ts';
 import { s2sStatus } from '../../domain/payment-state.ts';
 import { allowedActions } from '../../domain/operator-actions.ts';
-import { paymentMethodOf } from '../../services/apm/details.ts';
+import { apmOf, paymentMethodOf } from '../../services/apm/details.ts';
 import { searchPage, MAX_PAGE, STATUS_NAMES, type SearchQuery } from '../../services/admin/payment-search.ts';
-import { paymentDetail, type PaymentDetail } from '../../services/admin/payment-detail.ts';
+import { midOf, paymentDetail, type PaymentDetail } from '../../services/admin/payment-detail.ts';
 import { operatorFollowUp, resolveInFlight, type OperatorAction } from '../../services/admin/payment-actions.ts';
+import { refundMany, MAX_BULK_REFUND } from '../../services/admin/bulk-refund.ts';
 import { ADMIN_TAG as TAG, actorOf, requirePermission } from './operator-auth.ts';
-import { ErrorResponses, errorSchema } from './errors.ts';
+import { ErrorBody, ErrorResponses, errorSchema } from './errors.ts';
 import { CallbackView, presentCallback } from './callback-routes.ts';
+import { EvaluationView } from './risk-routes.ts';
+import { evaluationView } from '../../services/admin/risk.ts';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Amount = Type.String({ description: 'Decimal, in the currency\'s exponent', examples: ['10.00'] });
@@ -191,6 +195,7 @@ const TransactionView = Type.Object({
   resolved_by: Nullable(Type.Object({ kind: Type.String(), user_id: Nullable(Type.String()), name: Type.String() }, { description: 'The operator who settled or declined it after checking with the acquirer' })),
   resolution: Nullable(Type.String()),
   note: Nullable(Type.String()),
+  reason_given: Nullable(Type.String({ description: 'Why the operator did it (a refund\'s reason), as given with the action; never sent to the merchant' })),
 });
 
 const Routing = Type.Object({
@@ -198,7 +203,8 @@ const Routing = Type.Object({
   mid_name: Nullable(Type.String()),
   connector: Nullable(Type.String()),
   payment_mode: Nullable(Type.String({ description: 'The MID\'s current mode' })),
-  recorded: Type.Boolean({ description: 'false: the payment predates recorded decisions; only the MID is known' }),
+  recorded: Type.Boolean({ description: 'false: no routing decision was recorded for this payment; only the MID is known (see basis)' }),
+  basis: Type.Union([Type.Literal('recorded'), Type.Literal('method'), Type.Literal('payment')], { description: 'Where the MID comes from: recorded = the routing decision recorded when the payment was routed; method = the alternative method\'s provider MID (methods are not routed by the rules); payment = the payment\'s MID, routed before decisions were recorded' }),
   intent: Nullable(Type.String()),
   rule: Nullable(Type.String({ description: 'Why this MID: highest_priority = the eligible MID of highest priority; routing_rule = the merchant\'s rule matched_rule' })),
   matched_rule: Nullable(Type.Object({ index: Type.Integer(), name: Type.String() })),
@@ -269,6 +275,7 @@ const PaymentDetailView = Type.Object({
       amount: Type.String({ description: 'Signed: debit positive, credit negative.' }), created_at: Type.String(),
     })),
   }, { description: 'The payment\'s fee, net amount and ledger entries (issue 27; also GET /admin/v1/payments/{id}/ledger). docs/operators/money.md.' }),
+  risk: Type.Union([EvaluationView, Type.Null()], { description: 'The risk screen\'s evaluation (rules matched, score, lists hit, velocity values seen, outcome, review), as GET /admin/v1/risk/payments/{id} answers it; null: never screened. docs/operators/risk.md.' }),
 }, {
   examples: [{
     payment: {
@@ -279,17 +286,18 @@ const PaymentDetailView = Type.Object({
       allowed_actions: [{ action: 'refund', max_amount: '20.00', partial: true }],
     },
     transactions: [
-      { id: '01a20bee-bba9-7675-9269-add200f5772e', type: 'sale', status: 'success', amount: '25.00', created_at: '2026-11-24T05:00:00.000Z', reason: null, reference: null, initiated_by: null, resolved_by: null, resolution: null, note: null },
-      { id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f', type: 'refund', status: 'success', amount: '5.00', created_at: '2026-11-24T06:10:00.000Z', reason: null, reference: null, initiated_by: { kind: 'operator', user_id: '01a20bd0-1111-7222-8333-444455556666', name: 'ops@example.com' }, resolved_by: null, resolution: null, note: null },
+      { id: '01a20bee-bba9-7675-9269-add200f5772e', type: 'sale', status: 'success', amount: '25.00', created_at: '2026-11-24T05:00:00.000Z', reason: null, reference: null, initiated_by: null, resolved_by: null, resolution: null, note: null, reason_given: null },
+      { id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f', type: 'refund', status: 'success', amount: '5.00', created_at: '2026-11-24T06:10:00.000Z', reason: null, reference: null, initiated_by: { kind: 'operator', user_id: '01a20bd0-1111-7222-8333-444455556666', name: 'ops@example.com' }, resolved_by: null, resolution: null, note: null, reason_given: 'Customer request: parcel returned' },
     ],
     callbacks: [],
-    routing: { mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', mid_name: 'EU acquiring', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, intent: 'sale', rule: 'highest_priority', matched_rule: null, share: null, candidates: ['01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff'], skipped_rules: [], considered: [{ mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', priority: 10, eligible: true, candidate: true, reason: null }], scores: [], explored: null, attempts: [] },
+    routing: { mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', mid_name: 'EU acquiring', connector: 'sandbox-card', payment_mode: 'SMS/DMS', recorded: true, basis: 'recorded', intent: 'sale', rule: 'highest_priority', matched_rule: null, share: null, candidates: ['01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff'], skipped_rules: [], considered: [{ mid_id: '01a20bd0-aaaa-7bbb-8ccc-ddddeeeeffff', priority: 10, eligible: true, candidate: true, reason: null }], scores: [], explored: null, attempts: [] },
     audit: [{ id: '01a20bf0-0c12-7000-8000-000000000001', at: '2026-11-24T06:10:00.000Z', user_id: '01a20bd0-1111-7222-8333-444455556666', user_name: 'ops@example.com', action: 'payment.refund', object_type: 'payment', object_id: SUMMARY_EXAMPLE.id, before: { status: 'settled', refunded_amount: '0.00' }, after: { status: 'settled', refunded_amount: '5.00' }, details: { stage: 'requested', trans_id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f' } }],
     money: { fee: '0.60', net_amount: '19.40', entries: [
       { ref: '01a20bf0-0c10-7d2a-8e3f-5a6b7c8d9e0f', event: 'sale', account: `merchant:${SUMMARY_EXAMPLE.merchant_id}:pending`, currency: 'EUR', amount: '-25.00', created_at: '2026-11-24T05:00:01.000Z' },
       { ref: '01a20bf0-0c10-7d2a-8e3f-5a6b7c8d9e0f', event: 'fee', account: `merchant:${SUMMARY_EXAMPLE.merchant_id}:fees`, currency: 'EUR', amount: '0.60', created_at: '2026-11-24T05:00:01.000Z' },
       { ref: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f', event: 'refund', account: `merchant:${SUMMARY_EXAMPLE.merchant_id}:pending`, currency: 'EUR', amount: '5.00', created_at: '2026-11-24T06:10:00.000Z' },
     ] },
+    risk: { payment_id: SUMMARY_EXAMPLE.id, screened_at: '2026-11-24T05:00:00.000Z', action: 'allow', reason: 'no rule decided', score: 10, outcome: 'approved', review: null, review_deadline: null, device_id: null, evaluation: { action: 'allow', reason: 'no rule decided', score: 10, matched: [{ scope: 'merchant', index: 0, name: 'New e-mail domain', mode: 'active', action: 'score', points: 10 }], lists: [], failed: [], velocity: { 'declines:card:10:': '0' }, decided_by: null } },
   }],
 });
 
@@ -305,15 +313,17 @@ function transactionView(t: Transaction, currency: string): Static<typeof Transa
     id: t.id, type: t.type, status: t.status, amount: formatAmount(t.amount, currency), created_at: t.createdAt.toISOString(),
     reason: str(d.reason), reference: str(d.reference), initiated_by: operatorRef(d.initiatedBy), resolved_by: operatorRef(d.resolvedBy),
     resolution: str(d.resolution), note: str(d.note),
+    reason_given: str((d.initiatedBy as Record<string, unknown> | undefined)?.reason),
   };
 }
 
 function routingView(d: PaymentDetail): Static<typeof Routing> | null {
-  const midId = d.routing?.midId ?? d.payment.midId;
+  const midId = d.routing?.midId ?? midOf(d.payment);
   if (!midId) return null;
+  const basis = d.routing !== undefined ? 'recorded' as const : apmOf(d.payment) ? 'method' as const : 'payment' as const;
   return {
     mid_id: midId, mid_name: d.mid?.name ?? null, connector: d.mid?.connector ?? null, payment_mode: d.mid?.paymentMode ?? null,
-    recorded: d.routing !== undefined, intent: d.routing?.intent ?? null, rule: d.routing?.rule ?? null,
+    recorded: d.routing !== undefined, basis, intent: d.routing?.intent ?? null, rule: d.routing?.rule ?? null,
     matched_rule: d.routing?.matchedRule ?? null, share: d.routing?.share ?? null, candidates: d.routing?.candidates ?? [midId],
     skipped_rules: d.routing?.skippedRules ?? [],
     considered: (d.routing?.considered ?? []).map((c) => ({
@@ -330,7 +340,7 @@ function payerView(p: Payment): Record<string, string> {
   return Object.fromEntries(Object.entries(p.payer).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
 
-function detailView(d: PaymentDetail, role: Role): Static<typeof PaymentDetailView> {
+function detailView(d: PaymentDetail, role: Role, now: Date): Static<typeof PaymentDetailView> {
   const p = d.payment;
   const f6l4 = str(p.details.first6Last4);
   const flag = needsOperatorOf(p);
@@ -353,13 +363,14 @@ function detailView(d: PaymentDetail, role: Role): Static<typeof PaymentDetailVi
       allowed_actions: allowedActionsView(p),
     },
     transactions: d.transactions.map((t) => transactionView(t, p.currency)),
-    callbacks: d.callbacks.map(presentCallback),
+    callbacks: d.callbacks.map((c) => presentCallback(c, now)),
     routing: routingView(d),
     audit: d.audit.map((a) => ({
       id: a.id, at: a.at.toISOString(), user_id: a.userId, user_name: a.userName, action: a.action, object_type: a.objectType, object_id: a.objectId,
       before: a.before, after: a.after, details: a.details,
     })),
     money: { fee: d.money.fee, net_amount: d.money.net_amount, entries: d.money.entries },
+    risk: d.risk ? evaluationView(d.risk) : null,
   };
 }
 
@@ -370,7 +381,8 @@ type IdParams = Static<typeof IdParams>;
 
 const ActionBody = Type.Object({
   amount: Type.Optional(Type.String({ maxLength: 32, description: 'Decimal in the payment\'s currency; omitted: the whole remaining amount' })),
-}, { additionalProperties: false });
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Why (a refund\'s reason: customer request, duplicate, fraud, ...): kept on the transaction (reason_given) and in the audit log; never sent to the merchant' })),
+}, { additionalProperties: false, examples: [{ amount: '5.00', reason: 'Customer request: parcel returned' }] });
 type ActionBody = Static<typeof ActionBody>;
 
 const ActionResult = Type.Object({
@@ -379,6 +391,35 @@ const ActionResult = Type.Object({
   trans_id: Type.String(),
   payment: PaymentSummary,
 }, { examples: [{ result: 'approved', reason: null, trans_id: '6f1e0d3c-7a2b-4c5d-8e9f-0a1b2c3d4e5f', payment: { ...SUMMARY_EXAMPLE, status: 'settled', refunded_amount: '5.00' } }] });
+
+const BulkRefundBody = Type.Object({
+  items: Type.Array(Type.Object({
+    payment_id: Type.String({ maxLength: 64, description: 'Payment id' }),
+    amount: Type.Optional(Type.String({ maxLength: 32, description: 'Decimal in the payment\'s currency; omitted: what is left to refund (a held authorization is reversed)' })),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Why, as for one refund: kept on the transaction (reason_given) and in the audit log; never sent to the merchant' })),
+    idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The item\'s own key (the operator\'s keys): the same key with the same item replays the first answer (replayed: true) instead of refunding again' })),
+  }, { additionalProperties: false }), { minItems: 1, maxItems: MAX_BULK_REFUND, description: `1 to ${MAX_BULK_REFUND} payments, each at most once` }),
+}, {
+  additionalProperties: false,
+  examples: [{ items: [
+    { payment_id: 'b3e1c7a2-5d4f-4e8a-9c1b-2f6d8e0a4c7e', reason: 'Customer request: parcel returned', idempotency_key: 'f47ac10b-58cc-4372-a567-0e02b2c3d479' },
+    { payment_id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', amount: '5.00', reason: 'Duplicate', idempotency_key: '9b2f6a3e-1d4c-4f8b-8a7e-3c5d2e1f0a9b' },
+  ] }],
+});
+type BulkRefundBody = Static<typeof BulkRefundBody>;
+
+const BulkRefundItemAnswer = Type.Union([
+  Type.Object({
+    payment_id: Type.String(), ok: Type.Literal(true, { description: 'The refund ran: its result says whether the acquirer approved it' }),
+    result: Type.String({ description: 'approved, declined, or pending (the acquirer has not answered: the operation stays in flight)' }),
+    reason: Nullable(Type.String()), trans_id: Type.String(), payment: PaymentSummary,
+    replayed: Type.Boolean({ description: 'The first answer under this item\'s idempotency key, not a second refund' }),
+  }),
+  Type.Object({
+    payment_id: Type.String(), ok: Type.Literal(false, { description: 'The refund was refused: the D3 error of POST /admin/v1/payments/{id}/refund' }),
+    error: ErrorBody, replayed: Type.Boolean(),
+  }),
+]);
 
 const ResolveBody = Type.Object({
   outcome: choice(['settled', 'declined'] as const, 'settled: the acquirer did carry the operation out; declined: it did not'),
@@ -419,18 +460,22 @@ export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceCon
     return { payments: page.payments.map(summary), next_cursor: page.nextCursor };
   });
 
-  app.get<{ Querystring: { merchant_id?: string; limit?: string } }>('/payments/needs-operator', {
+  app.get<{ Querystring: { merchant_id?: string; mode?: 'test' | 'live'; limit?: string } }>('/payments/needs-operator', {
     onRequest: read,
     schema: {
       ...TAG,
       summary: 'Payments with an operation left in flight that an operator must resolve, longest waiting first',
       description: 'Resolve each with POST /admin/v1/payments/{id}/resolve once the acquirer has said whether it carried the operation out.',
-      querystring: Type.Object({ merchant_id: Type.Optional(Type.String({ maxLength: 64 })), limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })) }),
+      querystring: Type.Object({
+        merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
+        mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test: only test keys\' (sandbox merchants\') payments; live: only live keys\'. Absent: both.', examples: ['live'] })),
+        limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+      }),
       response: { 200: Type.Object({ payments: Type.Array(NeedsOperatorPayment) }), ...ErrorResponses },
     },
   }, async (req) => {
     const limit = Math.min(Math.max(req.query.limit ? Number(req.query.limit) : 100, 1), 1000);
-    const payments = await findPaymentsNeedingOperator(ctx.db, { merchantId: req.query.merchant_id, limit });
+    const payments = await findPaymentsNeedingOperator(ctx.db, { merchantId: req.query.merchant_id, ...(req.query.mode ? { mode: req.query.mode } : {}), limit });
     return { payments: payments.map(needsOperatorView) };
   });
 
@@ -443,7 +488,7 @@ export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceCon
       params: IdParams,
       response: { 200: PaymentDetailView, ...ErrorResponses },
     },
-  }, async (req) => detailView(await paymentDetail(ctx, req.params.id), req.operator!.role));
+  }, async (req) => detailView(await paymentDetail(ctx, req.params.id), req.operator!.role, ctx.clock.now()));
 
   for (const action of ['capture', 'void', 'refund'] as const) {
     app.post<{ Params: IdParams; Body: ActionBody }>(`/payments/:id/${action}`, {
@@ -462,7 +507,8 @@ export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceCon
       },
     }, async (req) => {
       const amount = action === 'void' ? undefined : req.body?.amount;
-      const done = await operatorFollowUp(ctx, actorOf(req), req.params.id, action, amount);
+      const reason = action === 'void' ? undefined : req.body?.reason?.trim() || undefined;
+      const done = await operatorFollowUp(ctx, actorOf(req), req.params.id, action, amount, undefined, reason);
       return {
         result: done.outcome.kind,
         reason: done.outcome.kind === 'declined' ? done.outcome.reason : null,
@@ -471,6 +517,49 @@ export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceCon
       };
     });
   }
+
+  app.post<{ Body: BulkRefundBody }>('/payments/refund', {
+    onRequest: act,
+    schema: {
+      ...TAG,
+      summary: 'Refund several payments: each item as POST /admin/v1/payments/{id}/refund, answered item by item',
+      description: `Up to ${MAX_BULK_REFUND} payments (e.g. the rows ticked in the console), each with an optional amount (omitted: what is left) and reason. `
+        + 'They run one after the other, each the same compare-and-set as one refund (the merchant gets each callback; a payment with an operation in '
+        + 'flight is refused, never refunded twice), each audited. Every item is answered in the order given: `ok: true` with the refund\'s result '
+        + '(approved, declined, pending), or `ok: false` with the D3 error the single route answers. Give each item an `idempotency_key` so that '
+        + 'a retry of the request (or of one item) replays the first answers instead of refunding again. A payment listed twice answers 400. '
+        + 'Permission payments.act (admin, operator).',
+      body: BulkRefundBody,
+      response: {
+        200: Type.Object({ items: Type.Array(BulkRefundItemAnswer) }, { examples: [{ items: [
+          { payment_id: SUMMARY_EXAMPLE.id, ok: true, result: 'approved', reason: null, trans_id: '6f1e0d3c-7a2b-4c5d-8e9f-0a1b2c3d4e5f', payment: { ...SUMMARY_EXAMPLE, status: 'refunded', refunded_amount: '25.00' }, replayed: false },
+          { payment_id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', ok: false, error: { http_code: 404, error_code: '100000', error_message: 'Not found.' }, replayed: false },
+        ] }] }),
+        ...ErrorResponses,
+      },
+    },
+  }, async (req) => {
+    const items = req.body.items;
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      if (seen.has(item.payment_id)) throw GatewayError.field(`items[${i}].payment_id`, 'This payment is listed twice: give it once, with the amount to refund.');
+      seen.add(item.payment_id);
+    });
+    const answers = await refundMany(ctx, actorOf(req), items.map((i) => ({
+      paymentId: i.payment_id, ...(i.amount !== undefined ? { amount: i.amount } : {}), ...(i.reason !== undefined ? { reason: i.reason } : {}),
+      ...(i.idempotency_key !== undefined ? { idempotencyKey: i.idempotency_key } : {}),
+    })), (done) => ({
+      result: done.outcome.kind,
+      reason: done.outcome.kind === 'declined' ? done.outcome.reason : null,
+      trans_id: done.transId,
+      payment: summary(done.payment),
+    }));
+    return {
+      items: answers.map((a) => (a.ok
+        ? { payment_id: a.paymentId, ok: true as const, ...a.refund, replayed: a.replayed }
+        : { payment_id: a.paymentId, ok: false as const, error: a.error, replayed: a.replayed })),
+    };
+  });
 
   app.post<{ Params: IdParams; Body: ResolveBody }>('/payments/:id/resolve', {
     onRequest: act,

@@ -9,6 +9,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Readable } from 'node:stream';
 import type { ServiceContext } from '../../services/context.ts';
 import { importReport } from '../../services/reconciliation/import.ts';
+import { importUpstreamReport } from '../../services/reconciliation/upstream.ts';
 import {
   actOnRow, batchView, enterBankCredit, exceptionsCsv, findRows, getProfile, listBatches, putProfile, readBatch, readRow, unreconciledSummary,
   type ActionInput, type ProfileInput, type RowQuery,
@@ -18,6 +19,7 @@ import { PROFILE_EXAMPLE } from '../../domain/reconciliation/layouts.ts';
 import { DATE_FORMATS, DECIMAL_FORMATS } from '../../domain/reconciliation/report.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { withErrors } from './errors.ts';
+import { adminRoute } from './route-options.ts';
 
 const Str = Type.String();
 const NStr = Type.Union([Type.String(), Type.Null()]);
@@ -71,7 +73,7 @@ const ProfileView = Type.Object({
 
 const BatchView = Type.Object({
   id: Str, mid_id: Str, batch: Type.String({ description: 'The acquirer\'s batch (Batch Number), else the query\'s batch, else the file\'s digest.' }),
-  layout: Type.String({ description: 'adyen_settlement_details or csv_profile.' }), file_name: NStr, digest: Type.String({ description: 'SHA-256 of the file.' }),
+  layout: Type.String({ description: 'adyen_settlement_details, upstream_transactions (the platform-family upstream\'s lookups) or csv_profile.' }), file_name: NStr, digest: Type.String({ description: 'SHA-256 of the file.' }),
   live: Type.Boolean({ description: 'false: superseded by a corrected file.' }), superseded_by: NStr, rows: Type.Integer(), period_from: NStr, period_to: NStr,
   totals: Type.Array(Type.Object({ currency: Str, net: Str, fees: Str, payout: NStr, bank_credit: NStr, rows: Type.Integer() })),
   flagged: Type.Boolean({ description: 'The batch\'s net, its announced payout and the bank credit do not agree.' }), flags: Type.Array(Str),
@@ -92,10 +94,17 @@ const ImportQuery = Type.Object({
   file_name: Type.Optional(Type.String({ maxLength: 200 })),
   batch: Type.Optional(Type.String({ maxLength: 100, description: 'The acquirer\'s batch; default: the file\'s Batch Number column, else its digest. A file for a batch imported before supersedes it.' })),
 });
+const UpstreamBody = Type.Object({
+  mid_id: Type.String({ maxLength: 64, description: 'An akurateco MID (a connector with a transaction lookup).' }),
+  from: Type.String({ maxLength: 40, description: 'Payments created at or after this instant (ISO 8601).' }),
+  to: Type.String({ maxLength: 40, description: 'Payments created before this instant; at most 31 days after from.' }),
+}, { additionalProperties: false, examples: [{ mid_id: '7c1e…', from: '2030-06-01T00:00:00Z', to: '2030-06-02T00:00:00Z' }] });
 const Limit = Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: 'Page size, 1 to 500 (default 100).' }));
 /** A page size from its query text: 1 to 500. */
 const limitOf = (text: string | undefined): number | undefined => (text === undefined ? undefined : Math.min(500, Math.max(1, Number(text))));
-const BatchQuery = Type.Object({ mid_id: Type.Optional(Type.String({ maxLength: 64 })), limit: Limit });
+/** Issue 25 item 26: the MID's mode decides (its merchant's: a sandbox merchant's MIDs are test keys'). */
+const Mode = Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test: only test keys\' MIDs (a sandbox merchant\'s); live: only live keys\'. Absent: both.', examples: ['live'] }));
+const BatchQuery = Type.Object({ mid_id: Type.Optional(Type.String({ maxLength: 64 })), mode: Mode, limit: Limit });
 const BankCreditBody = Type.Object({ currency: Type.String({ maxLength: 6 }), amount: Type.String({ maxLength: 40, description: 'What the bank statement shows credited for the batch.' }) }, { additionalProperties: false, examples: [{ currency: 'EUR', amount: '96.66' }] });
 
 const RowView = Type.Object({
@@ -116,6 +125,7 @@ const RowsQuery = Type.Object({
   outcome: Type.Optional(Type.Union(['matched', 'mismatched', 'unexpected', 'missing', 'booking'].map((o) => Type.Literal(o)))),
   open: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true: open exceptions only (mismatched, missing, unexpected; not resolved).' })),
   from: Type.Optional(Type.String({ maxLength: 40, description: 'Booked at or after.' })), to: Type.Optional(Type.String({ maxLength: 40, description: 'Booked before.' })),
+  mode: Mode,
   after: Type.Optional(Type.String({ maxLength: 20, description: 'The page after this row id (the previous page\'s next).' })),
   limit: Limit,
 });
@@ -134,7 +144,7 @@ const ActionBody = Type.Object({
 const SummaryView = Type.Array(Type.Object({ mid_id: Str, day: Type.String({ description: 'YYYY-MM-DD (UTC), the booking day.' }), currency: Str, outcome: Str, rows: Type.Integer(), amount: Str }), {
   examples: [[{ mid_id: '7c1e…', day: '2030-06-02', currency: 'EUR', outcome: 'unexpected', rows: 1, amount: '25.00' }]],
 });
-const SummaryQuery = Type.Object({ from: Type.Optional(Type.String({ maxLength: 40, description: 'Booked at or after (default: all).' })) });
+const SummaryQuery = Type.Object({ from: Type.Optional(Type.String({ maxLength: 40, description: 'Booked at or after (default: all).' })), mode: Mode });
 const Csv = Type.String({ description: 'text/csv, streamed' });
 
 export function registerAdminReconciliationRoutes(app: FastifyInstance, ctx: ServiceContext): void {
@@ -143,15 +153,9 @@ export function registerAdminReconciliationRoutes(app: FastifyInstance, ctx: Ser
     if (!app.hasContentTypeParser(type)) app.addContentTypeParser(type, (_req, payload, done) => done(null, payload));
   }
 
-  app.get<{ Params: Static<typeof MidParams> }>('/reconciliation/mids/:id/profile', {
-    onRequest: requirePermission('reconciliation.read'),
-    schema: { ...ADMIN_TAG, summary: 'A MID\'s reconciliation profile: CSV mapping, contracted buy rates, settlement days, date window', params: MidParams, response: withErrors({ 200: ProfileView }) },
-  }, async (req) => getProfile(ctx, req.params.id));
+  app.get<{ Params: Static<typeof MidParams> }>('/reconciliation/mids/:id/profile', adminRoute('reconciliation.read', { summary: 'A MID\'s reconciliation profile: CSV mapping, contracted buy rates, settlement days, date window', params: MidParams, response: { 200: ProfileView } }), async (req) => getProfile(ctx, req.params.id));
 
-  app.put<{ Params: Static<typeof MidParams>; Body: ProfileInput }>('/reconciliation/mids/:id/profile', {
-    onRequest: requirePermission('reconciliation.write'),
-    schema: { ...ADMIN_TAG, summary: 'Replace a MID\'s reconciliation profile (each problem named); audited', params: MidParams, body: ProfileBody, response: withErrors({ 200: ProfileView }) },
-  }, async (req) => putProfile(ctx, actorOf(req), req.params.id, req.body));
+  app.put<{ Params: Static<typeof MidParams>; Body: ProfileInput }>('/reconciliation/mids/:id/profile', adminRoute('reconciliation.write', { summary: 'Replace a MID\'s reconciliation profile (each problem named); audited', params: MidParams, body: ProfileBody, response: { 200: ProfileView } }), async (req) => putProfile(ctx, actorOf(req), req.params.id, req.body));
 
   app.post<{ Querystring: Static<typeof ImportQuery> }>('/reconciliation/imports', {
     onRequest: requirePermission('reconciliation.write'),
@@ -173,48 +177,32 @@ export function registerAdminReconciliationRoutes(app: FastifyInstance, ctx: Ser
     return { batch: batchView(result.import), unchanged: result.unchanged, superseded: result.superseded };
   });
 
-  app.get<{ Querystring: Static<typeof BatchQuery> }>('/reconciliation/batches', {
-    onRequest: requirePermission('reconciliation.read'),
-    schema: { ...ADMIN_TAG, summary: 'Imported batches, newest first, with totals, flags and counts by outcome', querystring: BatchQuery, response: withErrors({ 200: Type.Array(BatchView) }) },
-  }, async (req) => listBatches(ctx, { ...(req.query.mid_id ? { midId: req.query.mid_id } : {}), ...(req.query.limit ? { limit: limitOf(req.query.limit)! } : {}) }));
+  app.post<{ Body: Static<typeof UpstreamBody> }>('/reconciliation/upstream-reports', adminRoute('reconciliation.write', {
+    summary: 'The platform-family upstream\'s report (akurateco MIDs): the gateway asks the upstream what it booked on each of the MID\'s payments created in [from, to) (GET_TRANS_DETAILS) and imports the answers as a report: matched, posted, idempotent and superseding like a file; the upstream\'s fee, where its answer carries one, is the sale\'s row\'s; its credit transactions (CREDIT2CARD payouts) are matched against our payouts; a payment whose lookup failed is a problem and nothing is imported',
+    body: UpstreamBody, response: { 200: ImportAnswer },
+  }), async (req) => {
+    const result = await importUpstreamReport(ctx, actorOf(req), { midId: req.body.mid_id, from: new Date(req.body.from), to: new Date(req.body.to) });
+    return { batch: batchView(result.import), unchanged: result.unchanged, superseded: result.superseded };
+  });
 
-  app.get<{ Params: Static<typeof Id> }>('/reconciliation/batches/:id', {
-    onRequest: requirePermission('reconciliation.read'),
-    schema: { ...ADMIN_TAG, summary: 'One batch: totals per currency (net, fees, announced payout, bank credit), flags, counts', params: Id, response: withErrors({ 200: BatchView }) },
-  }, async (req) => readBatch(ctx, req.params.id));
+  app.get<{ Querystring: Static<typeof BatchQuery> }>('/reconciliation/batches', adminRoute('reconciliation.read', { summary: 'Imported batches, newest first, with totals, flags and counts by outcome', querystring: BatchQuery, response: { 200: Type.Array(BatchView) } }), async (req) => listBatches(ctx, { ...(req.query.mid_id ? { midId: req.query.mid_id } : {}), ...(req.query.mode ? { mode: req.query.mode } : {}), ...(req.query.limit ? { limit: limitOf(req.query.limit)! } : {}) }));
 
-  app.post<{ Params: Static<typeof Id>; Body: Static<typeof BankCreditBody> }>('/reconciliation/batches/:id/bank-credit', {
-    onRequest: requirePermission('reconciliation.write'),
-    schema: { ...ADMIN_TAG, summary: 'Enter the bank credit received for a batch (checked against the announced payout: the batch is flagged when they differ); audited', params: Id, body: BankCreditBody, response: withErrors({ 200: BatchView }) },
-  }, async (req) => enterBankCredit(ctx, actorOf(req), req.params.id, req.body));
+  app.get<{ Params: Static<typeof Id> }>('/reconciliation/batches/:id', adminRoute('reconciliation.read', { summary: 'One batch: totals per currency (net, fees, announced payout, bank credit), flags, counts', params: Id, response: { 200: BatchView } }), async (req) => readBatch(ctx, req.params.id));
 
-  app.get<{ Querystring: RowsQueryText }>('/reconciliation/rows', {
-    onRequest: requirePermission('reconciliation.read'),
-    schema: { ...ADMIN_TAG, summary: 'Report rows and missing records, by batch, MID, outcome, open exceptions, booking date; pages of up to 500', querystring: RowsQuery, response: withErrors({ 200: RowsAnswer }) },
-  }, async (req) => findRows(ctx, rowQuery(req.query)));
+  app.post<{ Params: Static<typeof Id>; Body: Static<typeof BankCreditBody> }>('/reconciliation/batches/:id/bank-credit', adminRoute('reconciliation.write', { summary: 'Enter the bank credit received for a batch (checked against the announced payout: the batch is flagged when they differ); audited', params: Id, body: BankCreditBody, response: { 200: BatchView } }), async (req) => enterBankCredit(ctx, actorOf(req), req.params.id, req.body));
 
-  app.get<{ Params: Static<typeof Id> }>('/reconciliation/rows/:id', {
-    onRequest: requirePermission('reconciliation.read'),
-    schema: { ...ADMIN_TAG, summary: 'One row: its outcome, differences, and the payment it matched', params: Id, response: withErrors({ 200: RowView }) },
-  }, async (req) => readRow(ctx, req.params.id));
+  app.get<{ Querystring: RowsQueryText }>('/reconciliation/rows', adminRoute('reconciliation.read', { summary: 'Report rows and missing records, by batch, MID, outcome, open exceptions, booking date; pages of up to 500', querystring: RowsQuery, response: { 200: RowsAnswer } }), async (req) => findRows(ctx, rowQuery(req.query)));
 
-  app.post<{ Params: Static<typeof Id>; Body: ActionInput }>('/reconciliation/rows/:id/actions', {
-    onRequest: requirePermission('reconciliation.write'),
-    schema: { ...ADMIN_TAG, summary: 'Resolve an open exception: accept the difference (with a note), link to a payment, open a dispute, write off; audited', params: Id, body: ActionBody, response: withErrors({ 200: RowView }) },
-  }, async (req) => actOnRow(ctx, actorOf(req), req.params.id, req.body));
+  app.get<{ Params: Static<typeof Id> }>('/reconciliation/rows/:id', adminRoute('reconciliation.read', { summary: 'One row: its outcome, differences, and the payment it matched', params: Id, response: { 200: RowView } }), async (req) => readRow(ctx, req.params.id));
 
-  app.get<{ Querystring: RowsQueryText }>('/reconciliation/exceptions.csv', {
-    onRequest: requirePermission('reconciliation.read'),
-    schema: { ...ADMIN_TAG, summary: 'The exceptions (open ones unless open=false) as CSV, streamed', querystring: RowsQuery, produces: ['text/csv'], response: withErrors({ 200: Csv }) },
-  }, async (req, reply) => {
+  app.post<{ Params: Static<typeof Id>; Body: ActionInput }>('/reconciliation/rows/:id/actions', adminRoute('reconciliation.write', { summary: 'Resolve an open exception: accept the difference (with a note), link to a payment, open a dispute, write off; audited', params: Id, body: ActionBody, response: { 200: RowView } }), async (req) => actOnRow(ctx, actorOf(req), req.params.id, req.body));
+
+  app.get<{ Querystring: RowsQueryText }>('/reconciliation/exceptions.csv', adminRoute('reconciliation.read', { summary: 'The exceptions (open ones unless open=false) as CSV, streamed', querystring: RowsQuery, produces: ['text/csv'], response: { 200: Csv } }), async (req, reply) => {
     const lines = exceptionsCsv(ctx, rowQuery(req.query));
     const first = await lines.next(); // validation problems answer 400 before the stream starts
     async function* all() { if (!first.done) yield first.value; yield* lines; }
     return reply.type('text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="reconciliation-exceptions.csv"').send(Readable.from(all()));
   });
 
-  app.get<{ Querystring: Static<typeof SummaryQuery> }>('/reconciliation/summary', {
-    onRequest: requirePermission('reconciliation.read'),
-    schema: { ...ADMIN_TAG, summary: 'Open exceptions (unreconciled rows and their amounts) per acquirer MID, booking day, currency and outcome', querystring: SummaryQuery, response: withErrors({ 200: SummaryView }) },
-  }, async (req) => unreconciledSummary(ctx, req.query));
+  app.get<{ Querystring: Static<typeof SummaryQuery> }>('/reconciliation/summary', adminRoute('reconciliation.read', { summary: 'Open exceptions (unreconciled rows and their amounts) per acquirer MID, booking day, currency and outcome', querystring: SummaryQuery, response: { 200: SummaryView } }), async (req) => unreconciledSummary(ctx, req.query));
 }

@@ -28,7 +28,7 @@ const SignInBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 254 }),
   password: Type.String({ minLength: 1, maxLength: 256 }),
   ...SecondFactorFields,
-}, { additionalProperties: false, examples: [{ email: 'ops@shop.example', password: 'correct horse battery staple' }, { email: 'ops@shop.example', password: 'correct horse battery staple', code: '492039' }] });
+}, { additionalProperties: false, examples: [{ email: 'ops@shop.example', password: 'a sturdy console phrase 2026' }, { email: 'ops@shop.example', password: 'a sturdy console phrase 2026', code: '492039' }] });
 type SignInBody = Static<typeof SignInBody>;
 
 const Session = Type.Object({

@@ -8,7 +8,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { changeMerchantSettings, getMerchantSettings, type SettingsPatch } from '../../services/admin/merchant-settings.ts';
 import {
-  FEE_CALCULATION_METHODS, LINK_TARGETS, MOBILE_MONEY_FEE_BEARERS, OPTIONAL_FIELDS, OPTIONAL_FIELD_NAMES, REQUIRABLE_PAYER_FIELDS, RETURN_PARAMETERS,
+  FEE_CALCULATION_METHODS, LINK_TARGETS, MOBILE_MONEY_FEE_BEARERS, OPTIONAL_FIELDS, OPTIONAL_FIELD_NAMES, PORTAL_EDITABLE_SETTINGS, REQUIRABLE_PAYER_FIELDS, RETURN_PARAMETERS,
 } from '../../domain/protocol-mapping.ts';
 import { registerMerchantTab } from './merchant-tab.ts';
 
@@ -16,8 +16,8 @@ const oneOf = (values: readonly string[], description?: string) => Type.Union(va
 const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
 
 const FIELD_DOC = OPTIONAL_FIELDS.map((f) => `${f.name} (${f.wire.join(', ')})`).join('; ');
-const FieldList = (where: string) => Type.Array(oneOf(OPTIONAL_FIELD_NAMES), { uniqueItems: true, maxItems: OPTIONAL_FIELD_NAMES.length, description: `Optional fields added to ${where}. Names and what each adds: ${FIELD_DOC}.` });
-const ReturnParams = Type.Array(oneOf(RETURN_PARAMETERS), { uniqueItems: true, description: 'Appended to success_url and cancel_url (3DS or not) besides payment_id, trans_id, order_id and hash.' });
+export const FieldList = (where: string) => Type.Array(oneOf(OPTIONAL_FIELD_NAMES), { uniqueItems: true, maxItems: OPTIONAL_FIELD_NAMES.length, description: `Optional fields added to ${where}. Names and what each adds: ${FIELD_DOC}.` });
+export const ReturnParams = Type.Array(oneOf(RETURN_PARAMETERS), { uniqueItems: true, description: 'Appended to success_url and cancel_url (3DS or not) besides payment_id, trans_id, order_id and hash.' });
 const Requirement = oneOf(['required', 'optional']);
 const LinkTarget = oneOf(LINK_TARGETS, 'Replaces the merchant\'s url_target (Checkout) or term_url_target (S2S CARD) when set.');
 
@@ -58,6 +58,8 @@ const example = {
   payer_retries: { max_attempts: 3 },
   allowed_source_addresses: ['203.0.113.0/24', '2001:db8::10'],
   request_signature: 'required',
+  receipt_email: true,
+  portal_editable_settings: ['callback_fields'],
   connector_options: { mobile_money: { fee_bearer: 'payer' }, mail_payout: { account_uuid: '2f1c7a4e-5b7d-4c1e-9a8b-3d2e1f0a9b8c', fee_calculation_method: 'transaction_level' } },
 };
 
@@ -74,6 +76,17 @@ const AllowedSourceAddresses = Type.Array(Type.String({ minLength: 1, maxLength:
 const RequestSignature = oneOf(['optional', 'required'], 'The Portcullis-Signature header (docs/merchants/request-signatures.md): optional (the default) checks a header that is sent; '
   + 'required refuses a Checkout API, S2S CARD or S2S APM request without a valid one. Only required stops a captured request from being replayed.');
 
+const ReceiptEmail = Type.Boolean({ description: 'Issue 31 item 14: when a payment is paid (a sale, or the capture of an authorization; Hosted Checkout, S2S or an alternative method, '
+  + 'whether or not the payer sees a receipt page), its receipt (shop, amount, method, masked card, date, order number and short payment reference) is e-mailed '
+  + 'to the payer\'s address, once: in the receipt page\'s language when the payer sees it, else the session\'s (or English). Payments without a payer e-mail get none. Off by default. '
+  + 'Sent through SMTP_URL, or the sandbox outbox (/sandbox/outbox) in development.' });
+
+const PortalEditableSettings = Type.Array(oneOf(PORTAL_EDITABLE_SETTINGS), {
+  uniqueItems: true, maxItems: PORTAL_EDITABLE_SETTINGS.length,
+  description: 'Issue 30 item 3: the settings the merchant\'s users (the roles that change developer settings: owner, developer) may change themselves in the portal '
+    + '(GET|PATCH /portal/v1/developers), with the same validation and in the audit log with the user. Empty: none (the default).',
+});
+
 const SettingsPatchBody = Type.Object({
   callback_fields: Type.Optional(FieldList('callbacks ("Add Data to Callback")')),
   status_fields: Type.Optional(FieldList('status responses ("Add Data to Get status response")')),
@@ -85,6 +98,8 @@ const SettingsPatchBody = Type.Object({
   payer_retries: Type.Optional(Nullable(PayerRetries)),
   allowed_source_addresses: Type.Optional(AllowedSourceAddresses),
   request_signature: Type.Optional(RequestSignature),
+  receipt_email: Type.Optional(ReceiptEmail),
+  portal_editable_settings: Type.Optional(PortalEditableSettings),
 }, { additionalProperties: false, minProperties: 1, examples: [example] });
 
 const SettingsView = Type.Object({
@@ -97,6 +112,8 @@ const SettingsView = Type.Object({
   payer_retries: PayerRetries,
   allowed_source_addresses: AllowedSourceAddresses,
   request_signature: RequestSignature,
+  receipt_email: ReceiptEmail,
+  portal_editable_settings: PortalEditableSettings,
   connector_options: Type.Object({
     mobile_money: Nullable(MobileMoney),
     voucher_partner: Nullable(Type.Object({ partner_ids: Type.Record(Type.String(), Type.String()), language: Type.String(), domain: Nullable(Type.String()) })),

@@ -21,7 +21,7 @@ const TAG = ADMIN_TAG.tags;
 const SECURITY = ADMIN_TAG.security;
 
 const Role = Type.Union(ROLES.map((r) => Type.Literal(r)), { errorMessage: 'The value you selected is not a valid choice.', description: 'admin: everything, users included; operator: merchants, MIDs, settings, payment actions; support: read everything and resend callbacks; viewer: read only.' });
-const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH, description: `For the console's sign-in, stored as an scrypt digest; ${MIN_PASSWORD_LENGTH} characters or more.` });
+const Password = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH, description: `For the console's sign-in, stored as an scrypt digest; ${MIN_PASSWORD_LENGTH} characters or more, not a known or patterned password (D3 400 otherwise).` });
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 
 const USER_EXAMPLE = {

@@ -245,6 +245,7 @@ export function registerHostedFieldsRoutes(app: FastifyInstance, ctx: ServiceCon
       expiry: b.card_expiry,
       cvv: b.card_cvv,
       browser: { ...browserDetails(b.browser), ...(typeof userAgent === 'string' ? { user_agent: userAgent.slice(0, 512) } : {}) },
+      ...(b.device_id ? { deviceId: b.device_id } : {}),
     });
     reply.header('cache-control', 'no-store');
     return { result: 'success', card: summary };

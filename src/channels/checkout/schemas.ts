@@ -1,5 +1,6 @@
 /** Checkout JSON request schemas, to the limits of wire-reference 7.2. They also feed the OpenAPI description. */
 import { Type, type Static } from '@sinclair/typebox';
+import { DEVICE_ID_PATTERN } from '../../domain/risk/device.ts';
 
 const Url = Type.String({ format: 'url', maxLength: 1024 });
 const AmountText = Type.Union([Type.String({ maxLength: 255 }), Type.Number()], { errorMessage: 'This value is not valid.' });
@@ -166,6 +167,7 @@ export const CollectRequest = Type.Object({
   card_expiry: Type.String({ minLength: 1, maxLength: 16 }),
   card_cvv: Type.String({ minLength: 1, maxLength: 8 }),
   browser: Type.Optional(Type.Record(Type.String(), BrowserValue, { maxProperties: 16 })),
+  device_id: Type.Optional(Type.String({ pattern: DEVICE_ID_PATTERN, description: 'The payer\'s device id the card frame keeps (risk engine: device velocity and lists).' })),
 });
 export type CollectRequest = Static<typeof CollectRequest>;
 

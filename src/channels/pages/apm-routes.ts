@@ -5,6 +5,7 @@
  * on by themselves (the sandbox provider's own pages are the sandbox's: src/sandbox/apm/pages.ts). Plain HTML forms
  * in, HTML out (PRG: every POST answers 303 to the page).
  */
+import { mailReceipt } from '../../services/mail/receipts.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { ServiceContext } from '../../services/context.ts';
@@ -30,7 +31,7 @@ import { fieldViews, parseFieldsForm } from '../../web/apm-form.ts';
 import { declineMessageKey } from '../../domain/declines.ts';
 import type { Translator } from '../../web/i18n.ts';
 import { pageTranslator } from './locale.ts';
-import { methodName, receiptOf } from './receipt.ts';
+import { methodName, receiptMailText, receiptOf } from './receipt.ts';
 
 const PAGE = { schema: { hide: true }, config: { dialect: 'html' as const } };
 const JSON_ROUTE = { schema: { hide: true }, config: { dialect: 'json' as const } };
@@ -82,14 +83,14 @@ function withAccountId(method: ApmMethod, params: Record<string, unknown>, accou
 }
 
 /** The payer chose an alternative method on the Checkout page: a new attempt with it, then its page. */
-export async function payWithApm(reply: FastifyReply, ctx: ServiceContext, state: Open, method: ApmMethod, form: { email?: string }, payerIp?: string): Promise<FastifyReply> {
+export async function payWithApm(reply: FastifyReply, ctx: ServiceContext, state: Open, method: ApmMethod, form: { email?: string }, payerIp?: string, deviceId?: string): Promise<FastifyReply> {
   // No stored text may hold a control character (PostgreSQL cannot store NUL in jsonb).
   if (form.email && /[\u0000-\u001f\u007f]/.test(form.email)) throw GatewayError.field('email', 'This value is not a valid email address.');
   const open = await withoutUnfinishedApm(ctx, state);
   await assertMayTryAgain(ctx, open);
   const attempt = await attemptFor(ctx, open);
   const params = withAccountId(method, open.session.request.parameters?.[method.key] ?? {}, open.session.request.accountId);
-  const step = await chooseMethod(ctx, open.merchant, attempt, method, { ...params }, { ...(form.email ? { email: form.email } : {}), ...seenIp(attempt.payer, payerIp) });
+  const step = await chooseMethod(ctx, open.merchant, attempt, method, { ...params }, { ...(form.email ? { email: form.email } : {}), ...seenIp(attempt.payer, payerIp) }, deviceId);
   return reply.redirect(payPage(step.payment.id), 303);
 }
 
@@ -203,13 +204,23 @@ async function finalPage(reply: FastifyReply, ctx: ServiceContext, t: Translator
     }, t));
   }
   // A declined attempt of a Checkout session: back to the page while the payer has tries left.
-  if (session && outcome === 'decline' && !leaving && session.paymentId === p.id && (await afterDecline(ctx, f.merchant, session, p)).kind === 'retry') {
-    return reply.redirect(`/checkout/${session.id}`, 303);
+  const after = session && outcome === 'decline' && !leaving && session.paymentId === p.id ? await afterDecline(ctx, f.merchant, session, p) : undefined;
+  if (session && after?.kind === 'retry') return reply.redirect(`/checkout/${session.id}`, 303);
+  // The final decline stays, as the card page's does (issue 31 item 12): it says so, and the payer goes back when they choose.
+  if (session && outcome === 'decline' && !leaving) {
+    const declined = after?.kind === 'merchant' && after.noTriesLeft
+      ? `${t.t('decline.generic')} ${t.t('decline.noTriesLeft')}`
+      : t.t(declineMessageKey(p.declineReason, 'apm', p.details.declineCode));
+    const dest = checkoutDestination(f.merchant, session, p, 'decline');
+    if (!dest) return sendHtml(reply, renderMessagePage({ title: t.t('declined.title'), message: `${declined} ${t.t('msg.closePage')}`, kind: 'error' }, t));
+    return sendHtml(reply, renderMessagePage({ title: t.t('declined.title'), message: declined, kind: 'error', link: { href: dest.url, label: t.t('decline.returnToShop'), target: dest.target, id: 'redirect-link' } }, t));
   }
   const pending = p.status === 'pending';
   const title = outcome === 'success' ? t.t(pending ? 'receipt.pendingTitle' : 'receipt.title') : t.t('declined.title');
   const text = outcome === 'success' ? t.t(pending ? 'receipt.pendingText' : 'receipt.text') : `${t.t(declineMessageKey(p.declineReason, 'apm', p.details.declineCode))} ${t.t('redirect.returning')}`;
   const receipt = outcome === 'success' ? { receipt: receiptOf(t, f.merchant, p, methodLabel(f.apm.method, t), pending) } : {};
+  // The e-mailed receipt, when the merchant turned it on (sent once, however often this page shows).
+  if (receipt.receipt && session) void mailReceipt(ctx, f.merchant, p, receiptMailText(t, receipt.receipt));
   const dest = session && checkoutDestination(f.merchant, session, p, outcome);
   if (dest) {
     return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title, message: text, ...receipt }, t));

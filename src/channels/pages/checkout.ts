@@ -18,6 +18,7 @@ import { findMethod } from '../../domain/methods/catalog.ts';
 import { renderCheckoutPage, renderRedirectPage, walletContentSecurityPolicy } from '../../web/pages.ts';
 import type { CheckoutPageView } from '../../web/views.ts';
 import { parseCheckoutForm, readBrowser } from '../../web/checkout-form.ts';
+import { deviceIdOf } from '../../domain/risk/device.ts';
 import { apmChoiceOf, payWithApm, withoutUnfinishedApm } from './apm-routes.ts';
 import { apmOf } from '../../services/apm/details.ts';
 import { walletMethod } from '../../domain/wallets/wallet-flow.ts';
@@ -52,12 +53,33 @@ function connectorsRequire(ctx: ServiceContext, state: OpenSession, field: Conne
   return state.mids.some((m) => m.enabled && ctx.connectors.get(m.connector)?.requiredPayerFields?.includes(field) === true);
 }
 
+/**
+ * What the payer typed on an earlier try of this session (the attempt's payer beside the merchant's request):
+ * after a decline the page shows it again, so only the card is typed anew (issue 31 item 12).
+ */
+function typedBefore(state: OpenSession): { email?: string; phone?: string; billing: Partial<Record<'country' | 'state' | 'city' | 'address' | 'zip' | 'phone', string>> } {
+  const { payment, session } = state;
+  if (payment.status === 'prepare') return { billing: {} };
+  const p = payment.payer;
+  const r = session.request;
+  const given = r.billingAddress ?? {};
+  const billing = Object.fromEntries((['country', 'state', 'city', 'address', 'zip', 'phone'] as const)
+    .map((k) => [k, p[k]] as const)
+    .filter(([k, v]) => typeof v === 'string' && v !== '' && given[k] === undefined)) as Partial<Record<'country' | 'state' | 'city' | 'address' | 'zip' | 'phone', string>>;
+  return {
+    ...(p.email && p.email !== r.customer?.email ? { email: p.email } : {}),
+    ...(p.phone && p.phone !== given.phone ? { phone: p.phone } : {}),
+    billing,
+  };
+}
+
 function checkoutView(ctx: ServiceContext, t: Translator, state: OpenSession, extra: Partial<CheckoutPageView> = {}): CheckoutPageView {
   const { session, merchant } = state;
   const base = `/checkout/${session.id}`;
   const expiryOnly = isPayout(session.operation) && (session.request.cardTokens?.length ?? 0) > 0;
   const hasCard = session.request.methods.includes('card');
   const asked = billingAsked(state);
+  const typed = typedBefore(state);
   return {
     sessionId: session.id,
     merchantName: merchant.name,
@@ -71,9 +93,9 @@ function checkoutView(ctx: ServiceContext, t: Translator, state: OpenSession, ex
     expiredUrl: `${base}/expired`,
     now: ctx.clock.now().toISOString(),
     // Only the card form asks for a billing address; alternative methods ask on their own pages what they need.
-    billing: { required: asked.required && hasCard, stateOnly: asked.stateOnly && hasCard, values: session.request.billingAddress ?? {} },
-    email: state.payment.payer.email ? undefined : { required: connectorsRequire(ctx, state, 'email') },
-    ...(hasCard && !state.payment.payer.phone && connectorsRequire(ctx, state, 'phone') ? { phone: {} } : {}),
+    billing: { required: asked.required && hasCard, stateOnly: asked.stateOnly && hasCard, values: { ...typed.billing, ...session.request.billingAddress } },
+    email: state.payment.payer.email && typed.email === undefined ? undefined : { required: connectorsRequire(ctx, state, 'email'), ...(typed.email ? { value: typed.email } : {}) },
+    ...(hasCard && (!state.payment.payer.phone || typed.phone !== undefined) && connectorsRequire(ctx, state, 'phone') ? { phone: typed.phone ? { value: typed.phone } : {} } : {}),
     values: {},
     errors: {},
     ...(expiryOnly ? { cardOnly: { expiryOnly: true } } : {}),
@@ -167,9 +189,9 @@ export function registerCheckoutPages(app: FastifyInstance, ctx: ServiceContext)
       return sendHtml(reply, renderCheckoutPage({ ...view, errors: parsed.errors, values: parsed.values, billing: { ...view.billing, values: { ...view.billing.values, ...parsed.billing } }, email: view.email && { ...view.email, value: parsed.email }, phone: view.phone && { value: parsed.phone } }, t), 422, csp);
     }
     try {
-      if (apm) return await payWithApm(reply, ctx, state, apm, parsed.value, req.ip);
+      if (apm) return await payWithApm(reply, ctx, state, apm, parsed.value, req.ip, deviceIdOf(body.device_id));
       // A payment left unfinished with another method is withdrawn first (the payer changed their mind).
-      const step = await payByCard(ctx, await withoutUnfinishedApm(ctx, state), parsed.value, req.ip, readBrowser(body, req.headers));
+      const step = await payByCard(ctx, await withoutUnfinishedApm(ctx, state), parsed.value, req.ip, readBrowser(body, req.headers), deviceIdOf(body.device_id));
       return continueAfter(reply, ctx, t, step, state.merchant);
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;

@@ -16,10 +16,12 @@ import { getSession } from '../../services/queries/sessions.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { declineMessageKey } from '../../domain/declines.ts';
 import { apmOf } from '../../services/apm/details.ts';
+import { REVIEW_OPERATION } from '../../domain/operations.ts';
 import { renderRedirectPage, renderMessagePage } from '../../web/pages.ts';
 import type { Translator } from '../../web/i18n.ts';
 import { pageTranslator } from './locale.ts';
-import { receiptOf } from './receipt.ts';
+import { receiptMailText, receiptOf } from './receipt.ts';
+import { mailReceipt } from '../../services/mail/receipts.ts';
 import { message, sendHtml } from './reply.ts';
 
 /** The session's language choice, for pages reached from a payment. */
@@ -38,6 +40,8 @@ export function continueAfter(reply: FastifyReply, ctx: ServiceContext, t: Trans
   if (step.kind === 'redirect') return reply.redirect(`/sandbox/provider/${p.id}`, 303);
   // Back from an acquirer's page with the outcome still open: an S2S payer goes back to the merchant, who hears by callback.
   if (step.kind === 'processing' && p.channel !== 'checkout' && typeof p.details.termUrl3ds === 'string') return returnToMerchant(reply, ctx, t, merchant, p);
+  // Held for the risk engine's review before any acquirer call: the payer is told, the merchant hears by callback.
+  if (step.kind === 'processing' && p.pendingOperation === REVIEW_OPERATION) return message(reply, t, 'msg.review', 'info', 202);
   if (step.kind === 'processing') return message(reply, t, 'msg.processing', 'info', 202);
   return returnToMerchant(reply, ctx, t, merchant, p);
 }
@@ -47,11 +51,14 @@ export async function returnToMerchant(reply: FastifyReply, ctx: ServiceContext,
     const session = await getSession(ctx.db, payment.sessionId);
     if (session) {
       const outcome = outcomeOf(payment);
-      if (outcome === 'decline' && (await afterDecline(ctx, merchant, session, payment)).kind === 'retry') return reply.redirect(`/checkout/${session.id}`, 303);
+      const after = outcome === 'decline' ? await afterDecline(ctx, merchant, session, payment) : undefined;
+      if (after?.kind === 'retry') return reply.redirect(`/checkout/${session.id}`, 303);
       const dest = checkoutDestination(merchant, session, payment, outcome);
       if (outcome === 'success') {
         const pending = payment.status === 'pending';
         const receipt = receiptOf(t, merchant, payment, t.t('method.card'));
+        // The e-mailed receipt, when the merchant turned it on; the page does not wait for it.
+        void mailReceipt(ctx, merchant, payment, receiptMailText(t, receipt));
         const title = t.t(pending ? 'receipt.pendingTitle' : 'receipt.title');
         // success_url is required, so a paid session always has a destination; the receipt alone otherwise.
         if (!dest) return message(reply, t, pending ? 'msg.pendingClose' : 'msg.paidClose', 'success');
@@ -59,9 +66,12 @@ export async function returnToMerchant(reply: FastifyReply, ctx: ServiceContext,
           url: dest.url, method: 'GET', target: dest.target, title, message: t.t(pending ? 'receipt.pendingText' : 'receipt.text'), receipt,
         }, t));
       }
-      const declined = t.t(declineMessageKey(payment.declineReason, 'card', payment.details.declineCode));
+      // No tries left: say so (not "try another card") and let the payer leave when they choose (issue 31 item 12).
+      const declined = after?.kind === 'merchant' && after.noTriesLeft
+        ? `${t.t('decline.generic')} ${t.t('decline.noTriesLeft')}`
+        : t.t(declineMessageKey(payment.declineReason, 'card', payment.details.declineCode));
       if (!dest) return sendHtml(reply, renderMessagePage({ title: t.t('declined.title'), message: `${declined} ${t.t('msg.closePage')}`, kind: 'error' }, t));
-      return sendHtml(reply, renderRedirectPage({ url: dest.url, method: 'GET', target: dest.target, title: t.t('declined.title'), message: `${declined} ${t.t('redirect.returning')}` }, t));
+      return sendHtml(reply, renderMessagePage({ title: t.t('declined.title'), message: declined, kind: 'error', link: { href: dest.url, label: t.t('decline.returnToShop'), target: dest.target, id: 'redirect-link' } }, t));
     }
   }
   const termUrl = payment.details.termUrl3ds;

@@ -2,6 +2,7 @@
  * The payer back from an acquirer's page (its term URL or returnUrl: query and form fields go to the connector),
  * and our page for a native 3-D Secure 2 step (the acquirer gave the ACS's addresses, not a page of its own).
  */
+import { shortReference } from '../../domain/ids.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
 import type { NativeThreeDs2Step } from '../../connectors/types.ts';
@@ -22,7 +23,7 @@ export function registerReturnPages(app: FastifyInstance, ctx: ServiceContext): 
     const step = found?.payment.details.threeDs2Step as NativeThreeDs2Step | null | undefined;
     if (!found || !step) return message(reply, t, 'msg.noAuth', 'error', 404);
     const { payment, merchant } = found;
-    const page = renderThreeDs2Page({ step, merchantName: merchant.name, amount: t.money(payment.amount, payment.currency), resultUrl: `/connectors/return/${payment.id}` }, t);
+    const page = renderThreeDs2Page({ step, merchantName: merchant.name, amount: t.money(payment.amount, payment.currency), orderNumber: payment.orderId, reference: shortReference(payment.id), resultUrl: `/connectors/return/${payment.id}` }, t);
     return sendHtml(reply, page).header('content-security-policy', threeDs2Csp(step));
   });
   app.get<{ Params: { id: string } }>('/connectors/return/:id', PAGE, async (req, reply) => back(req, req.params.id, req.query, undefined, reply));

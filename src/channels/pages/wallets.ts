@@ -11,6 +11,7 @@ import { missingPageFields } from '../../services/wallets/wallet-buttons.ts';
 import { validateAppleMerchant } from '../../services/wallets/apple-merchant-validation.ts';
 import { APPLE_DOMAIN_ASSOCIATION_PATH, appleDomainAssociation } from '../../services/wallets/apple-domain.ts';
 import { localizeMessage, parseWalletPagePayer } from '../../web/checkout-form.ts';
+import { deviceIdOf } from '../../domain/risk/device.ts';
 import { methodName } from './receipt.ts';
 import { PAGE, message, stringFields } from './reply.ts';
 import { continueAfter } from './next.ts';
@@ -32,7 +33,7 @@ export function registerWalletPages(app: FastifyInstance, ctx: ServiceContext): 
       return checkoutPage(ctx, reply, t, state, { selectedMethod: method, errors: { '': t.t('wallet.detailsFirst', { method: methodName(t, wallet) }), ...errors } }, 422);
     }
     try {
-      const step = await payByWallet(ctx, await withoutUnfinishedApm(ctx, state), wallet, fields.paymentToken, req.ip, pagePayer.payer);
+      const step = await payByWallet(ctx, await withoutUnfinishedApm(ctx, state), wallet, fields.paymentToken, req.ip, pagePayer.payer, deviceIdOf(body.device_id));
       return continueAfter(reply, ctx, t, step, state.merchant);
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;

@@ -1,5 +1,5 @@
 /** The portal API's error answers (decisions D3), by status, for its OpenAPI description. */
-import { type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { errorBody, GatewayError } from '../../domain/errors.ts';
 import { errorSchema } from '../admin/errors.ts';
 
@@ -20,3 +20,8 @@ export function portalResponses(success: Record<number, TSchema>, errors: readon
 }
 
 export const PORTAL_TAG = { tags: ['Portal'], security: [{ portalSession: [] }] };
+
+/** The `format` of a portal export: CSV (default) or XLSX, one sheet (services/xlsx.ts). */
+export const FORMAT_QUERY = Type.Optional(Type.Union([Type.Literal('csv'), Type.Literal('xlsx')], {
+  description: 'csv (default): text/csv, formulas neutralised; xlsx: one sheet, amounts and counts as numbers, text as text (never a formula), streamed.',
+}));

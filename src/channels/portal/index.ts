@@ -10,13 +10,18 @@ import { requirePortalUser } from './auth.ts';
 import { registerPortalSessionRoutes } from './session-routes.ts';
 import { registerPortalTeamRoutes } from './team-routes.ts';
 import { registerPortalPaymentRoutes } from './payment-routes.ts';
+import { registerPortalMoneyRoutes } from './money-routes.ts';
+import { registerPortalSavedViewRoutes } from './saved-view-routes.ts';
+import { registerPortalExportRoutes } from './export-routes.ts';
+import { registerPortalDisputeRoutes } from './dispute-routes.ts';
+import { registerPortalReportRoutes } from './report-routes.ts';
 import { registerTwoFactorRoutes } from '../two-factor-routes.ts';
 import { PORTAL_TAG, portalResponses } from './errors.ts';
 import { auditScope, portalActor } from '../../services/portal/scope.ts';
 
 type Routes = (app: FastifyInstance, ctx: ServiceContext) => void;
 
-const GROUPS: readonly Routes[] = [registerPortalPaymentRoutes, registerPortalTeamRoutes];
+const GROUPS: readonly Routes[] = [registerPortalPaymentRoutes, registerPortalExportRoutes, registerPortalDisputeRoutes, registerPortalSavedViewRoutes, registerPortalMoneyRoutes, registerPortalTeamRoutes, registerPortalReportRoutes];
 
 export const portalChannel: Channel = async (app, { ctx }) => {
   await app.register(async (scope) => {

@@ -8,28 +8,36 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import {
-  portalAudit, portalCallbacks, portalDevelopers, portalPayment, portalPaymentAction, portalPaymentPages, portalPayments,
+  portalAudit, portalCallback, portalCallbacks, portalSendTestCallback, portalDevelopers, portalPayment, portalPaymentAction, portalPaymentCsv, portalPayments, EXPORT_COLUMNS,
   portalResendCallback, portalRotateSigningSecret, revealSigningSecret,
 } from '../../services/portal/payments.ts';
 import type { SearchQuery } from '../../services/admin/payment-search.ts';
 import { STATUS_NAMES, MAX_PAGE } from '../../services/admin/payment-search.ts';
 import { formatAmount } from '../../domain/money.ts';
-import { csvRow } from '../../domain/csv.ts';
+import { allowedActions } from '../../domain/operator-actions.ts';
 import type { Payment, Transaction } from '../../domain/model/payment.ts';
 import { GatewayError, MESSAGES, errorBody } from '../../domain/errors.ts';
 import { errorSchema } from '../admin/errors.ts';
 import { PaymentSummary, SUMMARY_EXAMPLE, summary } from '../admin/payment-routes.ts';
 import { CallbackView, presentCallback } from '../admin/callback-routes.ts';
 import { Timestamp } from '../admin/schemas.ts';
+import { Figures } from '../admin/stats-routes.ts';
+import { portalFigures } from '../../services/portal/figures.ts';
+import { portalChangeDeveloperSettings, portalRotatePassword } from '../../services/portal/developers.ts';
+import { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS } from '../../domain/password-rotation.ts';
+import { FieldList, ReturnParams } from '../admin/settings-routes.ts';
+import { OPTIONAL_FIELDS, PORTAL_EDITABLE_SETTINGS, RETURN_PARAMETERS } from '../../domain/protocol-mapping.ts';
 import { userOf } from './auth.ts';
-import { PORTAL_TAG, portalResponses } from './errors.ts';
+import { FORMAT_QUERY, PORTAL_TAG, portalResponses } from './errors.ts';
+import { sendExport } from './export-routes.ts';
+import { XLSX_CONTENT_TYPE } from '../../services/xlsx.ts';
 
 const { tags, security } = PORTAL_TAG;
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const choice = (values: readonly string[], description?: string) => Type.Union(values.map((v) => Type.Literal(v)), { errorMessage: MESSAGES.notChoice, ...(description ? { description } : {}) });
 const MerchantQuery = Type.Optional(Type.String({ maxLength: 64, description: 'One of the user\'s merchants; absent: all of them (a group\'s user), or the only one.' }));
 
-const SearchQuerySchema = Type.Object({
+export const SearchQuerySchema = Type.Object({
   merchant_id: MerchantQuery,
   status: Type.Optional(choice([...STATUS_NAMES.keys()], 'Checkout name (settled) or S2S name (SETTLED)')),
   order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
@@ -52,15 +60,31 @@ const PaymentList = Type.Object({ payments: Type.Array(PaymentSummary), next_cur
 const TransactionView = Type.Object({
   id: Type.String(), type: Type.String(), status: Type.String(), amount: Type.String(), created_at: Timestamp, reason: Nullable(Type.String()),
   initiated_by: Nullable(Type.Object({ kind: Type.String(), name: Type.String() }, { description: 'Set when a person started it (an operator, or a merchant user in the portal); null: the API' })),
+  reason_given: Nullable(Type.String({ description: 'Why the person who started it did (the reason given with a refund, capture or void in the portal); null: none given' })),
+}, { examples: [{ id: '01a20bf0-0c11-7d2a-8e3f-5a6b7c8d9e0f', type: 'refund', status: 'success', amount: '5.00', created_at: '2026-11-24T06:10:00.000Z', reason: null, initiated_by: { kind: 'merchant_user', name: 'merchant:fin@shop.example' }, reason_given: 'Damaged item' }] });
+const PortalAction = Type.Object({
+  action: choice(['capture', 'refund', 'void'] as const),
+  max_amount: Type.String({ description: 'The largest amount the action may take (a decimal in the payment\'s currency)' }),
+  partial: Type.Boolean({ description: 'false: exactly max_amount (a void, the reversal of a held authorization)' }),
 });
-const PaymentDetail = Type.Object({ payment: PaymentSummary, transactions: Type.Array(TransactionView), callbacks: Type.Array(CallbackView) },
-  { description: 'A payment with its timeline: transactions (attempts, captures, refunds) and callbacks with each delivery.' });
+const DisputeView = Type.Object({
+  id: Type.String(), stage: Type.String(), status: Type.String(), amount: Type.String(), currency: Type.String(),
+  reason_code: Nullable(Type.String()), category: Type.String(), due_at: Nullable(Timestamp), created_at: Timestamp,
+});
+const PaymentDetail = Type.Object({
+  payment: Type.Intersect([PaymentSummary, Type.Object({
+    decline_reason: Nullable(Type.String()),
+    three_ds: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'The payment\'s 3-D Secure facts (version, ECI, authentication status) when it had any' })),
+    allowed_actions: Type.Array(PortalAction, { description: 'Refund, capture or void as the payment\'s state allows now (the state table of domain/operator-actions.ts); empty while an operation is in flight' }),
+  })]),
+  transactions: Type.Array(TransactionView), callbacks: Type.Array(CallbackView), disputes: Type.Array(DisputeView),
+}, { description: 'A payment with its timeline: transactions (attempts, captures, refunds), 3-D Secure, callbacks with each delivery, and disputes.' });
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 type IdParams = Static<typeof IdParams>;
 const ActionBody = Type.Object({
   amount: Type.Optional(Type.String({ maxLength: 32, description: 'Decimal in the payment\'s currency; omitted: the whole remaining amount' })),
-  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Why (kept in the audit log)' })),
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Why (a refund\'s reason: customer request, damaged item, duplicate, ...): kept on the transaction (reason_given in the payment\'s timeline) and in the audit log (details.reason_given), apart from the user\'s name' })),
 }, { additionalProperties: false, examples: [{ amount: '5.00', reason: 'Damaged item' }] });
 type ActionBody = Static<typeof ActionBody>;
 const ActionResult = Type.Object({
@@ -68,14 +92,52 @@ const ActionResult = Type.Object({
   reason: Nullable(Type.String()), trans_id: Type.String(), payment: PaymentSummary,
 }, { examples: [{ result: 'approved', reason: null, trans_id: '6f1e0d3c-7a2b-4c5d-8e9f-0a1b2c3d4e5f', payment: { ...SUMMARY_EXAMPLE, refunded_amount: '5.00' } }] });
 
+const Day = (description: string) => Type.Optional(Type.String({ maxLength: 10, description, examples: ['2026-11-28'] }));
+const FiguresQuery = Type.Object({
+  from: Day('First day (UTC, YYYY-MM-DD), included; default: 29 days before `to`.'),
+  to: Day('Last day (UTC, YYYY-MM-DD), included; default: today.'),
+  merchant_id: MerchantQuery,
+}, { additionalProperties: false });
+
 const CallbackQuery = Type.Object({ merchant_id: MerchantQuery, payment_id: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false });
 const Developers = Type.Object({
   merchant_id: Type.String(), name: Type.String(), merchant_key: Type.String(), sandbox: Type.Boolean({ description: 'true: a sandbox merchant (test cards, no money moves)' }),
   notification_url: Nullable(Type.String()),
-}, { examples: [{ merchant_id: SUMMARY_EXAMPLE.merchant_id, name: 'ACME Shop', merchant_key: 'a8e2d6f4-1b3c-4d5e-8f90-123456789abc', sandbox: true, notification_url: 'https://shop.example/callbacks' }] });
+  allowed_source_addresses: Type.Array(Type.String(), { description: 'Where the merchant\'s servers may call from; empty: anywhere.' }),
+  previous_password_valid_until: Nullable(Timestamp),
+  callback_fields: Type.Array(Type.String(), { description: 'Protocol Mapping\'s optional fields added to callbacks ("Add Data to Callback").' }),
+  status_fields: Type.Array(Type.String(), { description: 'Optional fields added to status responses ("Add Data to Get status response").' }),
+  return_params: Type.Array(Type.String(), { description: 'Appended to success_url and cancel_url besides payment_id, trans_id, order_id and hash.' }),
+  editable_settings: Type.Array(choice(PORTAL_EDITABLE_SETTINGS), { description: 'Which of callback_fields, status_fields and return_params your payment provider lets you change here (PATCH); the others are shown read-only.' }),
+  choices: Type.Object({
+    fields: Type.Array(Type.Object({ name: Type.String(), wire: Type.Array(Type.String(), { description: 'What appears on the wire when the field is on' }), note: Type.String() }), { description: 'The optional fields callback_fields and status_fields choose from' }),
+    return_params: Type.Array(Type.String(), { description: 'The parameters return_params chooses from' }),
+  }),
+}, { examples: [{
+  merchant_id: SUMMARY_EXAMPLE.merchant_id, name: 'ACME Shop', merchant_key: 'a8e2d6f4-1b3c-4d5e-8f90-123456789abc', sandbox: true, notification_url: 'https://shop.example/callbacks', allowed_source_addresses: [], previous_password_valid_until: null,
+  callback_fields: ['payer_email'], status_fields: [], return_params: ['payment_method'], editable_settings: ['callback_fields'],
+  choices: { fields: [{ name: 'payer_email', wire: ['payer_email'], note: 'Payer attribute.' }], return_params: [...RETURN_PARAMETERS] },
+}] });
 const MerchantBody = Type.Object({ merchant_id: MerchantQuery }, { additionalProperties: false, examples: [{}] });
 const Secret = Type.Object({ merchant_id: Type.String(), signing_secret: Type.String({ description: 'whsec_…: verify the webhook-signature header with it' }), previous_valid_until: Type.Optional(Timestamp) },
   { examples: [{ merchant_id: SUMMARY_EXAMPLE.merchant_id, signing_secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }] });
+const RotateBody = Type.Object({
+  merchant_id: MerchantQuery,
+  grace_hours: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_GRACE_HOURS, description: `How long the previous password keeps verifying requests, in hours (default ${DEFAULT_GRACE_HOURS}; 0 ends it at once).` })),
+}, { additionalProperties: false, examples: [{ grace_hours: 24 }] });
+const Rotated = Type.Object({
+  merchant_id: Type.String(), password: Type.String({ description: 'The new hash password, in this answer only.' }),
+  previous_password_valid_until: Nullable(Timestamp),
+}, { examples: [{ merchant_id: SUMMARY_EXAMPLE.merchant_id, password: 'b7Qe2LmX9pRt4VzK8nWc3HsJ', previous_password_valid_until: '2026-11-25T05:00:00.000Z' }] });
+const SettingsBody = Type.Object({
+  merchant_id: MerchantQuery,
+  notification_url: Type.Optional(Type.Union([Type.String({ format: 'url', maxLength: 2048 }), Type.Null()], { description: 'Where callbacks go (absolute http or https URL); null removes it.' })),
+  allowed_source_addresses: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 49 }), { maxItems: 100, uniqueItems: true, description: 'IP addresses or CIDR blocks your servers call the gateway from; empty: any address.' })),
+  callback_fields: Type.Optional(FieldList('callbacks ("Add Data to Callback"); only when editable_settings names it, else 403')),
+  status_fields: Type.Optional(FieldList('status responses ("Add Data to Get status response"); only when editable_settings names it, else 403')),
+  return_params: Type.Optional(ReturnParams),
+}, { additionalProperties: false, minProperties: 1, examples: [{ notification_url: 'https://shop.example/callbacks', allowed_source_addresses: ['203.0.113.0/24'] }, { callback_fields: ['payer_email', 'rrn'] }] });
+
 const AuditEntry = Type.Object({
   id: Type.String(), at: Timestamp, user_name: Type.String({ description: 'merchant:<e-mail> for the merchant\'s users; an operator\'s e-mail otherwise' }),
   action: Type.String(), object_type: Type.String(), object_id: Type.String(), before: Type.Unknown(), after: Type.Unknown(), details: Type.Unknown(),
@@ -85,19 +147,24 @@ const AuditQuery = Type.Object({ limit: Type.Optional(Type.String({ pattern: '^[
 
 /** A transaction as the merchant sees it: never the operators' notes or resolutions. */
 const presentTransaction = (t: Transaction, currency: string) => {
-  const by = t.details.initiatedBy as { kind?: string; name?: string } | null | undefined;
+  const by = t.details.initiatedBy as { kind?: string; name?: string; reason?: unknown } | null | undefined;
   return {
     id: t.id, type: t.type, status: t.status, amount: formatAmount(t.amount, currency), created_at: t.createdAt.toISOString(),
     reason: typeof t.details.reason === 'string' ? t.details.reason : null,
     initiated_by: by?.kind ? { kind: by.kind, name: by.name ?? '' } : null,
+    reason_given: typeof by?.reason === 'string' ? by.reason : null,
   };
 };
 
-const EXPORT_COLUMNS = ['id', 'merchant_id', 'created_at', 'order_id', 'status', 'amount', 'currency', 'captured_amount', 'refunded_amount', 'method', 'card', 'payer_email'] as const;
-const exportRow = (p: Payment) => {
-  const s = summary(p);
-  return csvRow([s.id, s.merchant_id, s.created_at, s.order_id, s.status, s.amount, s.currency, s.captured_amount, s.refunded_amount, s.method, s.card, s.payer_email]);
-};
+/** The developers screen's answer (GET, and PATCH after a change). */
+const developersView = (d: Awaited<ReturnType<typeof portalDevelopers>>) => ({
+  merchant_id: d.merchantId, name: d.name, merchant_key: d.merchantKey, sandbox: d.sandbox, notification_url: d.notificationUrl,
+  allowed_source_addresses: d.allowedSourceAddresses, previous_password_valid_until: d.previousPasswordValidUntil?.toISOString() ?? null,
+  callback_fields: d.callbackFields, status_fields: d.statusFields, return_params: d.returnParams, editable_settings: d.editableSettings,
+  choices: { fields: OPTIONAL_FIELDS.map((f) => ({ name: f.name, wire: [...f.wire], note: f.note })), return_params: [...RETURN_PARAMETERS] },
+});
+
+const ExportSearchSchema = Type.Object({ ...SearchQuerySchema.properties, format: FORMAT_QUERY }, { additionalProperties: false });
 
 export function registerPortalPaymentRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   app.get<{ Querystring: Query }>('/payments', {
@@ -107,30 +174,34 @@ export function registerPortalPaymentRoutes(app: FastifyInstance, ctx: ServiceCo
     return { payments: page.payments.map(summary), next_cursor: page.nextCursor };
   });
 
-  app.get<{ Querystring: Query }>('/payments/export', {
+  app.get<{ Querystring: Query & { format?: 'csv' | 'xlsx' } }>('/payments/export', {
     schema: {
-      tags, security, summary: 'The payments of a search as CSV, streamed from the database page by page (every cell quoted; formulas neutralised)',
-      querystring: SearchQuerySchema, produces: ['text/csv'], response: portalResponses({ 200: Type.String({ description: `text/csv: ${EXPORT_COLUMNS.join(', ')}` }) }),
+      tags, security, summary: 'The payments of a search as CSV (or XLSX), streamed from the database page by page (every cell quoted; formulas neutralised)',
+      querystring: ExportSearchSchema, produces: ['text/csv', XLSX_CONTENT_TYPE], response: portalResponses({ 200: Type.String({ description: `text/csv (or XLSX with format=xlsx): ${EXPORT_COLUMNS.join(', ')}` }) }),
     },
   }, async (req, reply) => {
-    const pages = portalPaymentPages(ctx, userOf(req), req.query as SearchQuery);
-    // The first page is read before answering, so a refused search is a D3 error, not a broken download.
-    const first = await pages.next();
-    async function* lines() {
-      yield csvRow(EXPORT_COLUMNS);
-      if (first.done) return;
-      yield first.value.map(exportRow).join('');
-      for await (const page of pages) yield page.map(exportRow).join('');
-    }
-    return reply.type('text/csv; charset=utf-8').header('cache-control', 'no-store')
-      .header('content-disposition', `attachment; filename="payments-${ctx.clock.now().toISOString().slice(0, 10)}.csv"`).send(Readable.from(lines()));
+    // The role and the scope are checked before answering, so a refused export is a D3 error, not a broken download.
+    const { format, ...query } = req.query;
+    const lines = await portalPaymentCsv(ctx, userOf(req), query as SearchQuery);
+    return sendExport(reply, lines, `payments-${ctx.clock.now().toISOString().slice(0, 10)}`, format, 'payments');
   });
 
   app.get<{ Params: IdParams }>('/payments/:id', {
     schema: { tags, security, summary: 'One payment with its transactions and callbacks', params: IdParams, response: portalResponses({ 200: PaymentDetail }, [404]) },
   }, async (req) => {
     const d = await portalPayment(ctx, userOf(req), req.params.id);
-    return { payment: summary(d.payment), transactions: d.transactions.map((t) => presentTransaction(t, d.payment.currency)), callbacks: d.callbacks.map(presentCallback) };
+    const p = d.payment;
+    return {
+      payment: {
+        ...summary(p), decline_reason: p.declineReason ?? null, three_ds: p.threeDs ? { ...p.threeDs } : null,
+        allowed_actions: allowedActions(p).map((a) => ({ action: a.action, max_amount: formatAmount(a.maxAmount, p.currency), partial: a.partial })),
+      },
+      transactions: d.transactions.map((t) => presentTransaction(t, p.currency)), callbacks: d.callbacks.map((c) => presentCallback(c, ctx.clock.now())),
+      disputes: d.disputes.map((x) => ({
+        id: x.id, stage: x.stage, status: x.status, amount: formatAmount(x.amount, x.currency), currency: x.currency, reason_code: x.reasonCode,
+        category: x.category, due_at: x.dueAt?.toISOString() ?? null, created_at: x.createdAt.toISOString(),
+      })),
+    };
   });
 
   for (const action of ['refund', 'capture', 'void'] as const) {
@@ -142,14 +213,40 @@ export function registerPortalPaymentRoutes(app: FastifyInstance, ctx: ServiceCo
         description: 'The same compare-and-set engine as the merchant API: the merchant\'s callback follows; 409 while another operation is in flight. Send an `Idempotency-Key` header. Recorded in the merchant\'s audit log with the user. Permission payments.act.',
       },
     }, async (req) => {
-      const done = await portalPaymentAction(ctx, userOf(req), req.params.id, action, action === 'void' ? undefined : req.body.amount, req.body.reason);
+      const done = await portalPaymentAction(ctx, userOf(req), req.params.id, action, action === 'void' ? undefined : req.body.amount, req.body.reason?.trim() || undefined);
       return { result: done.outcome.kind, reason: done.outcome.kind === 'declined' ? done.outcome.reason : null, trans_id: done.transId, payment: summary(done.payment) };
     });
   }
 
+  app.get<{ Querystring: Static<typeof FiguresQuery> }>('/figures', {
+    schema: {
+      tags, security, summary: 'The home\'s figures: volume, payments, approval rate and declines by reason over a date range, beside the period before it',
+      description: 'The console\'s aggregation (GET /admin/v1/stats/figures) over the user\'s merchants only, split per merchant. Permission payments.read.',
+      querystring: FiguresQuery, response: portalResponses({ 200: Figures }, [400]),
+    },
+  }, async (req) => portalFigures(ctx, userOf(req), req.query));
+
   app.get<{ Querystring: Static<typeof CallbackQuery> }>('/callbacks', {
     schema: { tags, security, summary: 'The merchant\'s callbacks, newest first, each with its deliveries', querystring: CallbackQuery, response: portalResponses({ 200: Type.Object({ callbacks: Type.Array(CallbackView) }) }) },
-  }, async (req) => ({ callbacks: (await portalCallbacks(ctx, userOf(req), req.query)).map(presentCallback) }));
+  }, async (req) => ({ callbacks: (await portalCallbacks(ctx, userOf(req), req.query)).map((c) => presentCallback(c, ctx.clock.now())) }));
+
+  app.get<{ Params: IdParams }>('/callbacks/:id', {
+    schema: { tags, security, summary: 'One callback with every delivery attempt and its state in words (permission callbacks.read)', params: IdParams, response: portalResponses({ 200: CallbackView }, [404]) },
+  }, async (req) => presentCallback(await portalCallback(ctx, userOf(req), req.params.id), ctx.clock.now()));
+
+  app.post<{ Body: Static<typeof MerchantBody> }>('/developers/test-callback', {
+    preValidation: async (req) => { req.body ??= {}; },
+    schema: {
+      tags, security, summary: 'Send a test callback to the notification URL',
+      description: 'A callback with `type=test` and `status=success` (no payment), through the outbox as every callback: signed with the webhook signing '
+        + 'secret (webhook-signature headers), X-Callback-Id, retried on failure. Answers its id at once; GET /portal/v1/callbacks/{id} shows each delivery '
+        + '(HTTP status, time, error). No notification URL: 400 at notification_url. Permission callbacks.resend; in the audit log (callback.test).',
+      body: MerchantBody, response: portalResponses({ 200: Type.Object({ id: Type.String({ description: 'The test callback\'s id (its X-Callback-Id)' }), merchant_id: Type.String() }, { examples: [{ id: '0f8fad5b-d9cb-469f-a165-70867728950e', merchant_id: SUMMARY_EXAMPLE.merchant_id }] }) }),
+    },
+  }, async (req) => {
+    const sent = await portalSendTestCallback(ctx, userOf(req), req.body.merchant_id);
+    return { id: sent.id, merchant_id: sent.merchantId };
+  });
 
   app.post<{ Params: IdParams }>('/callbacks/:id/resend', {
     preValidation: async (req) => { req.body ??= {}; },
@@ -159,8 +256,30 @@ export function registerPortalPaymentRoutes(app: FastifyInstance, ctx: ServiceCo
   app.get<{ Querystring: Static<typeof MerchantBody> }>('/developers', {
     schema: { tags, security, summary: 'The merchant key, sandbox or live, and the notification URL', querystring: MerchantBody, response: portalResponses({ 200: Developers }) },
   }, async (req) => {
-    const d = await portalDevelopers(ctx, userOf(req), req.query.merchant_id);
-    return { merchant_id: d.merchantId, name: d.name, merchant_key: d.merchantKey, sandbox: d.sandbox, notification_url: d.notificationUrl };
+    return developersView(await portalDevelopers(ctx, userOf(req), req.query.merchant_id));
+  });
+
+  app.post<{ Body: Static<typeof RotateBody> }>('/developers/password', {
+    preValidation: async (req) => { req.body ??= {}; },
+    schema: { tags, security, summary: 'Rotate the hash password: the new one is answered once; the previous one keeps verifying requests for grace_hours', body: RotateBody, response: portalResponses({ 200: Rotated }) },
+  }, async (req, reply) => {
+    const rotated = await portalRotatePassword(ctx, userOf(req), req.body.merchant_id, req.body.grace_hours ?? DEFAULT_GRACE_HOURS);
+    reply.header('cache-control', 'no-store');
+    return { merchant_id: rotated.merchantId, password: rotated.password, previous_password_valid_until: rotated.previousValidUntil?.toISOString() ?? null };
+  });
+
+  app.patch<{ Body: Static<typeof SettingsBody> }>('/developers', {
+    schema: {
+      tags, security, summary: 'Change the notification URL, the allowed source addresses, or the Protocol Mapping settings the operator lets you change (audited)',
+      description: 'callback_fields, status_fields and return_params are accepted only when editable_settings (GET) names them (the operator\'s portal_editable_settings); '
+        + 'otherwise 403, the refused setting named in the error\'s fields, and nothing of the request is changed. Validated as the admin API validates them; '
+        + 'in the merchant\'s audit log (merchant.settings.update) with the user. Permission developers.secrets (owner, developer).',
+      body: SettingsBody, response: portalResponses({ 200: Developers }),
+    },
+  }, async (req) => {
+    const { merchant_id: merchantId, ...patch } = req.body;
+    await portalChangeDeveloperSettings(ctx, userOf(req), merchantId, patch);
+    return developersView(await portalDevelopers(ctx, userOf(req), merchantId));
   });
 
   app.post<{ Body: Static<typeof MerchantBody> }>('/developers/signing-secret/reveal', {

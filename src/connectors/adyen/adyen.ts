@@ -191,6 +191,12 @@ export class AdyenConnector implements CardConnector {
       // Redirect flow: the payer is sent to the issuer's page. Native: our own page runs the EMV 3DS2 steps.
       authenticationData: { threeDSRequestData: { nativeThreeDS: settings.nativeThreeDS === true ? 'preferred' : 'disabled' } },
     };
+    // The risk engine's require_3ds: authenticate whatever Adyen's Dynamic 3D Secure would decide, and ask the
+    // issuer for a challenge (ThreeDS2RequestFields.threeDSRequestorChallengeInd 03: the requestor's preference).
+    if (req.challenge === 'required') {
+      (body.authenticationData as Json).attemptAuthentication = 'always';
+      body.threeDS2RequestData = { threeDSRequestorChallengeInd: '03' };
+    }
     if (req.orderId) body.merchantOrderReference = req.orderId;
     if (req.intent === 'auth') body.additionalData = { manualCapture: 'true' };
     if (req.payerIp) body.shopperIP = req.payerIp;

@@ -10,7 +10,7 @@
  */
 import type {
   AuthorizeRequest, CardConnector, ChallengeResult, ConnectorOutcome, ConnectorState, FollowUpOutcome, FollowUpRequest, InboundRequest,
-  DisputeNotice, InquiryRequest, MidAccess, NotificationEvent, NotificationPort, NotifiedPayment, PayerPage, Reported,
+  DisputeNotice, InquiryRequest, MidAccess, NotificationEvent, NotificationPort, NotifiedPayment, PayerPage, Reported, UpstreamDetails,
 } from '../types.ts';
 import { ConnectorRejection } from '../types.ts';
 import type { HttpPort } from '../http.ts';
@@ -89,13 +89,17 @@ function upstreamChain(reference: string | undefined): { firstTransId: string; t
 function callbackDigests(b: Answer, payment: NotifiedPayment, password: string): string[] {
   const transId = str(b.trans_id) ?? '';
   const card = payment.first6Last4 ?? '';
-  const fields = Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined && v !== null)) as Record<string, CallbackValue>;
   return [
     s2sHash(s2sCard.f2(payment.payerEmail ?? '', password, transId, card), 'md5'),
     s2sHash(s2sCard.f6(password, transId, card), 'md5'),
-    apmCallbackHash(fields, password),
-    apmCredit2VirtualCallback({ transId, orderId: str(b.order_id) ?? '', status: String(b.status ?? '') }, password),
+    ...paymentFreeDigests(b, password),
   ];
+}
+
+/** The formulas that sign with the MID's password and the callback's own fields only (S2S APM's callbacks). */
+function paymentFreeDigests(b: Answer, password: string): string[] {
+  const fields = Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined && v !== null)) as Record<string, CallbackValue>;
+  return [apmCallbackHash(fields, password), apmCredit2VirtualCallback({ transId: str(b.trans_id) ?? '', orderId: str(b.order_id) ?? '', status: String(b.status ?? '') }, password)];
 }
 
 export class AkuratecoConnector implements CardConnector {
@@ -118,7 +122,7 @@ export class AkuratecoConnector implements CardConnector {
         return id ? [id] : [];
       },
       readNotification: (mid, req, payments) => this.readCallback(mid, req, payments),
-      readDisputeNotices: (req, payments) => chargebackNotices((req.body ?? {}) as Answer, payments),
+      readDisputeNotices: (req, payments, mid) => chargebackNotices((req.body ?? {}) as Answer, payments, credentialsOf(mid).password),
     };
   }
 
@@ -306,6 +310,26 @@ export class AkuratecoConnector implements CardConnector {
     return this.statusOutcome(answer, intent, currency);
   }
 
+  /**
+   * GET_TRANS_DETAILS (Formula 2; Formula 6 for a CREDIT2CARD payout): the upstream's transactions on the payment,
+   * and its fee when the answer carries one (`fee`: the payment's, or a transaction's own), for reconciliation (issue 28).
+   */
+  async transactionDetails(p: InquiryRequest, mid?: MidAccess): Promise<UpstreamDetails> {
+    if (!mid) throw new Error('akurateco: no MID');
+    if (!p.reference) return { ok: false, error: 'the upstream\'s trans_id was never learnt' };
+    const payout = p.state?.intent === 'payout';
+    const f = this.byTrans('GET_TRANS_DETAILS', mid, { transId: p.reference, payerEmail: p.payerEmail, first6Last4: p.first6Last4 });
+    if (payout) f.set('hash', this.hash(s2sCard.f6(credentialsOf(mid).password, p.reference, p.first6Last4 ?? '')));
+    const a = await this.post(mid, f);
+    if (a.result !== 'SUCCESS') return { ok: false, error: `GET_TRANS_DETAILS answered ${String(a.result)}${str(a.error_message) ? `: ${str(a.error_message)}` : ''}` };
+    const list = Array.isArray(a.transactions) ? (a.transactions as Record<string, unknown>[]) : [];
+    return {
+      ok: true, orderId: str(a.order_id) ?? null, reference: str(a.trans_id) ?? p.reference, currency: str(a.currency) ?? p.currency ?? '',
+      ...(str(a.fee) !== undefined ? { fee: str(a.fee)! } : {}),
+      transactions: list.map((t) => ({ date: String(t.date ?? ''), type: String(t.type ?? ''), status: String(t.status ?? ''), amount: String(t.amount ?? ''), ...(str(t.fee) !== undefined ? { fee: str(t.fee)! } : {}) })),
+    };
+  }
+
   // --- notifications (the upstream's callbacks) ------------------------------------------------------
 
   private readCallback(mid: MidAccess, req: InboundRequest, payments: ReadonlyMap<string, NotifiedPayment>): NotificationEvent[] {
@@ -313,6 +337,8 @@ export class AkuratecoConnector implements CardConnector {
     const paymentId = str(b.order_id) ?? '';
     const transId = str(b.trans_id) ?? '';
     const payment = payments.get(paymentId);
+    // A chargeback for no payment of this MID is kept as unmatched by readDisputeNotices(), never refused.
+    if (!payment && b.action === 'CHARGEBACK') return [];
     if (!payment) throw new ConnectorRejection('unknown payment');
     const given = str(b.hash) ?? '';
     if (!callbackDigests(b, payment, credentialsOf(mid).password).some((d) => sameDigest(d, given))) throw new ConnectorRejection('callback hash does not verify');
@@ -339,7 +365,7 @@ export class AkuratecoConnector implements CardConnector {
  * dispute: each chargeback is the payment's upstream trans_id and its chargeback_date, and the callback sent again
  * (same trans_id, date, reason and amount) is the same notice. The amount is a decimal of the payment's currency.
  */
-function chargebackNotices(b: Answer, payments: ReadonlyMap<string, NotifiedPayment>): DisputeNotice[] {
+function chargebackNotices(b: Answer, payments: ReadonlyMap<string, NotifiedPayment>, password: string): DisputeNotice[] {
   if (b.action !== 'CHARGEBACK' || b.result !== 'SUCCESS') return [];
   const paymentRef = str(b.order_id);
   const payment = paymentRef ? payments.get(paymentRef) : undefined;
@@ -349,14 +375,21 @@ function chargebackNotices(b: Answer, payments: ReadonlyMap<string, NotifiedPaym
   const bankDate = str(b.bank_date);
   const amountText = str(b.amount);
   const amount = amountText && payment?.currency ? parseAmount(amountText, payment.currency) : undefined;
+  // For a payment of ours readCallback() verified it; for none, only the formulas without payment facts can.
+  const hash = str(b.hash) ?? '';
+  const verified = payment !== undefined || paymentFreeDigests(b, password).some((d) => sameDigest(d, hash));
+  // An unverifiable notice is keyed by its hash too, so a forged one never stands in for the genuine one.
+  const key = `akurateco:${paymentRef ?? ''}:${transId}:CHARGEBACK:${chargebackDate}:${reasonCode ?? ''}:${amountText ?? ''}`;
   return [{
     paymentRef, event: 'chargeback', acquirerEvent: 'CHARGEBACK', disputeRef: `${transId}:${chargebackDate}`,
-    noticeKey: `akurateco:${paymentRef ?? ''}:${transId}:CHARGEBACK:${chargebackDate}:${reasonCode ?? ''}:${amountText ?? ''}`,
+    noticeKey: verified ? key : `${key}:unverifiable:${hash.slice(0, 128)}`,
     ...(amount?.ok ? { amount: amount.money.minor } : {}),
     ...(reasonCode ? { reasonCode } : {}),
     ...(bankDate && /^\d{4}-\d{2}-\d{2}/.test(bankDate) ? { bankDate: bankDate.slice(0, 10) } : {}),
     payload: Object.fromEntries(Object.entries(b).filter(([k]) => k !== 'hash')),
+    signature: verified ? 'verified' : 'unverifiable',
   }];
 }
+
 
 /** The form encoding and answer type the APM transformers (apm.ts) share. */

@@ -142,7 +142,7 @@ export function parseFeeRows(input: readonly FeeRowInput[], currencies?: Readonl
     const operation = r.operation as FeeOperation;
     if (!FEE_OPERATIONS.includes(operation)) at('operation', `should be one of ${FEE_OPERATIONS.join(', ')}.`);
     const method = r.method ?? ANY;
-    if (method !== ANY && !/^[a-z0-9_]{2,40}$/.test(method)) at('method', 'should be * or a brand or method key (lower case).');
+    if (method !== ANY && !/^[a-z0-9_-]{2,40}$/.test(method)) at('method', 'should be * or a card brand or method key (lower case; the catalog\'s keys have hyphens: bank-code).');
     const region = (r.region ?? ANY) as FeeRow['region'];
     if (region !== ANY && !CARD_REGIONS.includes(region)) at('region', `should be * or one of ${CARD_REGIONS.join(', ')}.`);
     const currency = r.currency ?? ANY;

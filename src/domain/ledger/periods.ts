@@ -41,3 +41,15 @@ export function payableOf(net: bigint, available: bigint): bigint {
   const payable = net < available ? net : available;
   return payable > 0n ? payable : 0n;
 }
+
+/** When the period ending at `periodEnd` is settled at the earliest: T+N days after its end, SETTLE_AFTER_MS later. */
+export const settlesAt = (periodEnd: Date, schedule: SettlementSchedule): Date => new Date(periodEnd.getTime() + schedule.delayDays * DAY_MS + SETTLE_AFTER_MS);
+
+/**
+ * The next statement a merchant gets: the period after the one it can settle now (a day, or a week up to the
+ * cut-off day), and the earliest instant the settlement worker settles it. Pure: the home's "next payout".
+ */
+export function nextSettlement(now: Date, schedule: SettlementSchedule): { periodEnd: Date; at: Date } {
+  const periodEnd = new Date(periodEndFor(now, schedule).getTime() + (schedule.frequency === 'daily' ? 1 : 7) * DAY_MS);
+  return { periodEnd, at: settlesAt(periodEnd, schedule) };
+}

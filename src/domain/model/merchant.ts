@@ -35,6 +35,10 @@ export interface MerchantSettings {
   allowedSourceAddresses?: string[];
   /** The Portcullis-Signature header: checked when sent (absent: `optional`), or `required` on every request. */
   requestSignature?: 'optional' | 'required';
+  /** Issue 31 item 14: a paid Hosted Checkout payment's receipt is e-mailed to the payer (absent: not). */
+  receiptEmail?: boolean;
+  /** Issue 30 item 3: the settings the operator lets the merchant's users change in the portal (absent: none). */
+  portalEditableSettings?: string[];
 }
 
 /** Per-connector options of the admin panel (interface spec, method parameter sets). */

@@ -115,6 +115,12 @@ export type ChainTerms = {
   consent?: Consent;
   /** The schedule charge a payment makes (services/schedules/charges.ts ScheduleCharge). */
   scheduleCharge?: unknown;
+  /**
+   * A chain's charge: the 3-D Secure result of the payment its chain started from (the authentication the card was
+   * stored under), in the risk rules' words (domain/risk/rules.ts threeDsResultOf): what the risk screen knows of
+   * 3-D Secure before the charge (issue 26, the `three_ds` condition).
+   */
+  chainThreeDs?: string;
 };
 
 /** How the payment was routed: the decision with every attempt, the daily-cap reservation, a refusal. */
@@ -141,6 +147,8 @@ export type RequestExtras = {
   identifier?: string;
   /** A CREDIT2CARD payout (card credit). */
   cardCredit?: boolean;
+  /** The payer's device id the hosted page posted (domain/risk/device.ts): the risk engine's device key. */
+  deviceId?: string;
 };
 
 /** The gateway's own bookkeeping: the last transaction, callbacks off, an operator's hold. */

@@ -5,7 +5,7 @@
  * has, named by its line number.
  */
 import { isCurrency, readDate, readDecimal, type DateFormat, type DecimalFormat, type LineProblem, type RecordKind, type ReportRow } from './report.ts';
-import { DATE_FORMATS, DECIMAL_FORMATS, RECORD_KINDS, ZONE_OFFSETS } from './report.ts';
+import { RECORD_KINDS, ZONE_OFFSETS, checkCsvReading } from './report.ts';
 import type { FieldError } from '../errors.ts';
 
 export interface Layout {
@@ -14,7 +14,7 @@ export interface Layout {
   read(fields: readonly string[], line: number): ReportRow | LineProblem[];
 }
 
-export const LAYOUT_NAMES = ['adyen_settlement_details', 'csv_profile'] as const;
+export const LAYOUT_NAMES = ['adyen_settlement_details', 'upstream_transactions', 'csv_profile'] as const;
 export type LayoutName = (typeof LAYOUT_NAMES)[number];
 
 // --- Adyen's Settlement details report ----------------------------------------------------------------------
@@ -112,6 +112,62 @@ export function adyenLayout(header: readonly string[]): Layout {
   };
 }
 
+// --- the platform-family upstream's transactions -------------------------------------------------------------
+
+/**
+ * The platform-family upstream (`akurateco`) publishes no settlement file: its record of each payment is what its
+ * GET_TRANS_DETAILS answers (transactions[{date, type, status, amount}], the payment's currency). The gateway
+ * asks it for every payment of a MID in a date range and writes the answers in this layout, one line per booked
+ * transaction, so that they are read, matched and posted like any report (services/reconciliation/upstream.ts).
+ * A lookup that failed is a line with its Error: a problem of that line, so nothing of an incomplete report is kept.
+ * Fee: what the upstream charged on the line (its answer's fee; empty: none said, 0), in the line's currency. A
+ * report written before the Fee column (eight columns) is still read.
+ */
+export const UPSTREAM_COLUMNS = ['Order ID', 'Trans ID', 'Type', 'Status', 'Date', 'Amount', 'Currency', 'Error', 'Fee'] as const;
+
+/**
+ * The upstream's transaction types that moved money -> what they mean here; the others (auth, 3ds...) are not
+ * written. A credit (CREDIT2CARD: money paid out to a card) goes out like a refund and is matched against our payout.
+ */
+export const UPSTREAM_TYPES: Readonly<Record<string, RecordKind>> = {
+  sale: 'settled', capture: 'settled', recurring: 'settled', debit: 'settled',
+  refund: 'refunded', reversal: 'refunded', void: 'refunded', credit: 'refunded',
+  chargeback: 'chargeback',
+};
+
+export const isUpstreamHeader = (header: readonly string[]): boolean =>
+  (header.length === UPSTREAM_COLUMNS.length || header.length === UPSTREAM_COLUMNS.length - 1) && header.every((h, i) => h.trim() === UPSTREAM_COLUMNS[i]);
+
+export function upstreamLayout(): Layout {
+  return {
+    name: 'upstream_transactions',
+    read(fields, line) {
+      const [orderId = '', transId = '', type = '', status = '', date = '', amountText = '', currencyText = '', error = '', feeText = ''] = fields.map((f) => f.trim());
+      const problems: LineProblem[] = [];
+      const bad = (message: string) => problems.push({ line, message });
+      if (error) return [{ line, message: `the upstream's record of payment ${orderId || transId} could not be read: ${error}` }];
+      const kind = UPSTREAM_TYPES[type];
+      if (!kind) bad(`Type "${type}" is not a transaction type that moves money.`);
+      if (status !== 'success') bad(`Status "${status}": only booked (success) transactions are reported.`);
+      const currency = currencyText.toUpperCase();
+      if (!isCurrency(currency)) { bad(`Currency "${currencyText}" is not an ISO 4217 code.`); return problems; }
+      const amount = readDecimal(amountText, currency);
+      if (amount === undefined) bad(`Amount "${amountText}" is not an amount in ${currency}.`);
+      const fee = readDecimal(feeText, currency);
+      if (fee === undefined) bad(`Fee "${feeText}" is not an amount in ${currency}.`);
+      const bookedAt = readDate(date, 'YYYY-MM-DD', 'UTC');
+      if (!bookedAt) bad(`Date "${date}" is not a date (YYYY-MM-DD hh:mm:ss).`);
+      if (problems.length > 0) return problems;
+      const credit = kind === 'settled';
+      return {
+        line, kind: kind!, rawType: type, acquirerRef: transId || null, merchantRef: orderId || null, modificationRef: null,
+        currency, amount: amount!, netCurrency: currency, net: credit ? amount! - fee! : -(amount! + fee!), fee: fee!, interchange: 0n, schemeFee: 0n,
+        method: null, bookedAt: bookedAt!, batch: null,
+      };
+    },
+  };
+}
+
 // --- a CSV mapping profile ----------------------------------------------------------------------------------
 
 /** Which column holds what, and how amounts and dates are written: defined once per MID by an operator. */
@@ -148,18 +204,8 @@ export const PROFILE_EXAMPLE: CsvProfile = {
 
 /** What is wrong with a profile, by field (empty: none). */
 export function checkProfile(p: CsvProfile, at = 'csv'): FieldError[] {
-  const problems: FieldError[] = [];
-  const named = (field: string, value: unknown) => {
-    if (typeof value !== 'string' || value.trim() === '') problems.push({ field: `${at}.columns.${field}`, message: 'should name a column of the header.' });
-  };
-  for (const f of ['reference', 'amount', 'currency', 'type', 'date'] as const) named(f, p.columns?.[f]);
-  if (!DECIMAL_FORMATS.includes(p.decimal)) problems.push({ field: `${at}.decimal`, message: `should be one of ${DECIMAL_FORMATS.join(', ')}.` });
-  if (!DATE_FORMATS.includes(p.date_format)) problems.push({ field: `${at}.date_format`, message: `should be one of ${DATE_FORMATS.join(', ')}.` });
-  if (p.time_zone !== undefined && ZONE_OFFSETS[p.time_zone.toUpperCase()] === undefined) problems.push({ field: `${at}.time_zone`, message: `should be one of ${Object.keys(ZONE_OFFSETS).join(', ')}.` });
-  const types = Object.entries(p.types ?? {});
-  if (types.length === 0) problems.push({ field: `${at}.types`, message: 'should map at least one value of the type column to a kind of record.' });
-  for (const [value, kind] of types) if (!RECORD_KINDS.includes(kind)) problems.push({ field: `${at}.types.${value}`, message: `should be one of ${RECORD_KINDS.join(', ')}.` });
-  return problems;
+  const types = { field: 'types', column: 'type', entries: p.types, allowed: RECORD_KINDS, meaning: 'a kind of record' };
+  return checkCsvReading(p, ['reference', 'amount', 'currency', 'type', 'date'], at, types);
 }
 
 /** Does the header carry the profile's columns? The missing ones, named. */
@@ -214,6 +260,7 @@ export function profileLayout(p: CsvProfile, header: readonly string[]): Layout 
  */
 export function layoutOf(header: readonly string[], profile: CsvProfile | null): Layout | undefined {
   if (isAdyenHeader(header)) return adyenLayout(header);
+  if (isUpstreamHeader(header)) return upstreamLayout();
   if (profile && profileColumnsMissing(profile, header).length === 0) return profileLayout(profile, header);
   return undefined;
 }

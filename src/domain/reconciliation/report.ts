@@ -8,6 +8,7 @@
  * positive; the kind says which way the money went. `net` is signed: credit (to us) positive.
  */
 import { exponentOf, isKnownCurrency } from '../money.ts';
+import type { FieldError } from '../errors.ts';
 
 export const RECORD_KINDS = ['settled', 'refunded', 'refund_reversed', 'chargeback', 'chargeback_reversed', 'fee', 'payout', 'adjustment'] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
@@ -55,29 +56,7 @@ export interface LineProblem {
 
 // --- CSV ----------------------------------------------------------------------------------------------------
 
-/**
- * One CSV line (RFC 4180 quoting: "a ""quoted"" field", separators inside quotes) into its fields; undefined when
- * a quote is left open (a field spanning lines is not a settlement report's).
- */
-export function splitCsvLine(line: string, separator = ','): string[] | undefined {
-  if (!line.includes('"')) return line.split(separator);
-  const out: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quoted) {
-      if (c === '"') {
-        if (line[i + 1] === '"') { field += '"'; i++; } else quoted = false;
-      } else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === separator) { out.push(field); field = ''; }
-    else field += c;
-  }
-  if (quoted) return undefined;
-  out.push(field);
-  return out;
-}
+export { splitCsvLine } from '../csv.ts';
 
 export function csvField(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
@@ -174,4 +153,42 @@ export function duplicateKey(r: ReportRow): string | undefined {
   if (!MATCHED_KINDS.has(r.kind)) return undefined;
   const ref = r.modificationRef ?? r.acquirerRef ?? r.merchantRef;
   return ref ? `${r.kind}|${r.acquirerRef ?? ''}|${ref}|${r.currency}|${r.amount}` : undefined;
+}
+
+/** What a CSV mapping profile (reconciliation's per-MID profile, the dispute file's) shares: named columns and how to read values. */
+export interface CsvReading {
+  columns?: Readonly<Record<string, unknown>>;
+  decimal: DecimalFormat;
+  date_format: DateFormat;
+  time_zone?: string;
+}
+
+/** A profile's map from a column's values to what they mean (record types, dispute events): at least one, each known. */
+export interface CsvValueMap {
+  field: string;
+  /** The column whose values it maps. */
+  column: string;
+  entries: Readonly<Record<string, string>> | undefined;
+  allowed: readonly string[];
+  /** What a value maps to, for the message ("a kind of record"). */
+  meaning: string;
+}
+
+/**
+ * The problems of a profile's shared part: each required column named, the decimal and date formats and zone
+ * known, and its value map.
+ */
+export function checkCsvReading(p: CsvReading, required: readonly string[], at: string, map: CsvValueMap): FieldError[] {
+  const problems: FieldError[] = [];
+  for (const f of required) {
+    const value = p.columns?.[f];
+    if (typeof value !== 'string' || value.trim() === '') problems.push({ field: `${at}.columns.${f}`, message: 'should name a column of the header.' });
+  }
+  if (!DECIMAL_FORMATS.includes(p.decimal)) problems.push({ field: `${at}.decimal`, message: `should be one of ${DECIMAL_FORMATS.join(', ')}.` });
+  if (!DATE_FORMATS.includes(p.date_format)) problems.push({ field: `${at}.date_format`, message: `should be one of ${DATE_FORMATS.join(', ')}.` });
+  if (p.time_zone !== undefined && ZONE_OFFSETS[p.time_zone.toUpperCase()] === undefined) problems.push({ field: `${at}.time_zone`, message: `should be one of ${Object.keys(ZONE_OFFSETS).join(', ')}.` });
+  const entries = Object.entries(map.entries ?? {});
+  if (entries.length === 0) problems.push({ field: `${at}.${map.field}`, message: `should map at least one value of the ${map.column} column to ${map.meaning}.` });
+  for (const [value, meant] of entries) if (!map.allowed.includes(meant)) problems.push({ field: `${at}.${map.field}.${value}`, message: `should be one of ${map.allowed.join(', ')}.` });
+  return problems;
 }

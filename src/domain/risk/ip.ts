@@ -124,3 +124,16 @@ export function parseIpCountries(value: unknown): { table: IpCountryTable } | { 
 }
 
 export const SAMPLE_IP_TABLE = new IpCountryTable(SAMPLE_IP_COUNTRIES.map((r) => ({ ...parseCidr(r.cidr)!, country: r.country })));
+
+/** Parsed CIDR lists, per list object: a rule's `ips` or a merchant's allowed addresses parsed once, not per request. */
+const parsedLists = new WeakMap<readonly string[], IpRange[]>();
+
+/** The ranges of a list of CIDRs (unparseable entries left out; lists are validated when saved). */
+export function cidrRanges(list: readonly string[]): IpRange[] {
+  let ranges = parsedLists.get(list);
+  if (!ranges) {
+    ranges = list.map(parseCidr).filter((r): r is IpRange => r !== undefined);
+    parsedLists.set(list, ranges);
+  }
+  return ranges;
+}

@@ -46,6 +46,24 @@ export type VelocityCondition = Static<typeof VelocityCondition>;
 export const ThreeDsResult = Type.Union([Type.Literal('authenticated'), Type.Literal('attempted'), Type.Literal('failed'), Type.Literal('not_enrolled')]);
 export type ThreeDsResult = Static<typeof ThreeDsResult>;
 
+/**
+ * A 3-D Secure outcome (its EMV transStatus) in the rules' words: Y authenticated, A attempted, N and R failed;
+ * anything else (U: not performed, C: still waiting, I) is unknown. `not_enrolled` is what a caller that knows the
+ * card is not enrolled says itself.
+ */
+export function threeDsResultOf(t: { transStatus?: string } | null | undefined): ThreeDsResult | undefined {
+  switch (t?.transStatus) {
+    case 'Y': return 'authenticated';
+    case 'A': return 'attempted';
+    case 'N': case 'R': return 'failed';
+    default: return undefined;
+  }
+}
+
+const THREE_DS_RESULTS: readonly string[] = ['authenticated', 'attempted', 'failed', 'not_enrolled'];
+/** A stored result (a chain's, PaymentDetails.chainThreeDs) read back; anything else: unknown. */
+export const asThreeDsResult = (v: unknown): ThreeDsResult | undefined => (typeof v === 'string' && THREE_DS_RESULTS.includes(v) ? (v as ThreeDsResult) : undefined);
+
 export const CountryPair = Type.Union([Type.Literal('card_ip'), Type.Literal('card_billing'), Type.Literal('ip_billing')]);
 export type CountryPair = Static<typeof CountryPair>;
 
@@ -60,7 +78,7 @@ export const RiskConditions = Type.Object({
   ips: Type.Optional(Type.Array(Type.String({ maxLength: 43 }), { minItems: 1, maxItems: 300, uniqueItems: true, description: 'Payer IP addresses or CIDR blocks (IPv4 or IPv6).' })),
   country_mismatch: Type.Optional(Type.Array(CountryPair, { minItems: 1, uniqueItems: true, description: 'Holds when any listed pair of countries is known on both sides and differs: card_ip (BIN vs IP), card_billing, ip_billing.' })),
   email_domains: Type.Optional(Codes('^[a-z0-9.-]{1,253}$', 'The payer e-mail\'s domain, lower case (exact).')),
-  methods: Type.Optional(Codes('^[a-z0-9_]{2,40}$', 'card, or an alternative method\'s key.')),
+  methods: Type.Optional(Codes('^[a-z0-9_-]{2,40}$', 'card, or an alternative method\'s key (the catalog\'s keys have hyphens: bank-code).')),
   merchants: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 300, uniqueItems: true, description: 'Merchant ids (useful in platform rules).' })),
   mids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 300, uniqueItems: true, description: 'MID ids; only known at the screen for a scheduled charge (else no match).' })),
   operations: Type.Optional(Type.Array(Type.Union([Type.Literal('sale'), Type.Literal('auth'), Type.Literal('payout')]), { minItems: 1, uniqueItems: true })),

@@ -51,3 +51,35 @@ export function withCurrent(measure: VelocityCondition['measure'], stored: bigin
     default: return stored;
   }
 }
+
+/**
+ * The counters some rule can read, per kind of row: attempt counters (attempts, amount: written by the screen),
+ * outcome counters (approvals, declines: written with the outcome) and distinct-card members, each as the
+ * dimensions a rule reads it by. A payment writes only these: a counter no rule reads is work on every payment
+ * for nothing (issue 24). A rule saved later on a dimension or measure no rule read before counts from then on.
+ */
+export interface CountedMeasures {
+  attempts: readonly VelocityBy[];
+  outcomes: readonly VelocityBy[];
+  members: readonly VelocityBy[];
+}
+
+/** Every counter kept (a screen record written without CountedMeasures: as before issue 24). */
+export const ALL_COUNTED: CountedMeasures = {
+  attempts: ['card', 'email', 'ip', 'device', 'session', 'merchant'],
+  outcomes: ['card', 'email', 'ip', 'device', 'session', 'merchant'],
+  members: MEMBER_DIMENSIONS,
+};
+
+/** The counters the velocity conditions of the rules that run (active or shadow, any scope) read. */
+export function countedMeasures(conditions: Iterable<Pick<VelocityCondition, 'by' | 'measure'>>): CountedMeasures {
+  const attempts = new Set<VelocityBy>();
+  const outcomes = new Set<VelocityBy>();
+  const members = new Set<VelocityBy>();
+  for (const { by, measure } of conditions) {
+    if (measure === 'attempts' || measure === 'amount') attempts.add(by);
+    else if (measure === 'approvals' || measure === 'declines') outcomes.add(by);
+    else if (measure === 'distinct_cards' && MEMBER_DIMENSIONS.includes(by)) members.add(by);
+  }
+  return { attempts: [...attempts].sort(), outcomes: [...outcomes].sort(), members: [...members].sort() };
+}

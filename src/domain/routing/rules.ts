@@ -11,6 +11,8 @@
  * is what runs; amounts are decimal strings in major units compared exactly (never floats), as the MID limits are.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { isCountryCode } from '../countries.ts';
+import { isKnownCurrency } from '../money.ts';
 import type { FieldError } from '../errors.ts';
 import { scaledDecimal, scaledMoney } from './eligibility.ts';
 import type { PaymentFacts } from './facts.ts';
@@ -211,6 +213,11 @@ export function validateRouting(config: RoutingConfig, merchantMidIds: ReadonlyS
       const total = rule.then.shares.reduce((sum, s) => sum + s.weight, 0);
       if (total !== 100) errors.push({ field: `${at}.then.shares`, message: `The weights should add up to 100 (they add up to ${total}).` });
     }
+    // Codes of the right shape that name nothing (issue 31 item 9: said in words, at the code's place).
+    for (const key of ['card_countries', 'billing_countries'] as const) {
+      for (const [i, code] of (rule.when[key] ?? []).entries()) if (!isCountryCode(code)) errors.push({ field: `${at}.when.${key}[${i}]`, message: `'${code}' is not a country code.` });
+    }
+    for (const [i, code] of (rule.when.currencies ?? []).entries()) if (!isKnownCurrency(code)) errors.push({ field: `${at}.when.currencies[${i}]`, message: `'${code}' is not a currency code.` });
     const { min, max } = rule.when.amount ?? {};
     if (min !== undefined && max !== undefined && scaledDecimal(min) > scaledDecimal(max)) errors.push({ field: `${at}.when.amount`, message: 'min should not be greater than max.' });
     for (const [r, range] of (rule.when.bin_ranges ?? []).entries()) {

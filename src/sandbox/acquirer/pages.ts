@@ -9,6 +9,7 @@ import { pageTranslator } from '../../channels/pages/locale.ts';
 import { PAGE, message, sendHtml, stringFields } from '../../channels/pages/reply.ts';
 import { challengeTarget, finish, sessionLocaleOf } from '../../channels/pages/next.ts';
 import { renderAcsPage, renderProviderPage } from '../templates.ts';
+import { shortReference } from '../../domain/ids.ts';
 
 export function registerAcquirerPages(app: FastifyInstance, ctx: ServiceContext): void {
   const acsPage = async (req: FastifyRequest, paymentId: string, reply: FastifyReply, fields: Record<string, string>) => {
@@ -17,7 +18,7 @@ export function registerAcquirerPages(app: FastifyInstance, ctx: ServiceContext)
     if (!found) return message(reply, t, 'msg.noAuth', 'error', 404);
     const { payment, merchant } = found;
     return sendHtml(reply, renderAcsPage({
-      paymentId: payment.id, merchantName: merchant.name, amount: t.money(payment.amount, payment.currency), currency: payment.currency,
+      paymentId: payment.id, orderNumber: payment.orderId, reference: shortReference(payment.id), merchantName: merchant.name, amount: t.money(payment.amount, payment.currency), currency: payment.currency,
       maskedCard: payment.details.cardMask ?? '', actionUrl: `/sandbox/acs/${payment.id}/complete`, fields, hint: t.t('acs.hint'),
     }, t));
   };

@@ -3,8 +3,10 @@
  * database (any node serves it); each sign-in deletes the sessions that can no longer be used. The answer gives the cookie's secret (set by the channel) and the CSRF token.
  */
 import { GatewayError } from '../../domain/errors.ts';
-import { hashOperatorPassword, verifyOperatorPassword } from '../../domain/operator-passwords.ts';
-import { ABSOLUTE_TIMEOUT_MS, IDLE_TIMEOUT_MS, newCsrfToken, newSessionSecret, sessionDigest } from '../../domain/console-session.ts';
+import { signInPasswordMatches } from '../../domain/operator-passwords.ts';
+import { IDLE_TIMEOUT_MS, openSession, sessionDigest, type OpenedSession } from '../../domain/console-session.ts';
+
+export type { OpenedSession };
 import { newId } from '../../domain/ids.ts';
 import { endConsoleSession, findSignInUser, insertConsoleSession, purgeDeadConsoleSessions } from '../../store/console-sessions-repo.ts';
 import { appendAudit } from '../../store/audit-repo.ts';
@@ -13,29 +15,14 @@ import type { Database } from '../../store/database.ts';
 /** Stamps a session's last use (at most once per interval): the console's authentication calls it on each request. */
 export { touchConsoleSession } from '../../store/console-sessions-repo.ts';
 
-export interface OpenedSession {
-  id: string;
-  userId: string;
-  secret: string;
-  csrfToken: string;
-  expiresAt: Date;
-  /** Two-factor sign-in is mandatory and not set up yet: the session may only do that. */
-  needsEnrolment: boolean;
-}
-
 /** The sign-in's second step (services/two-factor.ts checkSecondFactor), once the password is right. */
 export type SecondStep = (userId: string) => Promise<{ needsEnrolment: boolean; usedRecoveryCode: boolean }>;
 
-/** Compared against when the e-mail is unknown, so an answer's timing does not tell which e-mails exist. */
-let decoy: Promise<string> | undefined;
-
 export async function signIn(db: Database, email: string, password: string, now: Date, secondStep?: SecondStep): Promise<OpenedSession> {
   const user = await findSignInUser(db, email);
-  const digest = user?.passwordHash ?? (await (decoy ??= hashOperatorPassword('decoy password, never valid')));
-  const valid = await verifyOperatorPassword(password, digest);
-  if (!user?.passwordHash || !valid) throw new GatewayError('consoleSignInFailed');
+  if (!(await signInPasswordMatches(user?.passwordHash, password)) || !user) throw new GatewayError('consoleSignInFailed');
   const second = secondStep ? await secondStep(user.id) : { needsEnrolment: false, usedRecoveryCode: false };
-  const session = { id: newId(), userId: user.id, secret: newSessionSecret(), csrfToken: newCsrfToken(), expiresAt: new Date(now.getTime() + ABSOLUTE_TIMEOUT_MS), needsEnrolment: second.needsEnrolment };
+  const session = openSession(newId(), user.id, now, second.needsEnrolment);
   await db.transaction(async (tx) => {
     // Sessions that ended, expired or idled out are worth nothing: each sign-in sweeps them away.
     await purgeDeadConsoleSessions(tx, now, IDLE_TIMEOUT_MS);

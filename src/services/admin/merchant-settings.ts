@@ -8,13 +8,14 @@
 import type { ServiceContext } from '../context.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { isKnownCurrency } from '../../domain/money.ts';
-import { REQUIRABLE_PAYER_FIELDS } from '../../domain/protocol-mapping.ts';
+import { OPTIONAL_FIELD_NAMES, PORTAL_EDITABLE_SETTINGS, REQUIRABLE_PAYER_FIELDS, RETURN_PARAMETERS, type PortalEditableSetting } from '../../domain/protocol-mapping.ts';
 import { parsePrivateKey } from '../../domain/pem-keys.ts';
 import type { ConnectorOptions, LinkTarget, MerchantSettings } from '../../domain/model/merchant.ts';
 import { loadMerchantConfig, openOptionSecrets, writeMerchantSettings } from '../../store/merchant-config-repo.ts';
 import { optionSecretsOwner } from '../../store/secret-rotation.ts';
 import { sealSecret, type SecretFields } from '../../store/sealed-secrets.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
+import type { AuditScope } from './merchants.ts';
 import { auditDiff } from './audit-diff.ts';
 import { isUuid } from '../../domain/ids.ts';
 import { isCidr } from '../../domain/risk/ip.ts';
@@ -42,6 +43,10 @@ export interface SettingsView {
   allowed_source_addresses: string[];
   /** The Portcullis-Signature header: `optional` (checked when sent) or `required`. */
   request_signature: 'optional' | 'required';
+  /** Issue 31 item 14: e-mail the receipt of a paid Hosted Checkout payment to the payer. */
+  receipt_email: boolean;
+  /** Issue 30 item 3: which of callback_fields, status_fields, return_params the merchant's users may change in the portal. */
+  portal_editable_settings: PortalEditableSetting[];
 }
 
 export interface ConnectorOptionsPatch {
@@ -63,6 +68,8 @@ export interface SettingsPatch {
   payer_retries?: { max_attempts: number } | false | null;
   allowed_source_addresses?: string[];
   request_signature?: 'optional' | 'required';
+  receipt_email?: boolean;
+  portal_editable_settings?: PortalEditableSetting[];
 }
 
 function connectorOptionsView(o: ConnectorOptions = {}): ConnectorOptionsView {
@@ -87,6 +94,8 @@ export function settingsView(s: MerchantSettings): SettingsView {
     payer_retries: s.payerRetries === false ? false : { max_attempts: s.payerRetries?.maxAttempts ?? DEFAULT_PAYER_TRIES },
     allowed_source_addresses: s.allowedSourceAddresses ?? [],
     request_signature: s.requestSignature ?? 'optional',
+    receipt_email: s.receiptEmail ?? false,
+    portal_editable_settings: PORTAL_EDITABLE_SETTINGS.filter((name) => s.portalEditableSettings?.includes(name)),
   };
 }
 
@@ -130,6 +139,12 @@ function patchConnectorOptions(current: ConnectorOptions, patch: ConnectorOption
 /** The settings a patch leaves; `secrets` (opened option secrets) is changed in place. */
 export function patchedSettings(current: MerchantSettings, patch: SettingsPatch, secrets: SecretFields): MerchantSettings {
   const next: MerchantSettings = { ...current };
+  // The channels' schemas check the names too; checked here as well, since the portal reaches this service as well as the admin API.
+  for (const key of ['callback_fields', 'status_fields', 'return_params'] as const) {
+    const allowed: readonly string[] = key === 'return_params' ? RETURN_PARAMETERS : OPTIONAL_FIELD_NAMES;
+    const bad = patch[key]?.findIndex((name) => !allowed.includes(name)) ?? -1;
+    if (bad >= 0) throw GatewayError.field(`${key}[${bad}]`, MESSAGES.notChoice);
+  }
   assign(next, 'callbackFields', patch.callback_fields);
   assign(next, 'statusFields', patch.status_fields);
   assign(next, 'returnParams', patch.return_params);
@@ -147,6 +162,16 @@ export function patchedSettings(current: MerchantSettings, patch: SettingsPatch,
   }
   // `optional` is the default: stored as nothing.
   if (patch.request_signature !== undefined) assign(next, 'requestSignature', patch.request_signature === 'required' ? 'required' : null);
+  // Off is the default: stored as nothing.
+  if (patch.receipt_email !== undefined) assign(next, 'receiptEmail', patch.receipt_email ? true : null);
+  if (patch.portal_editable_settings !== undefined) {
+    const list = patch.portal_editable_settings;
+    const bad = list.findIndex((name) => !(PORTAL_EDITABLE_SETTINGS as readonly string[]).includes(name));
+    if (bad >= 0) throw GatewayError.field(`portal_editable_settings[${bad}]`, MESSAGES.notChoice);
+    // None is the default: stored as nothing; kept in the table's order.
+    const chosen = PORTAL_EDITABLE_SETTINGS.filter((name) => list.includes(name));
+    assign(next, 'portalEditableSettings', chosen.length > 0 ? chosen : null);
+  }
   if (patch.payer_fields) {
     const required = new Set(current.requiredPayerFields ?? []);
     for (const [f, requirement] of Object.entries(patch.payer_fields)) {
@@ -165,11 +190,18 @@ export async function getMerchantSettings(ctx: ServiceContext, merchantId: strin
   return settingsView(config.merchant.settings);
 }
 
-export async function changeMerchantSettings(ctx: ServiceContext, actor: AuditActor, merchantId: string, patch: SettingsPatch): Promise<SettingsView> {
+/**
+ * `check`, when given, sees the settings as they are (the merchant's row locked) before the patch applies and may
+ * refuse it (the portal: only the settings the operator lets the merchant change).
+ */
+export async function changeMerchantSettings(
+  ctx: ServiceContext, actor: AuditActor, merchantId: string, patch: SettingsPatch, scope: AuditScope = {}, check?: (current: MerchantSettings) => void,
+): Promise<SettingsView> {
   if (!isUuid(merchantId)) throw new GatewayError('notFound');
   const view = await ctx.db.transaction(async (tx) => {
     const config = await loadMerchantConfig(tx, ctx.keyring, merchantId, true);
     if (!config) throw new GatewayError('notFound');
+    check?.(config.merchant.settings);
     const secrets = { ...openOptionSecrets(ctx.keyring, config).expose() };
     const settings = patchedSettings(config.merchant.settings, patch, secrets);
     const sealed = Object.keys(secrets).length > 0 ? sealSecret(ctx.keyring, secrets, optionSecretsOwner(merchantId)) : null;
@@ -178,7 +210,7 @@ export async function changeMerchantSettings(ctx: ServiceContext, actor: AuditAc
     const after = settingsView(settings);
     // Views carry fingerprints, never the private key; only the settings that changed are recorded.
     const diff = auditDiff(settingsView(config.merchant.settings) as unknown as Record<string, unknown>, after as unknown as Record<string, unknown>);
-    if (diff.changed) await appendAudit(tx, { actor, action: 'merchant.settings.update', objectType: 'merchant', objectId: merchantId, before: diff.before, after: diff.after }, now);
+    if (diff.changed) await appendAudit(tx, { actor, action: 'merchant.settings.update', objectType: 'merchant', objectId: merchantId, before: diff.before, after: diff.after, ...scope }, now);
     return after;
   });
   ctx.merchants.invalidate();

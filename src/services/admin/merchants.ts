@@ -11,7 +11,7 @@ import { SANDBOX_CONNECTOR } from '../../connectors/registry.ts';
 import {
   findMerchantRecord, linkTestKey, rotateMerchantPassword, updateMerchantRecord, type MerchantPatch, type MerchantRecord,
 } from '../../store/merchant-admin-repo.ts';
-import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
+import { appendAudit, type AuditActor, type AuditEntry } from '../../store/audit-repo.ts';
 import { isUniqueViolation } from '../../store/unique-violation.ts';
 import { auditDiff } from './audit-diff.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
@@ -83,7 +83,10 @@ export async function createMerchant(db: Database, keyring: Keyring, actor: Audi
   }
 }
 
-async function changeMerchant(tx: Sql, keyring: Keyring, actor: AuditActor, id: string, patch: MerchantPatch, action: string, now: Date): Promise<MerchantRecord | undefined> {
+/** Where an audit entry also shows: the merchant's own audit log (the portal's, issue 30) when a merchant user acted. */
+export type AuditScope = Pick<AuditEntry, 'merchantId' | 'merchantGroupId'>;
+
+async function changeMerchant(tx: Sql, keyring: Keyring, actor: AuditActor, id: string, patch: MerchantPatch, action: string, now: Date, scope: AuditScope = {}): Promise<MerchantRecord | undefined> {
   const before = await findMerchantRecord(tx, keyring, id, true);
   if (!before) return undefined;
   // A test key's merchant and the live merchant it belongs to keep their modes (issue 25, item 26).
@@ -92,13 +95,13 @@ async function changeMerchant(tx: Sql, keyring: Keyring, actor: AuditActor, id: 
   }
   const after = (await updateMerchantRecord(tx, keyring, id, patch, now)) as MerchantRecord;
   const diff = auditDiff(auditedMerchant(before), auditedMerchant(after));
-  if (diff.changed) await appendAudit(tx, { actor, action, objectType: 'merchant', objectId: id, before: diff.before, after: diff.after }, now);
+  if (diff.changed) await appendAudit(tx, { actor, action, objectType: 'merchant', objectId: id, before: diff.before, after: diff.after, ...scope }, now);
   return after;
 }
 
-export async function updateMerchant(db: Database, keyring: Keyring, actor: AuditActor, id: string, patch: MerchantPatch, now: Date, targets: CallbackTargetPolicy | undefined): Promise<MerchantRecord | undefined> {
+export async function updateMerchant(db: Database, keyring: Keyring, actor: AuditActor, id: string, patch: MerchantPatch, now: Date, targets: CallbackTargetPolicy | undefined, scope: AuditScope = {}): Promise<MerchantRecord | undefined> {
   checkNotificationUrl(patch.notificationUrl, targets);
-  return db.transaction((tx) => changeMerchant(tx, keyring, actor, id, patch, 'merchant.update', now));
+  return db.transaction((tx) => changeMerchant(tx, keyring, actor, id, patch, 'merchant.update', now, scope));
 }
 
 /** A disabled merchant is refused as unknown on every merchant channel; its payments and settings are kept. */
@@ -113,7 +116,7 @@ export interface RotationInput {
   password?: string;
 }
 
-export async function rotatePassword(db: Database, keyring: Keyring, actor: AuditActor, id: string, input: RotationInput, now: Date): Promise<{ merchant: MerchantRecord; password: string } | undefined> {
+export async function rotatePassword(db: Database, keyring: Keyring, actor: AuditActor, id: string, input: RotationInput, now: Date, scope: AuditScope = {}): Promise<{ merchant: MerchantRecord; password: string } | undefined> {
   const password = chosenOrGenerated(input.password);
   const until = graceEnd(now, input.graceHours);
   return db.transaction(async (tx) => {
@@ -126,6 +129,7 @@ export async function rotatePassword(db: Database, keyring: Keyring, actor: Audi
       // The passwords themselves are never written here: only that it changed and until when the old one works.
       before: { password: '********' }, after: { password: '********' },
       details: { grace_hours: input.graceHours, previous_password_valid_until: until?.toISOString() ?? null, password: input.password ? 'given' : 'generated' },
+      ...scope,
     }, now);
     return { merchant, password };
   });

@@ -20,7 +20,7 @@ import { forgetBooks } from '../money/postings.ts';
 import { SETTLEMENT_FREQUENCIES, type SettlementFrequency } from '../../domain/ledger/periods.ts';
 import { isBic, isIban, normalIban } from '../../domain/ledger/sepa.ts';
 
-async function merchantOrNotFound(ctx: ServiceContext, merchantId: string) {
+export async function merchantOrNotFound(ctx: ServiceContext, merchantId: string) {
   const merchant = isUuid(merchantId) ? await findMerchantById(ctx.db, ctx.keyring, merchantId) : undefined;
   if (!merchant) throw new GatewayError('notFound');
   return merchant;

@@ -45,7 +45,7 @@ export interface ActingAs {
   merchantIds: readonly string[];
 }
 
-const initiatedBy = (actor: AuditActor, as?: ActingAs) => ({ kind: as?.kind ?? 'operator', user_id: actor.userId, name: actor.name });
+const initiatedBy = (actor: AuditActor, as?: ActingAs, reason?: string) => ({ kind: as?.kind ?? 'operator', user_id: actor.userId, name: actor.name, ...(reason ? { reason } : {}) });
 
 async function paymentWithMerchant(ctx: ServiceContext, paymentId: string): Promise<{ payment: Payment; merchant: Merchant; mids: Mid[] }> {
   const payment = await getPayment(ctx.db, paymentId);
@@ -60,14 +60,15 @@ async function paymentWithMerchant(ctx: ServiceContext, paymentId: string): Prom
  * who asked for money to move survives a crash during the acquirer's call), one when its answer is applied. The
  * action names the operation the engine runs (a refund of a held authorization is a reversal).
  */
-function operatorOrigin(ctx: ServiceContext, actor: AuditActor, before: Payment, as?: ActingAs): FollowUpOrigin {
+function operatorOrigin(ctx: ServiceContext, actor: AuditActor, before: Payment, as?: ActingAs, reason?: string): FollowUpOrigin {
   let operation = 'follow_up';
   const entry = (after: Payment, details: Record<string, unknown>) => ({
-    actor, action: `payment.${operation}`, objectType: 'payment', objectId: before.id, before: auditState(before), after: auditState(after), details,
+    actor, action: `payment.${operation}`, objectType: 'payment', objectId: before.id, before: auditState(before), after: auditState(after),
+    details: reason ? { ...details, reason_given: reason } : details,
     ...(as ? { merchantId: before.merchantId } : {}),
   });
   return {
-    initiatedBy: initiatedBy(actor, as),
+    initiatedBy: initiatedBy(actor, as, reason),
     async onClaimed(tx, claimed, transId) {
       operation = claimed.pendingOperation ?? operation;
       await appendAudit(tx, entry(claimed, { stage: 'requested', trans_id: transId }), ctx.clock.now());
@@ -91,11 +92,11 @@ function amountIn(payment: Payment, text: string | undefined): bigint | undefine
  * and refund; without it the whole remaining amount is taken. A refund of a held authorization reverses it
  * (whole amount), as CREDITVOID does.
  */
-export async function operatorFollowUp(ctx: ServiceContext, actor: AuditActor, paymentId: string, action: OperatorAction, amountText?: string, as?: ActingAs): Promise<FollowUpResult> {
+export async function operatorFollowUp(ctx: ServiceContext, actor: AuditActor, paymentId: string, action: OperatorAction, amountText?: string, as?: ActingAs, reason?: string): Promise<FollowUpResult> {
   const { payment, merchant, mids } = await paymentWithMerchant(ctx, paymentId);
   if (as && !as.merchantIds.includes(payment.merchantId)) throw new GatewayError('notFound');
   const amount = amountIn(payment, amountText);
-  const origin = operatorOrigin(ctx, actor, payment, as);
+  const origin = operatorOrigin(ctx, actor, payment, as, reason);
   switch (action) {
     case 'capture':
       return capturePayment(ctx, merchant, mids, payment, amount, origin);

@@ -2,6 +2,7 @@
  * Everything an operator needs to see of one payment (issue 11): the payment, its transactions, the callbacks
  * with their delivery attempts, the routing decision and the acquirer attempts, and what operators did to it (the audit log).
  */
+import { apmOf } from '../apm/details.ts';
 import type { ServiceContext } from '../context.ts';
 import { getPayment, listTransactions } from '../../store/payments-repo.ts';
 import { listAttempts } from '../../store/attempts-repo.ts';
@@ -15,6 +16,7 @@ import type { RoutingDecision } from '../../domain/routing/route.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { entriesOfPayment } from '../../store/ledger-repo.ts';
 import { paymentMoneyView, type PaymentMoneyView } from '../money/merchant-money.ts';
+import { evaluationOf, type StoredEvaluation } from '../../store/risk-repo.ts';
 
 export interface PaymentDetail {
   payment: Payment;
@@ -30,19 +32,30 @@ export interface PaymentDetail {
   audit: AuditRecord[];
   /** Its fee, net amount and ledger entries (issue 27), as GET /admin/v1/payments/{id}/ledger shows them. */
   money: PaymentMoneyView;
+  /** Its risk screen's evaluation (issue 26); undefined for a payment never screened. */
+  risk: StoredEvaluation | undefined;
 }
 
 export async function paymentDetail(ctx: ServiceContext, id: string): Promise<PaymentDetail> {
   const payment = await getPayment(ctx.db, id);
   if (!payment) throw new GatewayError('notFound');
-  const [transactions, attempts, callbacks, mids, entries] = await Promise.all([
+  const [transactions, attempts, callbacks, mids, entries, risk] = await Promise.all([
     listTransactions(ctx.db, payment.id),
     listAttempts(ctx.db, payment.id),
     listCallbacks(ctx.db, { paymentId: payment.id, limit: 1000 }),
-    payment.midId ? listMids(ctx.db, payment.merchantId) : Promise.resolve([]),
+    midOf(payment) ? listMids(ctx.db, payment.merchantId) : Promise.resolve([]),
     entriesOfPayment(ctx.db, payment.id),
+    evaluationOf(ctx.db, payment.id),
   ]);
   const audit = await auditEntriesOfPayment(ctx.db, payment.id, callbacks.map((c) => c.id));
   const routing = payment.details.routing as RoutingDecision | undefined;
-  return { payment, transactions, callbacks: callbacks.reverse(), mid: mids.find((m) => m.id === payment.midId), routing, attempts, audit, money: paymentMoneyView(payment, entries) };
+  return { payment, transactions, callbacks: callbacks.reverse(), mid: mids.find((m) => m.id === midOf(payment)), routing, attempts, audit, money: paymentMoneyView(payment, entries), risk };
+}
+
+/**
+ * The MID that carried the payment: an alternative method's provider MID when the method has one (a QR payment of a
+ * Checkout session keeps the session's card MID in mid_id, which never saw it: issue 31 item 8), else the payment's.
+ */
+export function midOf(payment: Payment): string | null {
+  return apmOf(payment)?.midId ?? payment.midId;
 }

@@ -59,7 +59,7 @@ export function decodeCursor(text: string): SearchCursor | undefined {
 }
 
 /** An ISO 8601 date (midnight UTC) or date-time with a zone; calendar dates checked (no 30 February). */
-function parseInstant(text: string): Date | undefined {
+export function parseInstant(text: string): Date | undefined {
   if (!isCalendarDate(text) && !isIsoDateTime(text)) return undefined;
   const at = new Date(isCalendarDate(text) ? `${text}T00:00:00Z` : text);
   return Number.isNaN(at.getTime()) ? undefined : at;

@@ -27,6 +27,7 @@ import { SAMPLE_BIN_TABLE } from '../../domain/bin-table.ts';
 import { SAMPLE_IP_TABLE } from '../../domain/risk/ip.ts';
 import type { RuleScope } from '../../domain/risk/evaluate.ts';
 import { formatAmount } from '../../domain/money.ts';
+import { splitCsvLine } from '../../domain/csv.ts';
 
 export interface RuleSetView {
   scope: string;
@@ -166,10 +167,25 @@ export async function removeListEntry(ctx: ServiceContext, actor: AuditActor, sc
   forgetLists(ctx, scope);
 }
 
-export async function getListEntries(ctx: ServiceContext, scope: string, f: { list?: 'allow' | 'block'; kind?: ListKind; after?: string; limit?: number }): Promise<ListEntryView[]> {
+/**
+ * What a search finds: entries whose value or reason holds the text; a card number typed whole also finds its
+ * fingerprint (the number itself is never kept), an e-mail or domain its lower-case form.
+ */
+function searchOf(ctx: ServiceContext, q: string | undefined): { text: string; exact: string[] } | undefined {
+  const text = q?.trim();
+  if (!text) return undefined;
+  const exact = LIST_KINDS.flatMap((kind) => {
+    if (kind === 'card' && !/^[\d\s-]{12,25}$/.test(text)) return [];
+    const value = NORMALISE[kind](text, () => riskKeyOf(ctx.keyring));
+    return value === undefined ? [] : [value];
+  });
+  return { text, exact: [...new Set(exact)] };
+}
+
+export async function getListEntries(ctx: ServiceContext, scope: string, f: { list?: 'allow' | 'block'; kind?: ListKind; after?: string; limit?: number; q?: string }): Promise<ListEntryView[]> {
   await checkScope(ctx, scope);
   if (f.after !== undefined && !isUuid(f.after)) throw GatewayError.field('after', 'This value is not valid.');
-  return (await listEntries(ctx.db, { scope, list: f.list, kind: f.kind, after: f.after, limit: Math.min(Math.max(f.limit ?? 100, 1), 1000) })).map(viewOf);
+  return (await listEntries(ctx.db, { scope, list: f.list, kind: f.kind, after: f.after, limit: Math.min(Math.max(f.limit ?? 100, 1), 1000), search: searchOf(ctx, f.q) })).map(viewOf);
 }
 
 const CSV_HEADER = 'list,kind,value,reason,expires_at';
@@ -188,29 +204,13 @@ export async function exportListCsv(ctx: ServiceContext, scope: string): Promise
   return `${lines.join('\n')}\n`;
 }
 
-/** One CSV line's fields (double quotes around a field that holds commas or quotes, "" for a quote). */
-function csvFields(line: string): string[] {
-  const out: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') { field += '"'; i++; } else if (c === '"') quoted = false; else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') { out.push(field); field = ''; } else field += c;
-  }
-  out.push(field);
-  return out;
-}
-
 /** Imports CSV (the export's columns; the header line is optional): every line is checked before any is saved. */
 export async function importListCsv(ctx: ServiceContext, actor: AuditActor, scope: string, csv: string): Promise<{ imported: number }> {
   const lines = csv.split(/\r?\n/).filter((l) => l.trim() !== '');
   if (lines[0]?.trim().toLowerCase() === CSV_HEADER) lines.shift();
   if (lines.length > 10_000) throw GatewayError.field('csv', 'At most 10000 lines per import.');
   const inputs = lines.map((line): ListEntryInput => {
-    const [list = '', kind = '', value = '', reason = '', expires = ''] = csvFields(line);
+    const [list = '', kind = '', value = '', reason = '', expires = ''] = splitCsvLine(line) ?? [];
     return { list: list as 'allow', kind: kind as ListKind, value, reason, expires_at: expires || null };
   });
   const saved = await addListEntries(ctx, actor, scope, inputs, 'csv.lines');
@@ -218,14 +218,14 @@ export async function importListCsv(ctx: ServiceContext, actor: AuditActor, scop
 }
 
 /** What of a payment each list kind takes (the card: the fingerprint its screen kept; never its number). */
-const PAYMENT_VALUES: Readonly<Record<ListKind, (p: { email?: string; ip?: string; country?: string; first6?: string; card?: string }) => string | undefined>> = {
+const PAYMENT_VALUES: Readonly<Record<ListKind, (p: { email?: string; ip?: string; country?: string; first6?: string; card?: string; device?: string }) => string | undefined>> = {
   card: (p) => p.card,
   bin: (p) => p.first6,
   email: (p) => p.email,
   email_domain: (p) => (p.email?.includes('@') ? p.email.slice(p.email.lastIndexOf('@') + 1) : undefined),
   ip: (p) => p.ip,
   country: (p) => p.country,
-  device: () => undefined,
+  device: (p) => p.device,
 };
 
 /** Lists a payment's values (its card, e-mail, IP, ...) in one action, as the console's "add to list" does. */
@@ -233,7 +233,7 @@ export async function listPaymentValues(ctx: ServiceContext, actor: AuditActor, 
   const payment = isUuid(input.payment_id) ? await getPayment(ctx.db, input.payment_id) : undefined;
   if (!payment || (scope !== PLATFORM_SCOPE && payment.merchantId !== scope)) throw GatewayError.field('payment_id', 'Payment not found.');
   const keys = await evaluationKeysOf(ctx.db, payment.id);
-  const values = { email: payment.payer.email, ip: payment.payer.ip, country: payment.payer.country, first6: payment.details.first6Last4?.slice(0, 6), card: keys?.card };
+  const values = { email: payment.payer.email, ip: payment.payer.ip, country: payment.payer.country, first6: payment.details.first6Last4?.slice(0, 6), card: keys?.card, device: payment.details.deviceId };
   const errors: FieldError[] = [];
   const entries: ListEntryInput[] = [];
   for (const [i, kind] of input.kinds.entries()) {
@@ -255,14 +255,21 @@ export interface EvaluationView {
   score: number;
   outcome: string | null;
   review: string | null;
+  review_deadline: string | null;
+  device_id: string | null;
   evaluation: StoredEvaluation['evaluation'];
 }
 
 export async function paymentRisk(ctx: ServiceContext, paymentId: string): Promise<EvaluationView> {
   const stored = isUuid(paymentId) ? await evaluationOf(ctx.db, paymentId) : undefined;
   if (!stored) throw new GatewayError('notFound');
+  return evaluationView(stored);
+}
+
+/** A stored evaluation as the admin API shows it (GET .../risk/payments/{id}, and the payment view's `risk`). */
+export function evaluationView(stored: StoredEvaluation): EvaluationView {
   const e = stored.evaluation;
-  return { payment_id: stored.paymentId, screened_at: stored.createdAt.toISOString(), action: e.action, reason: e.reason, score: e.score, outcome: stored.outcome, review: stored.review, evaluation: e };
+  return { payment_id: stored.paymentId, screened_at: stored.createdAt.toISOString(), action: e.action, reason: e.reason, score: e.score, outcome: stored.outcome, review: stored.review, review_deadline: stored.reviewDeadline?.toISOString() ?? null, device_id: stored.deviceId, evaluation: e };
 }
 
 // --- backtests ---------------------------------------------------------------------------------------------
@@ -311,10 +318,12 @@ export async function backtest(ctx: ServiceContext, scope: string, input: { rule
   const result = emptyBacktest();
   const bins = ctx.binTable ?? SAMPLE_BIN_TABLE;
   const ips = ctx.ipTable ?? SAMPLE_IP_TABLE;
-  for (let after: { createdAt: Date; id: string } | undefined, first = true; first || after; first = false) {
-    const page = await backtestPage(ctx.reads ?? ctx.db, merchantId, since, until, after, BACKTEST_PAGE);
+  // The next page is asked for before this one is replayed: the store's statement and the replay overlap.
+  const sql = ctx.reads ?? ctx.db;
+  for (let pending: ReturnType<typeof backtestPage> | undefined = backtestPage(sql, merchantId, since, until, undefined, BACKTEST_PAGE); pending;) {
+    const page: Awaited<ReturnType<typeof backtestPage>> = await pending;
+    pending = page.next ? backtestPage(sql, merchantId, since, until, page.next, BACKTEST_PAGE) : undefined;
     for (const p of page.rows) tallyPayment(result, sets, p, bins, ips);
-    after = page.next;
   }
   return backtestView(scope, input.days, result);
 }

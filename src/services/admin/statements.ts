@@ -161,10 +161,10 @@ export interface PayoutDue {
 /**
  * The payouts due: unpaid statements, oldest first per merchant and currency, each paying its net up to what is
  * left of the merchant's available balance (a negative balance carried over is made up first); those that pay
- * nothing are left out (they carry over).
+ * nothing are left out (they carry over). `merchantId`: one merchant's only.
  */
-export async function payoutsDue(ctx: ServiceContext): Promise<PayoutDue[]> {
-  const unpaid = (await listStatements(ctx.db, { unpaid: true, limit: 10_000 })).filter((s) => s.net > 0n).reverse();
+export async function payoutsDue(ctx: ServiceContext, merchantId?: string): Promise<PayoutDue[]> {
+  const unpaid = (await listStatements(ctx.db, { unpaid: true, limit: 10_000, ...(merchantId !== undefined ? { merchantId } : {}) })).filter((s) => s.net > 0n).reverse();
   const keys = [...new Map(unpaid.map((s) => [`${s.merchantId} ${s.currency}`, { account: accountName('merchant_available', { merchantId: s.merchantId }), currency: s.currency }])).values()];
   const balances = await balancesOfAccounts(ctx.db, keys);
   const left = new Map<string, bigint>();

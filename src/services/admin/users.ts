@@ -13,6 +13,7 @@ import { isUniqueViolation } from '../../store/unique-violation.ts';
 import { auditDiff } from './audit-diff.ts';
 import { issueOperatorToken, type IssuedToken } from '../operators.ts';
 import { hashOperatorPassword } from '../../domain/operator-passwords.ts';
+import { userPasswordProblem } from '../../domain/user-passwords.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import type { Role } from '../../domain/admin-roles.ts';
 import { newId } from '../../domain/ids.ts';
@@ -35,7 +36,14 @@ export interface UserPatchInput {
 /** What the audit log keeps of a user: never the password digest, only whether one is set. */
 const audited = (u: OperatorUser) => ({ email: u.email, name: u.name, role: u.role, disabled: u.disabled, has_password: u.hasPassword });
 
+/** A console password an admin sets (or the CLI): the portal users' rule, at least 12 characters and not a known or patterned one. */
+function checkPassword(password: string | null | undefined): void {
+  const problem = typeof password === 'string' ? userPasswordProblem(password) : undefined;
+  if (problem) throw GatewayError.field('password', problem);
+}
+
 export async function createOperatorUser(db: Database, actor: AuditActor, input: NewUserInput, now: Date): Promise<OperatorUser> {
+  checkPassword(input.password);
   const passwordHash = input.password === undefined ? undefined : await hashOperatorPassword(input.password);
   try {
     return await db.transaction(async (tx) => {
@@ -58,6 +66,7 @@ function takesAdminAway(user: OperatorUser, patch: UserPatchInput): boolean {
 }
 
 export async function updateOperatorUserById(db: Database, actor: AuditActor, id: string, input: UserPatchInput, now: Date): Promise<OperatorUser | undefined> {
+  checkPassword(input.password);
   const patch: OperatorUserPatch = { name: input.name, role: input.role, disabled: input.disabled };
   if (input.password !== undefined) patch.passwordHash = input.password === null ? null : await hashOperatorPassword(input.password);
   return db.transaction(async (tx) => {

@@ -30,7 +30,7 @@ import { applyPayoutOutcome } from './payouts.ts';
 import { heldForIntegrity, mismatchesOf } from '../attempt/integrity.ts';
 import { screen, type ScreenFacts } from '../attempt/screen.ts';
 import { post } from '../attempt/post.ts';
-import { answerCurrentAttempt } from '../../store/attempts-repo.ts';
+import { answerCurrentAttempt, openAttempt } from '../../store/attempts-repo.ts';
 import { attemptResult } from '../../domain/model/attempt.ts';
 import type { OperatorDecision, OperatorWrite } from '../operator-write.ts';
 import { pageFields, PAYER_PATHS, type ApmMethod } from './methods.ts';
@@ -116,13 +116,13 @@ export async function startApmSale(ctx: ServiceContext, input: NewApmSale): Prom
 }
 
 /** Hosted Checkout: the payer chose a method for the session's payment (in prepare). */
-export async function chooseMethod(ctx: ServiceContext, merchant: Merchant, payment: Payment, method: ApmMethod, params: Record<string, unknown>, payer: PayerInfo): Promise<ApmStep> {
+export async function chooseMethod(ctx: ServiceContext, merchant: Merchant, payment: Payment, method: ApmMethod, params: Record<string, unknown>, payer: PayerInfo, deviceId?: string): Promise<ApmStep> {
   const route = await routeApm(ctx, merchant, method.key, { minor: payment.amount, currency: payment.currency }, !isPayout(payment.operation));
   // A payout's parameters take the request's payee values where the merchant sent none (they win over the page).
   const filled = isPayout(payment.operation) ? withPayeeValues(method, params, { ...payment.payer, ...payer }) : params;
   const apm: ApmDetails = { method: method.key, experience: method.experience, stage: 'new', params: filled, ...route.apm };
   const chosen = await updatePayment(ctx.db, payment.id, { status: 'prepare', pendingOperation: null, version: payment.version },
-    { payer: { ...payment.payer, ...payer }, details: { brand: method.key, apm } }, ctx.clock.now());
+    { payer: { ...payment.payer, ...payer }, details: { brand: method.key, apm, ...(deviceId ? { deviceId } : {}) } }, ctx.clock.now());
   if (!chosen) throw new GatewayError('sessionNotPayable');
   return proceed(ctx, merchant, chosen);
 }
@@ -195,16 +195,17 @@ async function initiate(ctx: ServiceContext, merchant: Merchant, payment: Paymen
   const claimed = await ctx.db.transaction(async (tx) => {
     const claim = await updatePayment(tx, payment.id, { status: payment.status, pendingOperation: null, version: payment.version },
       { pendingOperation: 'apm_initiate', ...(midId ? { midId } : {}), details: { lastTransId: transId, connectorName: connector.name, apm: { ...apm, stage: 'started' } } }, now);
-    // The transaction opens the payment's acquirer attempt: the provider's initiation (or payout) about to be asked.
-    if (claim) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: authTxType(payment.operation, intentOf(payment)), status: 'waiting', amount: payment.amount, now },
-      { midId: midId ?? payment.midId, connector: connector.name, why: 'routed' });
+    // The initiation's transaction; the acquirer attempt it opens is written once the screen let it through (below).
+    if (claim) await insertTransaction(tx, { id: transId, paymentId: payment.id, type: authTxType(payment.operation, intentOf(payment)), status: 'waiting', amount: payment.amount, now });
     return claim;
   });
   if (!claimed) return stepOf(await reload(ctx, payment));
   // Once per attempt, on the claim that makes it one, before the provider is asked (services/attempt/screen.ts).
   const verdict = await screen(ctx, { ...apmScreenFacts(claimed, apm.method), sandbox: merchant.sandbox });
-  // Blocked (or held for a review no APM experience can wait on): declined, the provider never asked.
+  // Blocked (or held for a review no APM experience can wait on): declined, the provider never asked, no attempt at it recorded.
   if (verdict.action === 'block' || verdict.action === 'review') return applyInitiation(ctx, merchant, claimed, riskDecline());
+  // The payment's attempt at the provider, about to be asked (the payment's timeline and view show it).
+  await openAttempt(ctx.db, transId, payment.id, { midId: midId ?? payment.midId, connector: connector.name, why: 'routed' }, ctx.clock.now());
   const unavailable: ApmOutcome = { kind: 'pending', reason: 'Connector unavailable' };
   if (isPayout(claimed.operation)) {
     const payout = await payoutRequest(ctx, merchant, claimed, apm);
@@ -224,7 +225,8 @@ export function apmScreenFacts(p: Payment, method: string): ScreenFacts {
   return {
     paymentId: p.id, merchantId: p.merchantId, midId: p.midId, channel: p.channel, kind: 'apm', operation: p.operation,
     intent: intentOf(p), amount: p.amount, currency: p.currency, method,
-    payer: { ip: p.payer.ip, email: p.payer.email, country: p.payer.country }, merchantInitiated: false, recurring: p.details.recurringInit === true,
+    payer: { ip: p.payer.ip, email: p.payer.email, country: p.payer.country }, merchantInitiated: false, recurring: p.details.recurringInit === true, customData: p.customData,
+    ...(typeof p.details.deviceId === 'string' ? { deviceId: p.details.deviceId } : {}),
   };
 }
 

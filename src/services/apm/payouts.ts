@@ -56,8 +56,10 @@ export async function startPayout(ctx: ServiceContext, input: NewPayout): Promis
   // Before it is routed or written (services/attempt/screen.ts).
   const verdict = await screen(ctx, {
     paymentId: id, merchantId: merchant.id, channel: 's2s_apm', kind: 'apm', operation: 'credit', intent: 'payout', amount: order.amount.minor, currency: order.amount.currency,
-    method: method.key, payer: { email: payee.email }, merchantInitiated: false, recurring: false, sandbox: merchant.sandbox,
+    method: method.key, payer: { email: payee.email }, merchantInitiated: false, recurring: false, sandbox: merchant.sandbox, customData: input.customData,
   });
+  // Blocked (or a review no payout can wait on): declined, the provider never asked, no attempt at it recorded.
+  const refused = verdict.action === 'block' || verdict.action === 'review';
   const { connector, midId } = await apmRoute(ctx, merchant, { midId: null, amount: order.amount.minor, currency: order.amount.currency });
   const supplied = midSupplied(method, input.params, await payoutMidSettings(ctx, merchant, order.amount));
   const now = ctx.clock.now();
@@ -69,9 +71,9 @@ export async function startPayout(ctx: ServiceContext, input: NewPayout): Promis
     pendingOperation: 'apm_payout', midId,
     details: { brand: method.key, lastTransId: transId, payee: { ...payee }, parameters: input.params, noCallbacks: input.callbackUrl === undefined && !merchant.notificationUrl },
     now,
-  }, { id: transId, paymentId: id, type: 'credit', status: 'waiting', amount: order.amount.minor, now }, { midId, connector: connector.name, why: 'routed' });
+  }, { id: transId, paymentId: id, type: 'credit', status: 'waiting', amount: order.amount.minor, now }, refused ? undefined : { midId, connector: connector.name, why: 'routed' });
   let outcome: ApmOutcome;
-  if (verdict.action === 'block' || verdict.action === 'review') {
+  if (refused) {
     outcome = { kind: 'declined', reason: DECLINES.risk_blocked.message };
   } else if (supplied.missing.length > 0) {
     outcome = { kind: 'declined', reason: missingReason(method, supplied.missing) };

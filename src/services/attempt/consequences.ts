@@ -20,6 +20,7 @@ import { posted } from './post.ts';
 import { paymentMoneyOf, type LedgerEntry } from '../../domain/ledger/postings.ts';
 import { wantsMoney } from '../callbacks/fields.ts';
 import type { OutcomePlan } from './outcome-plan.ts';
+import { queueReceipt } from '../mail/receipts.ts';
 
 export interface Consequence {
   /** Writes rows of its own, which must commit with the outcome: the outcome then takes a transaction. */
@@ -53,7 +54,7 @@ export interface Applied {
 /** The consequences of a card outcome; those that do not apply to it are left out. */
 export function consequencesOf(ctx: ServiceContext, a: Applied): Consequence[] {
   const list: (Consequence | undefined)[] = [
-    posting(ctx, a), sessionPaid(a), recurringChain(a), capRelease(a), callback(a), operator(a), successRate(ctx, a),
+    posting(ctx, a), sessionPaid(a), recurringChain(a), capRelease(a), callback(a), receiptMail(a), operator(a), successRate(ctx, a),
   ];
   return list.filter((c): c is Consequence => c !== undefined);
 }
@@ -104,6 +105,15 @@ function callback(a: Applied): Consequence | undefined {
     outbox: (updated) => callbackFor(a.merchant, updated, event(updated), a.now),
     within: (sql, updated) => notify(sql, a.merchant, updated, event(updated), a.now),
   };
+}
+
+/**
+ * The e-mailed receipt of a payment this outcome settles, queued in the outcome's transaction (only where the
+ * merchant turned it on and the payer gave an e-mail address: other payments keep their single statement).
+ */
+function receiptMail(a: Applied): Consequence | undefined {
+  if (!a.merchant.settings.receiptEmail || !a.payment.payer.email || a.outcome.kind !== 'approved' || a.plan.step !== 'final') return undefined;
+  return { transactional: true, within: (sql, updated) => queueReceipt(sql, a.merchant, updated, a.now) };
 }
 
 /** An operator's decision on a held outcome writes their own rows (the audit entry) with it. */

@@ -3,7 +3,9 @@
  * chain's merchant-initiated charges), as an ordered table of steps (STEPS below), one per file, each a function
  * of one typed attempt state (types.ts AttemptState):
  *
- *   screen -> route -> record -> request -> call -> cascade -> outcome (integrity, transition, consequences, post)
+ *   screen -> route -> record -> hold -> request -> call -> cascade -> outcome (integrity, transition, consequences, post)
+ *
+ * (hold: an attempt the risk screen holds for an operator's review stops there; the approval runs the steps after it.)
  *
  * The card's source is resolved before the steps run, by the caller, through the table of source resolvers
  * (source.ts resolveSource), so that a request naming an unknown card leaves nothing behind.
@@ -22,11 +24,23 @@ import { screenStep } from './screen.ts';
 import { writeScreen } from '../risk/engine.ts';
 import { routeStep } from './route.ts';
 import { recordStep } from './record.ts';
+import { holdStep } from './hold.ts';
 import { requestStep } from './request.ts';
 import { callStep } from './call.ts';
 import { cascadeStep } from './cascade.ts';
 import { outcomeStep } from './outcome.ts';
 import type { AttemptState, AuthorizationWrite, AuthorizeInput, PaymentStep, Step } from './types.ts';
+import type { Merchant } from '../../domain/model/merchant.ts';
+import type { Mid } from '../../domain/model/mid.ts';
+import type { Payment } from '../../domain/model/payment.ts';
+import type { Sql } from '../../store/database.ts';
+import type { RoutingDecision } from '../../domain/routing/route.ts';
+import type { VolumeHold } from '../../domain/routing/caps.ts';
+import { openAttempt } from '../../store/attempts-repo.ts';
+import { loadCard } from '../../store/card-vault.ts';
+import { GatewayError } from '../../domain/errors.ts';
+import { intentOf, REVIEW_OPERATION } from '../../domain/operations.ts';
+import { configFor } from './route.ts';
 
 export type { AuthorizeInput, PaymentStep } from './types.ts';
 export type { CardSource, SourceRequest } from './source.ts';
@@ -80,17 +94,24 @@ export async function createAndAuthorize(ctx: ServiceContext, input: Omit<Author
  * outcome's step ends the attempt (integrity, the transition, the consequences and the ledger's post, all in its
  * write); a step may also end it earlier by answering where it stands. A new step is one row here.
  */
-const STEPS: readonly Step[] = [screenStep, routeStep, recordStep, requestStep, callStep, cascadeStep, outcomeStep];
+const STEPS: readonly Step[] = [screenStep, routeStep, recordStep, holdStep, requestStep, callStep, cascadeStep, outcomeStep];
+
+/** The steps an operator's approval of a held attempt runs (after the hold). */
+const AFTER_HOLD: readonly Step[] = STEPS.slice(STEPS.indexOf(holdStep) + 1);
+
+async function runSteps(ctx: ServiceContext, state: AttemptState, steps: readonly Step[]): Promise<PaymentStep> {
+  for (const step of steps) {
+    const done = await step(ctx, state);
+    if (done) return done;
+  }
+  throw new Error('the attempt ran every step without an outcome');
+}
 
 async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite): Promise<PaymentStep> {
   const state: AttemptState = { input, target };
   let failure: unknown;
   try {
-    for (const step of STEPS) {
-      const done = await step(ctx, state);
-      if (done) return done;
-    }
-    throw new Error('the attempt ran every step without an outcome');
+    return await runSteps(ctx, state, STEPS);
   } catch (err) {
     failure = err;
     throw err;
@@ -105,4 +126,44 @@ async function authorize(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payme
       });
     }
   }
+}
+
+/**
+ * An attempt held for a risk review, approved: claimed back from `risk_review` for its authorization (a
+ * compare-and-set; `within` adds the caller's rows, the review's decision and audit entry, to that transaction),
+ * its acquirer attempt opened on the MID it was routed to, then the steps after the hold run as they would have:
+ * request (the vaulted card, without a CVV: none is ever stored), call, cascade, outcome and its one callback.
+ * Undefined when the payment is no longer held (decided meanwhile).
+ */
+export async function continueReviewed(
+  ctx: ServiceContext, merchant: Merchant, mids: readonly Mid[], payment: Payment, within: (tx: Sql, claimed: Payment) => Promise<void>,
+): Promise<PaymentStep | undefined> {
+  const mid = mids.find((m) => m.id === payment.midId);
+  const connector = mid && ctx.connectors.get(mid.connector);
+  const transId = payment.details.lastTransId;
+  if (!mid || !connector || !payment.vaultId || !transId) throw new GatewayError('reviewNotResumable');
+  const card = await loadCard(ctx.db, ctx.keyring, payment.vaultId);
+  if (!card) throw new GatewayError('reviewNotResumable');
+  const now = ctx.clock.now();
+  const claimed = await ctx.db.transaction(async (tx) => {
+    const c = await updatePayment(tx, payment.id, { status: 'prepare', pendingOperation: REVIEW_OPERATION }, { pendingOperation: 'authorize' }, now);
+    if (c) {
+      await openAttempt(tx, transId, payment.id, { midId: mid.id, connector: mid.connector, why: 'routed' }, now);
+      await within(tx, c);
+    }
+    return c;
+  });
+  if (!claimed) return undefined;
+  const decision = payment.details.routing as RoutingDecision | undefined;
+  const candidates = (decision?.candidates ?? [mid.id]).map((id) => mids.find((m) => m.id === id)).filter((m): m is Mid => m !== undefined);
+  const state: AttemptState = {
+    input: { merchant, mids, source: { kind: 'vault', vaultId: payment.vaultId }, intent: intentOf(payment), tokenize: false },
+    target: { subject: payment, single: false, write: () => Promise.reject(new Error('a reviewed attempt is written already')) },
+    routed: {
+      route: { candidates: candidates.length > 0 ? candidates : [mid], decision: decision as RoutingDecision, config: configFor(merchant, payment.details.merchantInitiated === true) },
+      taken: { index: Math.max(0, candidates.indexOf(mid)), mid, ...(payment.details.volumeHold ? { hold: payment.details.volumeHold as VolumeHold } : {}) },
+    },
+    recorded: { claimed, card, connector, transId },
+  };
+  return runSteps(ctx, state, AFTER_HOLD);
 }

@@ -18,14 +18,20 @@ import { midAccess, refuseTestCardOnLiveMid } from '../connector-access.ts';
 import { expiryOf, panOf, sentCard, storesCard, transientCard, vaultCard } from './source.ts';
 import type { AttemptOpening } from '../../domain/model/attempt.ts';
 import { releaseHold } from './route.ts';
+import { REVIEW_OPERATION } from '../../domain/operations.ts';
 import { reached, type AttemptState, type AuthorizationWrite, type AuthorizeInput, type Recorded, type Routed } from './types.ts';
 
 /** The card parameter sets of the request (S2S parameters, Checkout parameters.card). */
 export const parametersOf = (input: Omit<AuthorizeInput, 'payment'>, subject: AuthorizationWrite['subject']): Record<string, unknown> | undefined =>
   (input.details?.parameters ?? subject.details?.parameters ?? undefined) as Record<string, unknown> | undefined;
 
-/** `refused`: the screen or the wallet token's checks decline it before any acquirer is asked (no attempt is opened). */
-export async function recordAuthorization(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite, routed: Routed, refused: boolean, screened?: ScreenRecord): Promise<Recorded> {
+/**
+ * `refused`: the screen or the wallet token's checks decline it before any acquirer is asked (no attempt is opened).
+ * `held`: the screen holds it for an operator's review (services/risk/review.ts): written with the operation
+ * `risk_review` in flight instead of `authorize`, no attempt opened, and its card vaulted (encrypted, as a stored
+ * card is) so that an approval can send it; its CVV is never stored, so that request goes without one.
+ */
+export async function recordAuthorization(ctx: ServiceContext, input: Omit<AuthorizeInput, 'payment'>, target: AuthorizationWrite, routed: Routed, refused: boolean, screened?: ScreenRecord, held = false): Promise<Recorded> {
   const { merchant, intent, source } = input;
   const { route, taken } = routed;
   const payment = target.subject;
@@ -41,15 +47,15 @@ export async function recordAuthorization(ctx: ServiceContext, input: Omit<Autho
   const unsent = connector.parameterSets ? unsentParameterSets(parametersOf(input, payment), connector.parameterSets) : [];
   const now = ctx.clock.now();
   const transId = newId();
-  const stored = storesCard(source);
+  const stored = storesCard(source) || held;
   const card = sentCard(source);
   // The attempt opened with the transaction: the request the connector is about to get (a refusal asks none).
-  const attempt: AttemptOpening | undefined = refused ? undefined : { midId: mid.id, connector: mid.connector, why: 'routed' };
+  const attempt: AttemptOpening | undefined = refused || held ? undefined : { midId: mid.id, connector: mid.connector, why: 'routed' };
   const record = async (sql: Sql) => {
     const vaulted = stored ? await vaultCard(ctx, sql, merchant.id, source, now) : card ? transientCard(merchant.id, card) : undefined;
     const token = input.tokenize && stored && vaulted ? await issueCardToken(sql, { merchantId: merchant.id, vaultId: vaulted.id, now }) : null;
     const patch: PaymentPatch = {
-      pendingOperation: 'authorize',
+      pendingOperation: held ? REVIEW_OPERATION : 'authorize',
       midId: mid.id,
       vaultId: stored && vaulted ? vaulted.id : null,
       cardToken: token ?? payment.cardToken,
@@ -78,7 +84,7 @@ export async function recordAuthorization(ctx: ServiceContext, input: Omit<Autho
 export async function recordStep(ctx: ServiceContext, state: AttemptState): Promise<void> {
   const routed = reached(state, 'routed');
   try {
-    state.recorded = await recordAuthorization(ctx, state.input, state.target, routed, state.refusal !== undefined, state.screened);
+    state.recorded = await recordAuthorization(ctx, state.input, state.target, routed, state.refusal !== undefined, state.screened, state.review === true);
     // Written (committed) with the payment: not to be written again.
     state.screened = undefined;
   } catch (err) {

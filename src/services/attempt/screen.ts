@@ -12,15 +12,16 @@
  * - Its input is the attempt's facts only (no I/O handles): it may read its own stores through `ctx` later.
  * - Its answer is a verdict: `allow`; `block` (declined with the unified code `risk_blocked`, never sent to an
  *   acquirer, never cascaded); `require_3ds` (the connector is asked for a challenge); `review` (held for an
- *   operator before the acquirer call). Each path maps it onto its decline and hold steps; a path that cannot
- *   hold or challenge declines a review and sends a require_3ds as it is (see docs/operators/risk.md).
+ *   operator before the acquirer call: the card attempt's hold step, services/risk/review.ts). Each path maps it
+ *   onto its decline and hold steps; a path that cannot hold or challenge declines a review and sends a
+ *   require_3ds as it is (see docs/operators/risk.md).
  * - The screen's own store (counters, lists, evaluations) is the risk engine's: recording the evaluation is not
  *   writing the payment. The card attempt writes the evaluation and the attempt's counters in the payment's own
  *   first statement all the same (screenUnwritten; a SALE's screen then costs no statement of its own), and alone
  *   when the attempt ends before that write; the other paths write it when they screen.
  */
 import type { ServiceContext } from '../context.ts';
-import type { RiskAction, ThreeDsResult } from '../../domain/risk/rules.ts';
+import { asThreeDsResult, type RiskAction, type ThreeDsResult } from '../../domain/risk/rules.ts';
 import { evaluateScreen, screenRisk, type RiskSubject } from '../risk/engine.ts';
 import type { RiskEvaluation } from '../../domain/risk/evaluate.ts';
 import type { ScreenRecord } from '../../store/risk-repo.ts';
@@ -65,6 +66,7 @@ export interface ScreenFacts {
   /** The payer's device as the hosted page identifies it. */
   deviceId?: string;
   customData?: Readonly<Record<string, unknown>> | null;
+  /** The 3-D Secure result known before the screen: a chain's charge carries its chain's (PaymentDetails.chainThreeDs). */
   threeDs?: ThreeDsResult;
 }
 
@@ -106,22 +108,43 @@ function riskSubjectOf(ctx: ServiceContext, facts: ScreenFacts): RiskSubject {
   };
 }
 
-/** An attempt the risk screen blocked, as the decline it is recorded with (no connector is asked). */
+/**
+ * An attempt the risk screen blocked, as the decline it is recorded with (no connector is asked). A review the
+ * path does not hold (an APM, a payout, a scheduled charge: no one waits) is declined as a block.
+ */
 export function screenRefusal(verdict: ScreenVerdict): ConnectorOutcome | undefined {
-  // A review is declined as a block until the hold before the acquirer call exists (docs/operators/risk.md).
   if (verdict.action !== 'block' && verdict.action !== 'review') return undefined;
-  return { kind: 'declined', reason: DECLINES.risk_blocked.message, error: { code: 'risk_blocked', rawCode: 'risk_blocked', rawMessage: verdict.reason } };
+  return riskDecline(verdict.reason);
+}
+
+/** The risk engine's decline (a block, a review declined by an operator or by its deadline). */
+export const riskDecline = (why: string): ConnectorOutcome =>
+  ({ kind: 'declined', reason: DECLINES.risk_blocked.message, error: { code: 'risk_blocked', rawCode: 'risk_blocked', rawMessage: why } });
+
+/**
+ * Whether a card attempt can wait for an operator's review before its acquirer call: a sale or an authorization
+ * the payer (or the merchant's server) makes now, of a card the gateway can send later (its number, sent or
+ * stored). Not a payout, a merchant-initiated charge (no one waits), nor a wallet payment (its cryptogram is
+ * good for one authorization now).
+ */
+function holdsForReview({ input }: AttemptState): boolean {
+  const { source } = input;
+  return input.intent !== 'payout' && input.details?.merchantInitiated !== true && (source.kind === 'card' || source.kind === 'transient' || source.kind === 'vault');
 }
 
 /**
  * The step: a card attempt screened before it is routed or written. A decline known before any connector call
- * (the screen's block or review, a refused wallet token) is the attempt's refusal: it is recorded and never sent.
+ * (the screen's block, a review the attempt cannot wait for, a refused wallet token) is the attempt's refusal: it
+ * is recorded and never sent. A review it can wait for is held after the record step (hold.ts).
  * The screen's record rides in the state to the record step, which writes it in the payment's own statement.
  */
 export async function screenStep(ctx: ServiceContext, state: AttemptState): Promise<void> {
   const verdict = await screenUnwritten(ctx, cardScreenFacts(state));
   state.screened = verdict.record;
-  state.refusal = screenRefusal(verdict) ?? refusalOutcome(state.input.source);
+  const held = verdict.action === 'review' && verdict.reviewDeadline !== undefined && holdsForReview(state);
+  if (held) verdict.record.review = { deadline: verdict.reviewDeadline! };
+  state.review = held;
+  state.refusal = (held ? undefined : screenRefusal(verdict)) ?? refusalOutcome(state.input.source);
   state.challenge = verdict.action === 'require_3ds';
 }
 
@@ -139,6 +162,7 @@ function cardScreenFacts({ input, target }: AttemptState): ScreenFacts {
     payer: { ip: payer?.ip ?? p.payer.ip, email: payer?.email ?? p.payer.email, country: payer?.country ?? p.payer.country },
     merchantInitiated: (input.details?.merchantInitiated ?? p.details?.merchantInitiated) === true,
     recurring: isRecurring(p.operation) || recurringInit === true,
-    sessionId: p.sessionId, customData: p.customData, sandbox: input.merchant.sandbox,
+    sessionId: p.sessionId, deviceId: input.details?.deviceId ?? p.details?.deviceId, customData: p.customData, sandbox: input.merchant.sandbox,
+    threeDs: asThreeDsResult(input.details?.chainThreeDs ?? p.details?.chainThreeDs),
   };
 }

@@ -85,8 +85,10 @@ export interface Recorded {
 export interface AttemptState {
   readonly input: Omit<AuthorizeInput, 'payment'>;
   readonly target: AuthorizationWrite;
-  /** screen.ts: a decline known before any connector call (the screen's block or review, a refused wallet token). */
+  /** screen.ts: a decline known before any connector call (the screen's block or unheld review, a refused wallet token). */
   refusal?: ConnectorOutcome;
+  /** screen.ts: the screen holds the attempt for an operator's review before its acquirer call (hold.ts). */
+  review?: boolean;
   /** screen.ts: the screen asks the acquirer for a 3-D Secure challenge (require_3ds). */
   challenge?: boolean;
   /**

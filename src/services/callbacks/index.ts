@@ -12,6 +12,7 @@ import { s2sCardCallback } from './s2s-card-callback.ts';
 import { s2sApmCallback } from '../apm/callback.ts';
 import { wantsMoney, type CallbackBuilder, type PaymentEvent } from './fields.ts';
 import { paymentMoney } from '../money/merchant-money.ts';
+import { queueReceipt } from '../mail/receipts.ts';
 
 export type { CallbackBuilder, PaymentEvent };
 
@@ -46,4 +47,6 @@ export async function notify(tx: Sql, merchant: Merchant, payment: Payment, even
   if (!event.money && wantsMoney(merchant.settings.callbackFields) && callbackExpected(merchant, payment)) event = { ...event, money: await paymentMoney(tx, payment) };
   const callback = callbackFor(merchant, payment, event, now);
   if (callback) await enqueueCallback(tx, callback);
+  // The e-mailed receipt of a payment this event settles (a sale or a capture), in the same write (services/mail/receipts.ts).
+  if (event.status === 'success' && (event.type === 'sale' || event.type === 'capture')) await queueReceipt(tx, merchant, payment, now);
 }

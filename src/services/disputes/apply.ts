@@ -6,6 +6,7 @@
  * schedule's `chargeback` row) to the ledger, turns the payment to `chargeback`, records a chargeback transaction
  * and queues the merchant's callback; a credit (won, reversed) posts the amount back (the fee stays charged) and
  * returns the payment to settled (or refund) once no dispute holds money. A notice seen before changes nothing.
+ * A fraud chargeback's debit also lists the payment's card, e-mail and device (services/risk/dispute-feed.ts).
  */
 import type { ServiceContext } from '../context.ts';
 import type { Sql } from '../../store/database.ts';
@@ -27,6 +28,8 @@ import { insertEntries } from '../../store/ledger-repo.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { acquirerOf, bookOf, regionOf } from '../money/postings.ts';
 import { notify } from '../callbacks/index.ts';
+import { feedFraudDispute } from '../risk/dispute-feed.ts';
+import { forgetLists } from '../risk/engine.ts';
 
 export interface DisputeChange {
   paymentId: string;
@@ -45,7 +48,14 @@ export interface DisputeChange {
   actor: string;
   /** An operator's act is also written to the audit log. */
   audit?: AuditActor;
+  /** Also in the merchant's own audit log (a merchant user's act in the portal). */
+  auditScope?: { merchantId?: string; merchantGroupId?: string };
   details?: Record<string, unknown>;
+  /**
+   * Runs first in the dispute's transaction, so that what opened the dispute and the dispute commit or roll back
+   * together (a reconciliation row's compare-and-set: its loser throws and opens nothing).
+   */
+  within?: (tx: Sql) => Promise<void>;
 }
 
 export interface DisputeOutcome {
@@ -56,7 +66,9 @@ export interface DisputeOutcome {
 
 /** Applies the change; refuses an event the table does not allow (409) or an amount above what remains (208010). */
 export async function applyDisputeChange(ctx: ServiceContext, change: DisputeChange): Promise<DisputeOutcome> {
-  return ctx.db.transaction(async (tx) => {
+  let listed: string | undefined;
+  const outcome = await ctx.db.transaction(async (tx) => {
+    if (change.within) await change.within(tx);
     await lockPaymentForDispute(tx, change.paymentId);
     const payment = await getPayment(tx, change.paymentId);
     if (!payment) throw new GatewayError('paymentNotFound');
@@ -67,8 +79,9 @@ export async function applyDisputeChange(ctx: ServiceContext, change: DisputeCha
     const before: DisputeState | undefined = existing && { stage: existing.stage, status: existing.status };
     const after = nextState(before, change.event);
     if (!after) {
-      // A notice the dispute has moved past (late or out of order) is recorded nowhere and changes nothing.
-      if (existing && change.source !== 'operator') return { dispute: existing, applied: false };
+      // An acquirer's notice the dispute has moved past (late or out of order) is recorded nowhere and changes
+      // nothing; an operator's act (audited) is refused whatever the dispute's source.
+      if (existing && !change.audit) return { dispute: existing, applied: false };
       throw new GatewayError('disputeEventNotAllowed');
     }
     const others = (await disputesOfPayment(tx, payment.id)).filter((d) => d.id !== existing?.id && holdsMoney(d));
@@ -93,11 +106,15 @@ export async function applyDisputeChange(ctx: ServiceContext, change: DisputeCha
       from: before ?? null, to: after, money: move, details: change.details ?? {}, createdAt: now,
     });
     if (change.audit) {
-      await appendAudit(tx, { actor: change.audit, action: `dispute.${change.event}`, objectType: 'dispute', objectId: dispute.id, before, after, details: { payment_id: payment.id, amount: amount.toString(), ...change.details } }, now);
+      await appendAudit(tx, { actor: change.audit, action: `dispute.${change.event}`, objectType: 'dispute', objectId: dispute.id, before, after, details: { payment_id: payment.id, amount: amount.toString(), ...change.details }, ...change.auditScope }, now);
     }
     if (move !== 'none') await moveMoney(ctx, tx, { payment, dispute, move, eventId, now, stillHeld: others.length > 0 });
+    // A fraud chargeback taking the money back feeds the risk engine's block list (when the operator turned it on).
+    if (move === 'debit') listed = await feedFraudDispute(ctx, tx, payment, dispute, now);
     return { dispute, applied: true };
   });
+  if (listed) forgetLists(ctx, listed);
+  return outcome;
 }
 
 async function disputeOf(tx: Sql, change: DisputeChange): Promise<Dispute | undefined> {

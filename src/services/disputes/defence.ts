@@ -19,9 +19,10 @@ import {
 import { appendAudit } from '../../store/audit-repo.ts';
 import { getPayment } from '../../store/payments-repo.ts';
 import { findMidById } from '../../store/merchants-repo.ts';
+import { merchantModes, type KeyMode } from '../../store/key-mode.ts';
 import { midAccess } from '../connector-access.ts';
 import { applyDisputeChange } from './apply.ts';
-import { disputeView, thresholdOf, type DisputeView } from './admin.ts';
+import { disputeView, merchantThresholds, type AuditScope, type DisputeView } from './admin.ts';
 
 export interface EvidenceInput {
   file_name?: string;
@@ -48,7 +49,7 @@ async function disputeOrNotFound(ctx: ServiceContext, id: string): Promise<Dispu
 }
 
 /** Adds a file or a text to a live dispute's evidence; checks type by magic bytes, sizes and counts. */
-export async function addEvidence(ctx: ServiceContext, actor: AuditActor, disputeId: string, input: EvidenceInput): Promise<EvidenceView> {
+export async function addEvidence(ctx: ServiceContext, actor: AuditActor, disputeId: string, input: EvidenceInput, auditScope: AuditScope = {}): Promise<EvidenceView> {
   const dispute = await disputeOrNotFound(ctx, disputeId);
   const hasFile = input.content_base64 !== undefined, hasText = input.text !== undefined;
   if (hasFile === hasText) throw GatewayError.field('content_base64', 'Send either a file (content_base64) or a text, not both.');
@@ -77,7 +78,7 @@ export async function addEvidence(ctx: ServiceContext, actor: AuditActor, disput
       id: newId(), disputeId: dispute.id, kind: hasFile ? 'file' : 'text', fileName: hasFile ? (input.file_name ?? null) : null, contentType,
       size: content.length, sha256: createHash('sha256').update(content).digest('hex'), createdBy: actor.name, createdAt: now, content,
     });
-    await appendAudit(tx, { actor, action: 'dispute.evidence_added', objectType: 'dispute', objectId: dispute.id, details: { evidence_id: row.id, kind: row.kind, content_type: contentType, size: row.size, sha256: row.sha256 } }, now);
+    await appendAudit(tx, { actor, action: 'dispute.evidence_added', objectType: 'dispute', objectId: dispute.id, details: { evidence_id: row.id, kind: row.kind, content_type: contentType, size: row.size, sha256: row.sha256 }, ...auditScope }, now);
     return evidenceView(row);
   });
 }
@@ -103,7 +104,7 @@ export interface SubmissionView extends DisputeView {
  * otherwise recorded as sent by hand (`manual`). The dispute moves by information_supplied (409 where the table
  * does not allow it); nothing to submit is refused.
  */
-export async function submitDefence(ctx: ServiceContext, actor: AuditActor, disputeId: string, input: { note?: string }): Promise<SubmissionView> {
+export async function submitDefence(ctx: ServiceContext, actor: AuditActor, disputeId: string, input: { note?: string }, auditScope: AuditScope = {}): Promise<SubmissionView> {
   const dispute = await disputeOrNotFound(ctx, disputeId);
   if (!nextState(dispute, 'information_supplied')) throw new GatewayError('disputeEventNotAllowed');
   const pending = (await listEvidence(ctx.db, dispute.id)).filter((e) => e.submittedAt === null);
@@ -123,7 +124,7 @@ export async function submitDefence(ctx: ServiceContext, actor: AuditActor, disp
     submission = { ...submission, method: 'acquirer', reference };
   }
   const { dispute: moved } = await applyDisputeChange(ctx, {
-    paymentId: dispute.paymentId, disputeId: dispute.id, source: 'operator', event: 'information_supplied', actor: actor.name, audit: actor,
+    paymentId: dispute.paymentId, disputeId: dispute.id, source: 'operator', event: 'information_supplied', actor: actor.name, audit: actor, auditScope,
     details: { submission: submission.method, ...(submission.reference ? { reference: submission.reference } : {}), evidence: submission.evidence, ...(input.note ? { note: input.note } : {}) },
   });
   await markEvidenceSubmitted(ctx.db, dispute.id, ctx.clock.now());
@@ -134,25 +135,29 @@ export interface DueView extends DisputeView {
   deadline: DeadlineState;
 }
 
-/** Live disputes whose deadline passes within `withinDays` (overdue ones included), soonest first. */
-export async function disputesDueSoon(ctx: ServiceContext, withinDays = DEADLINE_ALERT_MS / 86_400_000, limit = 200): Promise<DueView[]> {
-  const now = ctx.clock.now();
-  const due = await disputesDueBefore(ctx.db, new Date(now.getTime() + withinDays * 86_400_000), limit);
-  return due.map((d) => ({ ...disputeView(d), deadline: deadlineState(d, now) }));
+/**
+ * Live disputes whose deadline passes within `withinDays` (overdue ones included), soonest first; `mode`: test
+ * keys' (sandbox merchants') or live keys' only (issue 25 item 26).
+ */
+export async function disputesDueSoon(ctx: ServiceContext, withinDays = DEADLINE_ALERT_MS / 86_400_000, limit = 200, mode?: KeyMode): Promise<DueView[]> {
+  const due = await disputesDueBefore(ctx.db, ctx.clock.now(), withinDays * 86_400_000, limit, mode);
+  return due.map(({ clockNow, ...d }) => ({ ...disputeView(d), deadline: deadlineState(d, clockNow) }));
 }
 
 /**
  * The dispute worker's alert: each live dispute whose deadline is within DEADLINE_ALERT_MS (or passed) is
- * alerted once per deadline (a warning in the log that an operator's alerting reads; the /metrics gauges count
- * them). Answers how many were alerted this time.
+ * alerted once per deadline (a warning in the log that an operator's alerting reads, with its merchant's key `mode`:
+ * an alert on live ones matches `"mode":"live"`; the /metrics gauges count them). Answers how many were alerted this time.
  */
 export async function alertDeadlines(ctx: ServiceContext): Promise<number> {
   const now = ctx.clock.now();
   let alerted = 0;
-  for (const d of await disputesDueBefore(ctx.db, new Date(now.getTime() + DEADLINE_ALERT_MS), 500)) {
+  let modes: Map<string, KeyMode> | undefined;
+  for (const d of await disputesDueBefore(ctx.db, now, DEADLINE_ALERT_MS, 500)) {
     if (!d.dueAt || !(await recordDeadlineAlert(ctx.db, d.id, d.dueAt, now))) continue;
     alerted += 1;
-    ctx.logger.warn({ alert: 'dispute_deadline', dispute_id: d.id, payment_id: d.paymentId, merchant_id: d.merchantId, due_at: d.dueAt.toISOString(), deadline: deadlineState(d, now), status: d.status },
+    modes ??= await merchantModes(ctx.db);
+    ctx.logger.warn({ alert: 'dispute_deadline', dispute_id: d.id, payment_id: d.paymentId, merchant_id: d.merchantId, mode: modes.get(d.merchantId) ?? 'live', due_at: d.dueAt.toISOString(), deadline: deadlineState(d, d.clockNow), status: d.status },
       'dispute deadline near: defend or accept it before it passes');
   }
   return alerted;
@@ -161,15 +166,19 @@ export async function alertDeadlines(ctx: ServiceContext): Promise<number> {
 /**
  * /metrics: live disputes due soon and overdue, per merchant; and the current month's (UTC) dispute and
  * fraud-dispute ratios per merchant, MID and currency in basis points (integers: 90 = 0.90 %), with whether the
- * month is over the monitoring threshold (VDMP's default, docs/operators/disputes.md).
+ * month is over the monitoring threshold (VDMP's default, docs/operators/disputes.md). Every series carries `mode`
+ * (test: a test key's, i.e. a sandbox merchant's; live: a live key's), issue 25 item 26: an alert reads
+ * `{mode="live"}` and a sandbox chargeback never pages anyone.
  */
 export async function disputeMetricLines(ctx: Pick<ServiceContext, 'db' | 'clock'>): Promise<string[]> {
   const now = ctx.clock.now();
-  const due = await disputesDueBefore(ctx.db, new Date(now.getTime() + DEADLINE_ALERT_MS), 10_000);
+  const due = await disputesDueBefore(ctx.db, now, DEADLINE_ALERT_MS, 10_000);
+  const modes = await merchantModes(ctx.db);
+  const modeOf = (merchantId: string) => modes.get(merchantId) ?? 'live';
   const counts = new Map<string, { due_soon: number; overdue: number }>();
   for (const d of due) {
     const c = counts.get(d.merchantId) ?? { due_soon: 0, overdue: 0 };
-    const state = deadlineState(d, now);
+    const state = deadlineState(d, d.clockNow);
     if (state === 'due_soon' || state === 'overdue') c[state] += 1;
     counts.set(d.merchantId, c);
   }
@@ -177,23 +186,23 @@ export async function disputeMetricLines(ctx: Pick<ServiceContext, 'db' | 'clock
   const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const to = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
   const ratios = await disputeRatioRows(ctx.db, from, to);
-  const threshold = await thresholdOf(ctx);
-  const labels = (r: { merchantId: string; midId: string | null; currency: string }) => `merchant="${esc(r.merchantId)}",mid="${esc(r.midId ?? '')}",currency="${esc(r.currency)}"`;
+  const thresholdFor = await merchantThresholds(ctx);
+  const labels = (r: { merchantId: string; midId: string | null; currency: string }) => `merchant="${esc(r.merchantId)}",mid="${esc(r.midId ?? '')}",currency="${esc(r.currency)}",mode="${modeOf(r.merchantId)}"`;
   return [
-    '# HELP portcullis_dispute_ratio_basis_points Chargebacks raised this month (UTC) per payment captured in it, in basis points, per merchant, MID and currency.',
+    '# HELP portcullis_dispute_ratio_basis_points Chargebacks raised this month (UTC) per payment captured in it, in basis points, per merchant, MID, currency and key mode.',
     '# TYPE portcullis_dispute_ratio_basis_points gauge',
     ...ratios.map((r) => `portcullis_dispute_ratio_basis_points{${labels(r)}} ${ratioBp(r.disputeCount, r.settledCount)}`),
     '# HELP portcullis_fraud_dispute_ratio_basis_points Fraud chargebacks raised this month (UTC) per payment captured in it, in basis points.',
     '# TYPE portcullis_fraud_dispute_ratio_basis_points gauge',
     ...ratios.map((r) => `portcullis_fraud_dispute_ratio_basis_points{${labels(r)}} ${ratioBp(r.fraudCount, r.settledCount)}`),
-    `# HELP portcullis_dispute_over_threshold 1 when this month's chargebacks are over the monitoring threshold (the operator's, default ${DEFAULT_RATIO_THRESHOLD.ratioBp} bp and ${DEFAULT_RATIO_THRESHOLD.minCount} chargebacks).`,
+    `# HELP portcullis_dispute_over_threshold 1 when this month's chargebacks are over the monitoring threshold (the merchant's own, else the platform's, default ${DEFAULT_RATIO_THRESHOLD.ratioBp} bp and ${DEFAULT_RATIO_THRESHOLD.minCount} chargebacks).`,
     '# TYPE portcullis_dispute_over_threshold gauge',
-    ...ratios.map((r) => `portcullis_dispute_over_threshold{${labels(r)}} ${overThreshold(r.disputeCount, r.settledCount, threshold) ? 1 : 0}`),
-    `# HELP portcullis_disputes_due_soon Live disputes whose deadline passes within ${DEADLINE_ALERT_MS / 86_400_000} days, per merchant.`,
+    ...ratios.map((r) => `portcullis_dispute_over_threshold{${labels(r)}} ${overThreshold(r.disputeCount, r.settledCount, thresholdFor(r.merchantId)) ? 1 : 0}`),
+    `# HELP portcullis_disputes_due_soon Live disputes whose deadline passes within ${DEADLINE_ALERT_MS / 86_400_000} days, per merchant and key mode.`,
     '# TYPE portcullis_disputes_due_soon gauge',
-    ...[...counts].map(([m, c]) => `portcullis_disputes_due_soon{merchant="${esc(m)}"} ${c.due_soon}`),
-    '# HELP portcullis_disputes_overdue Live disputes whose deadline has passed, per merchant.',
+    ...[...counts].map(([m, c]) => `portcullis_disputes_due_soon{merchant="${esc(m)}",mode="${modeOf(m)}"} ${c.due_soon}`),
+    '# HELP portcullis_disputes_overdue Live disputes whose deadline has passed, per merchant and key mode.',
     '# TYPE portcullis_disputes_overdue gauge',
-    ...[...counts].map(([m, c]) => `portcullis_disputes_overdue{merchant="${esc(m)}"} ${c.overdue}`),
+    ...[...counts].map(([m, c]) => `portcullis_disputes_overdue{merchant="${esc(m)}",mode="${modeOf(m)}"} ${c.overdue}`),
   ];
 }

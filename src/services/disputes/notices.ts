@@ -25,6 +25,7 @@ async function applyNotice(ctx: ServiceContext, source: DisputeSource, midId: st
   const payment = notice.paymentRef ? await getPayment(ctx.db, notice.paymentRef).catch(() => undefined) : undefined;
   const matched = payment && payment.midId === midId && (notice.currency === undefined || notice.currency === payment.currency);
   if (!payment || !matched) return keepUnmatched(ctx, source, notice, 'no payment of this MID');
+  if (notice.signature === 'unverifiable') return keepUnmatched(ctx, source, notice, 'signature not verifiable');
   try {
     const { applied } = await applyDisputeChange(ctx, {
       paymentId: payment.id, source, externalRef: notice.disputeRef, event: notice.event, noticeKey: notice.noticeKey, actor: source,
@@ -42,7 +43,7 @@ async function applyNotice(ctx: ServiceContext, source: DisputeSource, midId: st
 async function keepUnmatched(ctx: ServiceContext, source: DisputeSource, notice: DisputeNotice, why: string): Promise<NoticeResult> {
   await insertUnmatched(ctx.db, {
     id: newId(), source, noticeKey: notice.noticeKey, event: notice.acquirerEvent, paymentRef: notice.paymentRef ?? null,
-    payload: { ...notice.payload, why }, receivedAt: ctx.clock.now(),
+    payload: { ...notice.payload, why, ...(notice.signature ? { signature: notice.signature } : {}) }, receivedAt: ctx.clock.now(),
   });
   return 'unmatched';
 }

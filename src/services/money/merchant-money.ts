@@ -19,7 +19,10 @@ import { entriesOfPayment, entriesOfPayments, type StoredEntry } from '../../sto
 import { getPayment } from '../../store/payments-repo.ts';
 import { getStatement, type Statement } from '../../store/settlements-repo.ts';
 import { merchantBalancesOf, type BalanceView } from '../admin/money.ts';
-import { listMerchantStatements, readStatement, statementCsv, type LineView, type StatementView } from '../admin/statements.ts';
+import { listMerchantStatements, payoutsDue, readStatement, statementCsv, type LineView, type StatementView } from '../admin/statements.ts';
+import { moneyTermsOf } from '../../store/ledger-repo.ts';
+import { nextSettlement } from '../../domain/ledger/periods.ts';
+import { scheduleOf } from './settlement.ts';
 
 /** A payment's fee and net amount so far, from its entries (read through `sql`: a transaction sees its own). */
 export async function paymentMoney(sql: Sql, payment: Pick<Payment, 'id' | 'merchantId'>): Promise<PaymentMoney> {
@@ -72,6 +75,54 @@ export async function paymentLedgerOf(ctx: ServiceContext, paymentId: string, me
 
 /** The merchant's balances per currency (O(1): the running balances). */
 export const merchantBalances = (ctx: ServiceContext, merchantId: string): Promise<BalanceView[]> => merchantBalancesOf(ctx, merchantId);
+
+/** A currency's payouts: what the statements made and not paid yet will pay, and when the next statement comes. */
+export interface PayoutOutlookView {
+  currency: string;
+  /** What the unpaid statements pay (each its net, up to the available balance left): the next transfer's amount. */
+  awaiting_payout: string;
+  /** How many unpaid statements pay something. */
+  awaiting_statements: number;
+  /** The end of the oldest unpaid statement's period (null: none awaits). */
+  awaiting_since: string | null;
+}
+
+export interface MerchantMoneyView {
+  merchant_id: string;
+  balances: BalanceView[];
+  payouts: PayoutOutlookView[];
+  settlement: {
+    frequency: string;
+    delay_days: number;
+    /** The next statement's period end (captures before it are in it) and the earliest instant it is made. */
+    next_period_to: string;
+    next_statement_at: string;
+  };
+}
+
+/**
+ * The merchant's money at a glance (the portal's home: balance and next payout): its balances per currency, the
+ * payout its unpaid statements make (as the operators' payout file computes it), and when its next statement is
+ * made by its settlement terms (domain/ledger/periods.ts nextSettlement).
+ */
+export async function merchantMoneyOverview(ctx: ServiceContext, merchantId: string): Promise<MerchantMoneyView> {
+  const [balances, due, terms] = await Promise.all([merchantBalances(ctx, merchantId), payoutsDue(ctx, merchantId), moneyTermsOf(ctx.db, merchantId)]);
+  const currencies = [...new Set([...balances.map((b) => b.currency), ...due.map((d) => d.statement.currency)])].sort();
+  const payouts = currencies.map((currency): PayoutOutlookView => {
+    const mine = due.filter((d) => d.statement.currency === currency);
+    const amount = mine.reduce((sum, d) => sum + d.amount, 0n);
+    return {
+      currency, awaiting_payout: formatAmount(amount, currency), awaiting_statements: mine.length,
+      awaiting_since: mine[0]?.statement.periodTo.toISOString() ?? null,
+    };
+  });
+  const schedule = scheduleOf(terms);
+  const next = nextSettlement(ctx.clock.now(), schedule);
+  return {
+    merchant_id: merchantId, balances, payouts,
+    settlement: { frequency: schedule.frequency, delay_days: schedule.delayDays, next_period_to: next.periodEnd.toISOString(), next_statement_at: next.at.toISOString() },
+  };
+}
 
 /** The merchant's statements, newest first. */
 export function merchantStatements(ctx: ServiceContext, merchantId: string, filter: { unpaid?: boolean; limit?: number } = {}): Promise<StatementView[]> {

@@ -5,17 +5,12 @@
  * the portal never tells another business's ids apart from unknown ones. The screen's own checks add nothing.
  */
 import { GatewayError } from '../../domain/errors.ts';
-import { merchantMayDo, type MerchantPermission, type MerchantRole } from '../../domain/merchant-roles.ts';
+import { merchantMayDo, type MerchantPermission } from '../../domain/merchant-roles.ts';
 import type { AuditActor } from '../../store/audit-repo.ts';
+import type { MerchantUserFields } from '../../store/merchant-users-repo.ts';
 
-export interface PortalUser {
+export interface PortalUser extends MerchantUserFields {
   userId: string;
-  email: string;
-  name: string;
-  role: MerchantRole;
-  /** The user's business: one merchant, or a group (exactly one is set). */
-  merchantId: string | null;
-  groupId: string | null;
   /** The merchants the user sees: its merchant, or its group's members now. */
   merchantIds: readonly string[];
 }

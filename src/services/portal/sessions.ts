@@ -5,8 +5,8 @@
  */
 import type { ServiceContext } from '../context.ts';
 import { GatewayError } from '../../domain/errors.ts';
-import { hashOperatorPassword, verifyOperatorPassword } from '../../domain/operator-passwords.ts';
-import { ABSOLUTE_TIMEOUT_MS, IDLE_TIMEOUT_MS, TOUCH_INTERVAL_MS, newCsrfToken, newSessionSecret, sessionAlive, sessionDigest } from '../../domain/console-session.ts';
+import { signInPasswordMatches } from '../../domain/operator-passwords.ts';
+import { IDLE_TIMEOUT_MS, TOUCH_INTERVAL_MS, openSession, sessionAlive, sessionDigest, type OpenedSession } from '../../domain/console-session.ts';
 import { newId } from '../../domain/ids.ts';
 import { findMerchantSignInUser, merchantsOfUser } from '../../store/merchant-users-repo.ts';
 import {
@@ -18,25 +18,14 @@ import { checkSecondFactor, type SecondFactor } from '../two-factor.ts';
 
 export type { PortalSession };
 
-export interface OpenedPortalSession {
-  id: string;
-  userId: string;
-  secret: string;
-  csrfToken: string;
-  expiresAt: Date;
-  needsEnrolment: boolean;
-}
-
-let decoy: Promise<string> | undefined;
+export type OpenedPortalSession = OpenedSession;
 
 export async function signInPortal(ctx: ServiceContext, email: string, password: string, second: SecondFactor): Promise<OpenedPortalSession> {
   const user = await findMerchantSignInUser(ctx.db, email);
-  const digest = user?.passwordHash ?? (await (decoy ??= hashOperatorPassword('decoy password, never valid')));
-  const valid = await verifyOperatorPassword(password, digest);
-  if (!user?.passwordHash || !valid) throw new GatewayError('consoleSignInFailed');
+  if (!(await signInPasswordMatches(user?.passwordHash, password)) || !user) throw new GatewayError('consoleSignInFailed');
   const now = ctx.clock.now();
   const { needsEnrolment, usedRecoveryCode } = await checkSecondFactor(ctx, 'merchant', user.id, second);
-  const session = { id: newId(), userId: user.id, secret: newSessionSecret(), csrfToken: newCsrfToken(), expiresAt: new Date(now.getTime() + ABSOLUTE_TIMEOUT_MS), needsEnrolment };
+  const session = openSession(newId(), user.id, now, needsEnrolment);
   await ctx.db.transaction(async (tx) => {
     await purgeDeadPortalSessions(tx, now, IDLE_TIMEOUT_MS);
     await insertPortalSession(tx, { id: session.id, digest: sessionDigest(session.secret), userId: user.id, csrfToken: session.csrfToken, now, expiresAt: session.expiresAt, needsEnrolment });
@@ -55,7 +44,7 @@ export async function livePortalSession(ctx: ServiceContext, secret: string): Pr
   const session = await findPortalSession(ctx.db, sessionDigest(secret));
   const now = ctx.clock.now();
   if (!session || !sessionAlive(session, now)) return undefined;
-  if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) await touchPortalSession(ctx.db, session.id, now, TOUCH_INTERVAL_MS);
+  if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) await touchPortalSession(ctx.db, session.id, now, TOUCH_INTERVAL_MS, IDLE_TIMEOUT_MS);
   return session;
 }
 

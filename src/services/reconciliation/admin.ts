@@ -5,6 +5,7 @@
  * open row, audited), the exceptions as CSV (page by page), and the open exceptions per acquirer and day.
  */
 import type { ServiceContext } from '../context.ts';
+import type { Sql } from '../../store/database.ts';
 import { GatewayError, type FieldError } from '../../domain/errors.ts';
 import { isUuid } from '../../domain/ids.ts';
 import { formatAmount, isKnownCurrency, parseAmount } from '../../domain/money.ts';
@@ -119,8 +120,9 @@ export function batchView(i: StoredImport): BatchView {
   };
 }
 
-export async function listBatches(ctx: ServiceContext, f: { midId?: string; limit?: number }): Promise<BatchView[]> {
-  return (await listImports(ctx.db, { ...(f.midId ? { midId: f.midId } : {}), limit: f.limit ?? 100 })).map(batchView);
+/** Batches newest first; `mode`: of test or live keys' MIDs only (a MID's mode is its merchant's; issue 25 item 26). */
+export async function listBatches(ctx: ServiceContext, f: { midId?: string; mode?: 'test' | 'live'; limit?: number }): Promise<BatchView[]> {
+  return (await listImports(ctx.db, { ...(f.midId ? { midId: f.midId } : {}), ...(f.mode ? { mode: f.mode } : {}), limit: f.limit ?? 100 })).map(batchView);
 }
 
 export async function readBatch(ctx: ServiceContext, id: string): Promise<BatchView> {
@@ -197,6 +199,8 @@ export interface RowQuery {
   open?: 'true' | 'false';
   from?: string;
   to?: string;
+  /** Rows of test or live keys' MIDs only (issue 25 item 26). */
+  mode?: 'test' | 'live';
   after?: string;
   limit?: number;
 }
@@ -216,7 +220,7 @@ function filterOf(q: RowQuery, limit: number): RowFilter {
   if (problems.length > 0) throw GatewayError.invalid(problems);
   return {
     ...(q.batch_id ? { importId: q.batch_id } : {}), ...(q.mid_id ? { midId: q.mid_id } : {}), ...(q.outcome ? { outcome: q.outcome } : {}),
-    ...(q.open === 'true' ? { open: true } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}), ...(q.after ? { afterId: q.after } : {}), limit,
+    ...(q.open === 'true' ? { open: true } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}), ...(q.mode ? { mode: q.mode } : {}), ...(q.after ? { afterId: q.after } : {}), limit,
   };
 }
 
@@ -283,7 +287,8 @@ export async function actOnRow(ctx: ServiceContext, actor: AuditActor, id: strin
   if (!input.note || input.note.trim() === '') throw GatewayError.field('note', 'should say why (it is kept in the audit log).');
   const row = await rowById(ctx.db, id);
   if (!row || !row.live) throw new GatewayError('notFound');
-  if (row.resolution !== null || !['mismatched', 'missing', 'unexpected'].includes(row.outcome)) throw GatewayError.field('id', `the row is not an open exception (${row.resolution ?? row.outcome}).`);
+  if (row.resolution !== null) throw new GatewayError('reconRowResolved');
+  if (!['mismatched', 'missing', 'unexpected'].includes(row.outcome)) throw GatewayError.field('id', `the row is not an open exception (${row.outcome}).`);
   let paymentId = row.paymentId ?? undefined;
   if (input.action === 'link') {
     const target = input.payment_id && isUuid(input.payment_id) ? await getPayment(ctx.db, input.payment_id) : undefined;
@@ -291,22 +296,30 @@ export async function actOnRow(ctx: ServiceContext, actor: AuditActor, id: strin
     if (target.midId !== row.midId) throw GatewayError.field('payment_id', 'the payment went through another MID.');
     paymentId = target.id;
   }
-  if (input.action === 'dispute') {
-    paymentId = input.payment_id ?? paymentId;
-    if (!paymentId) throw GatewayError.field('payment_id', 'the row names no payment: say which payment the dispute is on.');
-    await openDispute(ctx, actor, paymentId, { event: 'chargeback', ...(row.outcome !== 'missing' ? { amount: formatAmount(row.amount, row.currency) } : {}), note: input.note });
-  }
   const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
+  // The row's compare-and-set (open -> resolved) and what the action does commit together: of two operators acting
+  // on one row at once, the loser's compare-and-set finds it resolved, throws, and posts or opens nothing.
+  const resolve = async (tx: Sql): Promise<RowView> => {
     const done = await resolveRow(tx, id, { resolution: RESOLUTION_OF[input.action], note: input.note, by: actor.name, at: now, ...(paymentId ? { paymentId } : {}) });
-    if (!done) throw GatewayError.field('id', 'the row was resolved meanwhile.');
+    if (!done) throw new GatewayError('reconRowResolved');
     if (input.action === 'accept' && done.line !== 0 && done.recordKey && done.paymentId && MATCHED_KINDS.has(done.kind as RecordKind)) {
       const payment = await getPayment(tx, done.paymentId);
       if (payment) await insertEntries(tx, settlementEntries(done, { key: done.recordKey, paymentId: done.paymentId, merchantId: payment.merchantId }, done.midId), now);
     }
     await appendAudit(tx, { actor, action: `reconciliation.${input.action}`, objectType: 'reconciliation_row', objectId: id, before: rowView(row), after: rowView(done), details: { note: input.note } }, now);
     return rowView(done);
-  });
+  };
+  if (input.action === 'dispute') {
+    paymentId = input.payment_id ?? paymentId;
+    if (!paymentId) throw GatewayError.field('payment_id', 'the row names no payment: say which payment the dispute is on.');
+    let view: RowView | undefined;
+    // The dispute opens in the same transaction as the row's compare-and-set (run first in it).
+    await openDispute(ctx, actor, paymentId, { event: 'chargeback', ...(row.outcome !== 'missing' ? { amount: formatAmount(row.amount, row.currency) } : {}), note: input.note }, async (tx) => {
+      view = await resolve(tx);
+    });
+    return view!;
+  }
+  return ctx.db.transaction(resolve);
 }
 
 // --- the open exceptions per acquirer and day ---------------------------------------------------------------
@@ -320,8 +333,8 @@ export interface SummaryView {
   amount: string;
 }
 
-export async function unreconciledSummary(ctx: ServiceContext, q: { from?: string }): Promise<SummaryView[]> {
+export async function unreconciledSummary(ctx: ServiceContext, q: { from?: string; mode?: 'test' | 'live' }): Promise<SummaryView[]> {
   const from = q.from === undefined ? undefined : new Date(q.from);
   if (from && Number.isNaN(from.getTime())) throw GatewayError.field('from', 'should be an ISO 8601 date or instant.');
-  return (await openSummary(ctx.db, { ...(from ? { from } : {}) })).map((s) => ({ mid_id: s.midId, day: s.day, currency: s.currency, outcome: s.outcome, rows: s.rows, amount: formatAmount(s.amount, s.currency) }));
+  return (await openSummary(ctx.db, { ...(from ? { from } : {}), ...(q.mode ? { mode: q.mode } : {}) })).map((s) => ({ mid_id: s.midId, day: s.day, currency: s.currency, outcome: s.outcome, rows: s.rows, amount: formatAmount(s.amount, s.currency) }));
 }

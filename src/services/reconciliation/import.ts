@@ -14,7 +14,7 @@ import type { Sql } from '../../store/database.ts';
 import { GatewayError, type FieldError } from '../../domain/errors.ts';
 import { isUuid, newId } from '../../domain/ids.ts';
 import { duplicateKey, MATCHED_KINDS, splitCsvLine, type LineProblem, type ReportRow } from '../../domain/reconciliation/report.ts';
-import { adyenLayout, isAdyenHeader, profileColumnsMissing, profileLayout, type Layout } from '../../domain/reconciliation/layouts.ts';
+import { adyenLayout, isAdyenHeader, isUpstreamHeader, profileColumnsMissing, profileLayout, upstreamLayout, type Layout } from '../../domain/reconciliation/layouts.ts';
 import { matchRows, type OurRecord } from '../../domain/reconciliation/matcher.ts';
 import { expectedFee, feeDifference } from '../../domain/reconciliation/buy-rates.ts';
 import { addToTotals, batchFlags, type BatchTotals } from '../../domain/reconciliation/batch.ts';
@@ -63,6 +63,7 @@ export function defaultProfile(midId: string, now: Date): ReconProfile {
 function layoutFor(headerLine: string, profile: ReconProfile): { layout: Layout; separator: string } | undefined {
   const comma = splitCsvLine(headerLine, ',');
   if (comma && isAdyenHeader(comma)) return { layout: adyenLayout(comma), separator: ',' };
+  if (comma && isUpstreamHeader(comma)) return { layout: upstreamLayout(), separator: ',' };
   const p = profile.csvProfile;
   if (!p) return undefined;
   const separator = p.separator ?? ',';
@@ -86,6 +87,10 @@ export async function importReport(ctx: ServiceContext, actor: AuditActor, input
   const now = ctx.clock.now();
   try {
     return await ctx.db.transaction(async (tx) => {
+      // A file's statements are each a page's work, planned while the tables' statistics lag the rows the
+      // transaction writes: their estimates can pass jit_above_cost, and compiling a plan (0.6 s seen) costs more
+      // than running it (a few ms). SET LOCAL: for this transaction only.
+      await tx.query('SET LOCAL jit = off');
       // One import per MID at a time: its profile row is the lock.
       let profile = await profileOf(tx, mid.id);
       if (!profile) await saveProfile(tx, (profile = defaultProfile(mid.id, now)));
@@ -97,16 +102,46 @@ export async function importReport(ctx: ServiceContext, actor: AuditActor, input
       let batchKey = input.batch;
       let previous: StoredImport | undefined;
       let first = true;
-      const match = pageMatcher(ctx, tx, mid.id, profile, now);
+      const matcher = pageMatcher(ctx, tx, mid.id, profile);
+      // Pages go through the connection as a pipeline, so that it always has the next statement while this
+      // process parses and matches: a page's lookup of our records is sent as soon as the page is read, then the
+      // page before it is matched and its writes (its rows, its ledger entries) sent. The connection runs
+      // statements in the order sent, so a page's lookup sees every page's writes but the one just before it:
+      // the records that page took are kept (one page's keys) and left out of the lookup's answer. A failed
+      // statement surfaces at the next page or at the end, failing the file. In flight at most: one page's
+      // lookup and the page before's writes (constant memory).
+      let pending: { page: PageRow[]; found: Promise<StoredRecord[]> } | undefined;
+      let lastTaken: ReadonlySet<string> = new Set();
+      let writing: Promise<unknown> = Promise.resolve();
+      const decide = async () => {
+        if (!pending) return;
+        const { page, found } = pending;
+        pending = undefined;
+        // A lookup fails when a write before it did (the transaction is aborted): that write's error is the one.
+        const records = await found.catch(async (err: unknown) => { await writing; throw err; });
+        const entries = await matcher.decide(page, records, lastTaken);
+        lastTaken = new Set(page.flatMap((r) => (r.result?.recordKey && (r.result.outcome === 'matched' || r.result.outcome === 'mismatched') ? [r.result.recordKey] : [])));
+        const written = Promise.all([insertEntries(tx, entries, now), insertRows(tx, id, mid.id, page)]);
+        written.catch(() => undefined);
+        const before = writing;
+        writing = Promise.all([before, written]);
+        writing.catch(() => undefined);
+      };
       const read = await readFile(tx, id, mid, profile, input.body, async (page) => {
+        if (page.length === 0) {
+          await decide();
+          return void (await writing);
+        }
         if (first) {
           first = false;
           batchKey ??= page.find((r) => r.batch)?.batch ?? undefined;
           previous = batchKey === undefined ? undefined : await liveImportOfBatch(tx, mid.id, batchKey);
           if (previous) await supersede(tx, previous.id, id);
         }
-        await match(page);
-        await insertRows(tx, id, mid.id, page);
+        const found = matcher.lookup(page);
+        found.catch(() => undefined);
+        await decide();
+        pending = { page, found };
       });
       if (read.problems.length > 0 || read.more > 0) throw problemsError(read.problems, read.more);
       const existing = await importByDigest(tx, mid.id, read.digest);
@@ -162,7 +197,10 @@ async function* linesOf(body: Readable, hash: ReturnType<typeof createHash>): As
 
 type PageRow = ReportRow & { dupKey: string | undefined; result?: RowOutcome };
 
-/** Reads the stream line by line, handing each page of rows to `flush` (not once the file has a problem). */
+/**
+ * Reads the stream line by line, handing each page of rows to `flush` (not once the file has a problem), and an
+ * empty page when the last is handed (flush then waits for the pages' writes).
+ */
 async function readFile(tx: Sql, importId: string, mid: { id: string; currencies: string[] | null }, profile: ReconProfile, body: Readable, flush: (page: PageRow[]) => Promise<void>): Promise<ReadResult> {
   const hash = createHash('sha256');
   const out: ReadResult = { digest: '', layout: 'unknown', rows: 0, batch: null, totals: new Map(), periodFrom: null, periodTo: null, problems: [], more: 0 };
@@ -201,6 +239,7 @@ async function readFile(tx: Sql, importId: string, mid: { id: string; currencies
   else if (chosen && out.rows === 0 && out.problems.length === 0) problem({ line: 2, message: 'the file has a header and no rows.' });
   if (out.problems.length === 0) {
     if (page.length > 0) await flush(page);
+    await flush([]);
     for (const d of await duplicateLines(tx, importId, MAX_PROBLEMS)) problem({ line: d.line, message: `duplicates line ${d.first}.` });
   }
   out.digest = hash.digest('hex');
@@ -235,47 +274,64 @@ export function settlementEntries(row: Pick<ReportRow, 'kind' | 'amount' | 'curr
 
 /**
  * Matches a page of rows against our records (found by the page's references, then by its amounts within the
- * window), checks fees, sets each row's result, and posts the matched rows' entries.
+ * window), checks fees, sets each row's result; the matched rows' entries, for the caller to post.
  */
-function pageMatcher(ctx: ServiceContext, tx: Sql, midId: string, profile: ReconProfile, now: Date): (page: PageRow[]) => Promise<void> {
+function pageMatcher(ctx: ServiceContext, tx: Sql, midId: string, profile: ReconProfile): {
+  lookup(page: readonly PageRow[]): Promise<StoredRecord[]>;
+  decide(page: PageRow[], byRef: readonly StoredRecord[], taken: ReadonlySet<string>): Promise<LedgerEntry[]>;
+} {
   const account = accountName('acquirer_receivable', { merchantId: '', acquirer: midId });
   const windowMs = profile.windowDays * DAY_MS;
   const countries = new Map<string, string | null>();
-  return async (page) => {
-    const rows = page.filter((r) => MATCHED_KINDS.has(r.kind));
-    if (rows.length === 0) return;
-    const acq = [...new Set(rows.map((r) => r.acquirerRef).filter((v): v is string => !!v))];
-    const ids = [...new Set(rows.map((r) => r.merchantRef).filter((v): v is string => !!v))];
-    const byRef = await recordsByRefs(tx, midId, account, acq, ids);
-    const known = new Set(byRef.flatMap((r) => [r.acquirerRef ?? '', r.paymentId]));
-    const loose = rows.filter((r) => !(r.acquirerRef && known.has(r.acquirerRef)) && !(r.merchantRef && known.has(r.merchantRef)));
-    let byAmount: StoredRecord[] = [];
-    if (loose.length > 0) {
-      let lo = Infinity;
-      let hi = -Infinity;
-      for (const r of loose) { const t = r.bookedAt.getTime(); if (t < lo) lo = t; if (t > hi) hi = t; }
-      const amounts = [...new Map(loose.map((r) => [`${r.currency}|${r.amount}`, { currency: r.currency, amount: r.amount }])).values()];
-      byAmount = await recordsByAmounts(tx, midId, account, amounts, new Date(lo - windowMs), new Date(hi + windowMs));
-    }
-    const stored = [...new Map([...byRef, ...byAmount].map((r) => [r.key, r])).values()];
-    const merchantOf = new Map(stored.map((r) => [r.key, r.merchantId]));
-    const records = await regionsOf(ctx, tx, stored, countries);
-    const rowOf = new Map<number, PageRow>(rows.map((r) => [r.line, r]));
-    const entries: LedgerEntry[] = [];
-    for (const res of matchRows(rows, records, { windowMs })) {
-      const row = rowOf.get(res.line)!;
-      const differences = [...res.differences];
-      let expected: bigint | null = null;
-      if (res.record) {
-        expected = expectedFee(profile.buyRates, row, { method: res.record.method, region: res.record.region }) ?? null;
-        const fee = feeDifference(row, expected ?? undefined);
-        if (fee) differences.push(fee);
+  return {
+    /**
+     * Our untaken records the page's rows name by the acquirer's reference (the payments our references name that
+     * these did not find are read by decide: usually none, a report's rows carry both references of one payment).
+     */
+    lookup(page) {
+      const acq = new Set<string>();
+      for (const r of page) if (MATCHED_KINDS.has(r.kind) && r.acquirerRef) acq.add(r.acquirerRef);
+      return recordsByRefs(tx, midId, account, [...acq], []);
+    },
+    /** The page's rows matched with those records (less `taken`: the previous page's), then by amount and date. */
+    async decide(page, found, taken) {
+      const rows = page.filter((r) => MATCHED_KINDS.has(r.kind));
+      if (rows.length === 0) return [];
+      const seen = new Set(found.map((r) => r.paymentId));
+      const ids = [...new Set(rows.flatMap((r) => (r.merchantRef && !seen.has(r.merchantRef) ? [r.merchantRef] : [])))];
+      const byId = ids.length === 0 ? [] : await recordsByRefs(tx, midId, account, [], ids);
+      const all = byId.length === 0 ? found : [...found, ...byId];
+      const byRef = taken.size === 0 ? all : all.filter((r) => !taken.has(r.key));
+      const known = new Set(byRef.flatMap((r) => [r.acquirerRef ?? '', r.paymentId]));
+      const loose = rows.filter((r) => !(r.acquirerRef && known.has(r.acquirerRef)) && !(r.merchantRef && known.has(r.merchantRef)));
+      let byAmount: StoredRecord[] = [];
+      if (loose.length > 0) {
+        let lo = Infinity;
+        let hi = -Infinity;
+        for (const r of loose) { const t = r.bookedAt.getTime(); if (t < lo) lo = t; if (t > hi) hi = t; }
+        const amounts = [...new Map(loose.map((r) => [`${r.currency}|${r.amount}`, { currency: r.currency, amount: r.amount }])).values()];
+        byAmount = (await recordsByAmounts(tx, midId, account, amounts, new Date(lo - windowMs), new Date(hi + windowMs))).filter((r) => !taken.has(r.key));
       }
-      const outcome = res.outcome === 'unexpected' ? 'unexpected' : differences.length === 0 ? 'matched' : 'mismatched';
-      row.result = { outcome, matchedBy: res.by ?? null, paymentId: res.record?.paymentId ?? null, recordKey: res.record?.key ?? null, differences, expectedFee: expected };
-      if (outcome === 'matched') entries.push(...settlementEntries(row, { key: res.record!.key, paymentId: res.record!.paymentId, merchantId: merchantOf.get(res.record!.key)! }, midId));
-    }
-    await insertEntries(tx, entries, now);
+      const stored = [...new Map([...byRef, ...byAmount].map((r) => [r.key, r])).values()];
+      const merchantOf = new Map(stored.map((r) => [r.key, r.merchantId]));
+      const records = await regionsOf(ctx, tx, stored, countries);
+      const rowOf = new Map<number, PageRow>(rows.map((r) => [r.line, r]));
+      const entries: LedgerEntry[] = [];
+      for (const res of matchRows(rows, records, { windowMs })) {
+        const row = rowOf.get(res.line)!;
+        const differences = [...res.differences];
+        let expected: bigint | null = null;
+        if (res.record) {
+          expected = expectedFee(profile.buyRates, row, { method: res.record.method, region: res.record.region }) ?? null;
+          const fee = feeDifference(row, expected ?? undefined);
+          if (fee) differences.push(fee);
+        }
+        const outcome = res.outcome === 'unexpected' ? 'unexpected' : differences.length === 0 ? 'matched' : 'mismatched';
+        row.result = { outcome, matchedBy: res.by ?? null, paymentId: res.record?.paymentId ?? null, recordKey: res.record?.key ?? null, differences, expectedFee: expected };
+        if (outcome === 'matched') entries.push(...settlementEntries(row, { key: res.record!.key, paymentId: res.record!.paymentId, merchantId: merchantOf.get(res.record!.key)! }, midId));
+      }
+      return entries;
+    },
   };
 }
 

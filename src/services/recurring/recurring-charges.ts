@@ -17,6 +17,7 @@ import { newId } from '../../domain/ids.ts';
 import { scheduleForRequest } from '../schedules/subscriptions.ts';
 import { CARD_ON_FILE } from './card-on-file.ts';
 import { chargedAs, intentOf } from '../../domain/operations.ts';
+import { asThreeDsResult, threeDsResultOf } from '../../domain/risk/rules.ts';
 
 /** Which chains an action may charge: RECURRING_SALE a sale chain, RECURRING_DEBIT a debit chain, Checkout either. */
 export type ChainKind = 'sale' | 'debit' | 'any';
@@ -72,6 +73,9 @@ function chargeDetails(input: RecurringChargeInput, baseUrl: string): PaymentDet
     cardMask: init.details.cardMask,
     gatewayUrl: baseUrl,
   };
+  // What the risk screen knows of 3-D Secure before the charge: the chain's first payment's (its three_ds condition).
+  const threeDs = threeDsResultOf(init.threeDs) ?? asThreeDsResult(init.details.chainThreeDs);
+  if (threeDs) details.chainThreeDs = threeDs;
   // The acquirer's own reference of the stored card (its recurring chain), for a merchant-initiated charge.
   if (typeof init.details.storedCardReference === 'string') details.storedCardReference = init.details.storedCardReference;
   if (input.channel === 's2s_card') details.noCallbacks = input.callbackUrl === undefined && !merchant.notificationUrl;

@@ -13,10 +13,10 @@ import { cardBrandByPrefix } from '../../domain/card.ts';
 import { evaluateRisk, emailDomain, type RiskEvaluation, type RiskFacts, type RuleScope } from '../../domain/risk/evaluate.ts';
 import { cardFingerprint, deriveRiskKey, keyedHash } from '../../domain/risk/fingerprint.ts';
 import { parseIp, SAMPLE_IP_TABLE } from '../../domain/risk/ip.ts';
-import { MAX_WINDOW_MINUTES, velocityConditions, velocityKey, type RiskRuleSet, type ThreeDsResult, type VelocityCondition } from '../../domain/risk/rules.ts';
-import { windowStart, withCurrent, type VelocityKeys } from '../../domain/risk/velocity.ts';
+import { MAX_WINDOW_MINUTES, velocityConditions, velocityKey, type RiskRuleSet, type ThreeDsResult, type VelocityBy, type VelocityCondition } from '../../domain/risk/rules.ts';
+import { countedMeasures, windowStart, withCurrent, type CountedMeasures, type VelocityKeys } from '../../domain/risk/velocity.ts';
 import { CARD_TESTING_DEFAULTS } from '../../domain/risk/defaults.ts';
-import { countOutcome, pruneVelocity, readForScreen, recordScreen, ruleSetsOf, scopesWithListEntries, type CounterRead, type ListProbe, type ScreenRead, type ScreenRecord } from '../../store/risk-repo.ts';
+import { countOutcome, pruneVelocity, readForScreen, recordScreen, ruleSetsOf, scopesWithListEntries, velocityInUse, type CounterRead, type ListProbe, type ScreenRead, type ScreenRecord } from '../../store/risk-repo.ts';
 import { loadCard, type Keyring } from '../../store/card-vault.ts';
 import { riskMetrics } from './metrics.ts';
 
@@ -70,8 +70,11 @@ const cacheOf = (ctx: ServiceContext): Map<string, Cached> => {
   return cache;
 };
 
-/** Forgets a scope's cached rule set (after a save on this node). */
-export const forgetRuleSet = (ctx: ServiceContext, scope: string): void => void cacheOf(ctx).delete(scope);
+/** Forgets a scope's cached rule set, and which counters the rules read (after a save on this node). */
+export const forgetRuleSet = (ctx: ServiceContext, scope: string): void => {
+  cacheOf(ctx).delete(scope);
+  countedCaches.delete(ctx.db);
+};
 
 /**
  * A cache refill that requests arriving meanwhile share: under load every request in flight finds an entry stale
@@ -112,6 +115,28 @@ export async function ruleSetsFor(ctx: ServiceContext, merchantId: string): Prom
     if (c.set) out.push({ scope: i === 0 ? 'platform' : 'merchant', set: c.set, version: c.version });
   }
   return out;
+}
+
+// --- which counters any rule reads, cached per node ---------------------------------------------------------
+
+const countedCaches = new WeakMap<object, { at: number; counted: CountedMeasures }>();
+
+/**
+ * The counters a payment keeps: those the velocity conditions of any scope's running rules read (the platform's
+ * defaults while it has no rule set saved). Counters are platform-wide (a merchant's rule by card reads the card's
+ * attempts at every merchant), so every payment keeps what any rule reads. Read again after RULES_TTL_MS, or at once
+ * after a save on this node; a rule on a counter no rule read before counts from then on (docs/operators/risk.md).
+ */
+async function countedFor(ctx: ServiceContext): Promise<CountedMeasures> {
+  const cached = countedCaches.get(ctx.db);
+  const now = Date.now();
+  if (cached && now - cached.at < RULES_TTL_MS) return cached.counted;
+  await sharedRead(ctx, 'counted', async () => {
+    const { conditions, platformSaved } = await velocityInUse(ctx.db);
+    const defaults = platformSaved ? [] : velocityConditions([CARD_TESTING_DEFAULTS], { merchantId: '', sandbox: false });
+    countedCaches.set(ctx.db, { at: now, counted: countedMeasures([...conditions, ...defaults]) });
+  });
+  return countedCaches.get(ctx.db)!.counted;
 }
 
 // --- which scopes have lists, cached per node ---------------------------------------------------------------
@@ -163,14 +188,25 @@ async function panOf(ctx: ServiceContext, s: RiskSubject): Promise<string | unde
   return (await loadCard(ctx.db, ctx.keyring, s.vaultId))?.pan();
 }
 
-function keysOf(key: Buffer, s: RiskSubject, fingerprint: string | undefined): VelocityKeys {
+/**
+ * The payment's keys (the card's fingerprint always: lists and the dispute feed read it). The others are keyed
+ * hashes, each a call into the native HMAC: only those a counter is kept or read by (`needed`; undefined: all).
+ */
+function keysOf(key: Buffer, s: RiskSubject, fingerprint: string | undefined, needed?: ReadonlySet<VelocityBy>): VelocityKeys {
   const keys: VelocityKeys = { merchant: s.merchantId };
   if (fingerprint) keys.card = fingerprint;
-  if (s.email) keys.email = keyedHash(key, 'email', s.email.trim().toLowerCase());
-  if (s.ip) keys.ip = keyedHash(key, 'ip', s.ip);
-  if (s.sessionId) keys.session = keyedHash(key, 'session', s.sessionId);
-  if (s.deviceId) keys.device = keyedHash(key, 'device', s.deviceId);
+  if (s.email && (!needed || needed.has('email'))) keys.email = keyedHash(key, 'email', s.email.trim().toLowerCase());
+  if (s.ip && (!needed || needed.has('ip'))) keys.ip = keyedHash(key, 'ip', s.ip);
+  if (s.sessionId && (!needed || needed.has('session'))) keys.session = keyedHash(key, 'session', s.sessionId);
+  if (s.deviceId && (!needed || needed.has('device'))) keys.device = keyedHash(key, 'device', s.deviceId);
   return keys;
+}
+
+/** The dimensions a payment needs keys for: those its counters are kept by and those its rules read. */
+function neededDimensions(counted: CountedMeasures | undefined, conditions: readonly VelocityCondition[]): Set<VelocityBy> {
+  const needed = new Set<VelocityBy>(conditions.map((v) => v.by));
+  if (counted) for (const list of [counted.attempts, counted.outcomes, counted.members]) for (const by of list) needed.add(by);
+  return needed;
 }
 
 function factsOf(ctx: ServiceContext, s: RiskSubject, pan: string | undefined): RiskFacts {
@@ -226,9 +262,11 @@ export async function evaluateScreen(ctx: ServiceContext, s: RiskSubject): Promi
   const secret = riskKeyOf(ctx.keyring);
   const fingerprint = pan ? cardFingerprint(secret, pan) : undefined;
   const facts = factsOf(ctx, s, pan);
-  const keys = keysOf(secret, s, fingerprint);
   // A charge the payer is not present for skips velocity (issue 26), so its counters are neither read nor kept.
-  const { reads, absent } = s.merchantInitiated ? { reads: [], absent: [] } : counterReads(velocityConditions(sets.map((x) => x.set), s), keys, now);
+  const conditions = s.merchantInitiated ? [] : velocityConditions(sets.map((x) => x.set), s);
+  const counted = s.merchantInitiated ? undefined : await countedFor(ctx);
+  const keys = keysOf(secret, s, fingerprint, neededDimensions(counted, conditions));
+  const { reads, absent } = counterReads(conditions, keys, now);
   const scopes = [PLATFORM_SCOPE, s.merchantId];
   const lists = await anyLists(ctx, scopes);
   // Nothing to read (no counter a rule could use, no list entry anywhere the payment could hit): no statement.
@@ -241,12 +279,14 @@ export async function evaluateScreen(ctx: ServiceContext, s: RiskSubject): Promi
     const stored = read.counters.get(r.id);
     if (stored) velocity.set(r.id, withCurrent(r.measure, stored.value, { ...current, cardSeen: stored.memberSeen }, r.currency || s.currency));
   }
-  const evaluation = evaluateRisk(sets, facts, { velocity, lists: read.lists });
+  const evaluation = evaluateRisk(sets, facts, { velocity, lists: read.lists, absent });
   const reviewDeadline = evaluation.action === 'review' ? new Date(now.getTime() + REVIEW_DEADLINE_MINUTES * 60_000) : undefined;
   const record: ScreenRecord = {
     paymentId: s.paymentId, merchantId: s.merchantId, evaluation, keys, card: fingerprint ?? null, amount: s.amount, currency: s.currency,
-    count: !s.merchantInitiated, review: reviewDeadline ? { deadline: reviewDeadline } : null, now,
+    // A review is queued only by a path that holds the payment for it (services/attempt/screen.ts holdsForReview).
+    count: !s.merchantInitiated, review: null, now,
   };
+  if (counted) record.counted = counted;
   riskMetrics.observe(evaluation);
   if (evaluation.failed.length > 0) {
     ctx.logger.error({ merchantId: s.merchantId, paymentId: s.paymentId, failed: evaluation.failed.map((f) => ({ scope: f.scope, index: f.index, name: f.name, error: f.error })) }, 'risk: a rule failed and was skipped');

@@ -19,6 +19,7 @@ import { checkoutCallback } from '../callbacks/checkout-callback.ts';
 import { s2sCardCallback } from '../callbacks/s2s-card-callback.ts';
 import type { CallbackBuilder, PaymentEvent } from '../callbacks/fields.ts';
 import { CARD_ON_FILE } from '../recurring/card-on-file.ts';
+import { asThreeDsResult, threeDsResultOf } from '../../domain/risk/rules.ts';
 
 /** Where a charge stands on its chain, kept with its payment. */
 export interface ScheduleCharge {
@@ -44,6 +45,12 @@ export function chargeInstant(charge: Pick<ScheduleCharge, 'dueDate' | 'simulate
   return charge.simulated ? startOfDay(charge.dueDate) : now;
 }
 
+/** The chain's 3-D Secure result: its origin payment's own, or the one the origin (a charge) carried. */
+function chainThreeDsOf(origin: Payment): PaymentDetails {
+  const result = threeDsResultOf(origin.threeDs) ?? asThreeDsResult(origin.details.chainThreeDs);
+  return result ? { chainThreeDs: result } : {};
+}
+
 /** Card facts and chain ids the charge carries into its callbacks and status lookups. */
 function chargeDetails(chain: DueChain, charge: ScheduleCharge, transactionId: string, route: ChargeRoute | undefined): PaymentDetails {
   const { subscription: s, origin } = chain;
@@ -57,6 +64,8 @@ function chargeDetails(chain: DueChain, charge: ScheduleCharge, transactionId: s
     merchantInitiated: true, cof: CARD_ON_FILE.scheduled, lastTransId: transactionId, scheduleCharge: charge,
     // The acquirer's own reference of the chain's stored card, sent with every charge (services/attempt/request.ts).
     ...(typeof d.storedCardReference === 'string' ? { storedCardReference: d.storedCardReference } : {}),
+    // The 3-D Secure result the chain started under, for the risk screen's three_ds condition.
+    ...chainThreeDsOf(origin),
   };
 }
 

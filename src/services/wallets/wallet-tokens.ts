@@ -8,7 +8,7 @@ import type { ServiceContext, WalletTrust } from '../context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { CardData } from '../../connectors/types.ts';
 import { loadMerchantConfig, openWalletSecrets } from '../../store/merchant-config-repo.ts';
-import { claimWalletToken } from '../../store/wallet-token-uses.ts';
+import { claimWalletToken, pruneWalletTokenUses } from '../../store/wallet-token-uses.ts';
 import { decryptGooglePayToken } from '../../domain/wallets/google-pay-token.ts';
 import { decryptApplePayToken, merchantIdHashOf } from '../../domain/wallets/apple-pay-token.ts';
 import { parseJsonObject, refuse, type TokenResult } from '../../domain/wallets/token-result.ts';
@@ -156,4 +156,15 @@ export async function claimVirtualToken(ctx: ServiceContext, merchant: Merchant,
   if (await claimOnce(ctx, merchant, wallet, `virtual:${text}`, new Date(ctx.clock.now().getTime() + APPLE_REPLAY_MEMORY_MS))) return { ok: true, value: paymentToken.trim() };
   ctx.logger.info({ merchantId: merchant.id, wallet, reason: 'token_replayed' }, 'wallet token refused');
   return refuse('token_replayed');
+}
+
+/** How long a use is kept past its token's expiry: room for nodes whose clocks disagree a little. */
+export const WALLET_TOKEN_USE_MARGIN_MS = 60 * 60_000;
+
+/**
+ * Deletes a batch of recorded wallet token uses whose token expired over WALLET_TOKEN_USE_MARGIN_MS ago (the risk
+ * pruner's pass): such a token is refused as expired before its use is looked up, so the row guards nothing.
+ */
+export async function pruneSpentWalletTokens(ctx: ServiceContext, limit = 10_000): Promise<number> {
+  return pruneWalletTokenUses(ctx.db, new Date(ctx.clock.now().getTime() - WALLET_TOKEN_USE_MARGIN_MS), limit);
 }

@@ -53,6 +53,13 @@
 
   /** The sheet's token goes to the gateway as a plain form POST (with a page variant's payer fields): the answer is the next page. */
   function submitToken(w, token) {
+    // Only this wallet's payer fields go (two page variants ask fields of the same names).
+    var boxes = doc.querySelectorAll('.express-wallet');
+    for (var b = 0; b < boxes.length; b++) {
+      if (boxes[b].getAttribute('data-method') === w.method) continue;
+      var others = boxes[b].querySelectorAll('input, select, textarea');
+      for (var o = 0; o < others.length; o++) others[o].disabled = true;
+    }
     form.elements.method.value = w.method;
     form.elements.wallet.value = w.wallet;
     form.elements.payment_token.value = token;
@@ -158,12 +165,28 @@
     session.begin();
   }
 
+  /** The payer fields above this wallet's button (at the top of the page, beside the other wallets'), checked. */
+  function fieldsValid(method) {
+    var boxes = doc.querySelectorAll('.express-wallet');
+    for (var b = 0; b < boxes.length; b++) {
+      if (boxes[b].getAttribute('data-method') !== method) continue;
+      var inputs = boxes[b].querySelectorAll('input, select, textarea');
+      for (var i = 0; i < inputs.length; i++) {
+        if (!inputs[i].checkValidity()) {
+          inputs[i].reportValidity();
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
   // --- the buttons, and the page's own Pay button while a wallet is the chosen method ---------------
   function run(method) {
     var w = byMethod(method);
     if (!w) return;
-    // A payment-page variant's payer fields first (they belong to #wallet-form).
-    if (!form.reportValidity()) return;
+    // A payment-page variant's payer fields first (they belong to #wallet-form; only this wallet's are asked).
+    if (!fieldsValid(method)) return;
     if (w.mode === 'simulator') return openSimulator(w);
     if (w.wallet === 'googlepay') return payGoogle(w);
     return payApple(w);

@@ -199,6 +199,35 @@
 
   // --- collecting the card (card frame) ---------------------------------------------------------------
 
+  /*
+   * The payer's device id for the risk engine (src/domain/risk/device.ts): the one the SDK handed over at init (kept
+   * in the shop page's storage), else one kept in this frame's storage (often refused to a third-party frame), else
+   * one for this page: 16 random bytes in base64url.
+   */
+  var pageDevice;
+  var givenDevice = null;
+  function deviceId() {
+    if (givenDevice) return givenDevice;
+    var key = 'portcullis.device';
+    try {
+      var kept = window.localStorage.getItem(key);
+      if (kept && /^[A-Za-z0-9_-]{16,64}$/.test(kept)) return kept;
+    } catch (e) {
+      /* no storage */
+    }
+    if (!pageDevice) {
+      var bytes = new Uint8Array(16);
+      window.crypto.getRandomValues(bytes);
+      pageDevice = btoa(String.fromCharCode.apply(null, Array.prototype.slice.call(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    }
+    try {
+      window.localStorage.setItem(key, pageDevice);
+    } catch (e) {
+      /* kept for this page only */
+    }
+    return pageDevice;
+  }
+
   function randomId() {
     var bytes = new Uint8Array(16);
     window.crypto.getRandomValues(bytes);
@@ -261,7 +290,7 @@
       credentials: 'same-origin',
       cache: 'no-store',
       headers: { 'content-type': 'application/json', token: token },
-      body: JSON.stringify({ card_number: digits(values.card.value), card_expiry: values.expiry.value, card_cvv: values.cvv.value, browser: browserInfo() })
+      body: JSON.stringify({ card_number: digits(values.card.value), card_expiry: values.expiry.value, card_cvv: values.cvv.value, browser: browserInfo(), device_id: deviceId() })
     }).then(function (res) {
       return res.json().catch(function () {
         return {};
@@ -309,6 +338,7 @@
     token = data.token;
     instance = data.instance;
     if (typeof data.placeholder === 'string') input.placeholder = data.placeholder.slice(0, 64);
+    if (typeof data.device === 'string' && /^[A-Za-z0-9_-]{16,64}$/.test(data.device)) givenDevice = data.device;
     applyStyle(data.style);
     input.disabled = false;
     send({ type: 'ready' });
