@@ -2,7 +2,7 @@
 // Runs the type check, then every test file with node's test runner, compiled to JavaScript first
 // (scripts/test-build.mjs: plain node starts each test process in a third of tsx's CPU).
 // Node 20's runner takes no globs, so the files are listed here.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { compileTests, compiledPath, removeCompiled } from './test-build.mjs';
@@ -68,7 +68,35 @@ const files = only.length > 0 ? only.map((f) => path.resolve(f)).sort() : startO
 const CHILD_ENTRIES = ['src/cli/admin.ts'].map((f) => path.join(root, f));
 const compiled = await compileTests(root, [...files, ...CHILD_ENTRIES]);
 process.on('SIGINT', () => {}); // the runner gets it too and ends; then the compiled files are removed below
-const result = spawnSync(
+
+/**
+ * A test file that hangs (a test waiting forever, or a process kept alive by a handle after its tests) would
+ * hold the whole run until CI's own limit and leave no output behind. Every file gets a limit of its own instead:
+ * past it the watchdog names the file and kills its process, the runner reports it failed, and the run goes on.
+ */
+const FILE_LIMIT_S = Number(process.env.TEST_FILE_TIMEOUT_S ?? 1200);
+function startWatchdog(compiledDir) {
+  const timer = setInterval(() => {
+    const ps = spawnSync('ps', ['-eo', 'pid=,etimes=,args='], { encoding: 'utf8' });
+    if (ps.status !== 0) return;
+    for (const line of ps.stdout.split('\n')) {
+      const match = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
+      if (!match || !match[3].includes(compiledDir)) continue;
+      const file = match[3].split(' ').find((arg) => arg.endsWith('.test.js'));
+      if (!file || Number(match[2]) <= FILE_LIMIT_S || match[3].includes('--test-reporter')) continue;
+      console.error(`\nWATCHDOG: ${path.relative(compiledDir, file)} ran ${match[2]} s (limit ${FILE_LIMIT_S} s): killed.\n`);
+      try {
+        process.kill(Number(match[1]), 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }, 30_000);
+  timer.unref();
+  return timer;
+}
+
+const runner = spawn(
   process.execPath,
   [
     '--enable-source-maps',
@@ -77,6 +105,10 @@ const result = spawnSync(
     // does not live long enough to earn back (12 to 30 % less CPU per file measured, the fuzzers included).
     '--liftoff-only',
     '--test',
+    // A file's process ends when its tests have: a handle left open by mistake cannot keep it (and the run) alive.
+    '--test-force-exit',
+    // No single test waits longer than this (it fails with a timeout, naming itself).
+    `--test-timeout=${Number(process.env.TEST_TIMEOUT_S ?? 900) * 1000}`,
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     // Where the time went, file by file (scripts/test-timings.mjs): the slowest files after the summary.
@@ -87,5 +119,8 @@ const result = spawnSync(
   ],
   { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', PORTCULLIS_TEST_BUILD: compiled } },
 );
+const watchdog = startWatchdog(compiled);
+const status = await new Promise((resolve) => runner.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 1))));
+clearInterval(watchdog);
 removeCompiled(compiled);
-process.exit(result.status ?? 1);
+process.exit(status);
