@@ -181,6 +181,8 @@ export interface FollowUpRequest {
 /** What an inquiry can name: our payment id (always) and what we know of it. */
 export interface InquiryRequest {
   paymentId: string;
+  /** What the payment asked of the acquirer: some acquirers sign a payout's lookups otherwise (akurateco: Formula 6). */
+  intent?: AuthorizeRequest['intent'];
   reference?: string;
   amount?: bigint;
   currency?: string;

@@ -12,6 +12,7 @@ import { SANDBOX_CONNECTOR } from '../connectors/registry.ts';
 import { SUCCESS_CARD, PAYOUT_CARD } from '../domain/test-cards.ts';
 import { GatewayError } from '../domain/errors.ts';
 import { Secret } from '../domain/secret.ts';
+import { intentOf } from '../domain/operations.ts';
 
 const NO_CREDENTIALS = new Secret<Readonly<Record<string, string>>>({});
 
@@ -89,7 +90,7 @@ export function followUpRequest(p: Payment, amount: bigint, transId?: string): F
 
 export function inquiryRequest(p: Payment): InquiryRequest {
   return {
-    paymentId: p.id, amount: p.amount, currency: p.currency,
+    paymentId: p.id, intent: intentOf(p), amount: p.amount, currency: p.currency,
     ...(typeof p.details.connectorRef === 'string' ? { reference: p.details.connectorRef } : {}),
     ...(p.payer.email ? { payerEmail: p.payer.email } : {}),
     ...(p.details.first6Last4 ? { first6Last4: p.details.first6Last4 } : {}),

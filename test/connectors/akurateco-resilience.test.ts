@@ -8,10 +8,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
-import { sale, startListener, type Listener } from '../s2s-card/support.ts';
+import { EMAIL, f5, PAYOUT_CARD, sale, startListener, type Listener } from '../s2s-card/support.ts';
 import { startChain, startProxy, upstreamPayments, ourPayment, type Chain, type Proxy } from './support.ts';
 import { needsOperatorOf } from '../../src/store/payments-repo.ts';
 import { PaymentRecheck } from '../../src/workers/payment-recheck.ts';
+import { inquiryRequest, midAccess } from '../../src/services/connector-access.ts';
+import { listMids } from '../../src/services/queries/merchants.ts';
 import { assembleGateway } from '../../src/gateway.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -139,6 +141,64 @@ for (const { kind, skip } of await storeKinds()) {
       const [cb] = await merchant.waitFor(1);
       assert.equal(cb!.fields.trans_id, id);
       assert.equal(cb!.fields.status, 'SETTLED');
+    });
+  });
+
+  describe(`akurateco: a payout's status inquiries (${kind})`, { skip }, () => {
+    let chain: Chain;
+    let proxy: Proxy;
+    const answers: { action: string; body: Record<string, unknown> }[] = [];
+    before(async () => {
+      chain = await startChain(kind, { upstreamWorkers: false, ourWorkers: false, ours: { notificationUrl: 'http://127.0.0.1:9/never' } });
+      // The upstream pays out, but its answer says PENDING: only an inquiry can tell us it settled.
+      proxy = await startProxy(`${chain.upstream.baseUrl}/post`, {
+        rewrite: (action, body) => {
+          if (action.startsWith('GET_TRANS_')) answers.push({ action, body: JSON.parse(body) as Record<string, unknown> });
+          return action === 'CREDIT2CARD' ? body.replace('"status":"SETTLED"', '"status":"PENDING"') : body;
+        },
+      });
+      await chain.ours.store.db.query("UPDATE mids SET settings = jsonb_set(settings, '{endpoint}', to_jsonb($1::text)) WHERE id = $2", [proxy.url, chain.midId]);
+      chain.ours.gateway.ctx.merchants.invalidate();
+    });
+    after(async () => {
+      await proxy?.close();
+      await chain?.close();
+    });
+
+    it('are signed as the upstream checks a CREDIT2CARD (Formula 6 by trans_id, no e-mail term): pending, resolved, looked up', async () => {
+      const { merchant } = chain.ours;
+      // Our merchant names the payee's e-mail; the CREDIT2CARD upstream carries none, so no lookup may hash it.
+      const res = await chain.ours.postForm('/post', {
+        client_key: merchant.key, action: 'CREDIT2CARD', order_id: `PO-${Date.now()}`, order_amount: '3.10', order_currency: 'USD',
+        order_description: 'payout', card_number: PAYOUT_CARD, payer_email: EMAIL, hash: f5(merchant.password, PAYOUT_CARD),
+      });
+      assert.equal(res.status, 200, res.text);
+      const id = res.body.trans_id as string;
+      const [up] = await upstreamPayments(chain, id);
+      assert.equal(up?.status, 'settled', 'the upstream paid out');
+      assert.equal((await ourPayment(chain.ours, id)).pendingOperation, 'authorize', 'pending here: the answer said PENDING');
+
+      // The re-check asks by our payment id (the upstream's order_id).
+      assert.equal(await new PaymentRecheck(chain.ours.gateway.ctx, { staleAfterMs: 0 }).runOnce(), 1);
+      assert.deepEqual(answers.map((a) => [a.action, a.body.result]), [['GET_TRANS_STATUS_BY_ORDER', 'SUCCESS']], JSON.stringify(answers));
+      const p = await ourPayment(chain.ours, id);
+      assert.equal(p.status, 'settled');
+      assert.equal(p.pendingOperation, null);
+      assert.equal(p.details.connectorRef, up!.id);
+
+      // Now that the upstream's trans_id is known: GET_TRANS_STATUS and GET_TRANS_DETAILS (reconciliation's).
+      const connector = chain.ours.gateway.ctx.connectors.get('akurateco')!;
+      const mid = (await listMids(chain.ours.gateway.ctx.db, merchant.id)).find((m) => m.id === chain.midId)!;
+      const access = midAccess(chain.ours.gateway.ctx, mid);
+      const status = await connector.inquire(inquiryRequest(p), access);
+      assert.equal(answers.at(-1)?.action, 'GET_TRANS_STATUS');
+      assert.equal(answers.at(-1)?.body.result, 'SUCCESS', JSON.stringify(answers.at(-1)));
+      assert.equal(status?.kind, 'approved', JSON.stringify(status));
+      const details = await connector.transactionDetails!(inquiryRequest(p), access);
+      assert.equal(answers.at(-1)?.action, 'GET_TRANS_DETAILS');
+      assert.ok(details.ok, JSON.stringify(details));
+      assert.equal(details.reference, up!.id);
+      assert.deepEqual(proxy.actions.filter((a) => a === 'CREDIT2CARD'), ['CREDIT2CARD'], 'paid out once');
     });
   });
 

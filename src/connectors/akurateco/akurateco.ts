@@ -1,7 +1,7 @@
 /**
  * A PSP of the same platform family as the upstream acquirer (`connector: akurateco`): our payments are forwarded
  * over its S2S CARD API, signed with its client_key and password and the family's hash formulas (F1, F2, F5,
- * F7). Its REDIRECT answers (3-D Secure, provider pages) are handed to our payer as they are; its term_url_3ds
+ * F6, F7). Its REDIRECT answers (3-D Secure, provider pages) are handed to our payer as they are; its term_url_3ds
  * brings the payer back to us, and its callbacks reach our notification endpoint for the MID.
  *
  * Transformers only: the request of each action, the outcome of each answer, the error table and the callback
@@ -31,6 +31,29 @@ const APPROVED_STATUSES: Readonly<Record<'sale' | 'auth' | 'payout', ReadonlySet
   sale: new Set(['SETTLED', 'REFUND', 'VOID', 'CHARGEBACK']),
   auth: new Set(['PENDING', 'SETTLED', 'REVERSAL', 'REFUND', 'VOID', 'CHARGEBACK']),
   payout: new Set(['SETTLED']),
+};
+
+type Intent = AuthorizeRequest['intent'];
+/** What an action on one of the upstream's payments is signed over: its id, the payer e-mail and card we sent it. */
+type SignedFacts = { id: string; payerEmail?: string; first6Last4?: string };
+type Formula = (password: string, p: SignedFacts) => Term[];
+type Lookup = 'GET_TRANS_STATUS' | 'GET_TRANS_DETAILS' | 'GET_TRANS_STATUS_BY_ORDER';
+
+const F2: Formula = (password, p) => s2sCard.f2(p.payerEmail ?? '', password, p.id, p.first6Last4 ?? '');
+const F6: Formula = (password, p) => s2sCard.f6(password, p.id, p.first6Last4 ?? '');
+const F7: Formula = (password, p) => s2sCard.f7(p.payerEmail ?? '', password, p.id, p.first6Last4 ?? '');
+/** F7 of a payout: its CREDIT2CARD sent no payer_email, and a term never sent is left out (wire-reference 1). */
+const F7_NO_EMAIL: Formula = (password, p) => s2sCard.f7('', password, p.id, p.first6Last4 ?? '');
+
+/**
+ * The lookups (wire-reference 1.2): the field that names the payment and the formula per intent of the payment
+ * looked up. A sale's or an authorization's by trans_id take Formula 2, a CREDIT2CARD payout's Formula 6; by
+ * order_id, Formula 7.
+ */
+const LOOKUPS: Readonly<Record<Lookup, { by: 'trans_id' | 'order_id'; formula: Readonly<Record<Intent, Formula>> }>> = {
+  GET_TRANS_STATUS: { by: 'trans_id', formula: { sale: F2, auth: F2, payout: F6 } },
+  GET_TRANS_DETAILS: { by: 'trans_id', formula: { sale: F2, auth: F2, payout: F6 } },
+  GET_TRANS_STATUS_BY_ORDER: { by: 'order_id', formula: { sale: F7, auth: F7, payout: F7_NO_EMAIL } },
 };
 
 /** acceptHeaders -> accept_headers: connectors get browser details camelCased, the family's form names them snake_case. */
@@ -76,6 +99,9 @@ function chainOf(a: Answer, transId: string): { storedCardReference?: string } {
   const token = str(a.recurring_token);
   return token ? { storedCardReference: `${transId}:${token}` } : {};
 }
+
+/** The intent of the payment an inquiry names: the request's own, else the one our first request kept in its state. */
+const intentOf = (p: InquiryRequest): Intent => p.intent ?? (p.state?.intent as Intent | undefined) ?? 'sale';
 
 function upstreamChain(reference: string | undefined): { firstTransId: string; token: string } | undefined {
   const [firstTransId, token] = (reference ?? '').split(':');
@@ -197,10 +223,20 @@ export class AkuratecoConnector implements CardConnector {
     return f;
   }
 
+  /** CAPTURE, CREDITVOID and VOID on the payment trans_id names (Formula 2). */
   private byTrans(action: string, mid: MidAccess, p: { transId: string; payerEmail?: string; first6Last4?: string }, extra: Record<string, string> = {}): URLSearchParams {
     const { clientKey, password } = credentialsOf(mid);
     const f = new URLSearchParams({ action, client_key: clientKey, trans_id: p.transId, ...extra });
-    f.set('hash', this.hash(s2sCard.f2(p.payerEmail ?? '', password, p.transId, p.first6Last4 ?? '')));
+    f.set('hash', this.hash(F2(password, { ...p, id: p.transId })));
+    return f;
+  }
+
+  /** A lookup of a payment of the given intent, signed with the formula LOOKUPS gives it. */
+  private lookup(action: Lookup, mid: MidAccess, intent: Intent, p: SignedFacts): URLSearchParams {
+    const { clientKey, password } = credentialsOf(mid);
+    const { by, formula } = LOOKUPS[action];
+    const f = new URLSearchParams({ action, client_key: clientKey, [by]: p.id });
+    f.set('hash', this.hash(formula[intent](password, p)));
     return f;
   }
 
@@ -263,8 +299,8 @@ export class AkuratecoConnector implements CardConnector {
   async complete(state: ConnectorState, _result: ChallengeResult, mid?: MidAccess): Promise<ConnectorOutcome> {
     if (!mid) throw new Error('akurateco: no MID');
     // The upstream applied the payer's decision before sending them back; its status is the truth.
-    const intent = (state.intent ?? 'sale') as AuthorizeRequest['intent'];
-    const answer = await this.post(mid, this.byTrans('GET_TRANS_STATUS', mid, { transId: state.upstreamTransId ?? '', payerEmail: state.payerEmail, first6Last4: state.first6Last4 }));
+    const intent = (state.intent ?? 'sale') as Intent;
+    const answer = await this.post(mid, this.lookup('GET_TRANS_STATUS', mid, intent, { id: state.upstreamTransId ?? '', payerEmail: state.payerEmail, first6Last4: state.first6Last4 }));
     return this.statusOutcome(answer, intent, state.currency ?? '');
   }
 
@@ -291,17 +327,14 @@ export class AkuratecoConnector implements CardConnector {
 
   async inquire(p: InquiryRequest, mid?: MidAccess): Promise<ConnectorOutcome | undefined> {
     if (!mid) throw new Error('akurateco: no MID');
-    const intent = (p.state?.intent ?? 'sale') as AuthorizeRequest['intent'];
+    const intent = intentOf(p);
     const currency = p.currency ?? p.state?.currency ?? '';
     const upstreamTransId = p.state?.upstreamTransId || p.reference;
     if (upstreamTransId) {
-      return this.statusOutcome(await this.post(mid, this.byTrans('GET_TRANS_STATUS', mid, { transId: upstreamTransId, payerEmail: p.payerEmail, first6Last4: p.first6Last4 })), intent, currency);
+      return this.statusOutcome(await this.post(mid, this.lookup('GET_TRANS_STATUS', mid, intent, { id: upstreamTransId, payerEmail: p.payerEmail, first6Last4: p.first6Last4 })), intent, currency);
     }
     // Never learnt the upstream's trans_id (the answer was lost): our payment id is its order_id (Formula 7).
-    const { clientKey, password } = credentialsOf(mid);
-    const f = new URLSearchParams({ action: 'GET_TRANS_STATUS_BY_ORDER', client_key: clientKey, order_id: p.paymentId });
-    f.set('hash', this.hash(s2sCard.f7(p.payerEmail ?? '', password, p.paymentId, p.first6Last4 ?? '')));
-    const answer = await this.post(mid, f);
+    const answer = await this.post(mid, this.lookup('GET_TRANS_STATUS_BY_ORDER', mid, intent, { id: p.paymentId, payerEmail: p.payerEmail, first6Last4: p.first6Last4 }));
     if (answer.result === 'ERROR' && str(answer.error_message)?.startsWith('Order does not exist')) {
       // The upstream never took the order: nothing was charged, and with our inquiry coming minutes after the
       // request, nothing will be.
@@ -317,10 +350,7 @@ export class AkuratecoConnector implements CardConnector {
   async transactionDetails(p: InquiryRequest, mid?: MidAccess): Promise<UpstreamDetails> {
     if (!mid) throw new Error('akurateco: no MID');
     if (!p.reference) return { ok: false, error: 'the upstream\'s trans_id was never learnt' };
-    const payout = p.state?.intent === 'payout';
-    const f = this.byTrans('GET_TRANS_DETAILS', mid, { transId: p.reference, payerEmail: p.payerEmail, first6Last4: p.first6Last4 });
-    if (payout) f.set('hash', this.hash(s2sCard.f6(credentialsOf(mid).password, p.reference, p.first6Last4 ?? '')));
-    const a = await this.post(mid, f);
+    const a = await this.post(mid, this.lookup('GET_TRANS_DETAILS', mid, intentOf(p), { id: p.reference, payerEmail: p.payerEmail, first6Last4: p.first6Last4 }));
     if (a.result !== 'SUCCESS') return { ok: false, error: `GET_TRANS_DETAILS answered ${String(a.result)}${str(a.error_message) ? `: ${str(a.error_message)}` : ''}` };
     const list = Array.isArray(a.transactions) ? (a.transactions as Record<string, unknown>[]) : [];
     return {
