@@ -179,17 +179,16 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
     query,
     async transaction(fn) {
       const client = await connect(true);
+      // COMMIT and ROLLBACK too wait for any statement still running or queued (never sent before it).
+      const tx = oneAtATime(client);
       let failure: unknown;
       try {
-        const result = await fn({
-          query: async <T>(text: string, params?: readonly unknown[]) =>
-            (await client.query(prepared(text, params))).rows as T[],
-        });
-        await client.query('COMMIT');
+        const result = await fn(tx);
+        await tx.query('COMMIT');
         return result;
       } catch (err) {
         failure = err;
-        if (!isConnectionFailure(err)) await client.query('ROLLBACK').catch(() => undefined);
+        if (!isConnectionFailure(err)) await tx.query('ROLLBACK').catch(() => undefined);
         throw unavailableOr(err);
       } finally {
         client.release(failure !== undefined && isConnectionFailure(failure) ? (failure as Error) : undefined);
@@ -197,6 +196,24 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
     },
     close: () => pool.end(),
     listen: (channel, onEvent) => listenOn({ connectionString: opts.url, options: sessionOptions(opts.schema) }, channel, onEvent),
+  };
+}
+
+/**
+ * A transaction's statements, run one at a time on its connection in the order they are made: a statement made
+ * while another is running (a Promise.all over the transaction, a page's lookup sent while the page before is
+ * written) is sent when the one before it is done, failed or not. pg queued such statements itself, but warns that
+ * it does ("Calling client.query() when the client is already executing a query is deprecated") and pg 9 refuses
+ * them. pg sent a queued statement only after the one before finished too, so the order and the pace are pg's.
+ */
+function oneAtATime(client: pg.PoolClient): Sql {
+  let last: Promise<unknown> = Promise.resolve();
+  return {
+    query<T>(text: string, params?: readonly unknown[]): Promise<T[]> {
+      const run = last.then(async () => (await client.query(prepared(text, params))).rows as T[]);
+      last = run.catch(() => undefined);
+      return run;
+    },
   };
 }
 

@@ -12,6 +12,17 @@ import pg from 'pg';
 import { openPglite, openPostgres, type Database } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
 
+/**
+ * pg 9 refuses a statement sent on a client that is running another; pg 8 queues it and warns (once a process):
+ * "Calling client.query() when the client is already executing a query is deprecated". Every test file on the
+ * stores fails on that warning, with the stack that sent the statement (the warning's own).
+ */
+process.on('warning', (warning) => {
+  if (warning.name === 'DeprecationWarning' && warning.message.includes('already executing a query')) {
+    throw new Error(`pg: a statement was sent on a client already running one (pg 9 refuses it)\n${warning.stack ?? ''}`);
+  }
+});
+
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export type StoreKind = 'pglite' | 'postgres';

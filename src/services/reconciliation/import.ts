@@ -103,10 +103,11 @@ export async function importReport(ctx: ServiceContext, actor: AuditActor, input
       let previous: StoredImport | undefined;
       let first = true;
       const matcher = pageMatcher(ctx, tx, mid.id, profile);
-      // Pages go through the connection as a pipeline, so that it always has the next statement while this
-      // process parses and matches: a page's lookup of our records is sent as soon as the page is read, then the
-      // page before it is matched and its writes (its rows, its ledger entries) sent. The connection runs
-      // statements in the order sent, so a page's lookup sees every page's writes but the one just before it:
+      // Pages overlap with the connection's work, so that it always has the next statement while this process
+      // parses and matches: a page's lookup of our records is made as soon as the page is read, then the page
+      // before it is matched and its writes (its rows, its ledger entries) made. The transaction runs its
+      // statements one at a time in the order made (the store queues them: pg 9 refuses a statement sent while
+      // another runs), so a page's lookup sees every page's writes but the one just before it:
       // the records that page took are kept (one page's keys) and left out of the lookup's answer. A failed
       // statement surfaces at the next page or at the end, failing the file. In flight at most: one page's
       // lookup and the page before's writes (constant memory).
