@@ -9,9 +9,12 @@ import { collectErrors, compile } from '../domain/schema-errors.ts';
  * as Fastify's own validator would; anything not a plain decimal stays text and fails the check by name.
  */
 export function typeboxValidatorCompiler({ schema, httpPart }: { schema: unknown; httpPart?: string }) {
-  const check = compile(schema as TSchema);
+  // Compiled on the route's first request (most routes of a server built in a test, or a node sent one channel,
+  // are never called): building the server then costs no TypeBox compilation. compile() caches per schema object.
+  let check: ReturnType<typeof compile> | undefined;
   const numeric = httpPart === 'querystring' ? numericFields(schema as TSchema) : [];
   return (data: unknown) => {
+    check ??= compile(schema as TSchema);
     const value = numeric.length > 0 ? withNumbers(data, numeric) : data;
     return check.Check(value) ? { value } : { error: GatewayError.invalid(collectErrors(check, value)) };
   };
