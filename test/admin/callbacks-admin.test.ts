@@ -73,6 +73,20 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(again[1]!.raw, first.raw, 'the same signed body, the same event id');
     });
 
+    it('refuses a page size outside 1 to 1000 with the D3 400 on limit that the other lists answer', async () => {
+      for (const limit of ['1001', '9999', '0']) {
+        const res = await admin(`/admin/v1/callbacks?limit=${limit}`);
+        assert.equal(res.status, 400, limit);
+        const body = await res.json() as { http_code: number; error_message: string; errors: { error_message: string }[] };
+        assert.equal(body.http_code, 400);
+        assert.equal(body.error_message, 'Request data is invalid.');
+        assert.deepEqual(body.errors.map((e) => e.error_message), ['limit: This value should be between 1 and 1000.'], limit);
+      }
+      assert.equal((await admin('/admin/v1/callbacks?limit=1000')).status, 200);
+      const one = await admin('/admin/v1/callbacks?limit=1');
+      assert.equal(((await one.json()) as { callbacks: unknown[] }).callbacks.length, 1);
+    });
+
     it('answers 404 for an unknown callback', async () => {
       const res = await admin('/admin/v1/callbacks/00000000-0000-4000-8000-000000000000/resend', { method: 'POST' });
       assert.equal(res.status, 404);

@@ -51,6 +51,14 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(shown.status, 200, shown.text);
       assert.deepEqual([shown.body.event_type, shown.body.status, shown.body.attempt_log[0].outcome, shown.body.attempt_log[0].http_status], ['test', 'delivered', 'delivered', 200]);
 
+      // The list's page size: 1 to 1000, anything else the D3 400 on limit (never a silent cap).
+      assert.equal((await dev('GET', '/portal/v1/callbacks?limit=1')).body.callbacks.length, 1);
+      for (const limit of ['1001', '0']) {
+        const res = await dev('GET', `/portal/v1/callbacks?limit=${limit}`);
+        assert.equal(res.status, 400, res.text);
+        assert.deepEqual(res.body.errors.map((e: { error_message: string }) => e.error_message), ['limit: This value should be between 1 and 1000.'], res.text);
+      }
+
       const audit = await dev('GET', '/portal/v1/audit');
       assert.equal(audit.status, 403, 'a developer does not read the audit log');
       const owner = portalClient(t.baseUrl, await portalSignIn(t.baseUrl, (await invitedUser(t, ADMIN, { role: 'owner' })).email));

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
-import { listCallbacks, type CallbackFilter, type CallbackWithAttempts } from '../../services/queries/callbacks.ts';
+import { callbackPageSize, listCallbacks, DEFAULT_CALLBACK_PAGE, MAX_CALLBACK_PAGE, type CallbackFilter, type CallbackWithAttempts } from '../../services/queries/callbacks.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { blockedUrls, unblockCallbackUrl, MAX_BLOCKED_LISTED } from '../../services/admin/callback-urls.ts';
 import { resendNow, resendMany, sendTestCallback, MAX_BULK_RESEND } from '../../services/admin/callback-resend.ts';
@@ -29,7 +29,7 @@ const ListQuery = Type.Object({
   event: Type.Optional(EventFilter),
   state: Type.Optional(StateFilter),
   mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test: only test keys\' (sandbox merchants\') callbacks; live: only live keys\'. Absent: both.' })),
-  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: '1 to 1000 (default 100)' })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `Page size, 1 to ${MAX_CALLBACK_PAGE} (default ${DEFAULT_CALLBACK_PAGE}); outside that range: 400 on limit` })),
   cursor: Type.Optional(Type.String({ maxLength: 300, description: 'next_cursor of the page before' })),
 });
 type ListQuery = Static<typeof ListQuery>;
@@ -149,7 +149,7 @@ export function registerAdminCallbackRoutes(app: FastifyInstance, ctx: ServiceCo
     },
   }, async (req) => {
     const q = req.query;
-    const limit = Math.min(Math.max(q.limit ? Number(q.limit) : 100, 1), 1000);
+    const limit = callbackPageSize(q.limit);
     const after = decodeCursor(q.cursor, 2) as [string, string] | undefined;
     const now = ctx.clock.now();
     const list = await listCallbacks(ctx.db, { ...callbackFilter(q, now), ...(after ? { after } : {}), limit: limit + 1 });

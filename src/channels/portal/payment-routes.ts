@@ -13,6 +13,7 @@ import {
 } from '../../services/portal/payments.ts';
 import type { SearchQuery } from '../../services/admin/payment-search.ts';
 import { STATUS_NAMES, MAX_PAGE } from '../../services/admin/payment-search.ts';
+import { callbackPageSize, DEFAULT_CALLBACK_PAGE, MAX_CALLBACK_PAGE } from '../../services/queries/callbacks.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { allowedActions } from '../../domain/operator-actions.ts';
 import type { Payment, Transaction } from '../../domain/model/payment.ts';
@@ -99,7 +100,10 @@ const FiguresQuery = Type.Object({
   merchant_id: MerchantQuery,
 }, { additionalProperties: false });
 
-const CallbackQuery = Type.Object({ merchant_id: MerchantQuery, payment_id: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false });
+const CallbackQuery = Type.Object({
+  merchant_id: MerchantQuery, payment_id: Type.Optional(Type.String({ maxLength: 64 })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `How many, newest first: 1 to ${MAX_CALLBACK_PAGE} (default ${DEFAULT_CALLBACK_PAGE}); outside that range: 400 on limit` })),
+}, { additionalProperties: false });
 const Developers = Type.Object({
   merchant_id: Type.String(), name: Type.String(), merchant_key: Type.String(), sandbox: Type.Boolean({ description: 'true: a sandbox merchant (test cards, no money moves)' }),
   notification_url: Nullable(Type.String()),
@@ -228,7 +232,7 @@ export function registerPortalPaymentRoutes(app: FastifyInstance, ctx: ServiceCo
 
   app.get<{ Querystring: Static<typeof CallbackQuery> }>('/callbacks', {
     schema: { tags, security, summary: 'The merchant\'s callbacks, newest first, each with its deliveries', querystring: CallbackQuery, response: portalResponses({ 200: Type.Object({ callbacks: Type.Array(CallbackView) }) }) },
-  }, async (req) => ({ callbacks: (await portalCallbacks(ctx, userOf(req), req.query)).map((c) => presentCallback(c, ctx.clock.now())) }));
+  }, async (req) => ({ callbacks: (await portalCallbacks(ctx, userOf(req), { ...req.query, limit: callbackPageSize(req.query.limit) })).map((c) => presentCallback(c, ctx.clock.now())) }));
 
   app.get<{ Params: IdParams }>('/callbacks/:id', {
     schema: { tags, security, summary: 'One callback with every delivery attempt and its state in words (permission callbacks.read)', params: IdParams, response: portalResponses({ 200: CallbackView }, [404]) },
