@@ -16,36 +16,70 @@ export async function queueReceiptMail(sql: Sql, paymentId: string, recipient: s
   );
 }
 
-/** Claims the payment's receipt mail (a queued one, or a new one); false when it was claimed before. */
-export async function claimReceiptMail(sql: Sql, paymentId: string, recipient: string, now: Date): Promise<boolean> {
-  const queued = await sql.query<{ payment_id: string }>(
-    `UPDATE receipt_mails SET status = 'sending' WHERE payment_id = $1 AND status = 'pending' RETURNING payment_id`,
-    [paymentId],
+/** A claimed receipt mail: the attempts made before this one. */
+export interface ClaimedReceiptMail {
+  paymentId: string;
+  recipient: string;
+  attempts: number;
+}
+
+/**
+ * Claims the payment's receipt mail (a queued one that is due, or a new one); undefined when it was claimed before
+ * or waits for its next attempt.
+ */
+export async function claimReceiptMail(sql: Sql, paymentId: string, recipient: string, now: Date): Promise<ClaimedReceiptMail | undefined> {
+  const queued = await sql.query<{ recipient: string; attempts: number }>(
+    `UPDATE receipt_mails SET status = 'sending'
+      WHERE payment_id = $1 AND status = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= $2)
+      RETURNING recipient, attempts`,
+    [paymentId, now],
   );
-  if (queued.length === 1) return true;
+  if (queued[0]) return { paymentId, recipient: queued[0].recipient, attempts: queued[0].attempts };
   const rows = await sql.query<{ payment_id: string }>(
     `INSERT INTO receipt_mails (payment_id, recipient, status, created_at) VALUES ($1, $2, 'sending', $3)
      ON CONFLICT (payment_id) DO NOTHING RETURNING payment_id`,
     [paymentId, recipient, now],
   );
-  return rows.length === 1;
+  return rows.length === 1 ? { paymentId, recipient, attempts: 0 } : undefined;
 }
 
-/** Claims up to `limit` queued receipt mails, oldest first (any number of mailers may run: each row goes to one). */
-export async function claimQueuedReceiptMails(sql: Sql, limit: number): Promise<{ paymentId: string; recipient: string }[]> {
-  const rows = await sql.query<{ payment_id: string; recipient: string }>(
+/** Claims up to `limit` queued receipt mails that are due, oldest first (any number of mailers may run: each row goes to one). */
+export async function claimQueuedReceiptMails(sql: Sql, limit: number, now: Date): Promise<ClaimedReceiptMail[]> {
+  const rows = await sql.query<{ payment_id: string; recipient: string; attempts: number }>(
     `UPDATE receipt_mails SET status = 'sending'
-      WHERE payment_id IN (SELECT payment_id FROM receipt_mails WHERE status = 'pending' ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+      WHERE payment_id IN (
+              SELECT payment_id FROM receipt_mails
+               WHERE status = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= $2)
+               ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
         AND status = 'pending'
-      RETURNING payment_id, recipient`,
-    [limit],
+      RETURNING payment_id, recipient, attempts`,
+    [limit, now],
   );
-  return rows.map((r) => ({ paymentId: r.payment_id, recipient: r.recipient }));
+  return rows.map((r) => ({ paymentId: r.payment_id, recipient: r.recipient, attempts: r.attempts }));
 }
 
-/** The claimed mail's outcome (compare-and-set: only a mail still being sent changes). */
-export async function finishReceiptMail(sql: Sql, paymentId: string, status: 'sent' | 'failed', now: Date): Promise<void> {
-  await sql.query(`UPDATE receipt_mails SET status = $2, sent_at = $3 WHERE payment_id = $1 AND status = 'sending'`, [paymentId, status, now]);
+/**
+ * The claimed mail's attempt, counted (compare-and-set: only a mail still being sent changes): sent; failed for
+ * good (`error` kept); or back to pending until `retryAt`, with its error.
+ */
+export async function finishReceiptMail(
+  sql: Sql, paymentId: string,
+  outcome: { status: 'sent' } | { status: 'failed'; error: string } | { status: 'retry'; error: string; retryAt: Date },
+  now: Date,
+): Promise<void> {
+  if (outcome.status === 'retry') {
+    await sql.query(
+      `UPDATE receipt_mails SET status = 'pending', attempts = attempts + 1, next_attempt_at = $2, last_error = $3
+        WHERE payment_id = $1 AND status = 'sending'`,
+      [paymentId, outcome.retryAt, outcome.error.slice(0, 1000)],
+    );
+    return;
+  }
+  await sql.query(
+    `UPDATE receipt_mails SET status = $2, sent_at = $3, attempts = attempts + 1, next_attempt_at = NULL, last_error = COALESCE($4, last_error)
+      WHERE payment_id = $1 AND status = 'sending'`,
+    [paymentId, outcome.status, now, outcome.status === 'failed' ? outcome.error.slice(0, 1000) : null],
+  );
 }
 
 export async function receiptMailOf(sql: Sql, paymentId: string): Promise<{ recipient: string; status: string } | undefined> {

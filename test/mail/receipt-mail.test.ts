@@ -3,7 +3,8 @@
  * when the payer sees a receipt page; exactly once. Over HTTP on both stores with the gateway's workers running: an
  * S2S card sale (no payer page at all) is mailed by the receipt mailer; an authorization is mailed only once it is
  * captured; a merchant without receipt_email queues nothing; the receipt page and two mailers racing on one queued
- * receipt send it once.
+ * receipt send it once. A mail port that fails: the receipt is tried again after its delay (twice failing, then sent
+ * once), and given up after the last attempt with the reason logged and kept.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +17,9 @@ import { getPayment } from '../../src/store/payments-repo.ts';
 import { mailReceipt, sendQueuedReceipts } from '../../src/services/mail/receipts.ts';
 import { queueReceiptMail } from '../../src/store/receipt-mails-repo.ts';
 import { findMerchantById } from '../../src/store/merchants-repo.ts';
+import { ManualClock } from '../../src/domain/clock.ts';
+import { createLogger } from '../../src/logger.ts';
+import type { MailMessage, MailPort } from '../../src/services/context.ts';
 
 const ADMIN = 'receipt-mail-admin-token';
 type Outbox = { messages: { subject: string; body: string }[] };
@@ -107,6 +111,90 @@ for (const { kind, skip } of await storeKinds()) {
       await mailSettled(id);
       assert.equal((await outbox(to)).length, 1);
       assert.equal((await receiptMailOf(t.store.db, id))!.status, 'sent');
+    });
+  });
+
+  describe(`the e-mailed receipt when the mail port fails (${kind})`, { skip }, () => {
+    let t: TestGateway;
+    let mailing: TestMerchant;
+    const clock = new ManualClock('2030-03-02T10:00:00Z');
+    const logged: { level: number; msg: string; paymentId?: string; attempt?: number }[] = [];
+    /** The mail port: fails while `failures` says so (a busy SMTP server), else the gateway's own (the sandbox outbox). */
+    let failures = 0;
+    let tried = 0;
+    before(async () => {
+      const logger = createLogger('warn', { write: (line: string) => void logged.push(JSON.parse(line)) });
+      // No workers: each pass of the receipt mailer is made here, with the clock moved between.
+      t = await startTestGateway(kind, { adminToken: ADMIN, clock, logger });
+      mailing = await t.addMerchant();
+      const on = await adminClient(t.baseUrl, ADMIN)('PATCH', `/admin/v1/merchants/${mailing.id}/settings`, { receipt_email: true });
+      assert.equal(on.status, 200, on.text);
+      const real = t.gateway.ctx.mail!;
+      const flaky: MailPort = {
+        async send(m: MailMessage) {
+          tried++;
+          if (failures > 0) {
+            failures--;
+            throw new Error('421 4.3.2 Service not available, try again later');
+          }
+          await real.send(m);
+        },
+      };
+      (t.gateway.ctx as { mail?: MailPort }).mail = flaky;
+    });
+    after(async () => {
+      await t?.close();
+    });
+
+    const row = async (id: string) => (await t.store.db.query<{ status: string; attempts: number; next_attempt_at: Date | string | null; last_error: string | null }>(
+      'SELECT status, attempts, next_attempt_at, last_error FROM receipt_mails WHERE payment_id = $1', [id]))[0]!;
+    const at = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
+    const outbox = async (to: string, order: string): Promise<Outbox['messages']> =>
+      ((await (await fetch(`${t.baseUrl}/sandbox/outbox/messages?to=${encodeURIComponent(to)}`)).json()) as Outbox).messages.filter((m) => m.subject.includes(order));
+    const paidSale = async (order: string) => {
+      const res = await sale(t, { order_id: order, order_amount: '7.70' }, mailing);
+      assert.equal(res.body.status, 'SETTLED', res.text);
+      return res.body.trans_id as string;
+    };
+
+    it('fails twice, is tried again after each delay, then sent once', async () => {
+      const order = `FLAKY-${kind}-${Date.now()}`;
+      const id = await paidSale(order);
+      failures = 2;
+      tried = 0;
+      assert.equal(await sendQueuedReceipts(t.gateway.ctx), 1);
+      assert.deepEqual({ ...(await row(id)), next_attempt_at: at((await row(id)).next_attempt_at) },
+        { status: 'pending', attempts: 1, next_attempt_at: '2030-03-02T10:01:00.000Z', last_error: '421 4.3.2 Service not available, try again later' });
+      assert.equal(await sendQueuedReceipts(t.gateway.ctx), 0, 'not due before its delay');
+      clock.advance(60_000);
+      assert.equal(await sendQueuedReceipts(t.gateway.ctx), 1);
+      assert.deepEqual([(await row(id)).status, (await row(id)).attempts, at((await row(id)).next_attempt_at)], ['pending', 2, '2030-03-02T10:06:00.000Z']);
+      clock.advance(4 * 60_000);
+      assert.equal(await sendQueuedReceipts(t.gateway.ctx), 0, 'the second delay is longer');
+      clock.advance(60_000);
+      assert.equal(await sendQueuedReceipts(t.gateway.ctx), 1);
+      const sent = await row(id);
+      assert.deepEqual([sent.status, sent.attempts, sent.next_attempt_at], ['sent', 3, null]);
+      assert.equal(tried, 3);
+      assert.equal((await outbox(EMAIL, order)).length, 1, 'sent once');
+      assert.equal(await sendQueuedReceipts(t.gateway.ctx), 0);
+      assert.equal(logged.filter((l) => l.paymentId === id && l.msg === 'the receipt e-mail was not sent; it is tried again').length, 2);
+    });
+
+    it('is given up after the last attempt, with the reason logged and kept', async () => {
+      const order = `DOWN-${kind}-${Date.now()}`;
+      const id = await paidSale(order);
+      failures = 1_000;
+      for (let pass = 0; pass < 10; pass++) {
+        await sendQueuedReceipts(t.gateway.ctx);
+        clock.advance(60 * 60_000);
+      }
+      const given = await row(id);
+      assert.deepEqual([given.status, given.attempts, given.next_attempt_at, given.last_error], ['failed', 4, null, '421 4.3.2 Service not available, try again later']);
+      const reason = logged.filter((l) => l.paymentId === id && l.level >= 50);
+      assert.deepEqual(reason.map((l) => l.msg), ['the receipt e-mail was given up after 4 attempts: 421 4.3.2 Service not available, try again later']);
+      assert.equal((await outbox(EMAIL, order)).length, 0);
+      failures = 0;
     });
   });
 }

@@ -8,13 +8,16 @@
  * not the payer sees a receipt page: the write that settles the payment queues it (queueReceipt, in its own
  * transaction), and the receipt page (mailReceipt, in the page's language) or the receipt mailer (sendQueuedReceipts,
  * in the session's language) claims and sends it, whichever comes first. The claim is a compare-and-set on the
- * payment's one row: exactly one send. A failure is logged and recorded; the payer's page never waits.
+ * payment's one row: exactly one send at a time. A failure of the mail port is logged and the receipt tried again
+ * later, a few times (domain/receipt-mail.ts), then given up with its reason logged and kept; the payer's page never
+ * waits.
  */
 import type { ServiceContext } from '../context.ts';
 import type { Sql } from '../../store/database.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Payment } from '../../domain/model/payment.ts';
-import { claimQueuedReceiptMails, claimReceiptMail, finishReceiptMail, queueReceiptMail } from '../../store/receipt-mails-repo.ts';
+import { claimQueuedReceiptMails, claimReceiptMail, finishReceiptMail, queueReceiptMail, type ClaimedReceiptMail } from '../../store/receipt-mails-repo.ts';
+import { nextReceiptAttempt } from '../../domain/receipt-mail.ts';
 import { getPayment } from '../../store/payments-repo.ts';
 import { findMerchantById } from '../../store/merchants-repo.ts';
 import { getSession } from '../../store/sessions-repo.ts';
@@ -31,14 +34,30 @@ export async function queueReceipt(sql: Sql, merchant: Merchant, payment: Paymen
   if (to) await queueReceiptMail(sql, payment.id, to, now);
 }
 
-async function send(ctx: ServiceContext, paymentId: string, to: string, mail: { subject: string; text: string }): Promise<void> {
+/**
+ * One attempt at the claimed receipt. A failure of the mail port puts it back in the queue until its next attempt
+ * (domain/receipt-mail.ts), where the receipt mailer takes it; after the last attempt it is given up, with the
+ * reason logged and kept on the row.
+ */
+async function send(ctx: ServiceContext, claimed: ClaimedReceiptMail, mail: { subject: string; text: string }): Promise<void> {
+  const { paymentId, recipient } = claimed;
   try {
-    await ctx.mail!.send({ to, ...mail });
-    await finishReceiptMail(ctx.db, paymentId, 'sent', ctx.clock.now());
+    await ctx.mail!.send({ to: recipient, ...mail });
   } catch (err) {
-    ctx.logger.warn({ err: (err as Error).message, paymentId }, 'the receipt e-mail was not sent');
-    await finishReceiptMail(ctx.db, paymentId, 'failed', ctx.clock.now());
+    const error = (err as Error).message || String(err);
+    const attempt = claimed.attempts + 1;
+    const now = ctx.clock.now();
+    const retryAt = nextReceiptAttempt(attempt, now);
+    if (retryAt) {
+      ctx.logger.warn({ err: error, paymentId, attempt, retryAt }, 'the receipt e-mail was not sent; it is tried again');
+      await finishReceiptMail(ctx.db, paymentId, { status: 'retry', error, retryAt }, now);
+    } else {
+      ctx.logger.error({ err: error, paymentId, attempts: attempt }, `the receipt e-mail was given up after ${attempt} attempts: ${error}`);
+      await finishReceiptMail(ctx.db, paymentId, { status: 'failed', error }, now);
+    }
+    return;
   }
+  await finishReceiptMail(ctx.db, paymentId, { status: 'sent' }, ctx.clock.now());
 }
 
 /** The receipt page's send: claims the receipt (queued or not) and sends it in the page's words; never throws. */
@@ -46,8 +65,8 @@ export async function mailReceipt(ctx: ServiceContext, merchant: Merchant, payme
   const to = receiptRecipient(merchant, payment);
   if (!to || !ctx.mail) return;
   try {
-    if (!(await claimReceiptMail(ctx.db, payment.id, to, ctx.clock.now()))) return;
-    await send(ctx, payment.id, to, mail);
+    const claimed = await claimReceiptMail(ctx.db, payment.id, to, ctx.clock.now());
+    if (claimed) await send(ctx, claimed, mail);
   } catch (err) {
     ctx.logger.warn({ err: (err as Error).message, paymentId: payment.id }, 'the receipt e-mail could not be recorded');
   }
@@ -56,16 +75,17 @@ export async function mailReceipt(ctx: ServiceContext, merchant: Merchant, payme
 /** The receipt mailer's pass: claims queued receipts (up to `limit`) and sends each; answers how many it claimed. */
 export async function sendQueuedReceipts(ctx: ServiceContext, limit = 50): Promise<number> {
   if (!ctx.mail || !ctx.receiptText) return 0;
-  const claimed = await claimQueuedReceiptMails(ctx.db, limit);
-  for (const { paymentId, recipient } of claimed) {
-    const payment = await getPayment(ctx.db, paymentId);
+  const claimed = await claimQueuedReceiptMails(ctx.db, limit, ctx.clock.now());
+  for (const mail of claimed) {
+    const payment = await getPayment(ctx.db, mail.paymentId);
     const merchant = payment && await findMerchantById(ctx.db, ctx.keyring, payment.merchantId);
     if (!payment || !merchant) {
-      await finishReceiptMail(ctx.db, paymentId, 'failed', ctx.clock.now());
+      ctx.logger.error({ paymentId: mail.paymentId }, 'the receipt e-mail was given up: its payment or merchant is gone');
+      await finishReceiptMail(ctx.db, mail.paymentId, { status: 'failed', error: 'the payment or its merchant is gone' }, ctx.clock.now());
       continue;
     }
     const session = payment.sessionId ? await getSession(ctx.db, payment.sessionId) : undefined;
-    await send(ctx, paymentId, recipient, ctx.receiptText(merchant, payment, session?.request.locale));
+    await send(ctx, mail, ctx.receiptText(merchant, payment, session?.request.locale));
   }
   return claimed.length;
 }
