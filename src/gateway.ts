@@ -5,19 +5,17 @@
 import { loadWalletTrust } from './services/wallets/wallet-trust.ts';
 import { BinTable, parseBinRanges, SAMPLE_BIN_TABLE } from './domain/bin-table.ts';
 import { parseIpCountries, SAMPLE_IP_TABLE, type IpCountryTable } from './domain/risk/ip.ts';
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
-import { openPglite, openPostgres, type Database } from './store/database.ts';
+import { openPostgres, type Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
-import { lockEmbeddedStore } from './store/embedded-lock.ts';
 import { ReplicaReads } from './store/replica.ts';
 import { MerchantDirectory, sealPlaintextMerchantPasswords } from './store/merchants-repo.ts';
 import { DirectoryWatch } from './store/directory-watch.ts';
 import { rewrapAllConfigSecrets } from './store/secret-rotation.ts';
-import { keyringFromEnv, type Keyring } from './store/card-vault.ts';
+import type { Keyring } from './store/card-vault.ts';
 import { defaultConnectors } from './connectors/registry.ts';
 import { sandboxConnectors, sandboxMail } from './sandbox/index.ts';
 import { smtpMail } from './services/mail/smtp.ts';
@@ -46,39 +44,14 @@ import { ReceiptMailer } from './workers/receipt-mailer.ts';
 import { methodName, receiptMailText, receiptOf } from './channels/pages/receipt.ts';
 import { negotiateLocale, translator } from './web/i18n.ts';
 import { paymentMethodOf } from './services/apm/details.ts';
+// Opening the store and its keys lives in store/open.ts (the admin tool loads it without the rest); exported here as before.
+export { loadKeyring, openStore } from './store/open.ts';
 
 /** The replica of DATABASE_REPLICA_URL (PostgreSQL only), or undefined. */
 export async function openReplica(config: Pick<Config, 'databaseUrl' | 'databaseReplicaUrl'>): Promise<Database | undefined> {
   if (!config.databaseReplicaUrl) return undefined;
   if (!config.databaseUrl) throw new Error('DATABASE_REPLICA_URL needs DATABASE_URL: the embedded store has no replica');
   return openPostgres({ url: config.databaseReplicaUrl });
-}
-
-export async function openStore(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
-  if (config.databaseUrl) return openPostgres({ url: config.databaseUrl });
-  await mkdir(config.dataDir, { recursive: true });
-  const release = await lockEmbeddedStore(config.dataDir);
-  const db = await openPglite(path.join(config.dataDir, 'pglite')).catch(async (err: unknown) => {
-    await release();
-    throw err;
-  });
-  return { ...db, close: () => db.close().finally(release) };
-}
-
-/** VAULT_KEYS when set; otherwise a key generated once and kept (mode 0600) beside the embedded data. */
-export async function loadKeyring(config: Pick<Config, 'vaultKeys' | 'dataDir'>, logger: Logger): Promise<Keyring> {
-  if (config.vaultKeys) return keyringFromEnv(config.vaultKeys, () => Buffer.alloc(0));
-  const file = path.join(config.dataDir, 'vault.key');
-  let key: Buffer;
-  try {
-    key = Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
-  } catch {
-    key = randomBytes(32);
-    await mkdir(config.dataDir, { recursive: true });
-    await writeFile(file, key.toString('base64'), { mode: 0o600 });
-    logger.warn({ file }, 'VAULT_KEYS not set: generated a card vault key; set VAULT_KEYS in production');
-  }
-  return keyringFromEnv(undefined, () => key);
 }
 
 export interface Gateway {

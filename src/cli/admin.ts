@@ -18,7 +18,7 @@
 import { parseArgs } from 'node:util';
 import { userInfo } from 'node:os';
 import { loadConfig } from '../config.ts';
-import { loadKeyring, openStore } from '../gateway.ts';
+import { loadKeyring, openStore } from '../store/open.ts';
 import { createLogger } from '../logger.ts';
 import type { Keyring } from '../store/card-vault.ts';
 import { migrate } from '../store/migrate.ts';
