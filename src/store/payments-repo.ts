@@ -46,6 +46,12 @@ export interface PaymentRow {
   updated_at: Date;
 }
 
+/**
+ * The columns of a PaymentRow, for the writes that answer the payment they changed: named rather than `*`, so that
+ * the driver parses no column the answer does not use (the hot SALE's update answers one such row per payment).
+ */
+export const PAYMENT_ROW_COLUMNS = 'id, merchant_id, session_id, channel, operation, order_id, amount, currency, description, status, auth, captured_amount, refunded_amount, mid_id, vault_id, card_token, payer, three_ds, decline_reason, custom_data, callback_url, details, pending_operation, version, created_at, updated_at';
+
 export function toPayment(r: PaymentRow): Payment {
   return {
     id: r.id,
@@ -335,7 +341,7 @@ function updateStatement(id: string, expect: Expectation, patch: PaymentPatch, n
   if (expect.refundCeiling !== undefined) {
     where.push(`refunded_amount + ${param(patch.addRefunded ?? 0n)} <= ${param(expect.refundCeiling)}`);
   }
-  return { text: `UPDATE payments SET ${sets.join(', ')} WHERE ${where.join(' AND ')} RETURNING *`, params };
+  return { text: `UPDATE payments SET ${sets.join(', ')} WHERE ${where.join(' AND ')} RETURNING ${PAYMENT_ROW_COLUMNS}`, params };
 }
 
 /**
@@ -497,7 +503,7 @@ function batchedUpdateStatement(shape: UpdateShape): string {
           FROM u JOIN v ON v.ord = u.batch_ord WHERE pa.payment_id = u.id AND pa.seq = ${CURRENT_ATTEMPT('u.id')})` : ''}${shape.risk ? `,
     ${outcomeCountCtes('(SELECT u.id AS payment_id, u.batch_risk_outcome AS outcome, u.updated_at AS at FROM u) AS r')}` : ''}${shape.ledger ? `,
     ${postingCtes(entriesOfRows('u', 'u.batch_entries', 'u.id', 'u.updated_at'))}` : ''}
-    SELECT * FROM u`;
+    SELECT batch_ord, ${PAYMENT_ROW_COLUMNS} FROM u`;
   batchedUpdateSql.set(key, text);
   return text;
 }
