@@ -12,6 +12,8 @@
  * that moves when the work per payment does.
  * Each round also runs pgbench (bench/pgbench.ts) on the same PostgreSQL right after the gateway's loads, so
  * the S2S SALE is set against the database's own rate for the same two writes, measured minutes apart at most.
+ * Both servers run from the compiled build, as production runs the gateway (`npm run start:prod`): the bench builds
+ * dist/ first (bench/compiled.ts) and says so; BENCH_TSX=1 runs them from src/ under tsx instead.
  * BENCH_SECONDS (default 5 per load), BENCH_ROUNDS (default 3) and BENCH_CONNECTIONS (default 50) tune it.
  */
 import { spawn } from 'node:child_process';
@@ -23,10 +25,12 @@ import pg from 'pg';
 import { pacedLoad, type PacedLoadResult } from './paced-load.ts';
 import { connectionPorts, cpuPerRequest, cpuSnapshot, machineCpuTimes, type CpuPerRequest } from './cpu-usage.ts';
 import { PGBENCH_ARGS, pgbenchVersion, preparePgbench, type Pgbench } from './pgbench.ts';
+import { buildDist, compiledServer } from './compiled.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const tsx = process.env.BENCH_TSX === '1';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -172,7 +176,7 @@ async function measureRound(fx: Fixtures, serverPid: number, pgbench: Pgbench | 
 const num = (value: number, width: number, digits = 0) => value.toFixed(digits).padStart(width);
 
 function report(results: Round[], withCallback: Figures, steal: number): void {
-  console.log(`\nPortcullis benchmark: PostgreSQL, ${connections} connections, ${rounds} rounds of ${seconds} s per load (Node ${process.version})`);
+  console.log(`\nPortcullis benchmark: PostgreSQL, ${connections} connections, ${rounds} rounds of ${seconds} s per load (Node ${process.version}; servers ${tsx ? 'from src/ under tsx (BENCH_TSX=1)' : 'from the compiled build, dist/'})`);
   console.log(`CPU taken by the host (steal) during the run: ${(steal * 100).toFixed(1)} %\n`);
   console.log('endpoint                        req/s     p99 ms   ratio to bare (median; per round)');
   const bareRps = results.map((r) => r.throughput[0]!.rps);
@@ -261,7 +265,16 @@ async function openPgbench(): Promise<Pgbench | undefined> {
 }
 
 async function main() {
-  const server = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'server.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  // Both servers (the gateway and the bare endpoint, one process) from the compiled build, as production runs the
+  // gateway (`npm run start:prod`): no TypeScript loader's hooks on either side. BENCH_TSX=1: from src/ under tsx.
+  let command: string[];
+  if (tsx) command = ['--import', 'tsx', path.join(here, 'server.ts')];
+  else {
+    console.log('bench: building dist/ (node scripts/build.mjs); the gateway and the bare endpoint run from the compiled build (node dist/bench/server.js), as `npm run start:prod` runs the gateway');
+    buildDist();
+    command = [await compiledServer()];
+  }
+  const server = spawn(process.execPath, command, { stdio: ['pipe', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: server.stdout! }).once('line', resolve);
     server.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));

@@ -16,13 +16,13 @@
  * for a profile of the loads).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pacedLoad, type PacedLoadResult } from './paced-load.ts';
 import { cpuPerRequest, cpuSnapshot } from './cpu-usage.ts';
+import { compiledServer } from './compiled.ts';
 
 const rate = Number(process.env.BENCH_RATE ?? 400);
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -42,22 +42,6 @@ const median = (values: readonly number[]): number => {
 interface Server {
   child: ChildProcess;
   fx: { gateway: string; bare: string; saleForm: string };
-}
-
-/**
- * The bench server over the compiled build: bench/server.ts and the module it imports beside it, stripped of their
- * types (esbuild, as tsx does, but without its keepNames) into dist/bench/, importing dist/ instead of src/.
- */
-async function compiledServer(): Promise<string> {
-  const root = path.dirname(here);
-  if (!existsSync(path.join(root, 'dist', 'gateway.js'))) throw new Error('no compiled build: run `npm run build` first');
-  const { transformSync } = await import('esbuild');
-  mkdirSync(path.join(root, 'dist', 'bench'), { recursive: true });
-  for (const name of ['server', 'risk-rules']) {
-    const source = readFileSync(path.join(here, `${name}.ts`), 'utf8').replace(/'\.\.\/src\/([^']+)\.ts'/g, "'../$1.js'").replace(/'\.\/([^']+)\.ts'/g, "'./$1.js'");
-    writeFileSync(path.join(root, 'dist', 'bench', `${name}.js`), transformSync(source, { loader: 'ts', format: 'esm', target: `node${process.versions.node}` }).code);
-  }
-  return path.join(root, 'dist', 'bench', 'server.js');
 }
 
 async function startServer(benchDir: string, args: string[], script?: string): Promise<Server> {
