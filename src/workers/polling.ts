@@ -109,6 +109,19 @@ export abstract class Sweep {
   /** One pass; answers how many rows it handled. */
   abstract runOnce(): Promise<number>;
 
+  /**
+   * Runs `batch` until one comes back short (fewer than `full` rows) or the sweep is stopping; answers the rows
+   * of every batch together.
+   */
+  protected async inBatches(batch: () => Promise<number>, full: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const rows = await batch();
+      total += rows;
+      if (rows < full || this.polling.stopping) return total;
+    }
+  }
+
   start(): void {
     this.polling.start();
   }

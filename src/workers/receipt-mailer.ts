@@ -13,13 +13,7 @@ export class ReceiptMailer extends Sweep {
   }
 
   /** One pass: batches until one comes back short; answers how many receipts it claimed. */
-  async runOnce(): Promise<number> {
-    let sent = 0;
-    for (;;) {
-      const batch = await sendQueuedReceipts(this.ctx);
-      sent += batch;
-      if (batch < 50 || this.polling.stopping) break;
-    }
-    return sent;
+  runOnce(): Promise<number> {
+    return this.inBatches(() => sendQueuedReceipts(this.ctx), 50);
   }
 }

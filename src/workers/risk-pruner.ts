@@ -19,17 +19,7 @@ export class RiskPruner extends Sweep {
 
   /** One pass: batches until one comes back short; returns how many rows were deleted. */
   async runOnce(): Promise<number> {
-    let removed = 0;
-    for (;;) {
-      const batch = await pruneRiskCounters(this.ctx);
-      removed += batch;
-      if (batch < 10_000 || this.polling.stopping) break;
-    }
-    for (;;) {
-      const batch = await pruneSpentWalletTokens(this.ctx, this.walletBatch);
-      removed += batch;
-      if (batch < this.walletBatch || this.polling.stopping) break;
-    }
-    return removed;
+    const counters = await this.inBatches(() => pruneRiskCounters(this.ctx), 10_000);
+    return counters + (await this.inBatches(() => pruneSpentWalletTokens(this.ctx, this.walletBatch), this.walletBatch));
   }
 }
