@@ -6,7 +6,9 @@
 import { lookups, type ServiceContext } from '../context.ts';
 import { csvRow } from '../../domain/csv.ts';
 import { formatAmount } from '../../domain/money.ts';
-import { callbackLines, disputeLines, refundLines, type CallbackLine, type DisputeLine, type ExportWindow, type RefundLine } from '../../store/portal-exports-repo.ts';
+import { callbackLines, disputeLines, refundLines, type CallbackLine, type Cursor, type DisputeLine, type ExportWindow, type RefundLine } from '../../store/portal-exports-repo.ts';
+import type { Sql } from '../../store/database.ts';
+import type { MerchantPermission } from '../../domain/merchant-roles.ts';
 import { callbackEventOf } from '../../domain/callback-delivery.ts';
 import { csvOf, exportWindow } from '../exports.ts';
 import { FEE_COLUMNS, feesCsv } from '../money/fee-lines.ts';
@@ -31,26 +33,31 @@ function windowOf(user: PortalUser, q: ExportQuery): ExportWindow {
   return exportWindow(q.merchant_id !== undefined ? [merchantOf(user, q.merchant_id)] : user.merchantIds, q);
 }
 
-/** The refunds of the user's merchants as CSV, newest first; the role and the window are checked before the header. */
-export function portalRefundsCsv(ctx: ServiceContext, user: PortalUser, q: ExportQuery, pageSize = 5000): AsyncGenerator<string> {
-  mustMay(user, 'payments.export');
-  const w = windowOf(user, q);
-  return csvOf(REFUND_COLUMNS, (limit, after) => refundLines(lookups(ctx), w, limit, after), refundRow, pageSize);
+/**
+ * One line export of the user's merchants as CSV, newest first: the role (the export's permission) and the window are
+ * checked when it is called, before the header.
+ */
+function lineExport<T extends { created_at: string; id: string }>(
+  permission: MerchantPermission,
+  columns: readonly string[],
+  lines: (sql: Sql, w: ExportWindow, limit: number, after?: Cursor) => Promise<T[]>,
+  row: (line: T) => string,
+): (ctx: ServiceContext, user: PortalUser, q: ExportQuery, pageSize?: number) => AsyncGenerator<string> {
+  return (ctx, user, q, pageSize = 5000) => {
+    mustMay(user, permission);
+    const w = windowOf(user, q);
+    return csvOf(columns, (limit, after) => lines(lookups(ctx), w, limit, after), row, pageSize);
+  };
 }
+
+/** The refunds of the user's merchants as CSV, newest first. */
+export const portalRefundsCsv = lineExport('payments.export', REFUND_COLUMNS, refundLines, refundRow);
 
 /** The disputes of the user's merchants as CSV, newest first. */
-export function portalDisputesCsv(ctx: ServiceContext, user: PortalUser, q: ExportQuery, pageSize = 5000): AsyncGenerator<string> {
-  mustMay(user, 'payments.export');
-  const w = windowOf(user, q);
-  return csvOf(DISPUTE_COLUMNS, (limit, after) => disputeLines(lookups(ctx), w, limit, after), disputeRow, pageSize);
-}
+export const portalDisputesCsv = lineExport('payments.export', DISPUTE_COLUMNS, disputeLines, disputeRow);
 
 /** The callbacks of the user's merchants as CSV, newest first, with each one's event and delivery (callbacks.read). */
-export function portalCallbacksCsv(ctx: ServiceContext, user: PortalUser, q: ExportQuery, pageSize = 5000): AsyncGenerator<string> {
-  mustMay(user, 'callbacks.read');
-  const w = windowOf(user, q);
-  return csvOf(CALLBACK_COLUMNS, (limit, after) => callbackLines(lookups(ctx), w, limit, after), callbackRow, pageSize);
-}
+export const portalCallbacksCsv = lineExport('callbacks.read', CALLBACK_COLUMNS, callbackLines, callbackRow);
 
 /** The fee lines of the user's merchants as CSV, newest first: each fee charged or given back (money.read). */
 export function portalFeesCsv(ctx: ServiceContext, user: PortalUser, q: ExportQuery, pageSize = 5000): AsyncGenerator<string> {
