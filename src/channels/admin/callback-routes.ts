@@ -22,12 +22,17 @@ const EventFilter = Type.String({ pattern: '^[a-z0-9_-]{1,32}$', description: 'T
 /** The state filter: the delivery state as `state` shows it now. */
 const StateFilter = Type.Union(STATES.map((s) => Type.Literal(s)), { description: `The delivery state now: ${STATES.join(', ')} (waiting_behind: behind an earlier undelivered callback of the same payment)`, errorMessage: 'The value you selected is not a valid choice.' });
 
-const ListQuery = Type.Object({
+/** The filters the event log and the bulk resend share (each describes `mode` in its own words). */
+const FILTERS = {
   merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
   payment_id: Type.Optional(Type.String({ maxLength: 64 })),
   status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')], { errorMessage: 'The value you selected is not a valid choice.' })),
   event: Type.Optional(EventFilter),
   state: Type.Optional(StateFilter),
+};
+
+const ListQuery = Type.Object({
+  ...FILTERS,
   mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test: only test keys\' (sandbox merchants\') callbacks; live: only live keys\'. Absent: both.' })),
   limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `Page size, 1 to ${MAX_CALLBACK_PAGE} (default ${DEFAULT_CALLBACK_PAGE}); outside that range: 400 on limit` })),
   cursor: Type.Optional(Type.String({ maxLength: 300, description: 'next_cursor of the page before' })),
@@ -37,11 +42,7 @@ type ListQuery = Static<typeof ListQuery>;
 const BulkBody = Type.Object({
   ids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: MAX_BULK_RESEND, description: 'Callback ids' })),
   filter: Type.Optional(Type.Object({
-    merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
-    payment_id: Type.Optional(Type.String({ maxLength: 64 })),
-    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')], { errorMessage: 'The value you selected is not a valid choice.' })),
-    event: Type.Optional(EventFilter),
-    state: Type.Optional(StateFilter),
+    ...FILTERS,
     mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test: test keys\' callbacks only; live: live keys\' only.' })),
   }, { additionalProperties: false, description: 'As the filters of GET /admin/v1/callbacks' })),
 }, { additionalProperties: false, examples: [{ filter: { merchant_id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', status: 'failed' } }, { filter: { event: 'refund', state: 'waiting_behind' } }, { ids: ['0f8fad5b-d9cb-469f-a165-70867728950e'] }] });
