@@ -21,6 +21,7 @@ import { searchPage, MAX_PAGE, STATUS_NAMES, type SearchQuery } from '../../serv
 import { midOf, paymentDetail, type PaymentDetail } from '../../services/admin/payment-detail.ts';
 import { operatorFollowUp, resolveInFlight, type OperatorAction } from '../../services/admin/payment-actions.ts';
 import { refundMany, MAX_BULK_REFUND } from '../../services/admin/bulk-refund.ts';
+import type { FollowUpResult } from '../../services/follow-ups.ts';
 import { ADMIN_TAG as TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { ErrorBody, ErrorResponses, errorSchema } from './errors.ts';
 import { CallbackView, presentCallback } from './callback-routes.ts';
@@ -376,21 +377,42 @@ function detailView(d: PaymentDetail, role: Role, now: Date): Static<typeof Paym
 
 // --- actions -------------------------------------------------------------------------------------------------
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'Payment id' }) });
-type IdParams = Static<typeof IdParams>;
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'Payment id' }) });
+export type IdParams = Static<typeof IdParams>;
 
-const ActionBody = Type.Object({
-  amount: Type.Optional(Type.String({ maxLength: 32, description: 'Decimal in the payment\'s currency; omitted: the whole remaining amount' })),
-  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Why (a refund\'s reason: customer request, duplicate, fraud, ...): kept on the transaction (reason_given) and in the audit log; never sent to the merchant' })),
-}, { additionalProperties: false, examples: [{ amount: '5.00', reason: 'Customer request: parcel returned' }] });
+/**
+ * The body and answer of a payment action (capture, void, refund): the operators' here, the portal's users' in
+ * channels/portal, each API describing the reason, the pending result and the example in its own words.
+ */
+export function actionSchemas(words: { reason: string; example: { amount: string; reason: string }; pending: string; payment: Partial<PaymentSummary> }) {
+  const body = Type.Object({
+    amount: Type.Optional(Type.String({ maxLength: 32, description: 'Decimal in the payment\'s currency; omitted: the whole remaining amount' })),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: words.reason })),
+  }, { additionalProperties: false, examples: [words.example] });
+  const result = Type.Object({
+    result: Type.String({ description: `approved, declined, or pending (${words.pending})` }),
+    reason: Nullable(Type.String()),
+    trans_id: Type.String(),
+    payment: PaymentSummary,
+  }, { examples: [{ result: 'approved', reason: null, trans_id: '6f1e0d3c-7a2b-4c5d-8e9f-0a1b2c3d4e5f', payment: { ...SUMMARY_EXAMPLE, ...words.payment } }] });
+  return { body, result };
+}
+
+/** A payment action's answer (actionSchemas' result). */
+export const actionAnswer = (done: FollowUpResult) => ({
+  result: done.outcome.kind,
+  reason: done.outcome.kind === 'declined' ? done.outcome.reason : null,
+  trans_id: done.transId,
+  payment: summary(done.payment),
+});
+
+const { body: ActionBody, result: ActionResult } = actionSchemas({
+  reason: 'Why (a refund\'s reason: customer request, duplicate, fraud, ...): kept on the transaction (reason_given) and in the audit log; never sent to the merchant',
+  example: { amount: '5.00', reason: 'Customer request: parcel returned' },
+  pending: 'the acquirer has not answered: the operation stays in flight',
+  payment: { status: 'settled', refunded_amount: '5.00' },
+});
 type ActionBody = Static<typeof ActionBody>;
-
-const ActionResult = Type.Object({
-  result: Type.String({ description: 'approved, declined, or pending (the acquirer has not answered: the operation stays in flight)' }),
-  reason: Nullable(Type.String()),
-  trans_id: Type.String(),
-  payment: PaymentSummary,
-}, { examples: [{ result: 'approved', reason: null, trans_id: '6f1e0d3c-7a2b-4c5d-8e9f-0a1b2c3d4e5f', payment: { ...SUMMARY_EXAMPLE, status: 'settled', refunded_amount: '5.00' } }] });
 
 const BulkRefundBody = Type.Object({
   items: Type.Array(Type.Object({
@@ -508,13 +530,7 @@ export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceCon
     }, async (req) => {
       const amount = action === 'void' ? undefined : req.body?.amount;
       const reason = action === 'void' ? undefined : req.body?.reason?.trim() || undefined;
-      const done = await operatorFollowUp(ctx, actorOf(req), req.params.id, action, amount, undefined, reason);
-      return {
-        result: done.outcome.kind,
-        reason: done.outcome.kind === 'declined' ? done.outcome.reason : null,
-        trans_id: done.transId,
-        payment: summary(done.payment),
-      };
+      return actionAnswer(await operatorFollowUp(ctx, actorOf(req), req.params.id, action, amount, undefined, reason));
     });
   }
 
@@ -548,12 +564,7 @@ export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceCon
     const answers = await refundMany(ctx, actorOf(req), items.map((i) => ({
       paymentId: i.payment_id, ...(i.amount !== undefined ? { amount: i.amount } : {}), ...(i.reason !== undefined ? { reason: i.reason } : {}),
       ...(i.idempotency_key !== undefined ? { idempotencyKey: i.idempotency_key } : {}),
-    })), (done) => ({
-      result: done.outcome.kind,
-      reason: done.outcome.kind === 'declined' ? done.outcome.reason : null,
-      trans_id: done.transId,
-      payment: summary(done.payment),
-    }));
+    })), actionAnswer);
     return {
       items: answers.map((a) => (a.ok
         ? { payment_id: a.paymentId, ok: true as const, ...a.refund, replayed: a.replayed }

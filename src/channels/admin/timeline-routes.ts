@@ -10,10 +10,9 @@ import { addPaymentNote, paymentTimelineOf } from '../../services/admin/payment-
 import { formatAmount } from '../../domain/money.ts';
 import { ADMIN_TAG as TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { ErrorResponses } from './errors.ts';
+import { IdParams } from './payment-routes.ts';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-const IdParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'Payment id' }) });
-type IdParams = Static<typeof IdParams>;
 
 const StatusWords = Type.Object({
   code: Type.String({ description: 'The stored status (settled, decline, 3ds, ...)' }),

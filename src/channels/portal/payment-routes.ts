@@ -19,7 +19,7 @@ import { allowedActions } from '../../domain/operator-actions.ts';
 import type { Payment, Transaction } from '../../domain/model/payment.ts';
 import { GatewayError, MESSAGES, errorBody } from '../../domain/errors.ts';
 import { errorSchema } from '../admin/errors.ts';
-import { PaymentSummary, SUMMARY_EXAMPLE, summary } from '../admin/payment-routes.ts';
+import { PaymentSummary, SUMMARY_EXAMPLE, actionAnswer, actionSchemas, summary } from '../admin/payment-routes.ts';
 import { CallbackView, presentCallback } from '../admin/callback-routes.ts';
 import { Timestamp } from '../admin/schemas.ts';
 import { Figures } from '../admin/stats-routes.ts';
@@ -83,15 +83,13 @@ const PaymentDetail = Type.Object({
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 type IdParams = Static<typeof IdParams>;
-const ActionBody = Type.Object({
-  amount: Type.Optional(Type.String({ maxLength: 32, description: 'Decimal in the payment\'s currency; omitted: the whole remaining amount' })),
-  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Why (a refund\'s reason: customer request, damaged item, duplicate, ...): kept on the transaction (reason_given in the payment\'s timeline) and in the audit log (details.reason_given), apart from the user\'s name' })),
-}, { additionalProperties: false, examples: [{ amount: '5.00', reason: 'Damaged item' }] });
+const { body: ActionBody, result: ActionResult } = actionSchemas({
+  reason: 'Why (a refund\'s reason: customer request, damaged item, duplicate, ...): kept on the transaction (reason_given in the payment\'s timeline) and in the audit log (details.reason_given), apart from the user\'s name',
+  example: { amount: '5.00', reason: 'Damaged item' },
+  pending: 'the acquirer has not answered yet',
+  payment: { refunded_amount: '5.00' },
+});
 type ActionBody = Static<typeof ActionBody>;
-const ActionResult = Type.Object({
-  result: Type.String({ description: 'approved, declined, or pending (the acquirer has not answered yet)' }),
-  reason: Nullable(Type.String()), trans_id: Type.String(), payment: PaymentSummary,
-}, { examples: [{ result: 'approved', reason: null, trans_id: '6f1e0d3c-7a2b-4c5d-8e9f-0a1b2c3d4e5f', payment: { ...SUMMARY_EXAMPLE, refunded_amount: '5.00' } }] });
 
 const Day = (description: string) => Type.Optional(Type.String({ maxLength: 10, description, examples: ['2026-11-28'] }));
 const FiguresQuery = Type.Object({
@@ -217,8 +215,7 @@ export function registerPortalPaymentRoutes(app: FastifyInstance, ctx: ServiceCo
         description: 'The same compare-and-set engine as the merchant API: the merchant\'s callback follows; 409 while another operation is in flight. Send an `Idempotency-Key` header. Recorded in the merchant\'s audit log with the user. Permission payments.act.',
       },
     }, async (req) => {
-      const done = await portalPaymentAction(ctx, userOf(req), req.params.id, action, action === 'void' ? undefined : req.body.amount, req.body.reason?.trim() || undefined);
-      return { result: done.outcome.kind, reason: done.outcome.kind === 'declined' ? done.outcome.reason : null, trans_id: done.transId, payment: summary(done.payment) };
+      return actionAnswer(await portalPaymentAction(ctx, userOf(req), req.params.id, action, action === 'void' ? undefined : req.body.amount, req.body.reason?.trim() || undefined));
     });
   }
 
