@@ -2,15 +2,9 @@
  * Static assets of the hosted pages, read once at import from src/web/assets/. Serve them at
  * /assets/<name> with the given content type and ETag (answer 304 to a matching If-None-Match).
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { loadStatic, type StaticFile } from './static-file.ts';
 
-export interface Asset {
-  contentType: string;
-  body: Buffer;
-  /** Strong ETag, quoted, derived from the content. */
-  etag: string;
-}
+export type Asset = StaticFile;
 
 const TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
@@ -21,10 +15,8 @@ const TYPES: Record<string, string> = {
 const FILES = ['checkout.css', 'checkout.js', 'apm.css', 'apm.js', 'shop.js', 'wallet.js'] as const;
 
 function load(name: string): Asset {
-  const body = readFileSync(new URL(`./assets/${name}`, import.meta.url));
   const ext = name.slice(name.lastIndexOf('.'));
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-  return { contentType: TYPES[ext] ?? 'application/octet-stream', body, etag };
+  return loadStatic(new URL(`./assets/${name}`, import.meta.url), TYPES[ext] ?? 'application/octet-stream');
 }
 
 /** The script of the native 3-D Secure 2 page (connectors' pages). */

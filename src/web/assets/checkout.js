@@ -433,29 +433,7 @@
     });
   }
 
-  /*
-   * The payer's device id for the risk engine (src/domain/risk/device.ts): 16 random bytes in base64url, kept in
-   * this origin's storage so that the payer's later payments carry the same one. Storage refused (a private
-   * window): one for this page.
-   */
-  function deviceId() {
-    var key = 'portcullis.device';
-    try {
-      var kept = window.localStorage.getItem(key);
-      if (kept && /^[A-Za-z0-9_-]{16,64}$/.test(kept)) return kept;
-    } catch (e) {
-      /* no storage */
-    }
-    var bytes = new Uint8Array(16);
-    window.crypto.getRandomValues(bytes);
-    var made = btoa(String.fromCharCode.apply(null, Array.prototype.slice.call(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-    try {
-      window.localStorage.setItem(key, made);
-    } catch (e) {
-      /* kept for this page only */
-    }
-    return made;
-  }
+  /* @shared device-id.js */
 
   function initCheckout() {
     // The device id goes with every form of the page: the card and alternative methods' form, the wallets' form.

@@ -199,42 +199,18 @@
 
   // --- collecting the card (card frame) ---------------------------------------------------------------
 
+  /* @shared device-id.js */
+
   /*
-   * The payer's device id for the risk engine (src/domain/risk/device.ts): the one the SDK handed over at init (kept
-   * in the shop page's storage), else one kept in this frame's storage (often refused to a third-party frame), else
-   * one for this page: 16 random bytes in base64url.
+   * The device id the card is posted with: the one the SDK handed over at init (kept in the shop page's storage),
+   * else this frame's own (its storage is often refused to a third-party frame).
    */
-  var pageDevice;
   var givenDevice = null;
-  function deviceId() {
-    if (givenDevice) return givenDevice;
-    var key = 'portcullis.device';
-    try {
-      var kept = window.localStorage.getItem(key);
-      if (kept && /^[A-Za-z0-9_-]{16,64}$/.test(kept)) return kept;
-    } catch (e) {
-      /* no storage */
-    }
-    if (!pageDevice) {
-      var bytes = new Uint8Array(16);
-      window.crypto.getRandomValues(bytes);
-      pageDevice = btoa(String.fromCharCode.apply(null, Array.prototype.slice.call(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-    }
-    try {
-      window.localStorage.setItem(key, pageDevice);
-    } catch (e) {
-      /* kept for this page only */
-    }
-    return pageDevice;
+  function cardDeviceId() {
+    return givenDevice || deviceId();
   }
 
-  function randomId() {
-    var bytes = new Uint8Array(16);
-    window.crypto.getRandomValues(bytes);
-    return Array.prototype.map.call(bytes, function (b) {
-      return (b < 16 ? '0' : '') + b.toString(16);
-    }).join('');
-  }
+  /* @shared random-id.js */
 
   var MESSAGES = {
     card: 'Invalid card number.',
@@ -290,7 +266,7 @@
       credentials: 'same-origin',
       cache: 'no-store',
       headers: { 'content-type': 'application/json', token: token },
-      body: JSON.stringify({ card_number: digits(values.card.value), card_expiry: values.expiry.value, card_cvv: values.cvv.value, browser: browserInfo(), device_id: deviceId() })
+      body: JSON.stringify({ card_number: digits(values.card.value), card_expiry: values.expiry.value, card_cvv: values.cvv.value, browser: browserInfo(), device_id: cardDeviceId() })
     }).then(function (res) {
       return res.json().catch(function () {
         return {};

@@ -5,10 +5,11 @@
  * (no inline script or style); the merchant's `style` option reaches it by postMessage and is applied
  * through the CSSOM after filtering.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { attrs, documentStart, html } from '../html.ts';
 import { EN, type Translator } from '../i18n.ts';
+import { loadStatic, type StaticFile } from '../static-file.ts';
+
+export type { StaticFile };
 
 export const FIELD_KINDS = ['card', 'expiry', 'cvv'] as const;
 export type FieldKind = (typeof FIELD_KINDS)[number];
@@ -36,16 +37,7 @@ export const FRAME_CSP = [
   'frame-ancestors *',
 ].join('; ');
 
-export interface StaticFile {
-  contentType: string;
-  body: Buffer;
-  etag: string;
-}
-
-function load(name: string, contentType: string): StaticFile {
-  const body = readFileSync(new URL(`./${name}`, import.meta.url));
-  return { contentType, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
-}
+const load = (name: string, contentType: string): StaticFile => loadStatic(new URL(`./${name}`, import.meta.url), contentType);
 
 export const SDK_FILE = load('hosted-fields.js', 'text/javascript; charset=utf-8');
 export const FRAME_SCRIPT = load('field.js', 'text/javascript; charset=utf-8');

@@ -29,40 +29,9 @@
 
   function noop() {}
 
-  /*
-   * The payer's device id for the gateway's risk engine: 16 random bytes in base64url, kept in the shop page's
-   * storage (a frame's own storage may be blocked as third-party) and handed to the card frame, which posts it with
-   * the card. Storage refused: one for this page.
-   */
-  var pageDevice;
-  function deviceId() {
-    var key = 'portcullis.device';
-    try {
-      var kept = window.localStorage.getItem(key);
-      if (kept && /^[A-Za-z0-9_-]{16,64}$/.test(kept)) return kept;
-    } catch (e) {
-      /* no storage */
-    }
-    if (!pageDevice) {
-      var bytes = new Uint8Array(16);
-      window.crypto.getRandomValues(bytes);
-      pageDevice = btoa(String.fromCharCode.apply(null, Array.prototype.slice.call(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-    }
-    try {
-      window.localStorage.setItem(key, pageDevice);
-    } catch (e) {
-      /* kept for this page only */
-    }
-    return pageDevice;
-  }
+  /* @shared device-id.js */
 
-  function randomId() {
-    var bytes = new Uint8Array(16);
-    window.crypto.getRandomValues(bytes);
-    return Array.prototype.map.call(bytes, function (b) {
-      return (b < 16 ? '0' : '') + b.toString(16);
-    }).join('');
-  }
+  /* @shared random-id.js */
 
   /** Handlers of one field: input, focus and blur receive { valid, empty }; ready receives {}. */
   function FieldHandlers() {
