@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ASSETS, assetHeaders } from '../../src/web/assets.ts';
+import { FRAME_SCRIPT, SDK_FILE } from '../../src/web/hosted-fields/frame.ts';
 import { COUNTRIES, COUNTRIES_BY_NAME, STATE_REQUIRED_COUNTRIES, isCountryCode } from '../../src/domain/countries.ts';
 import { attrs, escapeHtml, html, jsonForScript } from '../../src/web/html.ts';
 import {
@@ -436,6 +437,18 @@ describe('content security policy and assets', () => {
     // no external resources
     assert.ok(!/https?:\/\/(?!www\.w3\.org\/2000\/svg)/.test(css.body.toString()));
     assert.ok(!/\beval\(|new Function\(/.test(js.body.toString()));
+  });
+
+  it('serves each script with the parts it shares (web/shared/) in place of their names', () => {
+    const served = { 'checkout.js': ASSETS['checkout.js']!, 'hosted-fields.js': SDK_FILE, 'field.js': FRAME_SCRIPT };
+    for (const [name, file] of Object.entries(served)) {
+      const text = file.body.toString();
+      assert.ok(!text.includes('@shared'), `${name}: a shared part left unresolved`);
+      assert.equal(text.match(/function deviceId\(\)/g)?.length, 1, `${name}: the device id once`);
+      assert.doesNotThrow(() => new Function(text), `${name}: parses`);
+    }
+    assert.equal(SDK_FILE.body.toString().match(/function randomId\(\)/g)?.length, 1);
+    assert.equal(FRAME_SCRIPT.body.toString().match(/function randomId\(\)/g)?.length, 1);
   });
 });
 
