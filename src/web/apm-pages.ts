@@ -16,6 +16,8 @@ export type * from './apm-views.ts';
 export const APM_SCRIPT_URL = '/assets/apm.js';
 export const APM_STYLESHEET_URL = '/assets/apm.css';
 const EXTRAS = { styles: [APM_STYLESHEET_URL], scripts: [APM_SCRIPT_URL] };
+/** How often a waiting page asks the gateway whether the payment moved on (assets/apm.js). */
+export const APM_POLL_MS = 2000;
 
 function summary(order: OrderView, t: Translator): Raw {
   return html`<section class="summary" aria-label="${t.t('summary.order')}">
@@ -182,7 +184,7 @@ export function renderApmWaitPage(vm: ApmWaitPageView, t: Translator = EN): stri
     main,
     t,
     footer: footerWith(t, vm.languagePath),
-    config: { statusUrl: safeUrl(vm.statusUrl), pageUrl: safeUrl(vm.pageUrl), serverNow: vm.now, expiresAt: vm.qr?.expiresAt ?? null, pollMs: 2000, messages: clientMessages(t, APM_CLIENT_KEYS) },
+    config: { statusUrl: safeUrl(vm.statusUrl), pageUrl: safeUrl(vm.pageUrl), serverNow: vm.now, expiresAt: vm.qr?.expiresAt ?? null, pollMs: APM_POLL_MS, messages: clientMessages(t, APM_CLIENT_KEYS) },
     ...EXTRAS,
   });
 }

@@ -16,6 +16,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { checkoutHash, startListener, type Listener } from '../support/merchant.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { controlPageClock, receiptMovesOn } from '../support/payer-pages.ts';
+import { APM_POLL_MS } from '../../src/web/apm-pages.ts';
 import { countryDependent, qrMethod, representative } from './support.ts';
 
 async function startShop(): Promise<{ url: string; close: () => Promise<void> }> {
@@ -138,6 +139,14 @@ for (const { kind, skip } of await storeKinds()) {
       return other;
     }
 
+    /**
+     * The payer acted elsewhere (the bank app, the provider, the outbox's link): the waiting page finds out at its
+     * next poll, by its own timer, whose interval the page's clock is run through instead of waiting it in real time.
+     */
+    async function nextPoll(page: Page): Promise<void> {
+      await page.clock.runFor(APM_POLL_MS);
+    }
+
     it(`redirect (${REDIRECT.key}): the provider page and back to the merchant`, async () => {
       const { redirectUrl, order } = await openSession(REDIRECT);
       const page = await choose(redirectUrl, REDIRECT);
@@ -176,6 +185,7 @@ for (const { kind, skip } of await storeKinds()) {
       const bank = await openSandboxLink(page, /sandbox bank app/i);
       await bank.click('button[name=decision][value=approve]');
       await bank.getByRole('heading', { name: 'Payment confirmed' }).waitFor();
+      await nextPoll(page);
       await landsOnSuccess(page, order);
       await bank.close();
       await page.close();
@@ -187,6 +197,7 @@ for (const { kind, skip } of await storeKinds()) {
       await page.locator('#apm-qr-image').waitFor();
       clock.advance(LIFETIME_MS + 1000);
       // The page polls and shows the expiry by itself.
+      await nextPoll(page);
       await page.getByRole('heading', { name: 'The QR code has expired' }).waitFor({ timeout: 15_000 });
       const [cb] = await listener.waitForMatching((c) => c.fields.order_number === order.number && c.fields.order_status === 'decline', 1);
       assert.equal(cb!.fields.reason, 'QR code expired');
@@ -194,6 +205,8 @@ for (const { kind, skip } of await storeKinds()) {
       await page.locator('#apm-qr-image').waitFor();
       const bank = await openSandboxLink(page, /sandbox bank app/i);
       await bank.click('button[name=decision][value=approve]');
+      await bank.getByRole('heading', { name: 'Payment confirmed' }).waitFor();
+      await nextPoll(page);
       await landsOnSuccess(page, order);
       await bank.close();
       await page.close();
@@ -206,6 +219,8 @@ for (const { kind, skip } of await storeKinds()) {
       assert.match(await page.locator('#apm-details').innerText(), /25\.00 EUR/);
       const bank = await openSandboxLink(page, /transfer/i);
       await bank.click('button[name=decision][value=approve]');
+      await bank.getByRole('heading', { name: 'Payment confirmed' }).waitFor();
+      await nextPoll(page);
       await landsOnSuccess(page, order);
       await bank.close();
       await page.close();
@@ -218,6 +233,8 @@ for (const { kind, skip } of await storeKinds()) {
       assert.match(await page.locator('main').innerText(), /\*+4567/);
       const phone = await openSandboxLink(page, /sandbox app on the phone/i);
       await phone.click('button[name=decision][value=approve]');
+      await phone.getByRole('heading', { name: 'Payment confirmed' }).waitFor();
+      await nextPoll(page);
       await landsOnSuccess(page, order);
       // The app notification also sits in the outbox.
       const outbox = await t.store.db.query<{ channel: string }>('SELECT channel FROM sandbox_outbox WHERE recipient = $1', ['+233201234567']);
@@ -279,6 +296,7 @@ for (const { kind, skip } of await storeKinds()) {
       await outbox.locator('.apm-message', { hasText: order.description }).first().getByRole('link', { name: 'Open the link' }).click();
       await outbox.click('button[name=decision][value=approve]');
       await outbox.getByRole('heading', { name: 'Payment confirmed' }).waitFor();
+      await nextPoll(page);
       await landsOnSuccess(page, order);
       await outbox.close();
       await page.close();

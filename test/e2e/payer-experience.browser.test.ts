@@ -14,8 +14,9 @@ import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
 import { checkoutHash } from '../support/merchant.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
-import { assertAccessible, lookAt, payerContext, screenshot, type Viewport } from '../support/payer-pages.ts';
+import { assertAccessible, controlPageClock, lookAt, payerContext, screenshot, type Viewport } from '../support/payer-pages.ts';
 import { CATALOGS, translator } from '../../src/web/i18n.ts';
+import { EXPIRED_SECONDS } from '../../src/channels/pages/checkout.ts';
 
 async function startShop(): Promise<{ url: string; close: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
@@ -275,16 +276,22 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
     it('warns a minute before the session expires, then says it has expired (Turkish, phone)', async () => {
       const page = await payerPage('tr-TR', 'phone');
       const url = await openSession({ expiryMinutes: 1 });
-      skewMs = 55_000; // the session has 5 seconds left on the gateway's clock
+      // The session has 30 seconds left on the gateway's clock: the warning shows (the last minute), and the
+      // page's own countdown and the expired page's delay run on the page's clock, which the test runs ahead (the
+      // pages still leave by their own timers, without the test waiting their seconds of real time).
+      skewMs = 30_000;
+      await controlPageClock(page);
       try {
         await page.goto(url);
         await page.locator('#expiry-warning:not([hidden])').waitFor();
         assert.equal((await text(page, '#expiry-warning-title')).trim(), CATALOGS.tr['expiry.warnTitle']);
         await lookAt(page, 'checkout-expiry-warning-tr-phone', shots);
         skewMs = 120_000;
+        await page.clock.runFor(31_000);
         await page.waitForURL(/\/expired$/, { timeout: 20_000 });
         assert.equal((await text(page, 'h1')).trim(), CATALOGS.tr['expired.title']);
         await lookAt(page, 'checkout-expired-tr-phone', shots);
+        await page.clock.runFor(EXPIRED_SECONDS * 1000);
         await page.waitForURL(`${shop.url}/expired**`, { timeout: 20_000 });
       } finally {
         skewMs = 0;

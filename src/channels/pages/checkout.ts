@@ -228,7 +228,7 @@ export function registerCheckoutExits(app: FastifyInstance, ctx: ServiceContext)
 }
 
 /** Seconds the expired page stays before returning to the merchant. */
-const EXPIRED_SECONDS = 6;
+export const EXPIRED_SECONDS = 6;
 
 export function expired(reply: FastifyReply, t: Translator, state: Extract<SessionState, { kind: 'expired' }>) {
   const r = state.session.request;
