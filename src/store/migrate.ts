@@ -37,7 +37,11 @@ export async function migrate(db: Database): Promise<number[]> {
       await tx.query('SELECT pg_advisory_xact_lock(715517)');
       const again = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [version]);
       if (again.length > 0) return;
-      await execScript(tx, sql);
+      // PostgreSQL runs a file's statements as one simple query (one round trip; 55 files of about 240
+      // statements: about half the client's CPU, 190 -> 100 ms, and 15 % of the server's per empty database);
+      // PGlite's query takes one statement at a time.
+      if (db.kind === 'postgres') await tx.query(sql);
+      else await execScript(tx, sql);
       await tx.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [version, file]);
       done.push(version);
     });
