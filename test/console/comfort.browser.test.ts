@@ -23,6 +23,7 @@ import path from 'node:path';
 /** Screenshots the docs show (docs/operators/console-comfort.md), written by the first store's run. */
 const SHOTS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../docs/operators/console-screenshots');
 import { qrMethod } from '../apm/support.ts';
+import { saveScreenshot } from '../support/screenshots.ts';
 
 const ADMIN_TOKEN = 'console-comfort-admin-token';
 const EMAIL = 'comfort-admin@example.com';
@@ -33,7 +34,7 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
   const shot = async (page: import('playwright-core').Page, name: string) => {
     if (index !== 0) return;
     mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+    await saveScreenshot(page, path.join(SHOTS, `${name}.png`));
   };
   describe(`console comfort and wrong states (${kind})`, { skip: skip || browserUnavailable(), timeout: 300_000 }, () => {
     let t: TestGateway;

@@ -21,6 +21,7 @@ import { adminClient, type AdminCall } from '../admin/support.ts';
 import { followUp, sale } from '../s2s-card/support.ts';
 import { flagForOperator, getPayment } from '../../src/store/payments-repo.ts';
 import { ensureConsoleBuilt } from './support.ts';
+import { saveScreenshot } from '../support/screenshots.ts';
 
 const ADMIN_TOKEN = 'console-browser-admin-token';
 const PASSWORD = 'console password 2026';
@@ -657,7 +658,7 @@ for (const { kind, skip } of await storeKinds()) {
               assert.equal(t.unlabelled, 0, `${name} (phone): table ${i + 1} has cells without their column's name`);
             }
           }
-          await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+          await saveScreenshot(page, path.join(SHOTS, `${name}-${width}.png`), { fullPage: true });
         }
         await context.close();
       }
@@ -666,9 +667,9 @@ for (const { kind, skip } of await storeKinds()) {
       await page.goto(`${t.baseUrl}/admin/`);
       await page.getByRole('button', { name: 'Sign in' }).waitFor();
       await assertAccessible(page, 'sign-in');
-      await page.screenshot({ path: path.join(SHOTS, 'sign-in-phone.png') });
+      await saveScreenshot(page, path.join(SHOTS, 'sign-in-phone.png'));
       await page.setViewportSize(DESKTOP);
-      await page.screenshot({ path: path.join(SHOTS, 'sign-in-desktop.png') });
+      await saveScreenshot(page, path.join(SHOTS, 'sign-in-desktop.png'));
       await context.close();
       assert.deepEqual(cspViolations, [], 'no Content-Security-Policy violation on any page');
     });

@@ -20,6 +20,7 @@ import { DECLINE_REASON } from '../../src/sandbox/acquirer/test-cards.ts';
 import { ensureConsoleBuilt } from './support.ts';
 import { assertAccessible, assertFitsWidth, DOC_SHOTS, signIn, type Width } from './pages/console.ts';
 import { HomePage } from './pages/home.ts';
+import { saveScreenshot } from '../support/screenshots.ts';
 
 const ADMIN_TOKEN = 'console-home-admin-token';
 const EMAIL = 'home-admin@example.com';
@@ -71,7 +72,7 @@ for (const { kind, skip } of await storeKinds()) {
         await assertFitsWidth(page, `home at ${width} width`);
         if (kind === 'pglite') {
           mkdirSync(DOC_SHOTS, { recursive: true });
-          await page.screenshot({ path: path.join(DOC_SHOTS, `home-${page.viewportSize()!.width}.png`), fullPage: width === 'desktop' });
+          await saveScreenshot(page, path.join(DOC_SHOTS, `home-${page.viewportSize()!.width}.png`), { fullPage: width === 'desktop' });
         }
         await context.close();
       });

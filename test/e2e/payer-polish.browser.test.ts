@@ -22,6 +22,7 @@ import { configureWallets, walletKit } from '../s2s-card/wallet-support.ts';
 import { findPaymentsByOrder } from '../../src/store/payments-repo.ts';
 import { shortReference } from '../../src/domain/ids.ts';
 import { receiptMailOf } from '../../src/store/receipt-mails-repo.ts';
+import { saveScreenshot } from '../support/screenshots.ts';
 
 async function startShop(): Promise<{ url: string; close: () => Promise<void> }> {
   const server: Server = createServer((req, res) => {
@@ -41,7 +42,7 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
   const shot = async (page: Page, name: string) => {
     if (index !== 0) return;
     mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+    await saveScreenshot(page, path.join(SHOTS, `${name}.png`), { fullPage: true });
   };
   describe(`payer pages after issue 31 (${kind})`, { skip: skip || browserSkip }, () => {
     let t: TestGateway;

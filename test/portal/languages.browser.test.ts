@@ -19,6 +19,7 @@ import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { sale } from '../s2s-card/support.ts';
 import { assertNoSeriousAxeViolations, ensureConsoleBuilt } from '../console/support.ts';
 import { PORTAL_PASSWORD, invitedUser } from './support.ts';
+import { saveScreenshot } from '../support/screenshots.ts';
 
 const ADMIN_TOKEN = 'portal-languages-admin-token';
 const SHOTS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../docs/merchants/portal-screenshots');
@@ -45,7 +46,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     async function check(screen: string, width: string): Promise<void> {
       await assertNoSeriousAxeViolations(page, `${screen} at ${width}`);
-      if (kind === 'pglite') await page.screenshot({ path: path.join(SHOTS, `${screen}-${width}.png`), fullPage: true });
+      if (kind === 'pglite') await saveScreenshot(page, path.join(SHOTS, `${screen}-${width}.png`), { fullPage: true });
     }
 
     const documentLanguage = () => page.evaluate(() => [document.documentElement.lang, document.documentElement.dir]);

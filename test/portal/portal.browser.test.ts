@@ -22,6 +22,7 @@ import { adminClient } from '../admin/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { ensureConsoleBuilt } from '../console/support.ts';
 import { PORTAL_PASSWORD, request, testClock, totp } from './support.ts';
+import { saveScreenshot } from '../support/screenshots.ts';
 
 const ADMIN_TOKEN = 'portal-browser-admin-token';
 const SHOTS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../docs/merchants/portal-screenshots');
@@ -54,7 +55,7 @@ for (const { kind, skip } of await storeKinds()) {
     /** Screens the first store photographs into the docs (the second checks them only). */
     async function check(screen: string, width: string): Promise<void> {
       await assertAccessible(page, `${screen} at ${width}`);
-      if (kind === 'pglite') await page.screenshot({ path: path.join(SHOTS, `${screen}-${width}.png`), fullPage: true });
+      if (kind === 'pglite') await saveScreenshot(page, path.join(SHOTS, `${screen}-${width}.png`), { fullPage: true });
     }
 
     async function signIn(): Promise<void> {

@@ -21,6 +21,7 @@ import { ensureConsoleBuilt } from '../console/support.ts';
 import { PortalReports } from '../console/pages/portal-reports.ts';
 import { sheetRows } from '../support/unzip.ts';
 import { PORTAL_PASSWORD, invitedUser, portalClient, portalSignIn, request } from './support.ts';
+import { saveScreenshot } from '../support/screenshots.ts';
 
 const ADMIN_TOKEN = 'portal-reports-browser-token';
 const SHOTS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../docs/merchants/portal-screenshots');
@@ -128,7 +129,7 @@ for (const { kind, skip } of await storeKinds()) {
         await reports.open(link.search);
         await reports.ready.filter({ hasText: '(from your e-mail)' }).waitFor();
         await assertAccessible(page, `reports at ${width.name}`);
-        if (kind === 'pglite') await page.screenshot({ path: path.join(SHOTS, `reports-${width.name}.png`), fullPage: true });
+        if (kind === 'pglite') await saveScreenshot(page, path.join(SHOTS, `reports-${width.name}.png`), { fullPage: true });
       }
       await page.setViewportSize(WIDTHS[0]);
 

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { RECEIPT_SECONDS } from '../../src/channels/pages/receipt.ts';
+import { saveScreenshot } from './screenshots.ts';
 
 export const SCREENSHOT_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../screenshots/payer');
 
@@ -62,7 +63,7 @@ export async function assertAccessible(page: Page, name: string): Promise<void> 
 /** A full-page screenshot under screenshots/payer/<name>.png. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  await saveScreenshot(page, path.join(SCREENSHOT_DIR, `${name}.png`), { fullPage: true });
 }
 
 /** The audit and the screenshot of one page state. */

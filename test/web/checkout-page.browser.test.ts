@@ -19,6 +19,7 @@ import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { SCREENSHOT_DIR } from '../support/payer-pages.ts';
+import { saveScreenshot } from '../support/screenshots.ts';
 
 mkdirSync(SCREENSHOT_DIR, { recursive: true });
 
@@ -534,7 +535,7 @@ describe('hosted pages in a browser', { timeout: 180_000 }, () => {
     ] as const) {
       const ctx = await browser.newContext({ viewport: vp, deviceScaleFactor: name === 'phone' ? 2 : 1 });
       const page = await open(renderCheckoutPage(view()), ctx);
-      await page.screenshot({ path: path.join(SCREENSHOT_DIR, `checkout-form-${name}.png`), fullPage: true });
+      await saveScreenshot(page, path.join(SCREENSHOT_DIR, `checkout-form-${name}.png`), { fullPage: true });
       await ctx.close();
     }
     assertNoProblems();

@@ -1,5 +1,6 @@
 /** Page objects of webhook management (issue 31 items 7 and 10): the callbacks list with its bulk actions, a merchant's Webhooks tab. */
 import type { Download, Locator, Page } from 'playwright-core';
+import { saveScreenshot } from '../../support/screenshots.ts';
 
 export class CallbacksScreen {
   constructor(readonly page: Page) {}
@@ -104,5 +105,5 @@ export async function docShot(page: Page, name: string): Promise<void> {
   const path = await import('node:path');
   const dir = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../docs/operators/console-screenshots');
   mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: false });
+  await saveScreenshot(page, path.join(dir, `${name}.png`), { fullPage: false });
 }
