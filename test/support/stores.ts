@@ -97,16 +97,22 @@ const MIGRATIONS_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathna
 const TEMPLATE_DIR = path.join(tmpdir(), 'portcullis-test-pglite');
 
 let template: Promise<Blob> | undefined;
+/** What the template holds beyond the migrations (part of its name): the gateway's database alone. */
+const TEMPLATE_FORM = 'postgres database only (template0 and template1 dropped)\0';
 
 /**
  * A new PGlite cluster costs about 3 s of CPU (initdb) and the migrations another 0.6 s; loading a copy of a
  * migrated one about 1 s. The copy is made once per set of migrations and PGlite version and kept in the
  * temporary directory, so every test process (they run in parallel) shares it; its name is the digest of what
- * went into it, so a new or changed migration makes a new one.
+ * went into it, so a new or changed migration makes a new one. The copy holds the one database the gateway uses:
+ * template0 and template1 (PostgreSQL's templates for CREATE DATABASE, which no test runs on PGlite) are dropped
+ * before the dump, so each load unpacks 29 MB instead of 44 (about 0.1 s of CPU less per store: 550-620 -> 465-483
+ * ms for PGlite.create and a first query, three interleaved pairs).
  */
 function pgliteTemplate(): Promise<Blob> {
   template ??= (async () => {
     const digest = createHash('sha256');
+    digest.update(TEMPLATE_FORM);
     // The package's own description (its version); it exports no ./package.json, so found beside its entry point.
     digest.update(await readFile(path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), '../package.json')));
     for (const name of (await readdir(MIGRATIONS_DIR)).sort()) digest.update(`\0${name}\0`).update(await readFile(path.join(MIGRATIONS_DIR, name)));
@@ -115,6 +121,10 @@ function pgliteTemplate(): Promise<Blob> {
     if (made) return new Blob([made]);
     const db = await openPglite();
     await migrate(db);
+    for (const name of ['template1', 'template0']) {
+      await db.query(`ALTER DATABASE ${name} IS_TEMPLATE false`);
+      await db.query(`DROP DATABASE ${name}`);
+    }
     const blob = await db.dump();
     await db.close();
     // Written aside and renamed: a process reading it never sees half a file.
