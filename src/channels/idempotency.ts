@@ -107,7 +107,9 @@ export async function reserveIdempotencyKey(ctx: ServiceContext, req: FastifyReq
 }
 
 export function installIdempotency(app: FastifyInstance, ctx: ServiceContext): void {
-  const check = async (req: FastifyRequest, reply: FastifyReply, header: string) => {
+  app.addHook('preHandler', async (req: FastifyRequest, reply: FastifyReply) => {
+    const header = req.headers[HEADER];
+    if (req.method !== 'POST' || typeof header !== 'string' || header === '') return;
     if (header.length > 255) return sendError(req, reply, GatewayError.field('Idempotency-Key', 'This value is too long. It should have 255 characters or less.'));
     const merchantId = await scopeOf(ctx, req);
     if (!merchantId) return; // the route answers the unknown merchant itself
@@ -123,16 +125,12 @@ export function installIdempotency(app: FastifyInstance, ctx: ServiceContext): v
     const conflict = conflictOf(stored, hash);
     if (conflict) return sendError(req, reply, conflict);
     return reply.code(stored.status_code ?? 200).header('idempotent-replayed', 'true').type('application/json; charset=utf-8').send(stored.response_body);
-  };
-  // Callback hooks, the awaited work only for a request with the header: every request passes them, and an async
-  // hook costs each a promise and a turn of the microtask queue.
-  app.addHook('preHandler', (req, reply, done) => {
-    const header = req.headers[HEADER];
-    if (req.method !== 'POST' || typeof header !== 'string' || header === '') return done();
-    check(req, reply, header).then(() => done(), done);
   });
 
-  const keep = async (req: FastifyRequest, reply: FastifyReply, payload: unknown, idem: NonNullable<FastifyRequest['idempotency']>) => {
+  app.addHook('onSend', async (req, reply, payload) => {
+    const idem = req.idempotency;
+    if (!idem) return payload;
+    req.idempotency = undefined;
     if (reply.statusCode < 500 && req.answeredError && NOT_KEPT.has(req.answeredError)) {
       await ctx.db.query('DELETE FROM idempotency_keys WHERE merchant_id = $1 AND key = $2', [idem.merchantId, idem.key]);
     } else {
@@ -141,11 +139,6 @@ export function installIdempotency(app: FastifyInstance, ctx: ServiceContext): v
       await ctx.db.query('UPDATE idempotency_keys SET status_code = $3, response_body = $4 WHERE merchant_id = $1 AND key = $2', [idem.merchantId, idem.key, reply.statusCode, typeof payload === 'string' ? payload : String(payload)])
         .catch((err: unknown) => { if (reply.statusCode < 500) throw err; req.log.warn({ err: (err as Error).message }, 'idempotency key left in progress after a failure'); });
     }
-  };
-  app.addHook('onSend', (req, reply, payload, done) => {
-    const idem = req.idempotency;
-    if (!idem) return done(null, payload);
-    req.idempotency = undefined;
-    keep(req, reply, payload, idem).then(() => done(null, payload), done);
+    return payload;
   });
 }

@@ -91,9 +91,8 @@ declare module 'fastify' {
  * plugin from the socket directly, so they cannot be signed.
  */
 export function installRawBodyCapture(app: FastifyInstance): void {
-  // A callback hook: synchronous work, without the promise and microtask an async hook costs every request.
-  app.addHook('preParsing', (req, _reply, payload, done) => {
-    if (req.headers[REQUEST_SIGNATURE_HEADER] === undefined) return done(null, payload);
+  app.addHook('preParsing', async (req, _reply, payload) => {
+    if (req.headers[REQUEST_SIGNATURE_HEADER] === undefined) return payload;
     const chunks: Buffer[] = [];
     const copy = new Transform({
       transform(chunk: Buffer, _encoding, done) {
@@ -106,6 +105,6 @@ export function installRawBodyCapture(app: FastifyInstance): void {
       },
     });
     payload.on('error', (err) => copy.destroy(err));
-    done(null, payload.pipe(copy));
+    return payload.pipe(copy);
   });
 }

@@ -88,12 +88,10 @@ export function installMetrics(app: FastifyInstance, ctx?: Pick<ServiceContext, 
     buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  // A callback hook: synchronous work, without the promise and microtask an async hook costs every request.
-  app.addHook('onResponse', (req, reply, done) => {
+  app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
     requests.inc({ method: req.method, route, status: String(reply.statusCode) });
     durations.observe({ method: req.method, route }, reply.elapsedTime / 1000);
-    done();
   });
   const refreshFigures = ctx ? installFigureGauges(registry, ctx) : undefined;
   app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {

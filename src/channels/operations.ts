@@ -5,7 +5,7 @@
  * once the node has begun to shut down, and so does any other request that arrives then on a kept-alive
  * connection (with `Connection: close`), so that the balancer moves it to another node.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../services/context.ts';
 import { GatewayError } from '../domain/errors.ts';
@@ -28,14 +28,10 @@ export function registerOperationsRoutes(app: FastifyInstance, ctx: ServiceConte
   app.addHook('preClose', async () => {
     draining = true;
   });
-  // Callback hooks (here and below): every request passes, and an async hook costs each a promise and a microtask.
-  const refuse = async (req: FastifyRequest, reply: FastifyReply) => {
+  app.addHook('onRequest', async (req, reply) => {
+    if (!draining) return;
     reply.header('connection', 'close');
     return sendError(req, reply, new GatewayError('unavailable', [{ field: 'node', message: 'This node is shutting down.' }]));
-  };
-  app.addHook('onRequest', (req, reply, done) => {
-    if (!draining) return done();
-    refuse(req, reply).then(() => done(), done);
   });
 
   // A response finishing during the drain closes its connection, so that the client's next request opens one

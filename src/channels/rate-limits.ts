@@ -26,33 +26,25 @@ function authBuckets(req: FastifyRequest): { blocking: string[]; key?: string } 
 export function installRateLimits(app: FastifyInstance, limiter: RateLimiter | undefined): void {
   if (!limiter?.enabled) return;
   const exempt = (req: FastifyRequest) => NEVER_BLOCKED_ROUTES.has(req.routeOptions.url ?? '');
-  const consume = async (req: FastifyRequest, rules: NonNullable<(typeof LIMITED_ROUTES)[string]>) => {
-    for (const rule of rules) {
+  app.addHook('onRequest', async (req) => {
+    if (exempt(req)) return;
+    limiter.throwIfBlocked([bucketName('authFailures', 'ip', req.ip)]);
+    const rules = LIMITED_ROUTES[`${req.method} ${req.routeOptions.url ?? ''}`];
+    for (const rule of rules ?? []) {
       const subject = rule.by === 'ip' ? req.ip : String((req.params as Record<string, unknown> | undefined)?.id ?? '');
       await limiter.consume(rule.limit, rule.by, subject);
     }
-  };
-  const recordFailure = async (req: FastifyRequest) => {
-    const buckets = authBuckets(req);
-    await limiter.recordFailures('authFailures', buckets.blocking);
-    if (buckets.key) await limiter.recordAndSlowDown(buckets.key, limiter.keyFailureThreshold);
-  };
-  // Callback hooks, the awaited work only where there is some: every request passes them, and an async hook costs
-  // each a promise and a turn of the microtask queue.
-  app.addHook('onRequest', (req, _reply, done) => {
-    if (exempt(req)) return done();
-    limiter.throwIfBlocked([bucketName('authFailures', 'ip', req.ip)]);
-    const rules = LIMITED_ROUTES[`${req.method} ${req.routeOptions.url ?? ''}`];
-    if (!rules || rules.length === 0) return done();
-    consume(req, rules).then(() => done(), done);
   });
   // After the body is parsed: this IP, over its failure limit for this merchant key, is refused before anything else runs.
-  app.addHook('preHandler', (req, _reply, done) => {
+  app.addHook('preHandler', async (req) => {
     if (!exempt(req)) limiter.throwIfBlocked(authBuckets(req).blocking);
-    done();
   });
-  app.addHook('onSend', (req, _reply, payload, done) => {
-    if (!req.answeredError || !AUTH_FAILURES.has(req.answeredError)) return done(null, payload);
-    recordFailure(req).then(() => done(null, payload), done);
+  app.addHook('onSend', async (req, _reply, payload) => {
+    if (req.answeredError && AUTH_FAILURES.has(req.answeredError)) {
+      const buckets = authBuckets(req);
+      await limiter.recordFailures('authFailures', buckets.blocking);
+      if (buckets.key) await limiter.recordAndSlowDown(buckets.key, limiter.keyFailureThreshold);
+    }
+    return payload;
   });
 }

@@ -84,10 +84,8 @@ export async function registerS2sScope(app: FastifyInstance, routes: (scope: Fas
   await app.register(async (scope) => {
     scope.removeContentTypeParser(['application/json', 'text/plain']);
     await scope.register(multipart, { limits: MULTIPART_LIMITS });
-    // A callback hook: synchronous work, without the promise and microtask an async hook costs every request.
-    scope.addHook('onRequest', (req, _reply, done) => {
+    scope.addHook('onRequest', async (req) => {
       if (Number(req.headers['content-length'] ?? 0) > scope.initialConfig.bodyLimit!) throw new GatewayError('payloadTooLarge', [{ field: 'request', message: 'The request body is too large.' }]);
-      done();
     });
     routes(scope);
   });

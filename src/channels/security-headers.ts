@@ -41,9 +41,8 @@ export function installSecurityHeaders(app: FastifyInstance, opts: { production?
       return production || this.protocol === 'https';
     },
   });
-  // A callback hook: synchronous work, without the promise and microtask an async hook costs every answer.
-  app.addHook('onSend', (req, reply, payload, done) => {
+  app.addHook('onSend', async (req, reply, payload) => {
     applySecurityHeaders(req, reply);
-    done(null, payload);
+    return payload;
   });
 }
