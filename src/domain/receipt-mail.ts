@@ -13,3 +13,10 @@ export function nextReceiptAttempt(attempt: number, now: Date): Date | undefined
   const delay = RECEIPT_MAIL_RETRY_DELAYS_MS[attempt - 1];
   return delay === undefined ? undefined : new Date(now.getTime() + delay);
 }
+
+/**
+ * How long a claimed receipt stays with its sender. A sender that died after its claim (a crash, a kill) never
+ * finishes it: past this the receipt mailer claims it again, the lost attempt counted. A send takes seconds; a
+ * receipt sent twice after a crash is better than one never sent.
+ */
+export const RECEIPT_MAIL_SENDING_LEASE_MS = 10 * 60_000;

@@ -3,6 +3,10 @@
  * finds the payment's row already there claims nothing, so a receipt goes out once however often its page shows.
  */
 import type { Sql } from './database.ts';
+import { RECEIPT_MAIL_SENDING_LEASE_MS } from '../domain/receipt-mail.ts';
+
+/** Until when a claim made now holds (domain/receipt-mail.ts): the row's next_attempt_at while it is 'sending'. */
+const leaseEnd = (now: Date) => new Date(now.getTime() + RECEIPT_MAIL_SENDING_LEASE_MS);
 
 /**
  * Queues the payment's receipt mail, in the transaction that settles the payment: the receipt page or the receipt
@@ -29,31 +33,40 @@ export interface ClaimedReceiptMail {
  */
 export async function claimReceiptMail(sql: Sql, paymentId: string, recipient: string, now: Date): Promise<ClaimedReceiptMail | undefined> {
   const queued = await sql.query<{ recipient: string; attempts: number }>(
-    `UPDATE receipt_mails SET status = 'sending'
+    `UPDATE receipt_mails SET status = 'sending', next_attempt_at = $3
       WHERE payment_id = $1 AND status = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= $2)
       RETURNING recipient, attempts`,
-    [paymentId, now],
+    [paymentId, now, leaseEnd(now)],
   );
   if (queued[0]) return { paymentId, recipient: queued[0].recipient, attempts: queued[0].attempts };
   const rows = await sql.query<{ payment_id: string }>(
-    `INSERT INTO receipt_mails (payment_id, recipient, status, created_at) VALUES ($1, $2, 'sending', $3)
+    `INSERT INTO receipt_mails (payment_id, recipient, status, created_at, next_attempt_at) VALUES ($1, $2, 'sending', $3, $4)
      ON CONFLICT (payment_id) DO NOTHING RETURNING payment_id`,
-    [paymentId, recipient, now],
+    [paymentId, recipient, now, leaseEnd(now)],
   );
   return rows.length === 1 ? { paymentId, recipient, attempts: 0 } : undefined;
 }
 
-/** Claims up to `limit` queued receipt mails that are due, oldest first (any number of mailers may run: each row goes to one). */
+/**
+ * Claims up to `limit` receipt mails that are due, oldest first (any number of mailers may run: each row goes to one):
+ * queued ones, and ones whose sender died after its claim (still 'sending' past the lease), that attempt counted.
+ */
 export async function claimQueuedReceiptMails(sql: Sql, limit: number, now: Date): Promise<ClaimedReceiptMail[]> {
   const rows = await sql.query<{ payment_id: string; recipient: string; attempts: number }>(
-    `UPDATE receipt_mails SET status = 'sending'
-      WHERE payment_id IN (
-              SELECT payment_id FROM receipt_mails
-               WHERE status = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= $2)
-               ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-        AND status = 'pending'
+    `WITH due AS (
+            SELECT payment_id FROM receipt_mails
+             WHERE status = 'pending' AND (next_attempt_at IS NULL OR next_attempt_at <= $2)
+             ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED),
+          abandoned AS (
+            SELECT payment_id FROM receipt_mails
+             WHERE status = 'sending' AND next_attempt_at <= $2
+             ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+     UPDATE receipt_mails SET status = 'sending', next_attempt_at = $3,
+            attempts = attempts + CASE WHEN status = 'sending' THEN 1 ELSE 0 END
+      WHERE (payment_id IN (SELECT payment_id FROM due) OR payment_id IN (SELECT payment_id FROM abandoned))
+        AND (status = 'pending' OR (status = 'sending' AND next_attempt_at <= $2))
       RETURNING payment_id, recipient, attempts`,
-    [limit, now],
+    [limit, now, leaseEnd(now)],
   );
   return rows.map((r) => ({ paymentId: r.payment_id, recipient: r.recipient, attempts: r.attempts }));
 }

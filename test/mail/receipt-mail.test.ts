@@ -15,7 +15,8 @@ import { adminClient, type AdminCall } from '../admin/support.ts';
 import { receiptMailOf } from '../../src/store/receipt-mails-repo.ts';
 import { getPayment } from '../../src/store/payments-repo.ts';
 import { mailReceipt, sendQueuedReceipts } from '../../src/services/mail/receipts.ts';
-import { queueReceiptMail } from '../../src/store/receipt-mails-repo.ts';
+import { claimQueuedReceiptMails, queueReceiptMail } from '../../src/store/receipt-mails-repo.ts';
+import { RECEIPT_MAIL_SENDING_LEASE_MS } from '../../src/domain/receipt-mail.ts';
 import { findMerchantById } from '../../src/store/merchants-repo.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -179,6 +180,27 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal((await outbox(EMAIL, order)).length, 1, 'sent once');
       assert.equal(await sendQueuedReceipts(t.gateway.ctx), 0);
       assert.equal(logged.filter((l) => l.paymentId === id && l.msg === 'the receipt e-mail was not sent; it is tried again').length, 2);
+    });
+
+    it('a mailer that died after its claim: the receipt is claimed again once the lease ran out, and sent once', async () => {
+      const order = `DIED-${kind}-${Date.now()}`;
+      const id = await paidSale(order);
+      failures = 0;
+      // A mailer claims the receipt, then its process dies before it sends or records anything.
+      const lost = await claimQueuedReceiptMails(t.store.db, 50, clock.now());
+      assert.deepEqual(lost.map((m) => m.paymentId), [id]);
+      assert.equal((await row(id)).status, 'sending');
+      assert.equal(await sendQueuedReceipts(t.gateway.ctx), 0, 'held while the lease runs');
+      clock.advance(RECEIPT_MAIL_SENDING_LEASE_MS - 1_000);
+      assert.equal(await sendQueuedReceipts(t.gateway.ctx), 0, 'held until the lease ends');
+      clock.advance(1_000);
+      tried = 0;
+      assert.equal(await sendQueuedReceipts(t.gateway.ctx), 1, 'claimed again');
+      const sent = await row(id);
+      assert.deepEqual([sent.status, sent.attempts, sent.next_attempt_at], ['sent', 2, null], 'the lost attempt is counted');
+      assert.equal(tried, 1);
+      assert.equal((await outbox(EMAIL, order)).length, 1, 'sent once');
+      assert.equal(await sendQueuedReceipts(t.gateway.ctx), 0);
     });
 
     it('is given up after the last attempt, with the reason logged and kept', async () => {
