@@ -77,7 +77,8 @@ export class PollingLoop {
           const left = (this.options.minPauseMs ?? 0) - (performance.now() - started);
           if (left <= 0) return pause.end();
           clearTimeout(timer);
-          timer = setTimeout(pause.end, left);
+          // libuv times from its cached loop clock, which a busy loop leaves behind: check again when it fires.
+          timer = setTimeout(pause.wake, Math.ceil(left));
         },
       };
       let timer = setTimeout(pause.end, this.options.pollMs);
