@@ -83,8 +83,11 @@ export function scheduleInForce(schedules: readonly FeeSchedule[], merchantId: s
 /** How specific a row is: an exact method outranks an exact region, which outranks an exact currency. */
 const specificity = (r: FeeRow): number => (r.method !== ANY ? 4 : 0) + (r.region !== ANY ? 2 : 0) + (r.currency !== ANY ? 1 : 0);
 
+/** A row's key field fits a fact when equal, or when it is the wildcard where one is allowed (not the operation). */
+const fits = (key: string, fact: string | undefined, wildcard: boolean): boolean => key === fact || (wildcard && key === ANY);
+
 const matches = (r: FeeRow, f: FeeFacts): boolean =>
-  r.operation === f.operation && (r.method === ANY || r.method === f.method) && (r.region === ANY || r.region === f.region) && (r.currency === ANY || r.currency === f.currency);
+  fits(r.operation, f.operation, false) && fits(r.method, f.method, true) && fits(r.region, f.region, true) && fits(r.currency, f.currency, true);
 
 /**
  * The row of a schedule that prices the facts: the most specific that matches. Two matching rows of one
