@@ -87,6 +87,22 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(((await one.json()) as { callbacks: unknown[] }).callbacks.length, 1);
     });
 
+    it('refuses a page size outside its range on every other admin list too, never capping it silently', async () => {
+      const lists: [string, number][] = [
+        ['/admin/v1/callback-urls/blocked', 500], ['/admin/v1/payments/needs-operator', 1000],
+        ['/admin/v1/disputes', 500], ['/admin/v1/reconciliation/batches', 500],
+      ];
+      for (const [path, max] of lists) {
+        for (const limit of [String(max + 1), '0']) {
+          const res = await admin(`${path}?limit=${limit}`);
+          assert.equal(res.status, 400, `${path} ${limit}`);
+          const body = await res.json() as { errors: { error_message: string }[] };
+          assert.deepEqual(body.errors.map((e) => e.error_message), [`limit: This value should be between 1 and ${max}.`], `${path} ${limit}`);
+        }
+        assert.equal((await admin(`${path}?limit=${max}`)).status, 200, path);
+      }
+    });
+
     it('answers 404 for an unknown callback', async () => {
       const res = await admin('/admin/v1/callbacks/00000000-0000-4000-8000-000000000000/resend', { method: 'POST' });
       assert.equal(res.status, 404);

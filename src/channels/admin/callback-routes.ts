@@ -4,6 +4,7 @@
  * blocked after five timeouts. Authenticated with an operator's Bearer token; answers in D3 bodies.
  */
 import type { FastifyInstance } from 'fastify';
+import { pageSize, pageSizeText } from '../../domain/page-size.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { callbackPageSize, listCallbacks, DEFAULT_CALLBACK_PAGE, MAX_CALLBACK_PAGE, type CallbackFilter, type CallbackWithAttempts } from '../../services/queries/callbacks.ts';
@@ -229,11 +230,11 @@ export function registerAdminCallbackRoutes(app: FastifyInstance, ctx: ServiceCo
       ...TAG,
       summary: 'Callback URLs blocked now (five timeouts within five minutes block a URL for fifteen), the block ending last first',
       description: `Each with when its block ends, the timeouts that caused it, and the callbacks waiting for it. Up to ${MAX_BLOCKED_LISTED}. Permission callbacks.read.`,
-      querystring: Type.Object({ limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: `1 to ${MAX_BLOCKED_LISTED} (default ${MAX_BLOCKED_LISTED})` })) }, { additionalProperties: false }),
+      querystring: Type.Object({ limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: pageSizeText(MAX_BLOCKED_LISTED, MAX_BLOCKED_LISTED) })) }, { additionalProperties: false }),
       response: { 200: BlockedList, ...ErrorResponses },
     },
   }, async (req) => {
-    const list = await blockedUrls(ctx, req.query.limit ? Number(req.query.limit) : undefined);
+    const list = await blockedUrls(ctx, pageSize(req.query.limit, MAX_BLOCKED_LISTED));
     return {
       urls: list.map((b) => ({
         url: b.url, blocked_until: b.blockedUntil.toISOString(), timeouts: b.timeouts.map((t) => t.toISOString()),

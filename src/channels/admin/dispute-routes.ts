@@ -5,6 +5,7 @@
  * audited. A chargeback above what remains captured answers 208010.
  */
 import type { FastifyInstance } from 'fastify';
+import { pageSize, pageSizeText } from '../../domain/page-size.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { clearMerchantThreshold, readMerchantThresholdView, readThresholdView, setMerchantThreshold, setThreshold, type ThresholdInput } from '../../services/disputes/admin.ts';
@@ -161,7 +162,7 @@ const ListQuery = Type.Object({
   status: Type.Optional(Type.Union(DISPUTE_STATUSES.map((v) => Type.Literal(v)))),
   stage: Type.Optional(Type.Union(DISPUTE_STAGES.map((v) => Type.Literal(v)))),
   mode: ModeQuery,
-  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: 'Page size, 1 to 500 (default 100).' })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: pageSizeText(500, 100) })),
 });
 type Id = Static<typeof IdParams>;
 
@@ -272,7 +273,7 @@ export function registerAdminDisputeRoutes(app: FastifyInstance, ctx: ServiceCon
     const q = req.query;
     return findDisputes(ctx, {
       ...(q.merchant_id ? { merchantId: q.merchant_id } : {}), ...(q.payment_id ? { paymentId: q.payment_id } : {}), ...(q.status ? { status: q.status } : {}), ...(q.stage ? { stage: q.stage } : {}), ...(q.mode ? { mode: q.mode } : {}),
-      ...(q.limit ? { limit: Math.min(500, Math.max(1, Number(q.limit))) } : {}),
+      ...(q.limit ? { limit: pageSize(q.limit, 500)! } : {}),
     });
   });
 

@@ -6,6 +6,7 @@
  * Bearer token; answers in D3 bodies. Card numbers appear as masks only.
  */
 import { maskedToken, seesSessionTokens, type Role } from '../../domain/admin-roles.ts';
+import { pageSize, pageSizeText } from '../../domain/page-size.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
@@ -491,12 +492,12 @@ export function registerAdminPaymentRoutes(app: FastifyInstance, ctx: ServiceCon
       querystring: Type.Object({
         merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
         mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test: only test keys\' (sandbox merchants\') payments; live: only live keys\'. Absent: both.', examples: ['live'] })),
-        limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+        limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: pageSizeText(1000, 100) })),
       }),
       response: { 200: Type.Object({ payments: Type.Array(NeedsOperatorPayment) }), ...ErrorResponses },
     },
   }, async (req) => {
-    const limit = Math.min(Math.max(req.query.limit ? Number(req.query.limit) : 100, 1), 1000);
+    const limit = pageSize(req.query.limit, 1000) ?? 100;
     const payments = await findPaymentsNeedingOperator(ctx.db, { merchantId: req.query.merchant_id, ...(req.query.mode ? { mode: req.query.mode } : {}), limit });
     return { payments: payments.map(needsOperatorView) };
   });

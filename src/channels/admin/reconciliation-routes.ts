@@ -5,6 +5,7 @@
  * and the open exceptions per acquirer and day. Reads: reconciliation.read; writes: reconciliation.write.
  */
 import type { FastifyInstance } from 'fastify';
+import { pageSize, pageSizeText } from '../../domain/page-size.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import { Readable } from 'node:stream';
 import type { ServiceContext } from '../../services/context.ts';
@@ -99,9 +100,8 @@ const UpstreamBody = Type.Object({
   from: Type.String({ maxLength: 40, description: 'Payments created at or after this instant (ISO 8601).' }),
   to: Type.String({ maxLength: 40, description: 'Payments created before this instant; at most 31 days after from.' }),
 }, { additionalProperties: false, examples: [{ mid_id: '7c1e…', from: '2030-06-01T00:00:00Z', to: '2030-06-02T00:00:00Z' }] });
-const Limit = Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: 'Page size, 1 to 500 (default 100).' }));
-/** A page size from its query text: 1 to 500. */
-const limitOf = (text: string | undefined): number | undefined => (text === undefined ? undefined : Math.min(500, Math.max(1, Number(text))));
+const Limit = Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: pageSizeText(500, 100) }));
+const limitOf = (text: string | undefined): number | undefined => pageSize(text, 500);
 /** Issue 25 item 26: the MID's mode decides (its merchant's: a sandbox merchant's MIDs are test keys'). */
 const Mode = Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test: only test keys\' MIDs (a sandbox merchant\'s); live: only live keys\'. Absent: both.', examples: ['live'] }));
 const BatchQuery = Type.Object({ mid_id: Type.Optional(Type.String({ maxLength: 64 })), mode: Mode, limit: Limit });

@@ -1,5 +1,5 @@
 /** The callback outbox as the admin API lists it (see payments.ts for why it is here). */
-import { GatewayError, MESSAGES } from '../../domain/errors.ts';
+import { pageSize } from '../../domain/page-size.ts';
 
 export { listCallbacks, type CallbackFilter, type CallbackWithAttempts } from '../../store/callbacks-repo.ts';
 
@@ -9,7 +9,5 @@ export const DEFAULT_CALLBACK_PAGE = 100;
 
 /** `limit` of a callback list (query strings are strings), or the D3 400 on `limit` every list answers outside its range. */
 export function callbackPageSize(limit: string | undefined): number {
-  const n = limit === undefined ? DEFAULT_CALLBACK_PAGE : Number(limit);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_CALLBACK_PAGE) throw GatewayError.field('limit', MESSAGES.notInRange(1, MAX_CALLBACK_PAGE));
-  return n;
+  return pageSize(limit, MAX_CALLBACK_PAGE) ?? DEFAULT_CALLBACK_PAGE;
 }
