@@ -1,6 +1,6 @@
 /**
  * Rate limits (issue 12, item 11) as data: which requests count against which limit, by which subject.
- * Fixed windows (RATE_LIMIT_WINDOW_SECONDS) counted in PostgreSQL so every node shares them. Pure.
+ * A sliding window (RATE_LIMIT_WINDOW_SECONDS), counted in PostgreSQL so every node shares it. Pure.
  */
 import { ERRORS, type ErrorSpec } from './errors.ts';
 
@@ -48,6 +48,39 @@ export function windowAt(now: Date, windowSeconds: number): Window {
   const size = windowSeconds * 1000;
   const start = Math.floor(now.getTime() / size) * size;
   return { start: new Date(start), end: new Date(start + size) };
+}
+
+/** A bucket's counts in the fixed window `now` falls in and in the one before it. */
+export interface WindowCounts {
+  current: number;
+  previous: number;
+}
+
+/**
+ * The requests of the last window's length before `now`, estimated from two fixed windows: all of the current one
+ * and the part of the previous one still inside the sliding window (its count spread evenly over it). Fixed windows
+ * alone let a guesser spend a whole limit just before a window ends and another just after.
+ */
+export function slidingCount(now: Date, windowSeconds: number, counts: WindowCounts): number {
+  const size = windowSeconds * 1000;
+  const elapsed = now.getTime() - windowAt(now, windowSeconds).start.getTime();
+  return counts.current + counts.previous * ((size - elapsed) / size);
+}
+
+/**
+ * The first instant at which one more request would be counted within `max` again, when no other arrives before
+ * (the block's end, hence Retry-After): later in this window as the previous one's share fades, or in the next.
+ */
+export function unblockedAt(now: Date, windowSeconds: number, counts: WindowCounts, max: number): Date {
+  const size = windowSeconds * 1000;
+  const { start, end } = windowAt(now, windowSeconds);
+  const fadesBy = (windowStart: number, current: number, previous: number): number | undefined => {
+    const room = max - current - 1;
+    if (room < 0) return undefined;
+    return windowStart + (previous === 0 ? 0 : Math.max(0, size * (1 - room / previous)));
+  };
+  const instant = fadesBy(start.getTime(), counts.current, counts.previous) ?? fadesBy(end.getTime(), 0, counts.current) ?? end.getTime() + size;
+  return new Date(Math.max(Math.ceil(instant), now.getTime()));
 }
 
 /** Whole seconds until the window ends, at least 1 (the Retry-After value). */

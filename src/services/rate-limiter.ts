@@ -1,6 +1,6 @@
 /**
  * Counts requests against the limits of domain/rate-limits.ts in PostgreSQL (one upsert per counted request,
- * shared by every node) and answers 429 with Retry-After once a limit is passed. A bucket found over its limit
+ * shared by every node, over a sliding window) and answers 429 with Retry-After once a limit is passed. A bucket found over its limit
  * is also remembered in this node's memory until its window ends, so a blocked client costs no query, and
  * requests that only *might* fail authentication (every merchant call) are checked in memory alone: only
  * failures are written.
@@ -10,7 +10,7 @@ import type { Clock } from '../domain/clock.ts';
 import type { RateLimitConfig } from '../config.ts';
 import { GatewayError, ERRORS } from '../domain/errors.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bucketName, retryAfterSeconds, slowDownMs, windowAt, type LimitName } from '../domain/rate-limits.ts';
+import { bucketName, retryAfterSeconds, slidingCount, slowDownMs, unblockedAt, windowAt, type LimitName, type WindowCounts } from '../domain/rate-limits.ts';
 
 export class RateLimited extends GatewayError {
   constructor(readonly retryAfter: number) {
@@ -63,16 +63,27 @@ export class RateLimiter {
    */
   async recordAndSlowDown(bucket: string, free: number): Promise<void> {
     if (!this.enabled) return;
-    await this.wait(slowDownMs(await this.hit(bucket, Number.POSITIVE_INFINITY), free));
+    await this.wait(slowDownMs(Math.floor(await this.hit(bucket, Number.POSITIVE_INFINITY)), free));
   }
 
-  /** Waits as long as the most-failed of the buckets (this window) calls for, counting nothing. */
+  /** Waits as long as the most-failed of the buckets (over the sliding window) calls for, counting nothing. */
   async slowDown(buckets: readonly string[], free: number): Promise<void> {
     if (!this.enabled || buckets.length === 0) return;
-    const window = windowAt(this.deps.clock.now(), this.deps.config.windowSeconds);
-    const [row] = await this.deps.db.query<{ hits: number | null }>(
-      'SELECT max(hits) AS hits FROM rate_limit_counters WHERE bucket = ANY($1::text[]) AND window_start = $2', [buckets, window.start]);
-    await this.wait(slowDownMs(Number(row?.hits ?? 0), free));
+    const now = this.deps.clock.now();
+    const { windowSeconds } = this.deps.config;
+    const current = windowAt(now, windowSeconds).start;
+    const rows = await this.deps.db.query<{ bucket: string; window_start: Date | string; hits: number }>(
+      'SELECT bucket, window_start, hits FROM rate_limit_counters WHERE bucket = ANY($1::text[]) AND window_start IN ($2, $3)',
+      [buckets, current, new Date(current.getTime() - windowSeconds * 1000)]);
+    const counts = new Map<string, WindowCounts>();
+    for (const row of rows) {
+      const c = counts.get(row.bucket) ?? { current: 0, previous: 0 };
+      if (new Date(row.window_start).getTime() === current.getTime()) c.current = Number(row.hits);
+      else c.previous = Number(row.hits);
+      counts.set(row.bucket, c);
+    }
+    const most = Math.max(0, ...[...counts.values()].map((c) => slidingCount(now, windowSeconds, c)));
+    await this.wait(slowDownMs(Math.floor(most), free));
   }
 
   get keyFailureThreshold(): number {
@@ -83,16 +94,23 @@ export class RateLimiter {
     if (ms > 0) await sleep(ms);
   }
 
+  /** Counts one request in the bucket's current window; answers the sliding count, blocking the bucket past max. */
   private async hit(bucket: string, max: number): Promise<number> {
     const now = this.deps.clock.now();
-    const window = windowAt(now, this.deps.config.windowSeconds);
-    const [row] = await this.deps.db.query<{ hits: number }>(
-      `INSERT INTO rate_limit_counters (bucket, window_start, hits, expires_at) VALUES ($1, $2, 1, $3)
-       ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1 RETURNING hits`,
-      [bucket, window.start, window.end]);
-    const hits = Number(row?.hits ?? 0);
-    if (hits > max) this.blocked.set(bucket, window.end.getTime());
+    const { windowSeconds } = this.deps.config;
+    const window = windowAt(now, windowSeconds);
+    const size = windowSeconds * 1000;
+    // A window's row is kept one window past its end: the next window's sliding count still reads it.
+    const [row] = await this.deps.db.query<{ hits: number; previous: number | null }>(
+      `WITH hit AS (
+         INSERT INTO rate_limit_counters (bucket, window_start, hits, expires_at) VALUES ($1, $2, 1, $3)
+         ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_counters.hits + 1 RETURNING hits)
+       SELECT hit.hits, (SELECT hits FROM rate_limit_counters WHERE bucket = $1 AND window_start = $4) AS previous FROM hit`,
+      [bucket, window.start, new Date(window.end.getTime() + size), new Date(window.start.getTime() - size)]);
+    const counts = { current: Number(row?.hits ?? 0), previous: Number(row?.previous ?? 0) };
+    const counted = slidingCount(now, windowSeconds, counts);
+    if (counted > max) this.blocked.set(bucket, unblockedAt(now, windowSeconds, counts, max).getTime());
     if (Math.random() * CLEANUP_ONE_IN < 1) await this.deps.db.query('DELETE FROM rate_limit_counters WHERE expires_at < $1', [now]);
-    return hits;
+    return counted;
   }
 }
