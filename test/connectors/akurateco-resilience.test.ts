@@ -165,7 +165,7 @@ for (const { kind, skip } of await storeKinds()) {
       await chain?.close();
     });
 
-    it('are signed as the upstream checks a CREDIT2CARD (Formula 6 by trans_id, no e-mail term): pending, resolved, looked up', async () => {
+    it('are signed as the upstream checks a CREDIT2CARD (Formula 6 by trans_id, no e-mail term): pending with its trans_id kept, resolved, looked up', async () => {
       const { merchant } = chain.ours;
       // Our merchant names the payee's e-mail; the CREDIT2CARD upstream carries none, so no lookup may hash it.
       const res = await chain.ours.postForm('/post', {
@@ -176,17 +176,19 @@ for (const { kind, skip } of await storeKinds()) {
       const id = res.body.trans_id as string;
       const [up] = await upstreamPayments(chain, id);
       assert.equal(up?.status, 'settled', 'the upstream paid out');
-      assert.equal((await ourPayment(chain.ours, id)).pendingOperation, 'authorize', 'pending here: the answer said PENDING');
+      const pending = await ourPayment(chain.ours, id);
+      assert.equal(pending.pendingOperation, 'authorize', 'pending here: the answer said PENDING');
+      assert.equal(pending.details.connectorRef, up!.id, 'the pending answer\'s trans_id is kept');
 
-      // The re-check asks by our payment id (the upstream's order_id).
+      // The re-check asks about that transaction (GET_TRANS_STATUS by trans_id), not by our order id.
       assert.equal(await new PaymentRecheck(chain.ours.gateway.ctx, { staleAfterMs: 0 }).runOnce(), 1);
-      assert.deepEqual(answers.map((a) => [a.action, a.body.result]), [['GET_TRANS_STATUS_BY_ORDER', 'SUCCESS']], JSON.stringify(answers));
+      assert.deepEqual(answers.map((a) => [a.action, a.body.result]), [['GET_TRANS_STATUS', 'SUCCESS']], JSON.stringify(answers));
       const p = await ourPayment(chain.ours, id);
       assert.equal(p.status, 'settled');
       assert.equal(p.pendingOperation, null);
       assert.equal(p.details.connectorRef, up!.id);
 
-      // Now that the upstream's trans_id is known: GET_TRANS_STATUS and GET_TRANS_DETAILS (reconciliation's).
+      // The lookups reconciliation makes: GET_TRANS_STATUS again and GET_TRANS_DETAILS.
       const connector = chain.ours.gateway.ctx.connectors.get('akurateco')!;
       const mid = (await listMids(chain.ours.gateway.ctx.db, merchant.id)).find((m) => m.id === chain.midId)!;
       const access = midAccess(chain.ours.gateway.ctx, mid);

@@ -7,7 +7,7 @@
 import type { ServiceContext } from '../context.ts';
 import type { Merchant } from '../../domain/model/merchant.ts';
 import type { Payment } from '../../domain/model/payment.ts';
-import { getPayment, updatePaymentAndTransaction, type PaymentPatch, type TransactionResult } from '../../store/payments-repo.ts';
+import { getPayment, updatePayment, updatePaymentAndTransaction, type PaymentPatch, type TransactionResult } from '../../store/payments-repo.ts';
 import { awaitsAuthorization, type Intent } from '../../domain/operations.ts';
 import { attemptResult, type AttemptStop } from '../../domain/model/attempt.ts';
 import type { ConnectorOutcome } from '../../connectors/types.ts';
@@ -32,6 +32,17 @@ export interface Claim {
   stop?: AttemptStop;
 }
 
+/**
+ * A pending answer that names the acquirer's transaction: its reference is kept on the payment (still claimed, a
+ * compare-and-set), so that the re-check asks about that transaction, the timeline and reconciliation see it.
+ */
+async function keepReference(ctx: ServiceContext, claim: Claim, reference: string | undefined): Promise<Payment> {
+  const { payment, operation } = claim;
+  if (!reference || payment.details.connectorRef === reference) return payment;
+  const kept = await updatePayment(ctx.db, payment.id, { status: payment.status, pendingOperation: operation }, { details: { connectorRef: reference } }, ctx.clock.now());
+  return kept ?? payment;
+}
+
 /** The step: the last answer applied to the payment (integrity, transition, consequences, post); it ends the attempt. */
 export function outcomeStep(ctx: ServiceContext, state: AttemptState): Promise<PaymentStep> {
   const { payment, transId, outcome, stop } = reached(state, 'answer');
@@ -40,7 +51,7 @@ export function outcomeStep(ctx: ServiceContext, state: AttemptState): Promise<P
 
 export async function applyOutcome(ctx: ServiceContext, claim: Claim, answer: ConnectorOutcome, byOperator?: OperatorWrite): Promise<PaymentStep> {
   const { merchant, payment, transId, operation } = claim;
-  if (answer.kind === 'pending') return { kind: 'processing', payment };
+  if (answer.kind === 'pending') return { kind: 'processing', payment: await keepReference(ctx, claim, answer.reference) };
   // An operator's decision on a held outcome is applied as it is: the mismatch is what they were asked to judge.
   const held = byOperator ? undefined : await heldForIntegrity(ctx, payment, operation, answer);
   if (held) return { kind: 'processing', payment: held };
