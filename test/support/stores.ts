@@ -4,7 +4,7 @@
  * the reason printed, never passed silently.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -132,9 +132,23 @@ function pgliteTemplate(): Promise<Blob> {
     const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
     await writeFile(partial, Buffer.from(await blob.arrayBuffer()));
     await rename(partial, file);
+    await pruneTemplates(file);
     return blob;
   })();
   return template;
+}
+
+/** A day old: another checkout's run (other migrations) may still load its template meanwhile. */
+const TEMPLATE_KEPT_MS = 24 * 3600_000;
+
+/** Templates of older migrations (and partial writes of dead processes) would pile up in the temporary directory. */
+async function pruneTemplates(current: string): Promise<void> {
+  for (const name of await readdir(TEMPLATE_DIR).catch(() => [] as string[])) {
+    const full = path.join(TEMPLATE_DIR, name);
+    if (full === current) continue;
+    const made = await stat(full).then((s) => s.mtimeMs, () => undefined);
+    if (made !== undefined && Date.now() - made > TEMPLATE_KEPT_MS) await rm(full, { force: true });
+  }
 }
 
 /** The two store kinds, each with the reason to skip it (if any), for `describe(name, { skip })`. */
