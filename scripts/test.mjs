@@ -75,7 +75,7 @@ process.on('SIGINT', () => {}); // the runner gets it too and ends; then the com
  * past it the watchdog names the file and kills its process, the runner reports it failed, and the run goes on.
  */
 const FILE_LIMIT_S = Number(process.env.TEST_FILE_TIMEOUT_S ?? 1200);
-function startWatchdog(compiledDir) {
+function startWatchdog(compiledDir, runnerPid) {
   const timer = setInterval(() => {
     const ps = spawnSync('ps', ['-eo', 'pid=,etimes=,args='], { encoding: 'utf8' });
     if (ps.status !== 0) return;
@@ -83,7 +83,7 @@ function startWatchdog(compiledDir) {
       const match = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
       if (!match || !match[3].includes(compiledDir)) continue;
       const file = match[3].split(' ').find((arg) => arg.endsWith('.test.js'));
-      if (!file || Number(match[2]) <= FILE_LIMIT_S || match[3].includes('--test-reporter')) continue;
+      if (!file || Number(match[2]) <= FILE_LIMIT_S || Number(match[1]) === runnerPid) continue;
       console.error(`\nWATCHDOG: ${path.relative(compiledDir, file)} ran ${match[2]} s (limit ${FILE_LIMIT_S} s): killed.\n`);
       try {
         process.kill(Number(match[1]), 'SIGKILL');
@@ -104,22 +104,15 @@ const runner = spawn(
     // compiler only: the optimising tier recompiles its hot functions in the background, which a test process
     // does not live long enough to earn back (12 to 30 % less CPU per file measured, the fuzzers included).
     '--liftoff-only',
-    '--test',
-    // A file's process ends when its tests have: a handle left open by mistake cannot keep it (and the run) alive.
-    '--test-force-exit',
-    // No single test waits longer than this (it fails with a timeout, naming itself).
-    `--test-timeout=${Number(process.env.TEST_TIMEOUT_S ?? 900) * 1000}`,
-    '--test-reporter=spec',
-    '--test-reporter-destination=stdout',
-    // Where the time went, file by file (scripts/test-timings.mjs): the slowest files after the summary.
-    `--test-reporter=${path.join(root, 'scripts/test-timings.mjs')}`,
-    '--test-reporter-destination=stdout',
-    `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 2}`,
+    // node's runner through its API (scripts/test-run.mjs): `node --test` would sort the files, undoing the start
+    // order above. It ends each file's process with its tests, fails a file past TEST_TIMEOUT_S, and reports with
+    // spec and scripts/test-timings.mjs (where the time went, file by file: the slowest files after the summary).
+    path.join(root, 'scripts/test-run.mjs'),
     ...files.map((f) => compiledPath(root, compiled, f)),
   ],
   { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', PORTCULLIS_TEST_BUILD: compiled } },
 );
-const watchdog = startWatchdog(compiled);
+const watchdog = startWatchdog(compiled, runner.pid);
 const status = await new Promise((resolve) => runner.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 1))));
 clearInterval(watchdog);
 removeCompiled(compiled);
