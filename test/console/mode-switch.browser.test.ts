@@ -192,7 +192,15 @@ for (const { kind, skip } of await storeKinds()) {
       await modes.choose('Test only');
       await imports.getByRole('link', { name: `B-test-${kind}` }).waitFor();
       await imports.getByRole('link', { name: `B-live-${kind}` }).waitFor({ state: 'detached' });
+      // The import's MID picker offers the test key's MIDs alone, then the live key's.
+      const picker = page.getByLabel('Acquirer MID');
+      const group = (mode: 'test' | 'live') => picker.locator(`optgroup[label="${shops[mode]}"]`);
+      await group('test').waitFor({ state: 'attached' });
+      assert.equal(await group('live').count(), 0, 'no live MID offered under Test only');
       await assertAccessible(page, 'reconciliation imports, test only');
+      await modes.choose('Live only');
+      await group('live').waitFor({ state: 'attached' });
+      await group('test').waitFor({ state: 'detached' });
       await context.close();
     });
 

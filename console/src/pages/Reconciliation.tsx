@@ -20,13 +20,16 @@ type Batch = Answer<'/admin/v1/reconciliation/batches', 'get'>[number];
 type RowQuery = QueryOf<'/admin/v1/reconciliation/rows', 'get'>;
 interface MidChoice { id: string; name: string; merchant: string; connector: string }
 
-/** Every MID with its merchant's name (the first 200 merchants), to pick one and to name them in tables. */
-export function useMids() {
+/**
+ * Every MID with its merchant's name (the first 200 merchants), to pick one and to name them in tables; with a
+ * mode, only test keys' (sandbox merchants') or live keys' MIDs, as the header's switch shows.
+ */
+export function useMids(mode?: 'test' | 'live') {
   return useLoad(async () => {
-    const { merchants } = await call('get', '/admin/v1/merchants', { query: { limit: '200' } });
+    const { merchants } = await call('get', '/admin/v1/merchants', { query: { limit: '200', ...(mode ? { mode } : {}) } });
     const lists = await Promise.all(merchants.map((m) => call('get', '/admin/v1/merchants/{id}/mids', { params: { id: m.id } }).then((a) => a.mids.map((x): MidChoice => ({ id: x.id, name: x.name, merchant: m.name, connector: x.connector })))));
     return new Map(lists.flat().map((x) => [x.id, x]));
-  }, 'mids');
+  }, `mids|${mode ?? ''}`);
 }
 
 export const midName = (mids: Map<string, MidChoice> | undefined, id: string): string => {
@@ -36,7 +39,8 @@ export const midName = (mids: Map<string, MidChoice> | undefined, id: string): s
 
 function MidSelect({ label, value, onChange, any, only }: { label: string; value: string; onChange: (id: string) => void; any?: string; only?: (m: MidChoice) => boolean }) {
   const t = useT();
-  const mids = useMids();
+  // The picker follows the test/live switch; tables name MIDs from the whole list (their rows are filtered already).
+  const mids = useMids(useModeQuery().mode);
   const byMerchant = new Map<string, MidChoice[]>();
   for (const m of mids.data?.values() ?? []) if (!only || only(m)) byMerchant.set(m.merchant, [...(byMerchant.get(m.merchant) ?? []), m]);
   return (
