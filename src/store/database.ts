@@ -91,6 +91,11 @@ export interface PostgresOptions {
   connectRetryMs?: number;
   /** How long one connection attempt may take. Default 3 s. */
   connectTimeoutMs?: number;
+  /**
+   * Commits return before their WAL reaches the disk (synchronous_commit = off): for the test suite's throwaway
+   * schemas, where a commit's flush (about 10 ms on a loaded test machine) is only waiting; never for a gateway.
+   */
+  asynchronousCommit?: boolean;
 }
 
 /**
@@ -117,8 +122,12 @@ function prepared(text: string, params?: readonly unknown[]): pg.QueryConfig | s
  * runs drifted that way, at 150 µs more database time per sale. Planning is not free (100 to 170 µs for the
  * batched writes), which is why group commit keeps statements few; docs/decisions.md has the measurements.
  */
-function sessionOptions(schema: string | undefined): string {
-  return [...(schema ? [`-c search_path=${schema}`] : []), '-c plan_cache_mode=force_custom_plan'].join(' ');
+function sessionOptions(opts: Pick<PostgresOptions, 'schema' | 'asynchronousCommit'>): string {
+  return [
+    ...(opts.schema ? [`-c search_path=${opts.schema}`] : []),
+    '-c plan_cache_mode=force_custom_plan',
+    ...(opts.asynchronousCommit ? ['-c synchronous_commit=off'] : []),
+  ].join(' ');
 }
 
 export async function openPostgres(opts: PostgresOptions): Promise<Database> {
@@ -134,7 +143,7 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 3_000,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
-    options: sessionOptions(opts.schema),
+    options: sessionOptions(opts),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8_OID ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
@@ -195,7 +204,7 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
       }
     },
     close: () => pool.end(),
-    listen: (channel, onEvent) => listenOn({ connectionString: opts.url, options: sessionOptions(opts.schema) }, channel, onEvent),
+    listen: (channel, onEvent) => listenOn({ connectionString: opts.url, options: sessionOptions(opts) }, channel, onEvent),
   };
 }
 

@@ -79,19 +79,24 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
     return { db, dispose: () => db.close() };
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  const db = await openPostgres({ url: TEST_DATABASE_URL, schema, max: 10 });
+  // A throwaway schema's commits (its migrations' 57, the tests' own) need not wait for their WAL to reach the disk:
+  // visibility is the same; only a crash of the server could lose them, and no test crashes the shared server.
+  const db = await openPostgres({ url: TEST_DATABASE_URL, schema, max: 10, asynchronousCommit: true });
   await migrate(db);
   return {
     db,
     async dispose() {
       await db.close();
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL, options: ASYNCHRONOUS_COMMIT });
       await client.connect();
       await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await client.end();
     },
   };
 }
+
+/** The session setting of asynchronousCommit (src/store/database.ts), for the clients made here. */
+const ASYNCHRONOUS_COMMIT = '-c synchronous_commit=off';
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../src/store/migrations');
 const TEMPLATE_DIR = path.join(tmpdir(), 'portcullis-test-pglite');
