@@ -20,11 +20,11 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 const ANSWER_WITHIN_MS = 8_000;
 
 /** A store reached through the proxy, its schema dropped at the end through a direct connection. */
-async function storeThrough(proxy: TcpProxy): Promise<TestStore> {
+async function storeThrough(proxy: TcpProxy, connectRetryMs = 1_000): Promise<TestStore> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const url = new URL(TEST_DATABASE_URL);
   url.host = `127.0.0.1:${proxy.port}`;
-  const db = await openPostgres({ url: url.toString(), schema, max: 10, connectRetryMs: 1_000, connectTimeoutMs: 1_000 });
+  const db = await openPostgres({ url: url.toString(), schema, max: 10, connectRetryMs, connectTimeoutMs: 1_000 });
   await migrate(db);
   return {
     db,
@@ -123,19 +123,38 @@ for (const { kind, skip } of kinds) {
   describe(`what the store retries (${kind})`, { skip: reason }, () => {
     let proxy: TcpProxy;
     let store: TestStore;
+    let watcher: pg.Client;
 
     before(async () => {
       const target = new URL(TEST_DATABASE_URL);
       proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-      store = await storeThrough(proxy);
+      // Connecting is retried for up to 5 s: the refusal below lasts a timer's 300 ms, which a busy machine stretches.
+      store = await storeThrough(proxy, 5_000);
       await store.db.query('CREATE TABLE writes (id serial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())');
+      watcher = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await watcher.connect();
     });
 
     after(async () => {
       await proxy.restore().catch(() => undefined);
+      await watcher?.end();
       await store?.dispose();
       await proxy?.close();
     });
+
+    /**
+     * Waits until PostgreSQL runs `statement` (or, with running false, no longer does), seen directly, not through
+     * the proxy: the connection is cut while the statement runs whatever a busy machine does to a sleep's timing.
+     */
+    async function untilRunning(statement: string, running = true): Promise<void> {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const { rows } = await watcher.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query = $1", [statement]);
+        if ((rows[0]!.n > 0) === running) return;
+        if (Date.now() > deadline) throw new Error(`${statement}: ${running ? 'never ran' : 'still runs'}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
 
     test('a connection refused for a moment is retried: nothing was sent', async () => {
       await proxy.cut('refuse');
@@ -146,12 +165,13 @@ for (const { kind, skip } of kinds) {
     });
 
     test('a write whose connection dies under it is reported, never sent again', async () => {
-      const write = store.db.query('INSERT INTO writes (at) SELECT now() FROM pg_sleep(0.5)');
-      await new Promise((r) => setTimeout(r, 200));
+      const statement = `INSERT INTO writes (at) SELECT now() FROM pg_sleep(1) -- ${randomBytes(6).toString('hex')}`;
+      const write = store.db.query(statement);
+      await untilRunning(statement);
       await proxy.cut('refuse');
       await proxy.restore();
       await assert.rejects(write, (err: Error) => err.name === 'StoreUnavailableError');
-      await new Promise((r) => setTimeout(r, 600));
+      await untilRunning(statement, false);
       const [row] = await store.db.query<{ n: string }>('SELECT count(*)::text AS n FROM writes');
       assert.ok(Number(row!.n) <= 1, `the write ran ${row!.n} times`);
     });
@@ -175,8 +195,9 @@ for (const { kind, skip } of kinds) {
     });
 
     test('a lone SELECT whose connection dies under it is read again', async () => {
-      const read = store.db.query<{ one: number }>('SELECT 1 AS one FROM pg_sleep(0.5)');
-      await new Promise((r) => setTimeout(r, 200));
+      const statement = `SELECT 1 AS one FROM pg_sleep(1) -- ${randomBytes(6).toString('hex')}`;
+      const read = store.db.query<{ one: number }>(statement);
+      await untilRunning(statement);
       await proxy.cut('refuse');
       await proxy.restore();
       assert.deepEqual(await read, [{ one: 1 }]);
