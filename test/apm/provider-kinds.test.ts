@@ -78,7 +78,7 @@ for (const { kind, skip } of await storeKinds()) {
      * the provider's notification (and the status call it triggers) can have decided it.
      */
     const decidedByNotification = async (transId: string) => {
-      for (let i = 0; i < 50; i++) {
+      for (const until = Date.now() + 15_000; Date.now() < until;) {
         const p = await getPayment(gw.store.db, transId);
         if (p && p.status !== 'redirect') return p;
         await new Promise((r) => setTimeout(r, 100));
@@ -87,7 +87,7 @@ for (const { kind, skip } of await storeKinds()) {
     };
     /** Until the provider's notification and the status call have settled the payment. */
     const eventually = async (m: TestMerchant, transId: string, wanted: string) => {
-      for (let i = 0; i < 50 && (await status(m, transId)).status !== wanted; i++) await new Promise((r) => setTimeout(r, 100));
+      for (const until = Date.now() + 15_000; (await status(m, transId)).status !== wanted && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
       return status(m, transId);
     };
 

@@ -7,7 +7,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
-import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { startTestGateway, type TestGateway, CALLBACK_TIMEOUT_MS } from '../support/gateway.ts';
 import { followUp, sale, startListener, type Listener } from '../s2s-card/support.ts';
 import { ourPayment, waitUntil } from './support.ts';
 import { example, prismUnavailable, startAdyenMock, webhookExample, type AdyenMock } from './adyen-support.ts';
@@ -174,7 +174,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal((await ourPayment(gw, id)).pendingOperation, 'authorize');
       await gw.gateway.close();
       const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', callbackAllowedPrivateHosts: ['127.0.0.1'], connectorAllowedPrivateHosts: ['127.0.0.1'] };
-      restarted = await assembleGateway({ config, db: gw.store.db, keyring: gw.keyring, logger: createLogger('silent'), dispatcher: { pollMs: 50, timeoutMs: 2000 } });
+      restarted = await assembleGateway({ config, db: gw.store.db, keyring: gw.keyring, logger: createLogger('silent'), dispatcher: { pollMs: 50, timeoutMs: CALLBACK_TIMEOUT_MS } });
       const address = await restarted.app.listen({ port: 0, host: '127.0.0.1' });
       (restarted.ctx as { baseUrl: string }).baseUrl = address;
       restarted.startWorkers();

@@ -18,7 +18,7 @@ import { openPostgres, type Database } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import type { CardConnector } from '../../src/connectors/types.ts';
 import { storeKinds, TEST_DATABASE_URL, type TestStore } from '../support/stores.ts';
-import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { startTestGateway, type TestGateway, CALLBACK_TIMEOUT_MS } from '../support/gateway.ts';
 import { ScriptedConnector } from '../recurring/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { assertExactlyOnce, ledger, resolved, seedChains } from '../schedules/support.ts';
@@ -90,7 +90,7 @@ for (const { kind, skip } of kinds) {
         db: dbB,
         keyring: a.gateway.ctx.keyring,
         logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
-        dispatcher: { pollMs: 50, timeoutMs: 2000 },
+        dispatcher: { pollMs: 50, timeoutMs: CALLBACK_TIMEOUT_MS },
         runner: { pollMs: 100, batchSize: 4 },
       });
       bUrl = await b.app.listen({ port: 0, host: '127.0.0.1' });
@@ -129,7 +129,7 @@ for (const { kind, skip } of kinds) {
       const [{ n }] = (await db.query<{ n: string }>('SELECT count(*)::text AS n FROM callbacks')) as [{ n: string }];
       assert.equal(received.size, Number(n), 'every callback reached the merchant');
       // A second reception is allowed only as the retry rules allow it: after an attempt the dispatcher holding
-      // the lease recorded as failed (under load, a 2 s timeout). Every reception is one recorded attempt; two
+      // the lease recorded as failed (under load, a timeout). Every reception is one recorded attempt; two
       // nodes delivering one callback side by side would show more receptions than attempts.
       const attempts = new Map((await db.query<{ id: string; n: string }>('SELECT callback_id AS id, count(*)::text AS n FROM callback_attempts GROUP BY callback_id')).map((r) => [r.id, Number(r.n)]));
       const beyondRules = [...received].filter(([id, count]) => count > (attempts.get(id) ?? 0));

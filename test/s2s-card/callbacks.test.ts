@@ -51,7 +51,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(f.card_expiration_date, '01/2038');
       assert.equal(f['custom_data[basket]'], 'b 1');
       assert.ok(!cb!.raw.includes(CARD), 'no PAN in a callback');
-      const deadline = Date.now() + 5_000;
+      const deadline = Date.now() + 15_000;
       let status = '';
       while (status !== 'delivered' && Date.now() < deadline) {
         [{ status = '' } = {}] = await gw.store.db.query<{ status: string }>('SELECT status FROM callbacks WHERE payment_id = $1', [res.body.trans_id]);

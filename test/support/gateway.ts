@@ -18,6 +18,9 @@ import type { Digest } from '../../src/domain/signatures.ts';
 import { openTestStore, type StoreKind, type TestStore } from './stores.ts';
 import { readAnswer } from './answer.ts';
 
+/** The callback dispatcher's timeout in test gateways (and the nodes tests assemble beside them). */
+export const CALLBACK_TIMEOUT_MS = 10_000;
+
 export interface TestMerchant {
   id: string;
   key: string;
@@ -127,7 +130,9 @@ export async function startTestGateway(kind: StoreKind, opts: TestGatewayOptions
     logger: opts.logger ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     logRequests: opts.logRequests,
     ...(opts.requestLogLevel ? { requestLogLevel: opts.requestLogLevel } : {}),
-    dispatcher: { pollMs: opts.dispatcherPollMs ?? 250, timeoutMs: 2000, resolver: opts.resolver },
+    // A callback POST to a test's listener may take seconds on a loaded CI machine; timed out, it would be retried
+    // only a minute later (and counted twice by a listener that did read it).
+    dispatcher: { pollMs: opts.dispatcherPollMs ?? 250, timeoutMs: CALLBACK_TIMEOUT_MS, resolver: opts.resolver },
     connectorResolver: opts.connectorResolver,
   });
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });

@@ -149,8 +149,9 @@ for (const { kind, skip } of await storeKinds()) {
 
     afterEach(() => receiver.close());
 
+    // A patient POST unless a test times out a hanging receiver on purpose: a loaded CI machine can take seconds.
     const dispatcher = (opts: Partial<CallbackDispatcherOptions> = {}) =>
-      new CallbackDispatcher({ db, clock, logger: log.logger, targets: callbackTargetPolicy(['127.0.0.1']), timeoutMs: 2000, batchSize: 20, pollMs: 10, ...opts });
+      new CallbackDispatcher({ db, clock, logger: log.logger, targets: callbackTargetPolicy(['127.0.0.1']), timeoutMs: 10_000, batchSize: 20, pollMs: 10, ...opts });
 
     type EnqueueOptions = { merchantId?: string; paymentId?: string; url?: string; protocol?: CallbackProtocol; fields?: FormFields };
     const enqueue = (opts: EnqueueOptions = {}) =>
