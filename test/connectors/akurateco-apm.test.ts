@@ -7,12 +7,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
-import { startTestGateway } from '../support/gateway.ts';
+import { startTestGateway, CALLBACK_TIMEOUT_MS } from '../support/gateway.ts';
 import { checkoutHash, startListener, type Listener } from '../support/merchant.ts';
 import {
   callbackHash, credit2VirtualCallbackHash, credit2VirtualHash, followUp, mobileMoneyPayout, orderId, representative, sale,
 } from '../apm/support.ts';
-import { startChain, startProxy, upstreamPayments, ourPayment, waitUntil, type Chain, type Proxy } from './support.ts';
+import { startChain, startProxy, upstreamPayments, ourPayment, waitUntil, withMidTimeout, type Chain, type Proxy } from './support.ts';
 import { PaymentRecheck } from '../../src/workers/payment-recheck.ts';
 import { needsOperatorOf } from '../../src/store/payments-repo.ts';
 import type { CardConnector, MidAccess } from '../../src/connectors/types.ts';
@@ -36,6 +36,9 @@ const form = { 'content-type': 'application/x-www-form-urlencoded' };
 
 const finals = (l: Listener, transId: string) => l.received.filter((c) => c.fields.trans_id === transId && c.fields.result !== 'REDIRECT');
 
+// Awaited before the first describe: node:test drops the describes a file registers after its queue ran empty.
+const kinds = await storeKinds();
+
 describe('akurateco APM transformers', () => {
   const mid: MidAccess = { id: 'm1', settings: { endpoint: 'http://up.example/post', apmEndpoint: 'http://up.example/apm/post' }, credentials: new Secret({ client_key: 'ck', password: 'pw' }), descriptor: null };
   const req: ApmInitiateRequest = {
@@ -55,7 +58,7 @@ describe('akurateco APM transformers', () => {
   });
 });
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of kinds) {
   describe(`akurateco connector: S2S APM through a chain of two gateways (${kind})`, { skip }, () => {
     let chain: Chain;
     let merchant: Listener;
@@ -282,7 +285,7 @@ for (const { kind, skip } of await storeKinds()) {
     let merchant: Listener;
     before(async () => {
       merchant = await startListener();
-      chain = await startChain(kind, { notificationUrl: merchant.url, apm: true, upstreamWorkers: false, timeoutMs: 1000, ours: { adminToken: ADMIN_TOKEN } });
+      chain = await startChain(kind, { notificationUrl: merchant.url, apm: true, upstreamWorkers: false, ours: { adminToken: ADMIN_TOKEN } });
       // The first SALE reaches the upstream, which settles it; its answer never comes back.
       let held = 0;
       proxy = await startProxy(`${chain.upstream.baseUrl}/apm/post`, { hold: (action) => action === 'SALE' && held++ === 0 });
@@ -330,10 +333,12 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('stays in flight, then the re-check replays the SALE under its idempotency key: settled once, one callback', async () => {
-      const res = await sale(chain.ours, FIELDS.key, direct());
+      // Our side waits a second for the held answer; the replay below goes with the MID's own timeout.
+      const res = await withMidTimeout(chain, 1000, () => sale(chain.ours, FIELDS.key, direct()));
       assert.equal(res.body.result, 'UNDEFINED', res.text);
       const id = res.body.trans_id as string;
       assert.equal((await ourPayment(chain.ours, id)).pendingOperation, 'apm_initiate');
+      await proxy.untilHeld();
       assert.equal((await upstreamPayments(chain, id))[0]?.status, 'settled', 'the upstream took it');
       assert.equal(await new PaymentRecheck(chain.ours.gateway.ctx, { staleAfterMs: 0 }).runOnce(), 1);
       const p = await ourPayment(chain.ours, id);
@@ -380,7 +385,7 @@ for (const { kind, skip } of await storeKinds()) {
 
       // Restarted at the same public address (the SALE it replays names our return and notification URLs).
       const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', callbackAllowedPrivateHosts: ['127.0.0.1'], connectorAllowedPrivateHosts: ['127.0.0.1'] };
-      const restarted = await assembleGateway({ config, db: chain.ours.store.db, keyring: chain.ours.keyring, logger: createLogger('silent'), dispatcher: { pollMs: 50, timeoutMs: 2000 } });
+      const restarted = await assembleGateway({ config, db: chain.ours.store.db, keyring: chain.ours.keyring, logger: createLogger('silent'), dispatcher: { pollMs: 50, timeoutMs: CALLBACK_TIMEOUT_MS } });
       try {
         const address = await restarted.app.listen({ port: Number(new URL(chain.ours.baseUrl).port), host: '127.0.0.1' });
         (restarted.ctx as { baseUrl: string }).baseUrl = address;

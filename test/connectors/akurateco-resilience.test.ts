@@ -9,7 +9,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
 import { EMAIL, f5, PAYOUT_CARD, sale, startListener, type Listener } from '../s2s-card/support.ts';
-import { startChain, startProxy, upstreamPayments, ourPayment, type Chain, type Proxy } from './support.ts';
+import { startChain, startProxy, upstreamPayments, ourPayment, withMidTimeout, type Chain, type Proxy } from './support.ts';
 import { needsOperatorOf } from '../../src/store/payments-repo.ts';
 import { PaymentRecheck } from '../../src/workers/payment-recheck.ts';
 import { inquiryRequest, midAccess } from '../../src/services/connector-access.ts';
@@ -18,6 +18,7 @@ import { assembleGateway } from '../../src/gateway.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { CardConnector } from '../../src/connectors/types.ts';
+import { CALLBACK_TIMEOUT_MS } from '../support/gateway.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-connector-tests-000000';
 
@@ -111,7 +112,7 @@ for (const { kind, skip } of await storeKinds()) {
     let merchant: Listener;
     before(async () => {
       merchant = await startListener('OK');
-      chain = await startChain(kind, { upstreamWorkers: false, ourWorkers: true, timeoutMs: 1000, notificationUrl: merchant.url });
+      chain = await startChain(kind, { upstreamWorkers: false, ourWorkers: true, notificationUrl: merchant.url });
       // The SALE reaches the upstream, which charges; its answer is lost on the way back.
       proxy = await startProxy(`${chain.upstream.baseUrl}/post`, { hold: (action) => action === 'SALE' });
       await chain.ours.store.db.query("UPDATE mids SET settings = jsonb_set(settings, '{endpoint}', to_jsonb($1::text)) WHERE id = $2", [proxy.url, chain.midId]);
@@ -124,10 +125,12 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('stays pending, resolves by inquiry, and is charged once', async () => {
-      const res = await sale(chain.ours, { order_amount: '4.20' });
+      // Our side waits a second for the held answer; the inquiry below goes with the MID's own timeout.
+      const res = await withMidTimeout(chain, 1000, () => sale(chain.ours, { order_amount: '4.20' }));
       assert.equal(res.body.result, 'UNDEFINED', res.text);
       const id = res.body.trans_id as string;
       assert.equal((await ourPayment(chain.ours, id)).pendingOperation, 'authorize');
+      await proxy.untilHeld();
       assert.equal((await upstreamPayments(chain, id)).length, 1, 'the upstream charged');
       assert.equal(await new PaymentRecheck(chain.ours.gateway.ctx, { staleAfterMs: 0 }).runOnce(), 1);
       const p = await ourPayment(chain.ours, id);
@@ -234,7 +237,7 @@ for (const { kind, skip } of await storeKinds()) {
 
       // Restart: a new gateway on the same store and vault keys, its workers on.
       const config = { ...loadConfig({}), port: 0, baseUrl: 'http://127.0.0.1:0', callbackAllowedPrivateHosts: ['127.0.0.1'], connectorAllowedPrivateHosts: ['127.0.0.1'] };
-      const restarted = await assembleGateway({ config, db: chain.ours.store.db, keyring: chain.ours.keyring, logger: createLogger('silent'), dispatcher: { pollMs: 50, timeoutMs: 2000 } });
+      const restarted = await assembleGateway({ config, db: chain.ours.store.db, keyring: chain.ours.keyring, logger: createLogger('silent'), dispatcher: { pollMs: 50, timeoutMs: CALLBACK_TIMEOUT_MS } });
       try {
         const address = await restarted.app.listen({ port: 0, host: '127.0.0.1' });
         (restarted.ctx as { baseUrl: string }).baseUrl = address;

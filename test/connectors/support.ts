@@ -84,7 +84,30 @@ export interface Proxy {
   url: string;
   /** How many requests of each action passed through. */
   actions: string[];
+  /**
+   * Resolves once `count` answers are held: the upstream has acted on them. Our side may have given up before
+   * (its timeout runs from when it sent, and a busy machine can make the upstream slower than that).
+   */
+  untilHeld(count?: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Runs `work` with our MID's timeout at `ms`, then gives the MID back its own: a short timeout makes a held answer
+ * cheap to wait out, but every other request to the upstream must be free of it (a busy machine can take a second).
+ */
+export async function withMidTimeout<T>(chain: Chain, ms: number, work: () => Promise<T>): Promise<T> {
+  const db = chain.ours.store.db;
+  const [{ previous } = { previous: null }] = await db.query<{ previous: unknown }>("SELECT settings->'timeoutMs' AS previous FROM mids WHERE id = $1", [chain.midId]);
+  await db.query("UPDATE mids SET settings = jsonb_set(settings, '{timeoutMs}', to_jsonb($1::int)) WHERE id = $2", [ms, chain.midId]);
+  chain.ours.gateway.ctx.merchants.invalidate();
+  try {
+    return await work();
+  } finally {
+    if (previous === null) await db.query("UPDATE mids SET settings = settings - 'timeoutMs' WHERE id = $1", [chain.midId]);
+    else await db.query("UPDATE mids SET settings = jsonb_set(settings, '{timeoutMs}', $1::jsonb) WHERE id = $2", [JSON.stringify(previous), chain.midId]);
+    chain.ours.gateway.ctx.merchants.invalidate();
+  }
 }
 
 /**
@@ -94,6 +117,7 @@ export interface Proxy {
 export async function startProxy(target: string, opts: { hold?: (action: string) => boolean; rewrite?: (action: string, body: string) => string } = {}): Promise<Proxy> {
   const actions: string[] = [];
   const held = new Set<() => void>();
+  let heldWaiters: (() => void)[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -108,6 +132,9 @@ export async function startProxy(target: string, opts: { hold?: (action: string)
         answer.on('end', () => {
           if (opts.hold?.(action)) {
             held.add(() => res.destroy());
+            const waiting = heldWaiters;
+            heldWaiters = [];
+            for (const wake of waiting) wake();
             return;
           }
           const text = Buffer.concat(parts).toString('utf8');
@@ -122,6 +149,9 @@ export async function startProxy(target: string, opts: { hold?: (action: string)
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/post`,
     actions,
+    async untilHeld(count = 1) {
+      while (held.size < count) await new Promise<void>((resolve) => heldWaiters.push(resolve));
+    },
     close: () => new Promise((resolve) => {
       for (const drop of held) drop();
       server.closeAllConnections();
