@@ -74,11 +74,13 @@ for (const { kind, skip } of await storeKinds()) {
     };
     /** The merchant SDK, counting the requests it sends and keeping the last body. */
     const sdkCounting = () => {
-      const sent = { count: 0, body: '' };
-      const counting: typeof fetch = (input, init) => {
+      const sent = { count: 0, body: '', answered: 0 };
+      const counting: typeof fetch = async (input, init) => {
         sent.count += 1;
         sent.body = String(init?.body ?? '');
-        return fetch(input, init);
+        const res = await fetch(input, init);
+        sent.answered += 1;
+        return res;
       };
       return { sent, client: new Portcullis({ baseUrl: gw.baseUrl, merchantKey: gw.merchant.key, password: gw.merchant.password, fetch: counting, retryDelayMs: 10 }) };
     };
@@ -139,7 +141,8 @@ for (const { kind, skip } of await storeKinds()) {
 
       const second = sdkCounting();
       const retried = second.client.s2sCard.sale(request, { idempotencyKey: 'sale-still-running' });
-      await new Promise((r) => setTimeout(r, 100));
+      // Released once the SDK's first request has its 409 (not after a fixed 100 ms, which a busy machine outlasts).
+      for (const until = Date.now() + 15_000; second.sent.answered === 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 10));
       hold.release();
       const answered = await answer;
       assert.equal(answered.status, 'SETTLED', JSON.stringify(answered));
