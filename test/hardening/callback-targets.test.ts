@@ -19,6 +19,9 @@ const INTERNAL = [
 ];
 const PUBLIC = ['https://shop.example.com/cb', 'http://8.8.8.8/cb', 'http://[2001:4860:4860::8888]/cb', 'https://172.32.0.1/cb'];
 
+// Awaited before the first describe: node:test drops the describes a file registers after its queue ran empty.
+const kinds = await storeKinds();
+
 describe('callbackUrlProblem', () => {
   for (const url of INTERNAL) it(`refuses ${url}`, () => assert.equal(callbackUrlProblem(url), PRIVATE_TARGET_MESSAGE));
   for (const url of PUBLIC) it(`accepts ${url}`, () => assert.equal(callbackUrlProblem(url), undefined));
@@ -38,7 +41,7 @@ const fakeDns = (table: Record<string, string>): Resolver => async (hostname) =>
   return [{ address, family: address.includes(':') ? 6 : 4 }];
 };
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of kinds) {
   describe(`Callback targets (${kind})`, { skip }, () => {
     let t: TestGateway;
     let listener: Listener;

@@ -11,6 +11,9 @@ import { platformBody } from '../support/merchant.ts';
 
 const VECTOR = { email: 'doe@example.com', password: '13a4822c5907ed235f3a068c76184fc3', card: '4111111111111111', hash: '2702ae0c4f99506dc29b5615ba9ee3c0' };
 
+// Awaited before the first describe: node:test drops the describes a file registers after its queue ran empty.
+const kinds = await storeKinds();
+
 describe('S2S CARD test vector', () => {
   it('the gateway computes F1 = 2702ae0c4f99506dc29b5615ba9ee3c0', () => {
     assert.equal(s2sHash(s2sCard.f1(VECTOR.email, VECTOR.password, card6_4(VECTOR.card))), VECTOR.hash);
@@ -20,7 +23,7 @@ describe('S2S CARD test vector', () => {
   });
 });
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of kinds) {
   describe(`S2S CARD test vector over HTTP (${kind})`, { skip }, () => {
     let gw: TestGateway;
     const key = `docs-${newId()}`;
