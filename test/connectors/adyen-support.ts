@@ -114,29 +114,45 @@ export function prismUnavailable(): string | false {
   return existsSync(bin) ? false : '@stoplight/prism-cli is not installed (npm ci): Adyen mock tests skipped';
 }
 
-/**
- * Prism 5.14.2 serving CheckoutService-v71.json on loopback (a child process, on a free port), with --errors so a
- * request that does not match the description is refused, behind a proxy that picks the named example to answer.
- */
-export async function startAdyenMock(): Promise<AdyenMock> {
+let prism: Promise<number> | undefined;
+
+/** Prism on a free port, up (it answers); killed when this process exits. Resolves to its port. */
+async function startPrism(): Promise<number> {
   const { spawn } = await import('node:child_process');
-  const { createServer, request } = await import('node:http');
   const port = await freePort();
   const bin = path.resolve(here, '../../node_modules/@stoplight/prism-cli/dist/index.js');
   const child = spawn(process.execPath, [bin, 'mock', '-h', '127.0.0.1', '-p', String(port), '--errors', '-v', 'warn', CHECKOUT], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // It holds the process open no longer than the tests do; their process's end ends it.
+  process.on('exit', () => child.kill());
+  child.unref();
   let output = '';
-  child.stdout.on('data', (c: Buffer) => { output += c.toString(); });
-  child.stderr.on('data', (c: Buffer) => { output += c.toString(); });
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.on('data', (c: Buffer) => { output += c.toString(); });
+    (stream as unknown as { unref(): void }).unref();
+  }
   const deadline = Date.now() + 60_000;
   for (;;) {
     const up = await fetch(`http://127.0.0.1:${port}/payments`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }).then(() => true, () => false);
-    if (up) break;
+    if (up) return port;
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill();
+      prism = undefined;
       throw new Error(`prism did not start: ${output.slice(-2000)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/**
+ * Prism 5.14.2 serving CheckoutService-v71.json on loopback (a child process, on a free port), with --errors so a
+ * request that does not match the description is refused, behind a proxy that picks the named example to answer.
+ * Prism answers from the description alone (it keeps no state), and starting it costs seconds of CPU (it reads the
+ * whole description): one process serves every mock of a test file, each mock its own proxy, scenario and refusals;
+ * it ends with the test process.
+ */
+export async function startAdyenMock(): Promise<AdyenMock> {
+  const { createServer, request } = await import('node:http');
+  const port = await (prism ??= startPrism());
   const scenario = new Map<string, string>();
   const refused: AdyenMock['refused'] = [];
   const proxy = createServer((req, res) => {
@@ -166,7 +182,6 @@ export async function startAdyenMock(): Promise<AdyenMock> {
     close: async () => {
       proxy.closeAllConnections();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
-      child.kill();
     },
   };
 }
