@@ -13,7 +13,7 @@ describe('the workers\' polling loop', () => {
     assert.equal(passes, 3, 'two passes with more work waiting, then a third, then the pause');
     const stopAt = Date.now();
     await loop.stop();
-    assert.ok(Date.now() - stopAt < 1_000, 'stop() wakes the pause');
+    assert.ok(Date.now() - stopAt < 10_000, 'stop() wakes the pause (of a minute; a loaded machine may take a second or more)');
     assert.equal(passes, 3);
   });
 
