@@ -15,7 +15,7 @@ import { checkoutHash } from '../support/merchant.ts';
 import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
 import { ensureConsoleBuilt } from './support.ts';
-import { WIDTHS, assertAccessible, signIn } from './pages/console.ts';
+import { WIDTHS, assertAccessible, signIn, signedIn } from './pages/console.ts';
 import { Leaving, MerchantGeneralForm, RoutingTab, Shell, UsersScreen, WalletsTab } from './pages/comfort.ts';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -66,7 +66,7 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
     });
 
     it('routing: a rule without conditions is said to take every payment; errors name the field as the form does; leaving unsaved asks', async () => {
-      const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD);
+      const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD);
       const routing = await new RoutingTab(page).open(t.baseUrl, t.merchant.id);
       await routing.addRule();
       await routing.rule(1).getByText('No condition: this rule takes every payment.').waitFor();
@@ -100,7 +100,7 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
     });
 
     it('leaving an unsaved merchant edit or Wallets form asks (the shared hook); changed back, or saved, nothing asks', async () => {
-      const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD);
+      const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD);
       const leave = new Leaving(page);
       const general = await new MerchantGeneralForm(page).open(t.baseUrl, t.merchant.id);
       const original = await general.name().inputValue();
@@ -129,7 +129,7 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
     });
 
     it('a role change asks first; cancelled, nothing changes', async () => {
-      const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD);
+      const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD);
       const users = await new UsersScreen(page).open(t.baseUrl);
       const roleOf = async () => ((await admin('GET', '/admin/v1/users')).body.users as { email: string; role: string }[]).find((u) => u.email === OTHER)!.role;
       await users.role(OTHER).selectOption('operator');
@@ -161,7 +161,7 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
       const detail = await admin('GET', `/admin/v1/payments/${payment.id}`);
       assert.notEqual(detail.body.routing?.basis, undefined, detail.text);
       assert.notEqual(detail.body.routing.basis, 'payment', 'a method\'s payment is not a card payment routed before decisions were recorded');
-      const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD);
+      const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD);
       await page.goto(`${t.baseUrl}/admin/payments/${payment.id}`);
       await page.getByRole('heading', { name: 'Routing decision' }).waitFor();
       const routing = await page.locator('section[aria-labelledby="routing"]').innerText();
@@ -170,7 +170,9 @@ for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
     });
 
     it('dark mode, shortcuts and languages: chosen in the header, kept on reload, axe-clean at both widths', async () => {
-      const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD);
+      const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD);
+      await page.goto(`${t.baseUrl}/admin/`);
+      await page.getByRole('button', { name: 'Sign out' }).waitFor();
       const shell = new Shell(page);
       await shell.chooseTheme('dark');
       assert.equal(await shell.documentTheme(), 'dark');

@@ -21,6 +21,7 @@ import { adminClient, type AdminCall } from '../admin/support.ts';
 import { followUp, sale } from '../s2s-card/support.ts';
 import { flagForOperator, getPayment } from '../../src/store/payments-repo.ts';
 import { ensureConsoleBuilt } from './support.ts';
+import { sessionContext } from './pages/console.ts';
 import { saveScreenshot } from '../support/screenshots.ts';
 
 const ADMIN_TOKEN = 'console-browser-admin-token';
@@ -112,17 +113,36 @@ for (const { kind, skip } of await storeKinds()) {
       await failing?.close();
     });
 
-    async function signedIn(email: string, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
-      const context = await browser.newContext({ viewport, timezoneId: 'Europe/Berlin', locale: 'de-DE' });
-      const page = await context.newPage();
+    const contextOptions = (viewport: typeof DESKTOP) => ({ viewport, timezoneId: 'Europe/Berlin', locale: 'de-DE' });
+
+    function watched(page: Page): Page {
       page.setDefaultTimeout(20_000);
       page.on('console', (m) => { if (/Content.Security.Policy/i.test(m.text())) cspViolations.push(m.text()); });
+      return page;
+    }
+
+    /** Signed in through the console's form, on its home (the keyboard test signs in by keys alone). */
+    async function signInThroughForm(email: string, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
+      const context = await browser.newContext(contextOptions(viewport));
+      const page = watched(await context.newPage());
       await page.goto(`${t.baseUrl}/admin/`);
       await page.getByLabel('E-mail').fill(email);
       await page.getByLabel('Password').fill(PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('button', { name: 'Sign out' }).waitFor();
       return { context, page };
+    }
+
+    /** Signed in with the user's session made once for the file (pages/console.ts): a blank page, no form. */
+    async function signedIn(email: string, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
+      const context = await sessionContext(browser, t.baseUrl, email, PASSWORD, contextOptions(viewport));
+      return { context, page: watched(await context.newPage()) };
+    }
+
+    /** The console's home, signed in. */
+    async function home(page: Page): Promise<void> {
+      await page.goto(`${t.baseUrl}/admin/`);
+      await page.getByRole('button', { name: 'Sign out' }).waitFor();
     }
 
     it('resolves a refund left in flight from Needs attention: why it waits, a note, the refund stands', async () => {
@@ -141,6 +161,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.ok(await flagForOperator(t.store.db, (await getPayment(t.store.db, id))!, new Date()));
 
       const { context, page } = await signedIn(emails.admin);
+      await home(page);
       await page.getByRole('link', { name: 'Needs attention' }).click();
       const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: `STUCK-${kind}` }) });
       await row.getByRole('cell', { name: 'The acquirer\'s answer never came.' }).waitFor();
@@ -160,6 +181,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     it('finds a payment by last 4 and refunds part of it, after confirming', async () => {
       const { context, page } = await signedIn(emails.admin);
+      await home(page);
       await page.getByRole('link', { name: 'Payments' }).click();
       await page.getByLabel('Card last 4').fill('1111');
       await page.getByRole('button', { name: 'Search' }).click();
@@ -484,7 +506,8 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('ends an idle session: the next click shows the sign-in form with a notice', async () => {
-      const { context, page } = await signedIn(emails.support);
+      // Its own session, through the form: this one ends (every session of the user idle as long would).
+      const { context, page } = await signInThroughForm(emails.support);
       // The home page's own requests touch the session: let them finish first, or one could renew it after the UPDATE.
       await page.waitForLoadState('networkidle');
       await t.store.db.query("UPDATE console_sessions SET last_seen_at = now() - interval '31 minutes' WHERE user_id = (SELECT id FROM operator_users WHERE email = $1)", [emails.support]);
@@ -588,6 +611,7 @@ for (const { kind, skip } of await storeKinds()) {
     it('a support user sees no configuration or money action', async () => {
       assert.ok(created);
       const { context, page } = await signedIn(emails.support);
+      await home(page);
       const nav = page.getByRole('navigation', { name: 'Console' });
       assert.equal(await nav.getByRole('link', { name: 'Users and tokens' }).count(), 0);
       await page.goto(`${t.baseUrl}/admin/merchants`);
@@ -633,6 +657,7 @@ for (const { kind, skip } of await storeKinds()) {
       for (const [width, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
         const { context, page } = await signedIn(emails.admin, viewport);
         if (width === 'phone') {
+          await home(page);
           const nav = page.getByRole('navigation', { name: 'Console' });
           assert.equal(await nav.isVisible(), false, 'at phone width the menu is folded');
           await page.getByRole('button', { name: 'Menu' }).click();

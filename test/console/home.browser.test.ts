@@ -18,7 +18,7 @@ import { adminClient } from '../admin/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { DECLINE_REASON } from '../../src/sandbox/acquirer/test-cards.ts';
 import { ensureConsoleBuilt } from './support.ts';
-import { assertAccessible, assertFitsWidth, DOC_SHOTS, signIn, type Width } from './pages/console.ts';
+import { assertAccessible, assertFitsWidth, DOC_SHOTS, signIn, signedIn, type Width } from './pages/console.ts';
 import { HomePage } from './pages/home.ts';
 import { saveScreenshot } from '../support/screenshots.ts';
 
@@ -66,7 +66,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     for (const width of ['desktop', 'phone'] as Width[]) {
       it(`passes axe and fits the screen at ${width} width (screenshot in docs/)`, async () => {
-        const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD, width);
+        const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD, width);
         await new HomePage(page).open(t.baseUrl);
         await assertAccessible(page, `home at ${width} width`);
         await assertFitsWidth(page, `home at ${width} width`);

@@ -16,7 +16,7 @@ import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
 import { saleFields, signedSale } from '../s2s-card/support.ts';
 import { ensureConsoleBuilt } from './support.ts';
-import { assertAccessible, assertFitsWidth, signIn } from './pages/console.ts';
+import { assertAccessible, assertFitsWidth, signIn, signedIn } from './pages/console.ts';
 import { CallbacksList, PaymentsList } from './pages/lists.ts';
 import { ModeSwitch } from './pages/mode.ts';
 import { HomePage } from './pages/home.ts';
@@ -134,7 +134,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('the switch reaches the home\'s figures and summaries, Needs attention, the disputes due soon and Reconciliation', async () => {
-      const { context, page } = await signIn(browser, t.baseUrl, email, PASSWORD);
+      const { context, page } = await signedIn(browser, t.baseUrl, email, PASSWORD);
       const modes = new ModeSwitch(page);
       const shops = { test: `Shop test ${kind}`, live: `Shop live ${kind}` };
       const home = await new HomePage(page).open(t.baseUrl);
@@ -205,7 +205,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('the switch at 390 px: the header wraps, nothing scrolls sideways', async () => {
-      const { context, page } = await signIn(browser, t.baseUrl, email, PASSWORD, 'phone');
+      const { context, page } = await signedIn(browser, t.baseUrl, email, PASSWORD, 'phone');
       await new PaymentsList(page).open(t.baseUrl);
       await new ModeSwitch(page).choose('Live only');
       await new PaymentsList(page).row(orders.live).waitFor();

@@ -15,7 +15,7 @@ import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
-import { assertNoSeriousAxeViolations as assertAccessible, ensureConsoleBuilt, signInConsole } from './support.ts';
+import { assertNoSeriousAxeViolations as assertAccessible, ensureConsoleBuilt, signInConsole, signedInConsole } from './support.ts';
 
 const TOKEN = 'money-browser-admin-token';
 const PASSWORD = 'money console password 2026';
@@ -96,7 +96,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('shows the balances and posts an adjustment with a reason (refused without one)', async () => {
-      const { context, page } = await signInConsole(browser, t.baseUrl, email, PASSWORD, csp);
+      const { context, page } = await signedInConsole(browser, t.baseUrl, email, PASSWORD, csp);
       await page.goto(`${t.baseUrl}/admin/money?merchant_id=${t.merchant.id}`);
       const table = page.getByRole('region', { name: 'Balances per currency' });
       const available = table.locator('td[data-label="Available"]');
@@ -123,7 +123,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('opens the statement, downloads its CSV, exports the payouts and marks it paid', async () => {
-      const { context, page } = await signInConsole(browser, t.baseUrl, email, PASSWORD, csp);
+      const { context, page } = await signedInConsole(browser, t.baseUrl, email, PASSWORD, csp);
       await page.goto(`${t.baseUrl}/admin/money/payouts`);
       const [payouts] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export payouts CSV' }).click()]);
       assert.match(readFileSync((await payouts.path())!, 'utf8'), new RegExp(statementId));
@@ -162,7 +162,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('shows a payment\'s fee and ledger entries on its page', async () => {
-      const { context, page } = await signInConsole(browser, t.baseUrl, email, PASSWORD, csp);
+      const { context, page } = await signedInConsole(browser, t.baseUrl, email, PASSWORD, csp);
       await page.goto(`${t.baseUrl}/admin/payments/${sales[1]}`);
       const section = page.locator('section[aria-labelledby="money"]');
       await section.getByText('€0.20').first().waitFor(); // 1 % of 20.00

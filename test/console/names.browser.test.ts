@@ -14,7 +14,7 @@ import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { ensureConsoleBuilt } from './support.ts';
-import { assertAccessible, signIn, type Width } from './pages/console.ts';
+import { assertAccessible, signIn, signedIn, type Width } from './pages/console.ts';
 import { CallbacksList, PaymentsList } from './pages/lists.ts';
 
 const ADMIN_TOKEN = 'console-names-admin-token';
@@ -65,7 +65,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('shows a callback\'s merchant by name and its payment id short, copied whole', async () => {
-      const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD);
+      const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD);
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
       const callbacks = await new CallbacksList(page).open(t.baseUrl, `merchant_id=${t.merchant.id}`);
       const row = callbacks.rows().filter({ has: page.getByRole('link', { name: 'Alpha Books' }) }).first();
@@ -78,7 +78,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('names the merchant an audit entry changed', async () => {
-      const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD);
+      const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD);
       await page.goto(`${t.baseUrl}/admin/audit?object_id=${beta.id}`);
       await page.getByRole('region', { name: 'Audit entries, newest first' }).getByRole('link', { name: 'Beta Bikes' }).first().waitFor();
       await context.close();
@@ -86,7 +86,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     for (const width of ['desktop', 'phone'] as Width[]) {
       it(`passes axe on the payments and callbacks lists at ${width} width`, async () => {
-        const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD, width);
+        const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD, width);
         await new PaymentsList(page).open(t.baseUrl);
         await page.getByRole('region', { name: 'Payments found' }).waitFor();
         await assertAccessible(page, `payments at ${width}`);

@@ -15,7 +15,7 @@ import { startListener, type Listener } from '../support/merchant.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { ensureConsoleBuilt } from './support.ts';
-import { assertAccessible, assertFitsWidth, signIn } from './pages/console.ts';
+import { assertAccessible, assertFitsWidth, signIn, signedIn } from './pages/console.ts';
 import { AuditLogScreen, PaymentScreen, PaymentsBulk } from './pages/payment.ts';
 import { docShot } from './pages/webhooks.ts';
 
@@ -76,7 +76,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('refunds two ticked payments with one reason in one bulk request and exports the audit log with it', async () => {
-      const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD);
+      const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD);
       const list = await new PaymentsBulk(page).open(t.baseUrl, `order_id=BULK-A-${kind}`);
       await assertAccessible(page, 'payments with tick boxes at desktop');
       await list.open(t.baseUrl);
@@ -106,7 +106,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('passes axe and fits the phone width on the payment page and the audit log', async () => {
-      const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD, 'phone');
+      const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD, 'phone');
       await new PaymentScreen(page).open(t.baseUrl, ids[`TIMELINE-${kind}`]!);
       await assertAccessible(page, 'payment timeline at phone');
       await assertFitsWidth(page, 'payment timeline at phone');

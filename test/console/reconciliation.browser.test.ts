@@ -18,7 +18,7 @@ import { adminClient, type AdminCall } from '../admin/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
 import { adyenReport, type AdyenLine } from '../reconciliation/support.ts';
-import { assertNoSeriousAxeViolations as assertAccessible, ensureConsoleBuilt, signInConsole } from './support.ts';
+import { assertNoSeriousAxeViolations as assertAccessible, ensureConsoleBuilt, signInConsole, signedInConsole } from './support.ts';
 
 const TOKEN = 'recon-browser-admin-token';
 const PASSWORD = 'recon console password 2026';
@@ -95,7 +95,8 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('the exception queue: filters, one row beside our payment, accept with a note, link, write off, CSV', async () => {
-      const { context, page } = await signInConsole(browser, t.baseUrl, email, PASSWORD, csp);
+      const { context, page } = await signedInConsole(browser, t.baseUrl, email, PASSWORD, csp);
+      await page.goto(`${t.baseUrl}/admin/`);
       await page.getByRole('link', { name: 'Reconciliation' }).click();
       const queue = page.getByRole('region', { name: 'Exceptions' });
       await queue.getByRole('row').nth(3).waitFor(); // a header and three open exceptions
@@ -164,7 +165,8 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(imported.status, 200, await imported.text());
       const summary = (await admin('GET', '/admin/v1/reconciliation/summary')).body as { day: string; outcome: string; rows: number; amount: string }[];
       assert.ok(summary.length > 0, 'something is open');
-      const { context, page } = await signInConsole(browser, t.baseUrl, email, PASSWORD, csp);
+      const { context, page } = await signedInConsole(browser, t.baseUrl, email, PASSWORD, csp);
+      await page.goto(`${t.baseUrl}/admin/`);
       const table = page.getByRole('region', { name: 'Open exceptions per acquirer and day' });
       for (const s of summary) {
         const row = table.getByRole('row').filter({ hasText: s.day }).filter({ hasText: s.outcome });

@@ -18,7 +18,7 @@ import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { adminClient } from '../admin/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { ensureConsoleBuilt } from './support.ts';
-import { WIDTHS, assertAccessible, signIn } from './pages/console.ts';
+import { WIDTHS, assertAccessible, signIn, signedIn } from './pages/console.ts';
 import { RiskBacktestPage, RiskListsPage, RiskRulesPage } from './pages/risk.ts';
 
 const ADMIN_TOKEN = 'console-risk-rules-admin-token';
@@ -134,7 +134,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('adds, finds and removes list entries on a phone; problems at their fields; passes axe', async () => {
-      const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD, 'phone');
+      const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD, 'phone');
       const lists = await new RiskListsPage(page).open(t.baseUrl, m.id);
       await page.getByText('No entry in these lists.').waitFor();
       await lists.add({ kind: 'IP or CIDR', value: 'not an address', reason: 'card testing' });

@@ -15,7 +15,7 @@ import { browserUnavailable, launchBrowser } from '../support/browser.ts';
 import { startListener, type Listener } from '../support/merchant.ts';
 import { adminClient } from '../admin/support.ts';
 import { ensureConsoleBuilt } from './support.ts';
-import { assertAccessible, assertFitsWidth, signIn, type Width } from './pages/console.ts';
+import { assertAccessible, assertFitsWidth, signIn, signedIn, type Width } from './pages/console.ts';
 import { CallbacksScreen, MerchantWebhooksTab, docShot } from './pages/webhooks.ts';
 
 const ADMIN_TOKEN = 'console-webhooks-admin-token';
@@ -95,7 +95,7 @@ for (const { kind, skip } of await storeKinds()) {
         SELECT gen_random_uuid()::text, $1, $2, 'http://127.0.0.1:9/ok', 'checkout', '{"type":"sale","status":"success"}'::jsonb, 'x=1', 'delivered', 1, now(), now() - i * interval '1 second', now()
           FROM generate_series(1, 101) i`, [t.merchant.id, many]);
 
-      const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD);
+      const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD);
       const screen = await new CallbacksScreen(page).open(t.baseUrl, `payment_id=${payment}`);
       await screen.row(failing).waitFor();
       await screen.filter({ state: 'waiting_behind', event: 'refund' });
@@ -117,7 +117,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('sends a test callback from the Webhooks tab, signed with the secret it reveals, and rotates the secret', async () => {
-      const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD);
+      const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD);
       const tab = await new MerchantWebhooksTab(page).open(t.baseUrl, t.merchant.id);
       assert.match(await tab.sendTest(), /Test callback delivered: the receiver answered HTTP 200/);
       const [received] = await listener.waitForMatching((c) => c.fields.type === 'test', 1);
@@ -135,7 +135,7 @@ for (const { kind, skip } of await storeKinds()) {
 
     for (const width of ['phone'] as Width[]) {
       it(`passes axe and fits the ${width} width on the callbacks list and the Webhooks tab`, async () => {
-        const { context, page } = await signIn(browser, t.baseUrl, EMAIL, PASSWORD, width);
+        const { context, page } = await signedIn(browser, t.baseUrl, EMAIL, PASSWORD, width);
         const screen = await new CallbacksScreen(page).open(t.baseUrl, `payment_id=${paymentId}`);
         await screen.row(second).waitFor();
         await assertAccessible(page, `callbacks at ${width}`);

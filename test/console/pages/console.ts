@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 
 export const WIDTHS = { desktop: { width: 1440, height: 900 }, phone: { width: 390, height: 844 } } as const;
 export type Width = keyof typeof WIDTHS;
@@ -32,6 +32,52 @@ export async function signIn(browser: Browser, baseUrl: string, email: string, p
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
   return { context, page };
+}
+
+/**
+ * A context signed in as the user, with one session per browser, gateway and user: a test need not sign in through
+ * the form (a page load of the console and its home, and a scrypt check, each time) when the form is not what it
+ * tests; one test per file still does (signIn). The session is made once through the admin API, as the console's
+ * form makes it (POST /admin/v1/session from the console's own origin), and its cookie is put in each new context.
+ * The page starts blank: the test opens its screen. A test that ends the session (signs out, changes the user's
+ * role or password) signs in on its own.
+ */
+export async function signedIn(browser: Browser, baseUrl: string, email: string, password: string, width: Width = 'desktop'): Promise<SignedIn> {
+  const context = await sessionContext(browser, baseUrl, email, password, { viewport: WIDTHS[width], timezoneId: 'UTC', locale: 'en-GB' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  return { context, page };
+}
+
+/** A new context of the browser (with these options) holding the session of signedIn(). */
+export async function sessionContext(browser: Browser, baseUrl: string, email: string, password: string, options: BrowserContextOptions): Promise<BrowserContext> {
+  return browser.newContext({ ...options, storageState: await sessionOf(browser, baseUrl, email, password) });
+}
+
+type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
+const sessions = new WeakMap<Browser, Map<string, Promise<StorageState>>>();
+
+function sessionOf(browser: Browser, baseUrl: string, email: string, password: string): Promise<StorageState> {
+  const ofBrowser = sessions.get(browser) ?? new Map<string, Promise<StorageState>>();
+  sessions.set(browser, ofBrowser);
+  const key = `${baseUrl} ${email}`;
+  let state = ofBrowser.get(key);
+  if (!state) {
+    state = (async () => {
+      const context = await browser.newContext();
+      try {
+        const answer = await context.request.post(`${baseUrl}/admin/v1/session`, { data: { email, password }, headers: { origin: baseUrl } });
+        assert.equal(answer.status(), 201, `sign-in of ${email}: ${await answer.text()}`);
+        return await context.storageState();
+      } finally {
+        await context.close();
+      }
+    })();
+    // A failed sign-in is not kept: the next test tries again (and fails on its own account).
+    state.catch(() => ofBrowser.delete(key));
+    ofBrowser.set(key, state);
+  }
+  return state;
 }
 
 /** axe-core in the page (through the debugging protocol, so the console's CSP is not loosened for it). */
