@@ -13,7 +13,7 @@ import type { AttemptOpening, AttemptResult } from '../domain/model/attempt.ts';
 import { ATTEMPT_RESULT_SET, attemptResultParams, CURRENT_ATTEMPT, NEXT_ATTEMPT_SEQ } from './attempts-repo.ts';
 import { entriesOfRows, entriesParam, postingCtes } from './ledger-repo.ts';
 import { merchantOfMode, type KeyMode } from './key-mode.ts';
-import { outcomeCountCtes, screenCtes, screenParam, type ScreenRecord } from './risk-repo.ts';
+import { outcomeCountCtes, screenCtes, screenParam, type ScreenParts, type ScreenRecord } from './risk-repo.ts';
 import type { LedgerEntry } from '../domain/ledger/postings.ts';
 import type { Channel, NeedsOperator, PayerInfo, Payment, PaymentDetails, ThreeDsAttributes, Transaction, TransactionStatus, TransactionType } from '../domain/model/payment.ts';
 
@@ -145,7 +145,7 @@ const transactionInsertParams = (t: NewTransaction): unknown[] => [t.id, t.type,
  * The transaction's placeholders follow the payment's, in the order of transactionInsertParams; its payment_id
  * is the payment's own id parameter (no lookup of the row just inserted).
  */
-const insertWithTransaction = (attempt: boolean, screened: boolean): string => {
+const insertWithTransaction = (attempt: boolean, screened: ScreenParts | undefined): string => {
   const at = (name: string) => `$${PAYMENT_COLUMNS.findIndex(([column]) => column === name) + 1}`;
   const [id, type, status, amount, details, createdAt, midId, connector, why] = Array.from({ length: 9 }, (_, i) => `$${PAYMENT_COLUMNS.length + 1 + i}`);
   const screen = `$${PAYMENT_COLUMNS.length + 7 + (attempt ? 3 : 0)}`;
@@ -154,14 +154,19 @@ const insertWithTransaction = (attempt: boolean, screened: boolean): string => {
         VALUES (${id}, ${at('id')}, ${type}, ${status}, ${amount}, ${details}, ${createdAt}))${attempt ? `,
   a AS (INSERT INTO payment_attempts (id, payment_id, seq, mid_id, connector, why, status, amount, currency, created_at)
         VALUES (${id}, ${at('id')}, 1, ${midId}, ${connector}, ${why}, 'pending', ${amount}, ${at('currency')}, ${createdAt}))` : ''}${screened ? `,
-  ${screenCtes(`${screen}::jsonb`)}` : ''}
+  ${screenCtes(`${screen}::jsonb`, screened)}` : ''}
   SELECT id FROM p`;
 };
+
+/** Without a risk screen, then with one by the lists it writes (screenCtes leaves an empty list's CTE out). */
+const SCREEN_VARIANTS: readonly (ScreenParts | undefined)[] = [undefined, ...[false, true].flatMap((counters) => [false, true].map((members) => ({ counters, members })))];
+const screenVariant = (parts: ScreenParts | undefined): number => (parts ? 1 + (parts.counters ? 2 : 0) + (parts.members ? 1 : 0) : 0);
+
 /**
  * The statement of one payment by whether it opens an acquirer attempt (the attempt's parameters follow the
- * transaction's) and whether it carries the risk screen's record (its parameter last).
+ * transaction's) and whether it carries the risk screen's record (its parameter last), by screenVariant.
  */
-const INSERT_WITH_TRANSACTION = [[insertWithTransaction(false, false), insertWithTransaction(false, true)], [insertWithTransaction(true, false), insertWithTransaction(true, true)]] as const;
+const INSERT_WITH_TRANSACTION = [false, true].map((attempt) => SCREEN_VARIANTS.map((screened) => insertWithTransaction(attempt, screened)));
 const attemptOpeningParams = (a: AttemptOpening | undefined): unknown[] => (a ? [a.midId, a.connector, a.why] : [null, null, null]);
 
 /** The same write for many payments: the rows travel as one JSON parameter (jsonRows). */
@@ -170,16 +175,19 @@ const INSERT_MANY_COLUMNS: readonly BatchColumn[] = [
   ['tx_id', 'text'], ['tx_type', 'text'], ['tx_status', 'text'], ['tx_amount', 'int8'], ['tx_details', 'jsonb'], ['tx_created_at', 'timestamptz'],
   ['at_mid_id', 'text'], ['at_connector', 'text'], ['at_why', 'text'],
 ];
-const insertManySql = (screened: boolean): string => `WITH i AS (SELECT * FROM ${jsonRows('i', INSERT_MANY_COLUMNS)}),
+const insertManySql = (screened: ScreenParts | undefined): string => `WITH i AS (SELECT * FROM ${jsonRows('i', INSERT_MANY_COLUMNS)}),
     p AS (INSERT INTO payments (${PAYMENT_COLUMN_LIST}) SELECT ${PAYMENT_COLUMN_LIST} FROM i RETURNING id),
     t AS (INSERT INTO transactions (id, payment_id, type, status, amount, details, created_at)
           SELECT tx_id, id, tx_type, tx_status, tx_amount, tx_details, tx_created_at FROM i),
     a AS (INSERT INTO payment_attempts (id, payment_id, seq, mid_id, connector, why, status, amount, currency, created_at)
           SELECT tx_id, id, 1, at_mid_id, at_connector, at_why, 'pending', tx_amount, currency, tx_created_at FROM i WHERE at_why IS NOT NULL)${screened ? `,
-    ${screenCtes('$2::jsonb')}` : ''}
+    ${screenCtes('$2::jsonb', screened)}` : ''}
     SELECT id FROM p`;
-/** The batch, and the batch with the risk screens of those of its payments that have one (their records in $2, summed per counter row). */
-const INSERT_MANY_WITH_TRANSACTIONS = [insertManySql(false), insertManySql(true)] as const;
+/**
+ * The batch, and the batch with the risk screens of those of its payments that have one (their records in $2,
+ * summed per counter row), by screenVariant.
+ */
+const INSERT_MANY_WITH_TRANSACTIONS = SCREEN_VARIANTS.map(insertManySql);
 
 const parsedOrNull = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
@@ -223,8 +231,9 @@ async function insertOneWithTransaction(sql: Sql, { payment, transaction, attemp
   const json = paymentJson(payment);
   const params = [...paymentInsertParams(payment, json), ...transactionInsertParams(transaction)];
   if (attempt) params.push(...attemptOpeningParams(attempt));
-  if (screened) params.push(screenParam([screened]));
-  await sql.query(INSERT_WITH_TRANSACTION[attempt ? 1 : 0][screened ? 1 : 0], params);
+  const screen = screened && screenParam([screened]);
+  if (screen) params.push(screen.json);
+  await sql.query(INSERT_WITH_TRANSACTION[attempt ? 1 : 0]![screenVariant(screen?.parts)]!, params);
   return asInserted(payment, json);
 }
 
@@ -232,9 +241,10 @@ async function insertManyWithTransactions(sql: Sql, items: readonly PaymentWithT
   const json = items.map(({ payment }) => paymentJson(payment));
   const rows = items.map(({ payment, transaction, attempt }, i) => [...paymentInsertParams(payment, json[i]), ...transactionInsertParams(transaction), ...attemptOpeningParams(attempt)]);
   const screens = items.flatMap((item) => (item.screened ? [item.screened] : []));
-  const inserted = screens.length > 0
-    ? await sql.query<{ id: string }>(INSERT_MANY_WITH_TRANSACTIONS[1], [jsonRowsParam(rows), screenParam(screens)])
-    : await sql.query<{ id: string }>(INSERT_MANY_WITH_TRANSACTIONS[0], [jsonRowsParam(rows)]);
+  const screen = screens.length > 0 ? screenParam(screens) : undefined;
+  const inserted = screen
+    ? await sql.query<{ id: string }>(INSERT_MANY_WITH_TRANSACTIONS[screenVariant(screen.parts)]!, [jsonRowsParam(rows), screen.json])
+    : await sql.query<{ id: string }>(INSERT_MANY_WITH_TRANSACTIONS[0]!, [jsonRowsParam(rows)]);
   const ids = new Set(inserted.map((row) => row.id));
   return items.map(({ payment }, i) => {
     if (!ids.has(payment.id)) throw new Error(`payment ${payment.id} missing from its batch insert`);

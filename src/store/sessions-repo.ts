@@ -230,7 +230,10 @@ export async function updateUnattemptedSession(sql: Sql, id: string, change: Ses
   return rows.length === 1;
 }
 
-/** The session's declined attempts (payments under it), leaving out those declined for the given reasons. */
+/**
+ * The session's declined attempts (payments under it), leaving out those declined for the given reasons. Read
+ * through payments_session, among the session's few payments (migration 192 dropped the index of declines alone).
+ */
 export async function countDeclinedAttempts(sql: Sql, sessionId: string, notCounted: readonly string[]): Promise<number> {
   const [row] = await sql.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM payments WHERE session_id = $1 AND status = 'decline' AND (decline_reason IS NULL OR NOT (decline_reason = ANY($2::text[])))",

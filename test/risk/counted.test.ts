@@ -31,16 +31,21 @@ describe('counters kept', () => {
   });
 
   it('the screen writes only the counted rows; without CountedMeasures every dimension, as before', () => {
-    const only = JSON.parse(screenParam([record({ attempts: [], outcomes: ['card'], members: ['email', 'ip'] })]));
+    const counted = screenParam([record({ attempts: [], outcomes: ['card'], members: ['email', 'ip'] })]);
+    // No counter rows: the statement leaves the counters' CTE out (screenCtes).
+    assert.deepEqual(counted.parts, { counters: false, members: true });
+    const only = JSON.parse(counted.json);
     assert.deepEqual(only.c, []);
     assert.deepEqual(only.m.map((m: unknown[]) => [m[0], m[2]]), [['email', 1], ['email', 60], ['ip', 1], ['ip', 60]]);
     assert.deepEqual(only.e[0][6], { merchant: 'm1', card: 'c'.repeat(32), email: 'e'.repeat(32), ip: 'i'.repeat(32), count: true, outcomes: ['card'] });
-    const all = JSON.parse(screenParam([record()]));
+    const everything = screenParam([record()]);
+    assert.deepEqual(everything.parts, { counters: true, members: true });
+    const all = JSON.parse(everything.json);
     assert.equal(all.c.length, 8, 'four dimensions, two grains');
     assert.equal(all.m.length, 6, 'e-mail, IP and merchant, two grains');
     assert.deepEqual(all.e[0][6], { merchant: 'm1', card: 'c'.repeat(32), email: 'e'.repeat(32), ip: 'i'.repeat(32), count: true });
     // The shard (column 4) is drawn per statement.
     const withoutShard = (rows: unknown[][]) => rows.map((c) => [...c.slice(0, 4), ...c.slice(5)]);
-    assert.deepEqual(withoutShard(JSON.parse(screenParam([record(ALL_COUNTED)])).c), withoutShard(all.c));
+    assert.deepEqual(withoutShard(JSON.parse(screenParam([record(ALL_COUNTED)]).json).c), withoutShard(all.c));
   });
 });
