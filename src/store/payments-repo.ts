@@ -376,6 +376,8 @@ interface PaymentAndTransactionUpdate {
   outbox?: OutboxOf;
   /** The ledger entries the change posts, written by the same statement only when it applies. */
   entries?: readonly LedgerEntry[];
+  /** Its shape (shapeOfUpdate), worked out once: the group commit's key and the batch's statement both need it. */
+  shape?: UpdateShape | null;
 }
 
 /** A transaction's new status, and what it answers of the payment's current acquirer attempt (if it answers one). */
@@ -453,11 +455,13 @@ interface UpdateShape {
   ledger: boolean;
   /** Counts the attempt's outcome for the risk engine (a column of its own, folded into the statement). */
   risk: boolean;
+  /** All of the above as one string (shapeKey): updates of one key share a statement. */
+  key: string;
 }
 
 function shapeOf({ expect, patch, transaction, entries }: PaymentAndTransactionUpdate): UpdateShape | null {
   if (expect.version !== undefined || expect.refundCeiling !== undefined || patch.addRefunded !== undefined) return null;
-  return {
+  const shape: UpdateShape = {
     keys: SETTABLE_KEYS.filter((key) => key in patch),
     details: patch.details !== undefined,
     status: expect.status !== undefined,
@@ -465,10 +469,19 @@ function shapeOf({ expect, patch, transaction, entries }: PaymentAndTransactionU
     attempt: transaction.attempt !== undefined,
     ledger: (entries?.length ?? 0) > 0,
     risk: transaction.riskOutcome !== undefined,
+    key: '',
   };
+  shape.key = shapeKey(shape);
+  return shape;
 }
 
 const shapeKey = (shape: UpdateShape): string => `${shape.keys.join(',')}|${shape.details}|${shape.status}|${shape.pending}|${shape.attempt}|${shape.ledger}|${shape.risk}`;
+
+/** An update's shape, worked out at its first use and kept with it. */
+function shapeOfUpdate(update: PaymentAndTransactionUpdate): UpdateShape | null {
+  if (update.shape === undefined) update.shape = shapeOf(update);
+  return update.shape;
+}
 
 const batchedUpdateSql = new Map<string, string>();
 
@@ -478,7 +491,7 @@ const batchedUpdateSql = new Map<string, string>();
  * statement), so the one left out sees a lost compare-and-set, exactly as if it had come second.
  */
 function batchedUpdateStatement(shape: UpdateShape): string {
-  const key = shapeKey(shape);
+  const key = shape.key;
   const cached = batchedUpdateSql.get(key);
   if (cached) return cached;
   const columns: BatchColumn[] = [['ord', 'int4'], ['id', 'text'], ['now', 'timestamptz']];
@@ -533,7 +546,7 @@ function batchedUpdateRow(u: PaymentAndTransactionUpdate, shape: UpdateShape, or
 }
 
 async function updateManyWithTransactions(db: Sql, items: readonly PaymentAndTransactionUpdate[]): Promise<(Payment | undefined)[]> {
-  const shape = shapeOf(items[0]!)!;
+  const shape = shapeOfUpdate(items[0]!)!;
   return withOutbox(db, items[0]!.outbox !== undefined, async (sql) => {
     const rows = await sql.query<PaymentRow & { batch_ord: number }>(batchedUpdateStatement(shape), [jsonRowsParam(items.map((u, ord) => batchedUpdateRow(u, shape, ord)))]);
     const applied = new Map(rows.map((row) => [row.batch_ord, row]));
@@ -551,8 +564,8 @@ const updateGroupCommitted = groupCommitted<PaymentAndTransactionUpdate, Payment
   one: updateOneWithTransaction,
   many: updateManyWithTransactions,
   keyOf: (update) => {
-    const shape = shapeOf(update);
-    return shape ? `${shapeKey(shape)}|${update.outbox ? 'outbox' : ''}` : undefined;
+    const shape = shapeOfUpdate(update);
+    return shape ? `${shape.key}|${update.outbox ? 'outbox' : ''}` : undefined;
   },
 });
 
