@@ -98,7 +98,7 @@ for (const { kind, skip } of await storeKinds()) {
       const { context, page } = await signedInConsole(browser, t.baseUrl, email, PASSWORD, csp);
       await page.goto(`${t.baseUrl}/admin/`);
       await page.getByRole('link', { name: 'Reconciliation' }).click();
-      const queue = page.getByRole('region', { name: 'Exceptions' });
+      const queue = page.getByRole('region', { name: 'Exceptions', exact: true });
       await queue.getByRole('row').nth(3).waitFor(); // a header and three open exceptions
       assert.equal(await queue.locator('tbody tr').count(), 3);
       await assertAccessible(page, 'exception queue');
@@ -176,7 +176,7 @@ for (const { kind, skip } of await storeKinds()) {
       await assertAccessible(page, 'home');
       await table.getByRole('row').filter({ hasText: 'unexpected' }).getByRole('link').click();
       await page.waitForURL(/reconciliation\?mid_id=.*outcome=unexpected/);
-      await page.getByRole('region', { name: 'Exceptions' }).getByRole('link', { name: '9915893240007777' }).waitFor();
+      await page.getByRole('region', { name: 'Exceptions', exact: true }).getByRole('link', { name: '9915893240007777' }).waitFor();
       await context.close();
     });
   });
