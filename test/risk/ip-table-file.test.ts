@@ -1,20 +1,24 @@
 // The operator's IP-to-country file (IP_COUNTRY_FILE) is read whole at start-up, as the BIN table is:
 // a good file is the table the risk rules use, a bad one stops the start naming every bad entry.
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { loadIpTable } from '../../src/gateway.ts';
 import { SAMPLE_IP_TABLE } from '../../src/domain/risk/ip.ts';
 
+const made: string[] = [];
 const fileWith = async (content: string): Promise<string> => {
-  const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'ip-table-')), 'ip.json');
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ip-table-'));
+  made.push(dir);
+  const file = path.join(dir, 'ip.json');
   await writeFile(file, content);
   return file;
 };
 
 describe('IP_COUNTRY_FILE at start-up', () => {
+  after(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
   it('no file: the sample that ships', async () => {
     assert.equal(await loadIpTable(undefined), SAMPLE_IP_TABLE);
   });
