@@ -306,6 +306,13 @@ describe('adyen connector against Adyen\'s API description', { skip: adyenUnavai
     const auth = read(signed('post-AUTHORISATION-authorisation', 'pay-1'));
     assert.deepEqual(auth.map((e) => [e.paymentId, e.operation, e.outcome.kind]), [['pay-1', 'authorize', 'approved']]);
     assert.deepEqual(auth[0]!.outcome.kind === 'approved' && auth[0]!.outcome.reported, { amount: 1000n, currency: 'EUR', reference: 'pay-1' });
+    // The approval code and the scheme's network reference of AUTHORISATION's additionalData, as the answer's: the
+    // webhook settles the payment whenever it overtakes the answer, and later ContAuth charges need the reference.
+    const withRefs = signed('post-AUTHORISATION-authorisation', 'pay-8');
+    Object.assign(withRefs.notificationItems[0].NotificationRequestItem.additionalData, { authCode: '065696', networkTxReference: '999856789012345' });
+    const [settled] = read(withRefs);
+    assert.equal(settled!.outcome.kind === 'approved' && settled!.outcome.storedCardReference, '999856789012345');
+    assert.equal(settled!.outcome.kind === 'approved' && settled!.outcome.approvalCode, '065696');
     assert.deepEqual(read(signed('post-CAPTURE-capture', 'pay-2')).map((e) => e.operation), ['capture']);
     assert.deepEqual(read(signed('post-REFUND-refund', 'pay-3')).map((e) => e.operation), ['refund']);
     assert.deepEqual(read(signed('post-CANCELLATION-cancellation', 'pay-4')).map((e) => e.operation), ['reversal']);

@@ -19,6 +19,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { CardConnector } from '../../src/connectors/types.ts';
 import { CALLBACK_TIMEOUT_MS } from '../support/gateway.ts';
+import { recurringSale } from '../recurring/support.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-connector-tests-000000';
 
@@ -144,6 +145,43 @@ for (const { kind, skip } of await storeKinds()) {
       const [cb] = await merchant.waitFor(1);
       assert.equal(cb!.fields.trans_id, id);
       assert.equal(cb!.fields.status, 'SETTLED');
+    });
+  });
+
+  describe(`akurateco: the upstream's callback settles a first recurring payment before its answer (${kind})`, { skip }, () => {
+    let chain: Chain;
+    let proxy: Proxy;
+    let merchant: Listener;
+    before(async () => {
+      merchant = await startListener('OK');
+      // The upstream's callbacks reach our notification endpoint; the SALE's own answer is lost on the way back, so
+      // the callback is what settles our payment (as it does whenever it overtakes the answer on a busy machine).
+      chain = await startChain(kind, { upstreamWorkers: true, ourWorkers: true, notificationUrl: merchant.url });
+      proxy = await startProxy(`${chain.upstream.baseUrl}/post`, { hold: (action) => action === 'SALE' });
+      await chain.ours.store.db.query("UPDATE mids SET settings = jsonb_set(settings, '{endpoint}', to_jsonb($1::text)) WHERE id = $2", [proxy.url, chain.midId]);
+      chain.ours.gateway.ctx.merchants.invalidate();
+    });
+    after(async () => {
+      await proxy?.close();
+      await chain?.close();
+      await merchant?.close();
+    });
+
+    it('keeps the upstream chain from the callback: RECURRING_SALE then charges that chain upstream', async () => {
+      const first = await withMidTimeout(chain, 1000, () => sale(chain.ours, { recurring_init: 'Y' }));
+      assert.equal(first.body.result, 'UNDEFINED', first.text);
+      const id = first.body.trans_id as string;
+      const [cb] = await merchant.waitFor(1, 15_000);
+      assert.equal(cb!.fields.status, 'SETTLED', JSON.stringify(cb!.fields));
+      const token = cb!.fields.recurring_token;
+      assert.ok(token, 'the merchant gets the chain token in the callback');
+      const [upFirst] = await upstreamPayments(chain, id);
+      assert.equal((await ourPayment(chain.ours, id)).details.storedCardReference, `${upFirst!.id}:${String(upFirst!.details.recurring_token)}`, 'the upstream chain kept from its callback');
+      const charge = await recurringSale(chain.ours, { initId: id, token: token! });
+      assert.equal(charge.body.result, 'SUCCESS', charge.text);
+      const [upCharge] = await upstreamPayments(chain, charge.body.trans_id as string);
+      assert.equal(upCharge!.operation, 'recurring', 'charged upstream by RECURRING_SALE on the upstream chain');
+      assert.equal(upCharge!.details.recurring_init_trans_id, upFirst!.id);
     });
   });
 

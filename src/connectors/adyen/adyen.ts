@@ -535,6 +535,18 @@ function disputeNotice(item: Json): DisputeNotice | undefined {
   };
 }
 
+/**
+ * What an AUTHORISATION notification tells beyond the outcome, as the payments answer does (its additionalData):
+ * the approval code and the scheme's network reference that later merchant-initiated charges name. The webhook
+ * settles the payment whenever it overtakes the answer, so it must not lose them.
+ */
+function authorisationExtras(item: Json): { approvalCode?: string; storedCardReference?: string } {
+  const extra = obj(item.additionalData) ?? {};
+  const approvalCode = str(extra.authCode);
+  const networkRef = str(extra.networkTxReference);
+  return { ...(approvalCode ? { approvalCode } : {}), ...(networkRef ? { storedCardReference: networkRef } : {}) };
+}
+
 function webhookEvent(item: Json): NotificationEvent | undefined {
   const eventCode = String(item.eventCode);
   const operation = EVENT_OPERATIONS[eventCode];
@@ -544,7 +556,7 @@ function webhookEvent(item: Json): NotificationEvent | undefined {
   const success = item.success === 'true' && eventCode !== 'CAPTURE_FAILED' && eventCode !== 'REFUND_FAILED';
   const reported = isAuthorizationEvent(operation) ? reportedOf(item) : {};
   const outcome: ConnectorOutcome = success
-    ? { kind: 'approved', reference: psp, reported }
+    ? { kind: 'approved', reference: psp, reported, ...(isAuthorizationEvent(operation) ? authorisationExtras(item) : {}) }
     : declinedOutcome(classify(ADYEN_ERRORS, undefined, str(item.reason) ?? 'Refused'), { reference: psp, reported });
   return { paymentId, operation, outcome };
 }

@@ -380,7 +380,9 @@ export class AkuratecoConnector implements CardConnector {
     const approved = b.result === 'SUCCESS';
     const rep = { ...reported(b, currency), reference: paymentId };
     const decline = () => declinedOutcome(classify(AKURATECO_ERRORS, undefined, str(b.decline_reason) ?? 'Declined by processing'), { reference: transId, reported: rep });
-    const outcome: ConnectorOutcome = approved ? { kind: 'approved', reference: transId, reported: rep } : decline();
+    // An approved first payment's callback names its recurring chain as the answer does: the callback can overtake
+    // the answer (a busy machine, a lost answer) and then it is what settles the payment, chain and all.
+    const outcome: ConnectorOutcome = approved ? { kind: 'approved', reference: transId, reported: rep, ...chainOf(b, transId), ...references(b) } : decline();
     const FOLLOW_UPS: Readonly<Record<string, NotificationEvent['operation']>> = { CAPTURE: 'capture', CREDITVOID: 'refund', VOID: 'void' };
     const operation = FOLLOW_UPS[action] ?? 'authorize';
     // A follow-up's callback reports the payment's trans_id; the follow-up's own amount is not the payment's.
