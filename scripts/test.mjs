@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { compileTests, compiledPath, removeCompiled } from './test-build.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -104,6 +105,9 @@ const runner = spawn(
     // compiler only: the optimising tier recompiles its hot functions in the background, which a test process
     // does not live long enough to earn back (12 to 30 % less CPU per file measured, the fuzzers included).
     '--liftoff-only',
+    // Each file's process exits only once its last results reached the runner (scripts/test-exit.mjs).
+    '--import',
+    pathToFileURL(path.join(root, 'scripts/test-exit.mjs')).href,
     // node's runner through its API (scripts/test-run.mjs): `node --test` would sort the files, undoing the start
     // order above. It ends each file's process with its tests, fails a file past TEST_TIMEOUT_S, and reports with
     // spec and scripts/test-timings.mjs (where the time went, file by file: the slowest files after the summary).
