@@ -6,7 +6,8 @@
  *
  * What `node --test` does besides is done here alike: its reporters (spec, then the timings of
  * scripts/test-timings.mjs, both to stdout), a failed test makes the exit code 1, every file's test process ends
- * with its tests (forceExit), and a file past TEST_TIMEOUT_S fails with a timeout. The test processes get this
+ * with its tests (forceExit, held by scripts/test-exit.mjs until its last results reached this runner), and a
+ * file past TEST_TIMEOUT_S fails with a timeout. The test processes get this
  * process's node flags (the runner hands them on).
  */
 import { run } from 'node:test';
