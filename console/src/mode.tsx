@@ -1,9 +1,9 @@
 /**
  * The console's test/live switch (issue 25, item 26): one choice in the header, kept in this browser, that the
- * lists and figures apply (payments and their CSV export, merchants, disputes with due soon and ratios, callbacks,
- * the audit log, the home's figures, charts and unreconciled summary, Needs attention, Reconciliation) as the admin
- * API's `mode` filter: "Test only" shows test keys' (sandbox merchants') work, "Live only" live keys', "Test and
- * live" both.
+ * lists and figures apply (payments and their CSV export, merchants, disputes with due soon, ratios and unmatched
+ * notices, callbacks, the audit log, the home's figures, charts and unreconciled summary, Needs attention,
+ * Reconciliation) as the admin API's `mode` filter: "Test only" shows test keys' (sandbox merchants') work, "Live
+ * only" live keys', "Test and live" both.
  */
 import { createContext, useContext, useId } from 'react';
 import { safeStorage, useT } from './i18n';

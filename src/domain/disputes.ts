@@ -174,6 +174,8 @@ export interface UnmatchedNotice {
   noticeKey: string;
   event: string;
   paymentRef: string | null;
+  /** The MID the notice came for (its notification endpoint's, or the imported file's); null on notices kept before it was recorded. */
+  midId: string | null;
   payload: Record<string, unknown>;
   receivedAt: Date;
 }

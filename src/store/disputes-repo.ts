@@ -5,7 +5,7 @@
  */
 import type { Sql } from './database.ts';
 import type { Dispute, DisputeHistoryEntry, DisputeState, UnmatchedNotice } from '../domain/disputes.ts';
-import { merchantOfMode, type KeyMode } from './key-mode.ts';
+import { merchantOfMode, midOfMode, modeOfSandbox, type KeyMode } from './key-mode.ts';
 
 interface DisputeRow {
   id: string; payment_id: string; merchant_id: string; source: Dispute['source']; external_ref: string | null; amount: string | bigint; currency: string;
@@ -108,21 +108,39 @@ export async function noticeSeen(sql: Sql, noticeKey: string): Promise<boolean> 
 
 // --- unmatched notices --------------------------------------------------------------------------------------
 
-interface UnmatchedRow { id: string; source: UnmatchedNotice['source']; notice_key: string; event: string; payment_ref: string | null; payload: Record<string, unknown>; received_at: Date | string }
+interface UnmatchedRow {
+  id: string; source: UnmatchedNotice['source']; notice_key: string; event: string; payment_ref: string | null; mid_id: string | null;
+  payload: Record<string, unknown>; received_at: Date | string; mid_name: string | null; sandbox: boolean | null;
+}
 
 /** Stores a notice that names no known payment; a duplicate stores nothing. */
 export async function insertUnmatched(sql: Sql, n: UnmatchedNotice): Promise<boolean> {
   const rows = await sql.query<{ id: string }>(
-    `INSERT INTO unmatched_dispute_notices (id, source, notice_key, event, payment_ref, payload, received_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+    `INSERT INTO unmatched_dispute_notices (id, source, notice_key, event, payment_ref, mid_id, payload, received_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      ON CONFLICT (notice_key) DO NOTHING RETURNING id`,
-    [n.id, n.source, n.noticeKey, n.event, n.paymentRef, JSON.stringify(n.payload), n.receivedAt],
+    [n.id, n.source, n.noticeKey, n.event, n.paymentRef, n.midId, JSON.stringify(n.payload), n.receivedAt],
   );
   return rows.length > 0;
 }
 
-export async function listUnmatched(sql: Sql, limit: number): Promise<UnmatchedNotice[]> {
-  const rows = await sql.query<UnmatchedRow>('SELECT * FROM unmatched_dispute_notices ORDER BY received_at DESC, id DESC LIMIT $1', [limit]);
-  return rows.map((r) => ({ id: r.id, source: r.source, noticeKey: r.notice_key, event: r.event, paymentRef: r.payment_ref, payload: r.payload, receivedAt: new Date(r.received_at) }));
+/** A listed notice with its MID's name and mode (null when no MID was recorded). */
+export interface ListedUnmatched extends UnmatchedNotice { midName: string | null; mode: KeyMode | null }
+
+/** `mode`: notices for test (sandbox merchants') or live MIDs only; a notice without a MID has neither. */
+export interface UnmatchedFilter { midId?: string; mode?: KeyMode; limit: number }
+
+export async function listUnmatched(sql: Sql, f: UnmatchedFilter): Promise<ListedUnmatched[]> {
+  const rows = await sql.query<UnmatchedRow>(
+    `SELECT u.*, x.name AS mid_name, m.sandbox FROM unmatched_dispute_notices u
+       LEFT JOIN mids x ON x.id = u.mid_id LEFT JOIN merchants m ON m.id = x.merchant_id
+     WHERE ($1::text IS NULL OR u.mid_id = $1) AND ${midOfMode('u.mid_id', f.mode)}
+     ORDER BY u.received_at DESC, u.id DESC LIMIT $2`,
+    [f.midId ?? null, f.limit],
+  );
+  return rows.map((r) => ({
+    id: r.id, source: r.source, noticeKey: r.notice_key, event: r.event, paymentRef: r.payment_ref, midId: r.mid_id, payload: r.payload,
+    receivedAt: new Date(r.received_at), midName: r.mid_name, mode: r.sandbox === null ? null : modeOfSandbox(r.sandbox),
+  }));
 }
 
 // --- monitoring ---------------------------------------------------------------------------------------------

@@ -19,8 +19,11 @@ export function midOfMode(column: string, mode: KeyMode | undefined): string {
   return mode === undefined ? 'true' : `${column} IN (SELECT x.id FROM mids x JOIN merchants m ON m.id = x.merchant_id WHERE ${SANDBOX[mode]})`;
 }
 
+/** A merchant's mode (and its MIDs' and keys'): test for a sandbox merchant, else live. */
+export const modeOfSandbox = (sandbox: boolean): KeyMode => (sandbox ? 'test' : 'live');
+
 /** Every merchant's mode, by id (for figures labelled by mode). */
 export async function merchantModes(sql: Sql): Promise<Map<string, KeyMode>> {
   const rows = await sql.query<{ id: string; sandbox: boolean }>('SELECT id, sandbox FROM merchants');
-  return new Map(rows.map((r) => [r.id, r.sandbox ? 'test' : 'live']));
+  return new Map(rows.map((r) => [r.id, modeOfSandbox(r.sandbox)]));
 }

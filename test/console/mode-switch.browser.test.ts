@@ -5,7 +5,8 @@
  * reload (kept in the browser) and filters the audit log, the callbacks and the merchants the same way; each key
  * also has a chargeback due soon, a refund waiting for an operator and a settlement report on its MID, and the
  * switch reaches the home (its figures, charts, today's table and the unreconciled summary), Needs attention, the
- * disputes due soon and Reconciliation (exceptions and imports). axe at 1440 and 390 px.
+ * disputes due soon, the dispute notices for no known payment (each MID's dispute file names one) and
+ * Reconciliation (exceptions and imports). axe at 1440 and 390 px.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -76,6 +77,12 @@ for (const { kind, skip } of await storeKinds()) {
         const csv = adyenReport([{ psp: `99${mode === 'test' ? 1 : 2}5893240009999`, ref: `unknown-${mode}`, type: 'Settled', gross: '5.00', fee: '0.00', at: '2030-06-04 10:03:00' }], { batch: `B-${mode}-${kind}`, payout: false });
         const imported = await fetch(`${t.baseUrl}/admin/v1/reconciliation/imports?mid_id=${mids[mode]}`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'text/csv' }, body: csv });
         assert.equal(imported.status, 200, await imported.text());
+        // The MID's dispute file names a payment we do not have: a notice kept as unmatched, for this MID.
+        const stray = await admin('POST', '/admin/v1/disputes/imports', {
+          mid_id: mids[mode], profile: { columns: { payment_reference: 'Ref', dispute_reference: 'Case', event: 'Stage', amount: 'Amount', currency: 'Currency' }, events: { CB: 'chargeback' }, decimal: 'point', date_format: 'YYYY-MM-DD' },
+          content: `Ref,Case,Stage,Amount,Currency\nSTRAY-${mode}-${kind},C-${mode},CB,1.00,EUR\n`,
+        });
+        assert.equal(stray.body.unmatched, 1, stray.text);
       }
       assert.equal((await admin('POST', '/admin/v1/users', { email, role: 'operator', password: PASSWORD, name: 'Mode operator' })).status, 201);
       browser = await launchBrowser();
@@ -133,7 +140,7 @@ for (const { kind, skip } of await storeKinds()) {
       await context.close();
     });
 
-    it('the switch reaches the home\'s figures and summaries, Needs attention, the disputes due soon and Reconciliation', async () => {
+    it('the switch reaches the home\'s figures and summaries, Needs attention, the disputes due soon and unmatched notices, and Reconciliation', async () => {
       const { context, page } = await signedIn(browser, t.baseUrl, email, PASSWORD);
       const modes = new ModeSwitch(page);
       const shops = { test: `Shop test ${kind}`, live: `Shop live ${kind}` };
@@ -179,6 +186,10 @@ for (const { kind, skip } of await storeKinds()) {
       const disputes = page.getByRole('region', { name: 'Disputes, newest first' });
       await disputes.getByRole('row').filter({ hasText: `${reasons.live} (` }).waitFor();
       assert.equal(await disputes.getByRole('row').filter({ hasText: `${reasons.test} (` }).count(), 0);
+      // The notices for no known payment: the live MID's alone, named with its mode.
+      const unmatched = page.getByRole('region', { name: 'Unmatched dispute notices, newest first' });
+      await unmatched.getByRole('row').filter({ hasText: `STRAY-live-${kind}` }).filter({ hasText: 'MID SMS/DMS (live)' }).waitFor();
+      assert.equal(await unmatched.getByRole('row').filter({ hasText: `STRAY-test-${kind}` }).count(), 0);
 
       // Reconciliation: the exceptions and the imports of the live key's MID alone.
       await page.goto(`${t.baseUrl}/admin/reconciliation`);

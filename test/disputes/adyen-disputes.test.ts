@@ -113,6 +113,7 @@ for (const { kind, skip } of await storeKinds()) {
       }
       const unmatched = (await admin('GET', '/admin/v1/disputes/unmatched')).body.filter((n: { payment_ref: string }) => ['YOUR_MERCHANT_REFERENCE', 'YOUR_REFERENCE'].includes(n.payment_ref));
       assert.equal(unmatched.length, 9, 'each kept once');
+      assert.ok(unmatched.every((n: Json) => n.mid_id === midId && n.mid_name === 'MID SMS/DMS' && n.mode === 'test'), 'the MID whose endpoint it reached, a sandbox merchant\'s');
       assert.ok(unmatched.every((n: { payload: Json }) => n.payload.additionalData?.hmacSignature === undefined), 'the signature is not kept');
     });
 

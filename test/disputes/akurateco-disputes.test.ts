@@ -108,7 +108,7 @@ for (const { kind, skip } of await storeKinds()) {
     });
 
     it('a CHARGEBACK for an unknown payment is acknowledged and listed as unmatched, never refused; its signature checked where it can be', async () => {
-      const unmatched = async () => (await ourAdmin('GET', '/admin/v1/disputes/unmatched')).body as { payment_ref: string; payload: Record<string, string> }[];
+      const unmatched = async (query = '') => (await ourAdmin('GET', `/admin/v1/disputes/unmatched${query}`)).body as { payment_ref: string; mid_id: string; mid_name: string; mode: string; payload: Record<string, string> }[];
       const fields = (orderId: string) => ({
         action: 'CHARGEBACK', result: 'SUCCESS', status: 'CHARGEBACK', order_id: orderId, trans_id: crypto.randomUUID(), amount: '7.00',
         chargeback_date: '2030-03-01 10:00:00', bank_date: '2030-02-28', reason_code: '10.4',
@@ -128,6 +128,10 @@ for (const { kind, skip } of await storeKinds()) {
       const second = listed.find((n) => n.payment_ref === other);
       assert.deepEqual([first?.payload.signature, first?.payload.why, first?.payload.amount], ['unverifiable', 'no payment of this MID', '7.00']);
       assert.deepEqual([second?.payload.signature, second?.payload.why], ['verified', 'no payment of this MID']);
+      // Each names the MID whose endpoint it reached, and that MID's mode (ours is a live merchant's).
+      assert.deepEqual([first, second].map((n) => [n?.mid_id, n?.mid_name, n?.mode]), [[chain.midId, 'MID SMS/DMS', 'live'], [chain.midId, 'MID SMS/DMS', 'live']]);
+      assert.ok((await unmatched(`?mid_id=${chain.midId}&mode=live`)).some((n) => n.payment_ref === unknown));
+      assert.ok(!(await unmatched('?mode=test')).some((n) => n.payment_ref === unknown));
       // Sent again: acknowledged, listed once.
       assert.equal((await chain.ours.postForm(`/connectors/akurateco/${chain.midId}/notify`, { ...apm, hash: apmCallbackHash(apm, chain.upstream.merchant.password) })).status, 200);
       assert.equal((await unmatched()).filter((n) => n.payment_ref === other).length, 1);

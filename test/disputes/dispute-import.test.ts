@@ -1,7 +1,8 @@
 /**
  * An acquirer's daily dispute file (issue 29) imported with a mapping profile: a file with problems imports
  * nothing and names each line (D3 errors); a good file opens and moves disputes as the acquirer's notices would,
- * keeps a row for no payment of the MID as unmatched, and imports once however often it is sent.
+ * keeps a row for no payment of the MID as unmatched (with the MID and its mode, listed by MID and by mode), and
+ * imports once however often it is sent.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -86,6 +87,40 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(day2.body.applied, 1, day2.text);
       assert.equal((await admin('GET', `/admin/v1/disputes/${da.id}`)).body.status, 'won');
       assert.equal((await admin('GET', `/admin/v1/payments/${a}`)).body.payment.status, 'settled');
+    });
+
+    it('an unmatched row records the MID it was imported for, with its name and mode; the list filters by MID and mode', async () => {
+      const liveMid = crypto.randomUUID();
+      await gw.addMerchant({ sandbox: false, mids: [{ id: liveMid, paymentMode: 'SMS' }] });
+      const stray = crypto.randomUUID();
+      const res = await admin('POST', '/admin/v1/disputes/imports', { mid_id: liveMid, profile: PROFILE, content: `${HEADER}\n${stray};CASE-L;CB1;9,00;USD;10.4;;\n` });
+      assert.equal(res.body.unmatched, 1, res.text);
+      type Listed = { payment_ref: string; source: string; mid_id: string | null; mid_name: string | null; mode: string | null };
+      const list = async (query: string): Promise<Listed[]> => {
+        const r = await admin('GET', `/admin/v1/disputes/unmatched${query}`);
+        assert.equal(r.status, 200, r.text);
+        return r.body;
+      };
+      const fields = (n: Listed | undefined) => n && { mid_id: n.mid_id, mid_name: n.mid_name, mode: n.mode };
+      const all = await list('');
+      assert.deepEqual(fields(all.find((n) => n.payment_ref === stray)), { mid_id: liveMid, mid_name: 'MID SMS', mode: 'live' });
+      const sandboxRow = all.find((n) => n.source === 'csv_import' && n.payment_ref !== stray);
+      assert.deepEqual(fields(sandboxRow), { mid_id: midId, mid_name: 'MID SMS/DMS', mode: 'test' }, 'the test gateway\'s merchant is a sandbox one');
+
+      const live = await list('?mode=live');
+      assert.ok(live.length > 0 && live.every((n) => n.mode === 'live' && n.mid_id === liveMid), JSON.stringify(live));
+      const test = await list('?mode=test');
+      assert.ok(test.some((n) => n.payment_ref === sandboxRow!.payment_ref) && test.every((n) => n.mode === 'test'), JSON.stringify(test));
+      const byMid = await list(`?mid_id=${midId}`);
+      assert.ok(byMid.length > 0 && byMid.every((n) => n.mid_id === midId));
+      assert.deepEqual(await list(`?mid_id=${midId}&mode=live`), [], 'a test MID has no live notices');
+      assert.deepEqual((await list('?limit=1')).map((n) => n.payment_ref), [stray], 'newest first, one');
+
+      for (const [query, field] of [['mid_id=nope', 'mid_id'], [`mid_id=${crypto.randomUUID()}`, 'mid_id'], ['mode=demo', 'mode'], ['limit=0', 'limit'], ['limit=501', 'limit']] as const) {
+        const bad = await admin('GET', `/admin/v1/disputes/unmatched?${query}`);
+        assert.equal(bad.status, 400, `${query}: ${bad.text}`);
+        assert.ok(fieldErrors(bad.body).some((m) => m.startsWith(field)), `${query}: ${bad.text}`);
+      }
     });
   });
 }

@@ -90,9 +90,11 @@ export function EnterDispute({ paymentId, currency }: { paymentId?: string; curr
   );
 }
 
+/** The notices that matched no payment, each with the MID it came for; they follow the header's test/live switch. */
 function Unmatched() {
   const t = useT();
-  const list = useLoad(() => call('get', '/admin/v1/disputes/unmatched'), 'unmatched');
+  const modeQuery = useModeQuery();
+  const list = useLoad(() => call('get', '/admin/v1/disputes/unmatched', { query: modeQuery }), `unmatched|${modeQuery.mode ?? ''}`);
   return (
     <section aria-labelledby="unmatched" className="card">
       <h2 id="unmatched">{t('disputes.unmatched')}</h2>
@@ -100,10 +102,11 @@ function Unmatched() {
       <Show loaded={list} what="unmatched notices">
         {(rows) => rows.length === 0 ? <Empty>{t('disputes.allMatched')}</Empty> : (
           <Table label={t('disputes.unmatchedTable')}>
-            <thead><tr><th scope="col">{t('disputes.colReceived')}</th><th scope="col">{t('disputes.colSource')}</th><th scope="col">{t('disputes.colEvent')}</th><th scope="col">{t('disputes.colPaymentNamed')}</th><th scope="col">{t('disputes.colWhy')}</th><th scope="col">{t('disputes.colSignature')}</th></tr></thead>
+            <thead><tr><th scope="col">{t('disputes.colReceived')}</th><th scope="col">{t('disputes.colMid')}</th><th scope="col">{t('disputes.colSource')}</th><th scope="col">{t('disputes.colEvent')}</th><th scope="col">{t('disputes.colPaymentNamed')}</th><th scope="col">{t('disputes.colWhy')}</th><th scope="col">{t('disputes.colSignature')}</th></tr></thead>
             <tbody>{rows.map((n) => (
               <tr key={n.id}>
-                <td><Time iso={n.received_at} /></td><td>{n.source}</td><td>{n.event}</td><td>{n.payment_ref ?? '—'}</td>
+                <td><Time iso={n.received_at} /></td>
+                <td title={n.mid_id ?? undefined}>{n.mid_name ?? '—'}{n.mode && <> ({n.mode === 'test' ? t('merchants.sandbox') : t('merchants.live')})</>}</td><td>{n.source}</td><td>{n.event}</td><td>{n.payment_ref ?? '—'}</td>
                 <td>{String(n.payload.why ?? '—')}</td><td>{String(n.payload.signature ?? t('disputes.verified'))}</td>
               </tr>))}
             </tbody>

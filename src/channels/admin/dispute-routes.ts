@@ -58,9 +58,24 @@ const EventBody = Type.Object({
 }, { additionalProperties: false, examples: [{ event: 'chargeback', amount: '25.00', reason_code: '10.4', due_at: '2030-03-20T00:00:00Z', bank_date: '2030-03-01', note: 'Letter ref 2030/114' }] });
 
 const UnmatchedView = Type.Object({
-  id: Type.String(), source: Type.String(), event: Type.String(), payment_ref: Nullable(Type.String({ description: 'The payment reference the notice named.' })),
-  payload: Type.Record(Type.String(), Type.Unknown()), received_at: Type.String(),
-});
+  id: Type.String(), source: Type.String({ description: 'adyen, akurateco or csv_import.' }), event: Type.String({ description: 'The acquirer\'s own event code.' }),
+  payment_ref: Nullable(Type.String({ description: 'The payment reference the notice named.' })),
+  mid_id: Nullable(Type.String({ description: 'The MID the notice came for: its notification endpoint\'s (/connectors/{connector}/{midId}/notify), or the MID the file was imported for. Null on notices kept before it was recorded.' })),
+  mid_name: Nullable(Type.String({ description: 'That MID\'s name.' })),
+  mode: Type.Union([Type.Literal('test'), Type.Literal('live'), Type.Null()], { description: 'That MID\'s mode, its merchant\'s: test for a sandbox merchant (test keys), else live. Null without a MID.' }),
+  payload: Type.Record(Type.String(), Type.Unknown(), { description: 'The notice as received (without its signature), with why it matched nothing and, where checked, signature: verified or unverifiable.' }),
+  received_at: Type.String(),
+}, { examples: [{
+  id: '0193a2…', source: 'adyen', event: 'CHARGEBACK', payment_ref: 'ORDER-7731', mid_id: '5c1e…', mid_name: 'EU acquiring', mode: 'live',
+  payload: { pspReference: '9915555555555555', why: 'no payment of this MID' }, received_at: '2030-03-02T10:00:00.000Z',
+}] });
+const UnmatchedQuery = Type.Object({
+  mid_id: Type.Optional(Type.String({ maxLength: 64, description: 'Only the notices that came for this MID (a MID\'s id; anything else: 400 on mid_id).' })),
+  mode: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], {
+    description: 'test: only notices for sandbox merchants\' (test keys\') MIDs; live: only for live merchants\' MIDs. Notices kept without a MID have neither mode. Absent: all.',
+  })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: pageSizeText(500, 100) })),
+}, { examples: [{ mode: 'live', limit: '50' }, { mid_id: '5c1e…' }] });
 
 /** Issue 25 item 26: test keys' work apart from live keys'. */
 const ModeQuery = Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('live')], { description: 'test: only sandbox merchants\' (test keys\') disputes; live: only live merchants\'. Absent: both.' }));
@@ -277,10 +292,16 @@ export function registerAdminDisputeRoutes(app: FastifyInstance, ctx: ServiceCon
     });
   });
 
-  app.get('/disputes/unmatched', {
+  app.get<{ Querystring: Static<typeof UnmatchedQuery> }>('/disputes/unmatched', {
     onRequest: requirePermission('payments.read'),
-    schema: { ...ADMIN_TAG, summary: 'Acquirer dispute notices that named no known payment (kept, never dropped), newest first', response: withErrors({ 200: Type.Array(UnmatchedView) }) },
-  }, async () => unmatchedNotices(ctx));
+    schema: {
+      ...ADMIN_TAG, summary: 'Acquirer dispute notices that named no known payment (kept, never dropped), newest first, each with the MID it came for and that MID\'s mode (by MID, test or live)',
+      querystring: UnmatchedQuery, response: withErrors({ 200: Type.Array(UnmatchedView) }),
+    },
+  }, async (req) => {
+    const q = req.query;
+    return unmatchedNotices(ctx, { ...(q.mid_id !== undefined ? { midId: q.mid_id } : {}), ...(q.mode ? { mode: q.mode } : {}), ...(q.limit ? { limit: pageSize(q.limit, 500)! } : {}) });
+  });
 
   app.get<{ Querystring: Static<typeof RatioQuery> }>('/disputes/ratios', {
     onRequest: requirePermission('payments.read'),

@@ -9,11 +9,11 @@ import type { Sql } from '../../store/database.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { isUuid } from '../../domain/ids.ts';
 import { formatAmount, parseAmount } from '../../domain/money.ts';
-import { DEFAULT_RATIO_THRESHOLD, DISPUTE_EVENTS, deadlineState, overThreshold, percentOf, ratioBp, type DeadlineState, type Dispute, type DisputeEvent, type DisputeHistoryEntry, type UnmatchedNotice } from '../../domain/disputes.ts';
+import { DEFAULT_RATIO_THRESHOLD, DISPUTE_EVENTS, deadlineState, overThreshold, percentOf, ratioBp, type DeadlineState, type Dispute, type DisputeEvent, type DisputeHistoryEntry } from '../../domain/disputes.ts';
 import {
   deleteMerchantThreshold, disputeRatioRows, getDispute, historyOf, listDisputes, listUnmatched, readMerchantThresholds, readThreshold, writeMerchantThreshold, writeThreshold, type DisputeFilter, type Threshold,
 } from '../../store/disputes-repo.ts';
-import { findMerchantById } from '../../store/merchants-repo.ts';
+import { findMerchantById, findMidById } from '../../store/merchants-repo.ts';
 import { appendAudit } from '../../store/audit-repo.ts';
 import { getPayment } from '../../store/payments-repo.ts';
 import type { KeyMode } from '../../store/key-mode.ts';
@@ -101,10 +101,20 @@ export async function findDisputes(ctx: ServiceContext, filter: Omit<DisputeFilt
   return (await listDisputes(ctx.db, { ...filter, limit: filter.limit ?? 100 })).map(disputeView);
 }
 
-export interface UnmatchedView { id: string; source: string; event: string; payment_ref: string | null; payload: Record<string, unknown>; received_at: string }
+export interface UnmatchedView {
+  id: string; source: string; event: string; payment_ref: string | null;
+  /** The MID the notice came for, its name and mode (its merchant's: test for a sandbox merchant); null on rows kept before the MID was recorded. */
+  mid_id: string | null; mid_name: string | null; mode: KeyMode | null;
+  payload: Record<string, unknown>; received_at: string;
+}
 
-export async function unmatchedNotices(ctx: ServiceContext, limit = 100): Promise<UnmatchedView[]> {
-  return (await listUnmatched(ctx.db, limit)).map((n: UnmatchedNotice) => ({ id: n.id, source: n.source, event: n.event, payment_ref: n.paymentRef, payload: n.payload, received_at: n.receivedAt.toISOString() }));
+/** The notices that matched no payment, newest first; by MID (a MID's id, else 400 on mid_id) and by mode. */
+export async function unmatchedNotices(ctx: ServiceContext, f: { midId?: string; mode?: KeyMode; limit?: number } = {}): Promise<UnmatchedView[]> {
+  if (f.midId !== undefined && !(isUuid(f.midId) && (await findMidById(ctx.db, f.midId)))) throw GatewayError.field('mid_id', 'This value should be the id of a MID.');
+  const rows = await listUnmatched(ctx.db, { ...(f.midId !== undefined ? { midId: f.midId } : {}), ...(f.mode ? { mode: f.mode } : {}), limit: f.limit ?? 100 });
+  return rows.map((n) => ({
+    id: n.id, source: n.source, event: n.event, payment_ref: n.paymentRef, mid_id: n.midId, mid_name: n.midName, mode: n.mode, payload: n.payload, received_at: n.receivedAt.toISOString(),
+  }));
 }
 
 export interface RatioView {

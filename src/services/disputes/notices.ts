@@ -24,8 +24,8 @@ export async function applyDisputeNotices(ctx: ServiceContext, source: DisputeSo
 async function applyNotice(ctx: ServiceContext, source: DisputeSource, midId: string, notice: DisputeNotice): Promise<NoticeResult> {
   const payment = notice.paymentRef ? await getPayment(ctx.db, notice.paymentRef).catch(() => undefined) : undefined;
   const matched = payment && payment.midId === midId && (notice.currency === undefined || notice.currency === payment.currency);
-  if (!payment || !matched) return keepUnmatched(ctx, source, notice, 'no payment of this MID');
-  if (notice.signature === 'unverifiable') return keepUnmatched(ctx, source, notice, 'signature not verifiable');
+  if (!payment || !matched) return keepUnmatched(ctx, source, midId, notice, 'no payment of this MID');
+  if (notice.signature === 'unverifiable') return keepUnmatched(ctx, source, midId, notice, 'signature not verifiable');
   try {
     const { applied } = await applyDisputeChange(ctx, {
       paymentId: payment.id, source, externalRef: notice.disputeRef, event: notice.event, noticeKey: notice.noticeKey, actor: source,
@@ -36,13 +36,13 @@ async function applyNotice(ctx: ServiceContext, source: DisputeSource, midId: st
     return applied ? 'applied' : 'unchanged';
   } catch (err) {
     if (!(err instanceof GatewayError)) throw err;
-    return keepUnmatched(ctx, source, notice, err.message);
+    return keepUnmatched(ctx, source, midId, notice, err.message);
   }
 }
 
-async function keepUnmatched(ctx: ServiceContext, source: DisputeSource, notice: DisputeNotice, why: string): Promise<NoticeResult> {
+async function keepUnmatched(ctx: ServiceContext, source: DisputeSource, midId: string, notice: DisputeNotice, why: string): Promise<NoticeResult> {
   await insertUnmatched(ctx.db, {
-    id: newId(), source, noticeKey: notice.noticeKey, event: notice.acquirerEvent, paymentRef: notice.paymentRef ?? null,
+    id: newId(), source, noticeKey: notice.noticeKey, event: notice.acquirerEvent, paymentRef: notice.paymentRef ?? null, midId,
     payload: { ...notice.payload, why, ...(notice.signature ? { signature: notice.signature } : {}) }, receivedAt: ctx.clock.now(),
   });
   return 'unmatched';
