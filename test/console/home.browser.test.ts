@@ -21,6 +21,7 @@ import { ensureConsoleBuilt } from './support.ts';
 import { assertAccessible, assertFitsWidth, DOC_SHOTS, signIn, signedIn, type Width } from './pages/console.ts';
 import { HomePage } from './pages/home.ts';
 import { saveScreenshot } from '../support/screenshots.ts';
+import { dayAwayFromMidnight } from '../support/utc-day.ts';
 
 const ADMIN_TOKEN = 'console-home-admin-token';
 const EMAIL = 'home-admin@example.com';
@@ -30,12 +31,15 @@ for (const { kind, skip } of await storeKinds()) {
   describe(`console home in the browser (${kind})`, { skip: skip || browserUnavailable(), timeout: 300_000 }, () => {
     let t: TestGateway;
     let browser: Browser;
+    /** The UTC day of the payments, the row the figures table shows them on. */
+    let today = '';
 
     before(async () => {
       ensureConsoleBuilt();
       t = await startTestGateway(kind, { adminToken: ADMIN_TOKEN });
       const created = await adminClient(t.baseUrl, ADMIN_TOKEN)('POST', '/admin/v1/users', { email: EMAIL, role: 'admin', password: PASSWORD, name: 'Home admin' });
       assert.equal(created.status, 201, created.text);
+      today = await dayAwayFromMidnight(90_000); // the payments and the home showing them on one UTC day
       await checkoutTries(t, t.merchant, ['02/38', '01/38'], { amount: '10.00', currency: 'EUR' });
       assert.equal((await sale(t, { order_amount: '5.00', order_currency: 'EUR' })).body.status, 'SETTLED');
       assert.equal((await sale(t, { order_amount: '7.00', order_currency: 'EUR', card_exp_month: '02' })).body.status, 'DECLINED');
@@ -55,7 +59,6 @@ for (const { kind, skip } of await storeKinds()) {
       const perDay = home.chart('Payments per day');
       assert.match((await perDay.locator('svg').getAttribute('aria-label'))!, /3 this period, 0 the previous/);
       await perDay.getByText('Figures as a table').click();
-      const today = new Date().toISOString().slice(0, 10);
       await perDay.getByRole('row', { name: new RegExp(`^${today} 3 `) }).waitFor();
       await home.chart('Declined payments by reason').getByText(DECLINE_REASON).waitFor();
       await home.groupRow('Test Shop').getByText('66.7 %').waitFor();

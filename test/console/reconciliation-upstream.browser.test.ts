@@ -15,6 +15,7 @@ import { adminClient, type AdminCall } from '../admin/support.ts';
 import { followUp, sale } from '../s2s-card/support.ts';
 import { ourPayment, startChain, waitUntil, type Chain } from '../connectors/support.ts';
 import { assertNoSeriousAxeViolations as assertAccessible, ensureConsoleBuilt, signInConsole } from './support.ts';
+import { dayAwayFromMidnight } from '../support/utc-day.ts';
 
 const PASSWORD = 'recon upstream console password 2026';
 
@@ -27,12 +28,15 @@ for (const { kind, skip } of await storeKinds()) {
     const email = `recon-upstream-${kind}@example.com`;
     const csp: string[] = [];
     const ids: string[] = [];
+    /** The UTC day of the payments, the day the test imports. */
+    let today = '';
 
     before(async () => {
       ensureConsoleBuilt();
       chain = await startChain(kind, { ours: { adminToken: token } });
       admin = adminClient(chain.ours.baseUrl, token);
       assert.equal((await admin('POST', '/admin/v1/users', { email, role: 'operator', password: PASSWORD, name: 'Recon operator' })).status, 201);
+      today = await dayAwayFromMidnight(90_000); // the payments and the import of their day on one UTC day
       const from = new Date(Date.now() - 60_000);
       for (const amount of ['12.00', '8.50']) {
         const res = await sale(chain.ours, { order_amount: amount, order_currency: 'USD' });
@@ -59,7 +63,6 @@ for (const { kind, skip } of await storeKinds()) {
       await mid.locator(`option[value="${chain.midId}"]`).waitFor({ state: 'attached' });
       assert.equal(await mid.locator('option').count(), 2, 'the akurateco MID only, after the prompt');
       await mid.selectOption(chain.midId);
-      const today = new Date().toISOString().slice(0, 10);
       assert.equal(await form.getByLabel('From day').inputValue(), today);
       assert.equal(await form.getByLabel('To day (included)').inputValue(), today);
       await form.getByRole('button', { name: 'Import from the upstream' }).click();

@@ -22,6 +22,7 @@ import { startTestGateway, type TestGateway, CALLBACK_TIMEOUT_MS } from '../supp
 import { ScriptedConnector } from '../recurring/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { assertExactlyOnce, ledger, resolved, seedChains } from '../schedules/support.ts';
+import { dayAwayFromMidnight } from '../support/utc-day.ts';
 
 const SALES = 80;
 const CHAINS = 30;
@@ -109,8 +110,9 @@ for (const { kind, skip } of kinds) {
     });
 
     test('no callback delivered beyond the retry rules, no schedule payment charged twice, both nodes working', async (t) => {
-      const today = new Date().toISOString().slice(0, 10);
-      // The chains' first payments fall due today: both runners see them at once.
+      // The chains' first payments fall due today: both runners see them at once. Seeding and the wait for the
+      // charges (up to 60 s) on one UTC day.
+      const today = await dayAwayFromMidnight(90_000);
       const { scheduleId } = await seedChains(a, CHAINS, today, { interval_length: '1', interval_unit: 'month', payments_count: '1' });
       const onB = { ...a, baseUrl: bUrl, postForm: (path: string, fields: Record<string, unknown>) => postFormTo(bUrl, path, fields) };
       const work = [countWork(a.gateway), countWork(b)];

@@ -13,10 +13,10 @@ import { initSale, newSchedule } from '../recurring/support.ts';
 import { needsOperatorOf } from '../../src/store/payments-repo.ts';
 import { ScheduleRunner } from '../../src/workers/schedule-runner.ts';
 import { ledger } from './support.ts';
+import { dayAwayFromMidnight } from '../support/utc-day.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-runner-acquirer-tests-0';
 const ONCE = { interval_length: '1', interval_unit: 'day', payments_count: '1' };
-const today = () => new Date().toISOString().slice(0, 10);
 
 for (const { kind, skip } of await storeKinds()) {
   describe(`schedule runner through a real acquirer link (${kind})`, { skip }, () => {
@@ -40,8 +40,9 @@ for (const { kind, skip } of await storeKinds()) {
 
     /** A chain on a schedule whose one charge is due today, started by an approved first SALE; its charge's payment id. */
     async function chargeOnce(): Promise<{ firstId: string; chargeId: string; scheduleId: string }> {
+      const today = await dayAwayFromMidnight(30_000); // the first SALE and the run on the day the charge is due
       const scheduleId = await newSchedule(chain.ours, ONCE);
-      const first = await initSale(chain.ours, { schedule_id: scheduleId, schedule_start_date: today(), order_amount: '4.00' });
+      const first = await initSale(chain.ours, { schedule_id: scheduleId, schedule_start_date: today, order_amount: '4.00' });
       assert.equal(first.body.result, 'SUCCESS', first.text);
       const before = proxy.actions.length;
       const runner = new ScheduleRunner(chain.ours.gateway.ctx, { batchSize: 5 });

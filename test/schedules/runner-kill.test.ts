@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { postgresUnavailable, TEST_DATABASE_URL } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { assertExactlyOnce, ledger, resolved, seedChains } from './support.ts';
+import { dayAwayFromMidnight } from '../support/utc-day.ts';
 import { balanceMismatches, currencySums } from '../../src/store/ledger-repo.ts';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'runner-process.ts');
@@ -69,7 +70,8 @@ describe('schedule runner processes killed mid-run (postgres)', { skip }, () => 
   }
 
   it('charges every due payment once when a runner is killed with SIGKILL mid-run and another is started', async () => {
-    const today = new Date().toISOString().slice(0, 10);
+    // Seeding and the runs (up to 90 s) on one UTC day: the chains' first payments fall due on it.
+    const today = await dayAwayFromMidnight(120_000);
     const { scheduleId } = await seedChains(gw, CHAINS, today, { interval_length: '1', interval_unit: 'month', payments_count: '1' });
     const names = ['a', 'b', 'c'];
     // a is slow at the connector, so it is killed with charges in flight; b runs beside it the whole time.

@@ -15,6 +15,7 @@ import { adminClient, type AdminCall } from '../admin/support.ts';
 import { saleFields, signedSale } from '../s2s-card/support.ts';
 import { flagForOperator, getPayment } from '../../src/store/payments-repo.ts';
 import { adyenReport } from '../reconciliation/support.ts';
+import { dayAwayFromMidnight } from '../support/utc-day.ts';
 
 type Mode = 'test' | 'live';
 const MODES: Mode[] = ['test', 'live'];
@@ -28,6 +29,8 @@ for (const { kind, skip } of await storeKinds()) {
     const merchants = {} as Record<Mode, TestMerchant>;
     /** Per mode: the payment paid, its dispute, the payment whose refund waits for an operator, the report's batch. */
     const made = { test: {}, live: {} } as Record<Mode, { paid: string; dispute: string; held: string; batch: string }>;
+    /** The UTC month of the disputes, the one the ratios are asked for. */
+    let month = '';
 
     before(async () => {
       t = await startTestGateway(kind, { adminToken: TOKEN, mids: [{ id: mids.test, paymentMode: 'SMS/DMS' }] });
@@ -39,6 +42,7 @@ for (const { kind, skip } of await storeKinds()) {
         mids: [{ id: mids.live, paymentMode: 'SMS/DMS', connector: 'akurateco', settings: { endpoint: `${t.baseUrl}/post` }, credentials: { client_key: t.merchant.key, password: t.merchant.password } }],
       });
       const connectorOf: Record<Mode, string> = { test: 'sandbox-card', live: 'akurateco' };
+      month = (await dayAwayFromMidnight(60_000)).slice(0, 7); // the disputes and their month's ratios on one side of a midnight
       const dueAt = new Date(Date.now() + 86_400_000).toISOString();
       for (const mode of MODES) {
         const m = merchants[mode];
@@ -87,7 +91,6 @@ for (const { kind, skip } of await storeKinds()) {
     it('the disputes due soon and the month\'s ratios: mode=test lists the test key\'s alone, mode=live the live key\'s', async () => {
       const all = (await get('/admin/v1/disputes/due') as { id: string }[]).map((d) => d.id);
       assert.ok(all.includes(made.test.dispute) && all.includes(made.live.dispute), 'both without a mode');
-      const month = new Date().toISOString().slice(0, 7);
       for (const mode of MODES) {
         const due = (await get(`/admin/v1/disputes/due?mode=${mode}`) as { id: string; merchant_id: string }[]);
         assert.ok(due.some((d) => d.id === made[mode].dispute), `${mode}: its own dispute`);
