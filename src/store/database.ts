@@ -19,6 +19,12 @@ export interface Database extends Sql {
    * sent meanwhile are gone. Returns the function that stops listening.
    */
   listen?(channel: string, onEvent: (payload: string | undefined) => void): Promise<() => Promise<void>>;
+  /**
+   * Runs fn on one connection of its own, outside any transaction, and closes that connection after it (so nothing
+   * it set, a session-level lock say, outlives fn): for statements a transaction block refuses (CREATE INDEX
+   * CONCURRENTLY). PostgreSQL server only; PGlite has one connection, the database itself.
+   */
+  session?<T>(fn: (conn: Sql) => Promise<T>): Promise<T>;
 }
 
 const INT8_OID = 20;
@@ -201,6 +207,16 @@ export async function openPostgres(opts: PostgresOptions): Promise<Database> {
         throw unavailableOr(err);
       } finally {
         client.release(failure !== undefined && isConnectionFailure(failure) ? (failure as Error) : undefined);
+      }
+    },
+    async session(fn) {
+      const client = await connect(false);
+      try {
+        return await fn(oneAtATime(client));
+      } catch (err) {
+        throw unavailableOr(err);
+      } finally {
+        client.release(true);
       }
     },
     close: () => pool.end(),
