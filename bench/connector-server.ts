@@ -26,6 +26,9 @@ async function main() {
   const config = { ...loadConfig({}), port: 0 };
   // Our gateway's notification endpoint is on loopback here: the upstream must accept it as a callback_url.
   if (role === 'upstream') config.callbackAllowedPrivateHosts = ['127.0.0.1'];
+  // ... and ours sends the upstream full card data on loopback, which the connector target rule refuses unless the
+  // operator names the host (CONNECTOR_ALLOWED_PRIVATE_HOSTS, as for an on-premise acquirer proxy).
+  else config.connectorAllowedPrivateHosts = ['127.0.0.1'];
   const gateway = await assembleGateway({ config, db, keyring, logger: createLogger('silent') });
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   (gateway.ctx as { baseUrl: string }).baseUrl = address;

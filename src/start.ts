@@ -5,7 +5,7 @@
  * key and password) are also written to a file in DATA_DIR (mode 0600), deleted once the admin changes the console
  * password; when stdout is a terminal the welcome is printed again once start-up's log lines have passed.
  */
-import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -71,13 +71,11 @@ export async function startGateway(config: Config, opts: StartOptions = {}): Pro
   const secrets = credentialLines(config.baseUrl, demo, gateway.bootstrap, consolePassword);
   let credentialsFile: string | undefined;
   if (secrets.length > 0) {
-    await writeFile(file, [
-      `Portcullis first start, ${new Date().toISOString()} (${config.baseUrl}). Shown once on the terminal, kept here.`,
-      'This file is deleted once the admin changes the console password (Users screen of /admin).',
-      '', ...secrets, '',
-    ].join('\n'), { mode: 0o600 });
-    await chmod(file, 0o600); // an existing file keeps its mode through writeFile
-    credentialsFile = file;
+    credentialsFile = await keepCredentials(file, config.baseUrl, secrets).catch((err: Error) => {
+      // On PostgreSQL nothing else needs DATA_DIR, which may be read-only (a container): the terminal has them.
+      logger.warn({ file, err: { message: err.message } }, 'could not keep the first start\'s credentials in DATA_DIR: they are on the terminal only');
+      return undefined;
+    });
   }
   const welcome = welcomeText(config.baseUrl, config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`, demo, gateway.bootstrap, consolePassword, credentialsFile);
   print(welcome);
@@ -133,6 +131,21 @@ async function leftoverFile(db: Database, file: string, bootstrap: Bootstrap | u
     return undefined;
   }
   return { email: match[1]!, digest: await consolePasswordDigest(db, match[1]!) };
+}
+
+/**
+ * Writes the first start's credentials (mode 0600) into DATA_DIR, made if missing: with PostgreSQL as the store
+ * nothing else creates it. Answers the file's path.
+ */
+async function keepCredentials(file: string, baseUrl: string, secrets: readonly string[]): Promise<string> {
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await writeFile(file, [
+    `Portcullis first start, ${new Date().toISOString()} (${baseUrl}). Shown once on the terminal, kept here.`,
+    'This file is deleted once the admin changes the console password (Users screen of /admin).',
+    '', ...secrets, '',
+  ].join('\n'), { mode: 0o600 });
+  await chmod(file, 0o600); // an existing file keeps its mode through writeFile
+  return file;
 }
 
 /** The lines holding what is shown once: the file's content and the welcome's middle. */
