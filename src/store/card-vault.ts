@@ -9,6 +9,7 @@ import { first6Last4, hasPanShape, maskPan, parseExpiry } from '../domain/card.t
 import { newCardToken } from '../domain/ids.ts';
 import { Secret } from '../domain/secret.ts';
 import type { Sql } from './database.ts';
+import { groupCommitted } from './group-commit.ts';
 
 const CIPHER = 'aes-256-gcm';
 const KEY_BYTES = 32;
@@ -202,10 +203,22 @@ export async function storeCard(sql: Sql, keyring: Keyring, card: NewCard): Prom
   return toVaultedCard(rows[0] as VaultRow);
 }
 
+/**
+ * Vault rows read at the same time share one statement (the schedule runner opens a pass's cards side by side,
+ * one read each before).
+ */
+const vaultRowGrouped = groupCommitted<string, VaultRow | undefined>({
+  one: async (sql, id) => (await sql.query<VaultRow>(`SELECT ${VAULT_COLUMNS} FROM card_vault WHERE id = $1`, [id]))[0],
+  async many(sql, ids) {
+    const rows = await sql.query<VaultRow>(`SELECT ${VAULT_COLUMNS} FROM card_vault WHERE id = ANY($1::text[])`, [ids]);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id));
+  },
+});
+
 /** A stored card, or undefined. The PAN is decrypted on each call of `pan()`, not before. */
 export async function loadCard(sql: Sql, keyring: Keyring, vaultId: string): Promise<LoadedCard | undefined> {
-  const rows = await sql.query<VaultRow>(`SELECT ${VAULT_COLUMNS} FROM card_vault WHERE id = $1`, [vaultId]);
-  const row = rows[0];
+  const row = await vaultRowGrouped(sql, vaultId);
   if (!row) return undefined;
   return { ...toVaultedCard(row), pan: () => decryptPan(keyring, encryptedPart(row), rowAad(row.merchant_id, row.id)) };
 }

@@ -5,6 +5,7 @@
  * evaluation, its counters and members, in one statement); its outcome one more write.
  */
 import type { Sql } from './database.ts';
+import { groupCommitted } from './group-commit.ts';
 import type { ListHit, ListKind, RiskEvaluation } from '../domain/risk/evaluate.ts';
 import type { RiskRuleSet } from '../domain/risk/rules.ts';
 import type { StoredPaymentForBacktest } from '../domain/risk/backtest.ts';
@@ -371,10 +372,25 @@ export function screenCtes(param: string, parts: ScreenParts): string {
      )` : ''}`;
 }
 
-/** The evaluation, the attempt's counters (both grains) and its card as a member of its keys, in one statement. */
-export async function recordScreen(sql: Sql, r: ScreenRecord): Promise<void> {
-  const { json, parts } = screenParam([r]);
+/** The evaluations, the attempts' counters (both grains, summed per row) and their cards as members, in one statement. */
+async function recordScreens(sql: Sql, records: readonly ScreenRecord[]): Promise<void[]> {
+  const { json, parts } = screenParam(records);
   await sql.query(`WITH ${screenCtes('$1::jsonb', parts)} SELECT 1`, [json]);
+  return records.map(() => undefined);
+}
+
+/**
+ * Screens recorded at the same time share one statement (group commit): the schedule runner screens a pass's
+ * charges side by side before their connector calls, one statement (and one commit) each before.
+ */
+const recordGroupCommitted = groupCommitted<ScreenRecord, void>({
+  one: async (sql, r) => void (await recordScreens(sql, [r])),
+  many: recordScreens,
+});
+
+/** The evaluation, the attempt's counters (both grains) and its card as a member of its keys, in one statement. */
+export function recordScreen(sql: Sql, r: ScreenRecord): Promise<void> {
+  return recordGroupCommitted(sql, r);
 }
 
 /**
