@@ -127,11 +127,15 @@ function prepared(text: string, params?: readonly unknown[]): pg.QueryConfig | s
  * ANALYZE happens to invalidate it, which never comes where autovacuum is off. In the benchmark, half the
  * runs drifted that way, at 150 µs more database time per sale. Planning is not free (100 to 170 µs for the
  * batched writes), which is why group commit keeps statements few; docs/decisions.md has the measurements.
+ * JIT compilation is off: PostgreSQL estimates 100 rows for any set-returning function over a JSON parameter, so a
+ * batched read over jsonb_array_elements (the screens' reads) crossed jit_above_cost and spent about 23 ms
+ * compiling a statement that runs in 0.3 ms; the gateway's statements are short, and none gains from it.
  */
 function sessionOptions(opts: Pick<PostgresOptions, 'schema' | 'asynchronousCommit'>): string {
   return [
     ...(opts.schema ? [`-c search_path=${opts.schema}`] : []),
     '-c plan_cache_mode=force_custom_plan',
+    '-c jit=off',
     ...(opts.asynchronousCommit ? ['-c synchronous_commit=off'] : []),
   ].join(' ');
 }
