@@ -17,6 +17,7 @@
  * BENCH_SECONDS (default 5 per load), BENCH_ROUNDS (default 3) and BENCH_CONNECTIONS (default 50) tune it.
  */
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +37,8 @@ const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_
 
 interface Figures {
   rps: number;
+  /** Requests answered 2xx. */
+  ok: number;
   p99: number;
   errors: number;
   non2xx: number;
@@ -60,7 +63,7 @@ async function load(url: string, body: unknown): Promise<Figures> {
     connections,
     duration: seconds,
   });
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+  return { rps: result.requests.average, ok: result['2xx'], p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
 }
 
 const median = (values: readonly number[]): number => {
@@ -274,7 +277,8 @@ async function main() {
     buildDist();
     command = [await compiledServer()];
   }
-  const server = spawn(process.execPath, command, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const listener = await startCallbackListener();
+  const server = spawn(process.execPath, command, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, BENCH_CALLBACK_URL: listener.url } });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: server.stdout! }).once('line', resolve);
     server.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
@@ -290,14 +294,58 @@ async function main() {
     const results: Round[] = [];
     for (let round = 0; round < rounds; round++) results.push(await measureRound(fx, server.pid ?? 0, pgbench));
     // Last, so that the callbacks it leaves for the dispatcher to deliver do not load the rounds.
+    const received = listener.received();
     const withCallback = await load(`${fx.gateway}/post`, fx.saleFormWithCallback);
+    const delivery = await drained(listener, received, withCallback);
     const after = machineCpuTimes();
     report(results, withCallback, (after.steal - before.steal) / Math.max(1, after.total - before.total));
+    console.log(`The SALE with its callback: ${delivery.during} of its ${delivery.sales} callbacks delivered during the load (${(delivery.during / seconds).toFixed(0)}/s), the rest ${delivery.drained ? `within ${delivery.afterSeconds.toFixed(1)} s after it` : `not within ${DRAIN_LIMIT_S} s after it`}`);
   } finally {
     await pgbench?.close();
     server.stdin!.end();
     await new Promise((r) => server.once('exit', r));
+    listener.close();
   }
+}
+
+/** The merchant's callback listener, in this process (a merchant's server is not the gateway's): answers OK and counts. */
+async function startCallbackListener(): Promise<{ url: string; received(): number; close(): void }> {
+  let received = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received++;
+      res.end('OK');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/callback`,
+    received: () => received,
+    close: () => server.close(),
+  };
+}
+
+const DRAIN_LIMIT_S = 60;
+
+/** How many of a load's callbacks arrived during it, and how long the rest took (each SALE answered 2xx writes one). */
+async function drained(listener: { received(): number }, before: number, load: Figures): Promise<{ sales: number; during: number; drained: boolean; afterSeconds: number }> {
+  const sales = load.ok;
+  const during = listener.received() - before;
+  const started = Date.now();
+  // autocannon's average is over whole seconds: count against what arrives, stopping when nothing has come for 2 s.
+  let last = listener.received();
+  let quietSince = Date.now();
+  while ((Date.now() - started) / 1000 < DRAIN_LIMIT_S) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = listener.received();
+    if (now !== last) {
+      last = now;
+      quietSince = Date.now();
+    } else if (Date.now() - quietSince > 2_000) break;
+  }
+  const total = last - before;
+  return { sales: Math.max(sales, total), during, drained: Date.now() - quietSince > 2_000, afterSeconds: (quietSince - started) / 1000 };
 }
 
 main().catch((err) => {

@@ -54,8 +54,12 @@ async function startBare(ledger: (on: boolean) => void, riskRules: (fifty: boole
   return (app.server.address() as { port: number }).port;
 }
 
-/** The merchant's callback listener: answers OK, as a merchant does when it took the callback. */
+/**
+ * The merchant's callback listener: answers OK, as a merchant does when it took the callback. bench/run.ts runs it
+ * in its own process and names it in BENCH_CALLBACK_URL (a merchant's server is not the gateway's); else it runs here.
+ */
 async function startCallbackListener(): Promise<string> {
+  if (process.env.BENCH_CALLBACK_URL) return process.env.BENCH_CALLBACK_URL;
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => res.end('OK'));
@@ -66,7 +70,8 @@ async function startCallbackListener(): Promise<string> {
 
 async function main() {
   const db = await openPostgres({ url, schema, max: 20 });
-  const config = { ...loadConfig({}), port: 0 };
+  // The callback listener is on loopback, a private host a gateway posts to only when the operator allows it.
+  const config = { ...loadConfig({}), port: 0, callbackAllowedPrivateHosts: ['127.0.0.1'] };
   const gateway = await assembleGateway({ config, db, keyring: BENCH_KEYRING, logger: createLogger('silent') });
   const address = await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   (gateway.ctx as { baseUrl: string }).baseUrl = address;
@@ -83,7 +88,8 @@ async function main() {
     forgetRuleSet(gateway.ctx, PLATFORM_SCOPE);
   });
   // A second merchant with a notification URL: its sales write a callback with the outcome, which the
-  // dispatcher in this process then delivers over HTTP.
+  // dispatcher in this process then delivers over HTTP (the only worker started: the loads of the first merchant
+  // leave it nothing to do).
   const notified = { id: newId(), key: 'bench-key-callbacks', password: 'bench-password' };
   await insertMerchant(db, BENCH_KEYRING, { id: notified.id, name: 'Bench with callbacks', key: notified.key, password: notified.password, sandbox: true, notificationUrl: await startCallbackListener() });
   await insertMid(db, { id: newId(), merchantId: notified.id, name: 'Sandbox', connector: 'sandbox-card', paymentMode: 'SMS/DMS' });
@@ -107,10 +113,12 @@ async function main() {
     hash: s2sHash(s2sCard.f1('doe@example.com', merchant.password, card6_4('4111111111111111'))),
   }).toString();
   const saleFormWithCallback = new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(saleForm)), client_key: notified.key }).toString();
+  gateway.dispatcher.start();
   const sale = await gateway.app.inject({ method: 'POST', url: '/post', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: saleForm });
   if (JSON.parse(sale.body).result !== 'SUCCESS') throw new Error(`S2S SALE failed: ${sale.body}`);
   process.stdout.write(`${JSON.stringify({ gateway: address, bare: `http://127.0.0.1:${barePort}`, sessionBody, statusBody, saleForm, saleFormWithCallback, merchant, schema })}\n`);
   const shutdown = async () => {
+    await gateway.dispatcher.stop();
     await gateway.close();
     await db.close();
     const client = new pg.Client({ connectionString: url });

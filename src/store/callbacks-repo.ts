@@ -6,7 +6,7 @@
  */
 import type { Database, Sql } from './database.ts';
 import { newId } from '../domain/ids.ts';
-import { columnArrays } from './group-commit.ts';
+import { columnArrays, groupCommitted, jsonRows, jsonRowsParam, type BatchColumn } from './group-commit.ts';
 import { encodeForm, type FormFields } from '../domain/form-encoding.ts';
 import { afterTimeout, HEALTHY_URL, type CallbackProtocol, type UrlHealth } from '../domain/callback-policy.ts';
 import type { DeliveryState } from '../domain/callback-delivery.ts';
@@ -244,6 +244,47 @@ export function markFailed(sql: Sql, lease: Lease & { error: string }): Promise<
   return updateHeld(sql, lease, `status = 'failed', attempts = attempts + 1, last_error = $3`, [lease.error]);
 }
 
+/** A delivered attempt to settle: the attempt, the URL's health (a delivery resets its timeouts) and the callback. */
+export interface DeliveredSettlement extends Lease {
+  url: string;
+  attempt: AttemptInput;
+  now: Date;
+}
+
+const DELIVERED_COLUMNS: BatchColumn[] = [
+  ['ord', 'int4'], ['id', 'text'], ['lease', 'text'], ['now', 'timestamptz'], ['url', 'text'],
+  ['attempted_at', 'timestamptz'], ['http_status', 'int4'], ['outcome', 'text'], ['error', 'text'], ['duration_ms', 'int4'],
+];
+
+/** recordAttempt, recordUrlSuccess and markDelivered for many deliveries, as one statement (atomic as a transaction). */
+const SETTLE_DELIVERED = `WITH v AS MATERIALIZED (SELECT * FROM ${jsonRows('v', DELIVERED_COLUMNS)}),
+  a AS (INSERT INTO callback_attempts (callback_id, attempted_at, http_status, outcome, error, duration_ms)
+        SELECT id, attempted_at, http_status, outcome, error, duration_ms FROM v),
+  h AS (UPDATE callback_url_health SET timeouts = '{}' WHERE url IN (SELECT url FROM v) AND cardinality(timeouts) > 0),
+  d AS (UPDATE callbacks c SET status = 'delivered', attempts = c.attempts + 1, delivered_at = v.now, last_error = NULL,
+          locked_until = NULL, lease_token = NULL
+        FROM v WHERE c.id = v.id AND c.lease_token = v.lease AND c.status = 'pending' RETURNING v.ord)
+  SELECT ord FROM d`;
+
+async function settleDeliveredMany(sql: Sql, items: readonly DeliveredSettlement[]): Promise<boolean[]> {
+  const rows = await sql.query<{ ord: number }>(SETTLE_DELIVERED, [jsonRowsParam(items.map((s, ord) => [
+    ord, s.id, s.leaseToken, s.now, s.url, s.attempt.attemptedAt, s.attempt.httpStatus, s.attempt.outcome, s.attempt.error, Math.round(s.attempt.durationMs),
+  ]))]);
+  const held = new Set(rows.map((r) => Number(r.ord)));
+  return items.map((_, ord) => held.has(ord));
+}
+
+/**
+ * A delivery's attempt log, URL health and settlement in one statement, shared with the deliveries settled at the
+ * same time (group commit): the dispatcher's ten POSTs in flight settled in a transaction of four statements each,
+ * and a SALE with a callback cost its payment's statements several times over. False when the lease was lost (the
+ * attempt is logged all the same: the POST did happen).
+ */
+export const settleDelivered = groupCommitted<DeliveredSettlement, boolean>({
+  one: async (sql, s) => (await settleDeliveredMany(sql, [s]))[0] ?? false,
+  many: settleDeliveredMany,
+});
+
 /** Puts a claimed callback back without counting an attempt (its URL got blocked while it waited). */
 export function deferCallback(sql: Sql, lease: Lease & { until: Date; reason: string }): Promise<boolean> {
   return updateHeld(sql, lease, `next_attempt_at = $3, last_error = $4`, [lease.until, lease.reason]);
@@ -264,13 +305,23 @@ export async function getUrlHealth(sql: Sql, url: string): Promise<UrlHealth> {
   return row ? { timeouts: row.timeouts, blockedUntil: row.blocked_until } : HEALTHY_URL;
 }
 
+const BLOCKED_ONE = 'SELECT blocked_until FROM callback_url_health WHERE url = $1 AND blocked_until > $2';
+const BLOCKED_MANY = `SELECT v.ord, h.blocked_until FROM ${jsonRows('v', [['ord', 'int4'], ['url', 'text'], ['now', 'timestamptz']])}
+  JOIN callback_url_health h ON h.url = v.url AND h.blocked_until > v.now`;
+
+/** Whether URLs are blocked, asked at the same time, in one statement (a dispatcher asks before each POST). */
+const blockedGrouped = groupCommitted<{ url: string; now: Date }, Date | undefined>({
+  one: async (sql, q) => (await sql.query<{ blocked_until: Date }>(BLOCKED_ONE, [q.url, q.now]))[0]?.blocked_until,
+  many: async (sql, qs) => {
+    const rows = await sql.query<{ ord: number; blocked_until: Date }>(BLOCKED_MANY, [jsonRowsParam(qs.map((q, ord) => [ord, q.url, q.now]))]);
+    const until = new Map(rows.map((r) => [Number(r.ord), r.blocked_until]));
+    return qs.map((_, ord) => until.get(ord));
+  },
+});
+
 /** When the URL is blocked at `now`: until when; else undefined. */
-export async function urlBlockedUntil(sql: Sql, url: string, now: Date): Promise<Date | undefined> {
-  const [row] = await sql.query<{ blocked_until: Date }>(
-    'SELECT blocked_until FROM callback_url_health WHERE url = $1 AND blocked_until > $2',
-    [url, now],
-  );
-  return row?.blocked_until;
+export function urlBlockedUntil(sql: Sql, url: string, now: Date): Promise<Date | undefined> {
+  return blockedGrouped(sql, { url, now });
 }
 
 /**

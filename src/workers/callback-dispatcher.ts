@@ -17,6 +17,7 @@ import {
   recordUrlSuccess,
   recordUrlTimeout,
   scheduleRetry,
+  settleDelivered,
   urlBlockedUntil,
   type ClaimedCallback,
 } from '../services/callbacks/outbox.ts';
@@ -214,10 +215,18 @@ export class CallbackDispatcher {
     return { status: res.status, body: maxResponseBytes > 0 ? await readCapped(res, maxResponseBytes) : await discard(res) };
   }
 
-  /** Attempt log, URL health and the callback's next state, in one transaction. */
+  /**
+   * Attempt log, URL health and the callback's next state, atomically: a delivery in one statement shared with the
+   * deliveries settled at the same time; a failed attempt (a timeout counts towards the URL's block) in a transaction.
+   */
   private async settle(cb: ClaimedCallback, attempt: AttemptResult): Promise<Settlement> {
     const now = this.clock.now();
     const next = nextState(cb, attempt, now);
+    if (next.kind === 'delivered') {
+      const settlement: Settlement = (await settleDelivered(this.db, { ...leaseOf(cb), url: cb.url, attempt: { callbackId: cb.id, ...attempt }, now })) ? 'delivered' : 'leaseLost';
+      this.logSettlement(cb, attempt, settlement, next);
+      return settlement;
+    }
     const { held, justBlocked } = await this.db.transaction(async (tx) => {
       await recordAttempt(tx, { callbackId: cb.id, ...attempt });
       const justBlocked = await updateUrlHealth(tx, cb.url, attempt.outcome, now);

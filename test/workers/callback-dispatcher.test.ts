@@ -174,6 +174,29 @@ for (const { kind, skip } of await storeKinds()) {
     };
 
     describe('delivery', () => {
+      it('settles deliveries made at the same time in shared statements, each with its attempt logged', async () => {
+        // The dispatcher's ten POSTs in flight each settled in a transaction of four statements and asked the URL's
+        // block in one more (issue 24: a SALE with a callback cost several times its payment's statements).
+        receiver.answer = () => ({ status: 200, body: 'OK' });
+        const ids = await Promise.all(Array.from({ length: 20 }, () => enqueue()));
+        let statements = 0;
+        const counted: Database = {
+          ...db,
+          query: (text, params) => { statements++; return db.query(text, params); },
+          transaction: (fn) => db.transaction((tx) => fn({ query: (text, params) => { statements++; return tx.query(text, params); } })),
+        };
+        const summary = await dispatcher({ db: counted, concurrency: 10 }).runOnce();
+        assert.equal(summary.delivered, 20);
+        assert.ok(statements <= 20, `${statements} statements for 20 deliveries (1 claim, then 2 per delivery at the most)`);
+        for (const id of ids) {
+          const cb = await callback(id);
+          assert.equal(cb.status, 'delivered');
+          assert.equal(cb.attempts, 1);
+        }
+        const attempts = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM callback_attempts WHERE callback_id = ANY($1::text[]) AND outcome = 'delivered' AND http_status = 200", [ids]);
+        assert.equal(attempts[0]!.n, 20);
+      });
+
       it('delivers the callbacks of one payment one at a time, in the order they were written', async () => {
         receiver.answer = () => ({ status: 200, body: 'OK' });
         const before = receiver.receptions.length;

@@ -5,5 +5,6 @@
  */
 export {
   claimDue, deferCallback, markDelivered, markFailed, recordAttempt, recordUrlSuccess, recordUrlTimeout, releaseCallback, scheduleRetry,
+  settleDelivered,
   urlBlockedUntil, type ClaimedCallback,
 } from '../../store/callbacks-repo.ts';
