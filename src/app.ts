@@ -117,9 +117,15 @@ async function baseApp(ctx: ServiceContext, opts: AppOptions, docs: boolean): Pr
   });
   installErrorHandling(app);
   // A write may have enqueued a callback: the dispatcher is told once the answer is out (so after the commit),
-  // instead of the callback waiting for its next poll.
+  // instead of the callback waiting for its next poll. The mark taken at the start says whether one was written.
+  const writeMarks = new WeakMap<object, number>();
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (ctx.writeMark && request.method !== 'GET' && request.method !== 'HEAD') writeMarks.set(request.raw, ctx.writeMark());
+    done();
+  });
   app.addHook('onResponse', (request, _reply, done) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') ctx.afterWrite?.();
+    const mark = writeMarks.get(request.raw);
+    if (mark !== undefined) ctx.afterWrite?.(mark);
     done();
   });
   if (opts.logRequests) installRequestLog(app, opts.requestLogLevel ?? 'info');

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { openPostgres, type Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
+import { callbacksEnqueuedHere } from './store/callbacks-repo.ts';
 import { ReplicaReads } from './store/replica.ts';
 import { MerchantDirectory, sealPlaintextMerchantPasswords } from './store/merchants-repo.ts';
 import { DirectoryWatch } from './store/directory-watch.ts';
@@ -147,7 +148,12 @@ export async function assembleGateway(parts: GatewayParts): Promise<Gateway> {
   const app = await buildApp(ctx, appOptions);
   const apmApp = parts.config.s2sApmPort === undefined ? undefined : await buildApmApp(ctx, appOptions);
   const dispatcher = new CallbackDispatcher({ db: parts.db, clock: ctx.clock, logger, targets: ctx.callbackTargets, signingKeys: ctx.signingKeys, ...parts.dispatcher });
-  ctx.afterWrite = () => dispatcher.nudge();
+  // Only a request during which callbacks were written wakes the dispatcher (each wake costs a claim statement):
+  // waking on every write made a claim every 20 ms under load, with nothing to claim for merchants without callbacks.
+  ctx.writeMark = callbacksEnqueuedHere;
+  ctx.afterWrite = (mark) => {
+    if (callbacksEnqueuedHere() !== mark) dispatcher.nudge();
+  };
   const recheck = new PaymentRecheck(ctx, { operatorAfterMs: (parts.config.recheckOperatorAfterMinutes ?? 60) * 60_000 });
   const fromConfig = Object.fromEntries(Object.entries(parts.config.runner ?? {}).filter(([, v]) => v !== undefined));
   const runner = new ScheduleRunner(ctx, { ...fromConfig, ...parts.runner });

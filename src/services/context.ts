@@ -112,8 +112,12 @@ export interface ServiceContext {
   reads?: Sql;
   /** Test probes on the attempt's empty steps (services/attempt/screen.ts, post.ts); absent in production. */
   attemptHooks?: AttemptHooks;
-  /** Called after each answered write request (it may have enqueued a callback): the dispatcher goes at once. */
-  afterWrite?: () => void;
+  /**
+   * The callbacks mark a write request takes when it starts (writeMark), handed back to afterWrite once its answer
+   * is out: when callbacks were written meanwhile (perhaps by it), the dispatcher goes at once instead of at its poll.
+   */
+  writeMark?: () => number;
+  afterWrite?: (mark: number) => void;
   /** The benchmark's baseline only (bench/server.ts): the same SALE with the ledger's posting switched off. */
   ledgerOff?: boolean;
 }

@@ -148,8 +148,16 @@ const ENQUEUE_MANY = `INSERT INTO callbacks (id, merchant_id, payment_id, url, p
     AS c(id, merchant_id, payment_id, url, protocol, fields, body, now)
   ON CONFLICT (id) DO NOTHING`;
 
+/**
+ * Callbacks written by this process so far (committed or not): a request that saw it move while it ran may have
+ * written one, and wakes the dispatcher when its answer is out (gateway.ts); others leave it to its poll.
+ */
+let enqueuedHere = 0;
+export const callbacksEnqueuedHere = (): number => enqueuedHere;
+
 /** enqueueCallback for several callbacks, in one statement, in the order given (the order they are sent in). */
 export async function enqueueCallbacks(tx: Sql, inputs: readonly EnqueueCallbackInput[]): Promise<string[]> {
+  enqueuedHere += inputs.length;
   const rows = inputs.map((input) => [
     input.id ?? newId(), input.merchantId, input.paymentId ?? null, input.url, input.protocol,
     fieldsJson(input.fields), callbackBody(input.protocol, input.fields), input.now,

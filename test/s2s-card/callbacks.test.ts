@@ -60,6 +60,24 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(status, 'delivered', 'a 2xx with body OK delivers');
     });
 
+    it('wakes the dispatcher only after a write that wrote a callback (a wake costs a claim statement)', async () => {
+      const woken: string[] = [];
+      const nudge = gw.gateway.dispatcher.nudge.bind(gw.gateway.dispatcher);
+      gw.gateway.dispatcher.nudge = () => { woken.push('nudge'); nudge(); };
+      try {
+        const quiet = await gw.addMerchant({ mids: [{ paymentMode: 'SMS/DMS' }] });
+        const silent = await sale(gw, {}, quiet);
+        assert.equal(silent.body.result, 'SUCCESS');
+        assert.deepEqual(woken, [], 'a SALE of a merchant without a notification URL writes no callback and wakes nothing');
+        const res = await sale(gw);
+        assert.equal(res.body.result, 'SUCCESS');
+        await callbacksOf(notifications, res.body.trans_id, 1);
+        assert.ok(woken.length >= 1, 'a SALE that wrote its callback wakes the dispatcher');
+      } finally {
+        gw.gateway.dispatcher.nudge = nudge;
+      }
+    });
+
     it('sends the callback once the answer is out, not at the dispatcher\'s next poll', async () => {
       const own = await startListener('OK');
       const patient = await startTestGateway(kind, { workers: true, dispatcherPollMs: 10 * 60_000, notificationUrl: own.url });
