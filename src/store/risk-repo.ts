@@ -193,14 +193,15 @@ export interface ScreenRead {
 interface ScreenReadItem {
   /** The scopes whose list entries apply. */
   s: readonly string[];
-  /** The counters to read. */
-  c: readonly CounterRead[];
+  /** The counters to read, their instants as ISO text (a Date takes JSON.stringify off its fast path). */
+  c: readonly (Omit<CounterRead, 'since'> & { since: string })[];
   /** The (kind, value) pairs the lists are searched for. */
   p: { k: string; v: string }[];
   ip: string | null;
   /** The payment's card, as a distinct-cards member. */
   m: string | null;
-  t: Date;
+  /** Now, as ISO text. */
+  t: string;
 }
 
 interface ScreenReadRow {
@@ -269,7 +270,8 @@ export function readForScreen(sql: Sql, scopes: readonly string[], counters: rea
   add('card', probe.card); add('email', probe.email); add('email_domain', probe.emailDomain); add('device', probe.device);
   for (const b of probe.bins ?? []) add('bin', b);
   for (const c of probe.countries ?? []) add('country', c);
-  return screenReadsGrouped(sql, { s: scopes, c: counters, p: pairs, ip: probe.ip ?? null, m: cardMember, t: now });
+  const c = counters.map((r) => ({ id: r.id, measure: r.measure, dimension: r.dimension, key: r.key, grain: r.grain, since: r.since.toISOString(), currency: r.currency }));
+  return screenReadsGrouped(sql, { s: scopes, c, p: pairs, ip: probe.ip ?? null, m: cardMember, t: now.toISOString() });
 }
 
 /**
