@@ -235,12 +235,6 @@ async function updateHeld(sql: Sql, lease: Lease, set: string, params: unknown[]
   return rows.length > 0;
 }
 
-export function markDelivered(sql: Sql, lease: Lease & { now: Date }): Promise<boolean> {
-  return updateHeld(sql, lease, `status = 'delivered', attempts = attempts + 1, delivered_at = $3, last_error = NULL`, [
-    lease.now,
-  ]);
-}
-
 export function scheduleRetry(sql: Sql, lease: Lease & { nextAttemptAt: Date; error: string }): Promise<boolean> {
   return updateHeld(sql, lease, `attempts = attempts + 1, next_attempt_at = $3, last_error = $4`, [
     lease.nextAttemptAt,
@@ -264,7 +258,10 @@ const DELIVERED_COLUMNS: BatchColumn[] = [
   ['attempted_at', 'timestamptz'], ['http_status', 'int4'], ['outcome', 'text'], ['error', 'text'], ['duration_ms', 'int4'],
 ];
 
-/** recordAttempt, recordUrlSuccess and markDelivered for many deliveries, as one statement (atomic as a transaction). */
+/**
+ * The attempt log, the URL's health (a delivery resets its timeout count, policy afterSuccess) and the callback
+ * delivered, for many deliveries, as one statement (atomic as a transaction would be).
+ */
 const SETTLE_DELIVERED = `WITH v AS MATERIALIZED (SELECT * FROM ${jsonRows('v', DELIVERED_COLUMNS)}),
   a AS (INSERT INTO callback_attempts (callback_id, attempted_at, http_status, outcome, error, duration_ms)
         SELECT id, attempted_at, http_status, outcome, error, duration_ms FROM v),
@@ -349,14 +346,6 @@ export async function recordUrlTimeout(tx: Sql, url: string, at: Date): Promise<
     next.blockedUntil,
   ]);
   return next;
-}
-
-/** A successful delivery resets the timeout count (policy afterSuccess); writes only when there is a count. */
-export async function recordUrlSuccess(sql: Sql, url: string): Promise<void> {
-  await sql.query(
-    `UPDATE callback_url_health SET timeouts = '{}' WHERE url = $1 AND cardinality(timeouts) > 0`,
-    [url],
-  );
 }
 
 /**

@@ -10,11 +10,9 @@ import { nextAttemptDelay, responseOutcome, type AttemptOutcome } from '../domai
 import {
   claimDue,
   deferCallback,
-  markDelivered,
   markFailed,
   recordAttempt,
   releaseCallback,
-  recordUrlSuccess,
   recordUrlTimeout,
   scheduleRetry,
   settleDelivered,
@@ -74,6 +72,16 @@ export interface BatchSummary {
 }
 
 type Settlement = 'delivered' | 'retried' | 'failed' | 'deferred' | 'leaseLost' | 'released' | 'errors';
+
+/**
+ * One claimed batch as it is worked: each URL's block read once (the claim left blocked URLs out; a URL this batch's
+ * timeouts block is marked here at once), and the deliveries whose settlement is still being written: a worker
+ * goes on to its next POST while a delivery's settlement waits for its grouped statement.
+ */
+interface Batch {
+  blocks: Map<string, Promise<Date | undefined>>;
+  settling: Promise<Settlement>[];
+}
 const NO_SETTLEMENTS: Record<Settlement, number> = {
   delivered: 0,
   retried: 0,
@@ -133,9 +141,11 @@ export class CallbackDispatcher {
   /** Claims one batch of due callbacks and tries each once. Store errors of the claim itself are thrown. */
   async runOnce(): Promise<BatchSummary> {
     const claimed = await claimDue(this.db, { now: this.clock.now(), limit: this.batchSize, lockMs: this.leaseMs });
-    const settlements = await mapBounded(claimed, this.concurrency, (cb) => this.deliverSafely(cb));
+    const batch: Batch = { blocks: new Map(), settling: [] };
+    const settlements = await mapBounded(claimed, this.concurrency, (cb) => this.deliverSafely(cb, batch));
+    const settledLater = await Promise.all(batch.settling);
     const summary: BatchSummary = { claimed: claimed.length, ...NO_SETTLEMENTS };
-    for (const s of settlements) summary[s] += 1;
+    for (const s of [...settlements, ...settledLater]) if (s !== 'settling') summary[s] += 1;
     return summary;
   }
 
@@ -155,28 +165,45 @@ export class CallbackDispatcher {
     this.http.close();
   }
 
-  private async deliverSafely(cb: ClaimedCallback): Promise<Settlement> {
+  private async deliverSafely(cb: ClaimedCallback, batch: Batch): Promise<Settlement | 'settling'> {
     try {
-      return await this.deliver(cb);
+      return await this.deliver(cb, batch);
     } catch (err) {
-      this.logger.error({ ...logContext(cb), err: describeError(err) }, 'callback: store error, lease left to expire');
-      return 'errors';
+      return this.storeError(cb, err);
     }
   }
 
-  private async deliver(cb: ClaimedCallback): Promise<Settlement> {
+  private storeError(cb: ClaimedCallback, err: unknown): Settlement {
+    this.logger.error({ ...logContext(cb), err: describeError(err) }, 'callback: store error, lease left to expire');
+    return 'errors';
+  }
+
+  /** When the callback's URL is blocked, read once per batch and URL. */
+  private blockedUntil(cb: ClaimedCallback, batch: Batch): Promise<Date | undefined> {
+    let until = batch.blocks.get(cb.url);
+    if (!until) {
+      until = urlBlockedUntil(this.db, cb.url, this.clock.now());
+      batch.blocks.set(cb.url, until);
+    }
+    return until;
+  }
+
+  private async deliver(cb: ClaimedCallback, batch: Batch): Promise<Settlement | 'settling'> {
     // A stopping node finishes the POSTs it started but starts no more: the rest go back to the queue now,
     // not after their lease, so another node delivers them at once.
     if (this.polling.stopping) return (await releaseCallback(this.db, leaseOf(cb))) ? 'released' : 'leaseLost';
     // The URL may have been blocked by timeouts earlier in this very batch.
-    const blockedUntil = await urlBlockedUntil(this.db, cb.url, this.clock.now());
+    const blockedUntil = await this.blockedUntil(cb, batch);
     if (blockedUntil) {
       const reason = 'url blocked after timeouts';
       const held = await deferCallback(this.db, { ...leaseOf(cb), until: blockedUntil, reason });
       this.logger.warn({ ...logContext(cb), blockedUntil }, 'callback: url blocked, deferred');
       return held ? 'deferred' : 'leaseLost';
     }
-    return this.settle(cb, await this.post(cb));
+    const attempt = await this.post(cb);
+    if (attempt.outcome !== 'delivered') return this.settle(cb, attempt, batch);
+    batch.settling.push(this.settleDelivered(cb, attempt).catch((err: unknown) => this.storeError(cb, err)));
+    return 'settling';
   }
 
   private async post(cb: ClaimedCallback): Promise<AttemptResult> {
@@ -215,24 +242,30 @@ export class CallbackDispatcher {
     return { status: res.status, body: maxResponseBytes > 0 ? await readCapped(res, maxResponseBytes) : await discard(res) };
   }
 
-  /**
-   * Attempt log, URL health and the callback's next state, atomically: a delivery in one statement shared with the
-   * deliveries settled at the same time; a failed attempt (a timeout counts towards the URL's block) in a transaction.
-   */
-  private async settle(cb: ClaimedCallback, attempt: AttemptResult): Promise<Settlement> {
+  /** A delivery's attempt log, URL health and settlement: one statement, shared with the deliveries settled at the same time. */
+  private async settleDelivered(cb: ClaimedCallback, attempt: AttemptResult): Promise<Settlement> {
+    const now = this.clock.now();
+    const held = await settleDelivered(this.db, { ...leaseOf(cb), url: cb.url, attempt: { callbackId: cb.id, ...attempt }, now });
+    const settlement: Settlement = held ? 'delivered' : 'leaseLost';
+    this.logSettlement(cb, attempt, settlement, { kind: 'delivered' });
+    return settlement;
+  }
+
+  /** A failed attempt's log, URL health (a timeout counts towards the URL's block) and next state, in one transaction. */
+  private async settle(cb: ClaimedCallback, attempt: AttemptResult, batch: Batch): Promise<Settlement> {
     const now = this.clock.now();
     const next = nextState(cb, attempt, now);
-    if (next.kind === 'delivered') {
-      const settlement: Settlement = (await settleDelivered(this.db, { ...leaseOf(cb), url: cb.url, attempt: { callbackId: cb.id, ...attempt }, now })) ? 'delivered' : 'leaseLost';
-      this.logSettlement(cb, attempt, settlement, next);
-      return settlement;
-    }
-    const { held, justBlocked } = await this.db.transaction(async (tx) => {
+    if (next.kind === 'delivered') return this.settleDelivered(cb, attempt);
+    const { held, blocked } = await this.db.transaction(async (tx) => {
       await recordAttempt(tx, { callbackId: cb.id, ...attempt });
-      const justBlocked = await updateUrlHealth(tx, cb.url, attempt.outcome, now);
-      return { held: await applyNextState(tx, cb, next, attempt.error ?? '', now), justBlocked };
+      const blocked = await updateUrlHealth(tx, cb.url, attempt.outcome, now);
+      return { held: await applyNextState(tx, cb, next, attempt.error ?? ''), blocked };
     });
-    if (justBlocked) this.logger.warn({ host: hostOf(cb.url) }, 'callback url blocked after repeated timeouts');
+    if (blocked) {
+      // The batch's later callbacks of the URL are deferred, not sent.
+      batch.blocks.set(cb.url, Promise.resolve(blocked));
+      this.logger.warn({ host: hostOf(cb.url) }, 'callback url blocked after repeated timeouts');
+    }
     const settlement: Settlement = held ? next.kind : 'leaseLost';
     this.logSettlement(cb, attempt, settlement, next);
     return settlement;
@@ -259,17 +292,19 @@ function nextState(cb: ClaimedCallback, attempt: AttemptResult, now: Date): Next
 }
 
 /** Lease-fenced: false when another dispatcher holds the callback now. */
-function applyNextState(tx: Sql, cb: ClaimedCallback, next: NextState, error: string, now: Date): Promise<boolean> {
-  if (next.kind === 'delivered') return markDelivered(tx, { ...leaseOf(cb), now });
+function applyNextState(tx: Sql, cb: ClaimedCallback, next: Exclude<NextState, { kind: 'delivered' }>, error: string): Promise<boolean> {
   if (next.kind === 'failed') return markFailed(tx, { ...leaseOf(cb), error });
   return scheduleRetry(tx, { ...leaseOf(cb), nextAttemptAt: next.at, error });
 }
 
-/** Timeouts count towards the block rule, a delivery resets it; other failures leave it. True when just blocked. */
-async function updateUrlHealth(tx: Sql, url: string, outcome: AttemptOutcome, now: Date): Promise<boolean> {
-  if (outcome === 'timeout') return (await recordUrlTimeout(tx, url, now)).justBlocked;
-  if (outcome === 'delivered') await recordUrlSuccess(tx, url);
-  return false;
+/**
+ * A timeout counts towards the block rule; other failures leave it (a delivery resets it: settleDelivered). The
+ * block's end when this timeout blocked the URL.
+ */
+async function updateUrlHealth(tx: Sql, url: string, outcome: AttemptOutcome, now: Date): Promise<Date | undefined> {
+  if (outcome !== 'timeout') return undefined;
+  const health = await recordUrlTimeout(tx, url, now);
+  return health.justBlocked ? (health.blockedUntil ?? undefined) : undefined;
 }
 
 const leaseOf = (cb: ClaimedCallback) => ({ id: cb.id, leaseToken: cb.leaseToken });

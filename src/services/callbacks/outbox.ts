@@ -4,7 +4,7 @@
  * store, a compare-and-set on the row's lease; the worker reaches them through services, not the repository.
  */
 export {
-  claimDue, deferCallback, markDelivered, markFailed, recordAttempt, recordUrlSuccess, recordUrlTimeout, releaseCallback, scheduleRetry,
+  claimDue, deferCallback, markFailed, recordAttempt, recordUrlTimeout, releaseCallback, scheduleRetry,
   settleDelivered,
   urlBlockedUntil, type ClaimedCallback,
 } from '../../store/callbacks-repo.ts';
