@@ -205,18 +205,20 @@ for (const { kind, skip } of await storeKinds()) {
         receiver.answer = () => ({ status: 200, body: 'OK' });
         await Promise.all([1, 2, 3].map(() => enqueue()));
         const events: string[] = [];
+        // Long enough for three local POSTs on a loaded machine; the settlements wait side by side, not in a row.
+        const SETTLE_DELAY_MS = 1500;
         const slowSettles: Database = {
           ...db,
           query: async <T,>(text: string, params?: readonly unknown[]): Promise<T[]> => {
             if (!text.includes('INSERT INTO callback_attempts')) return db.query<T>(text, params);
-            await new Promise((resolve) => setTimeout(resolve, 300));
+            await new Promise((resolve) => setTimeout(resolve, SETTLE_DELAY_MS));
             const rows = await db.query<T>(text, params);
             events.push('settled');
             return rows;
           },
           // (A settlement written in a transaction of its own, as before, is slowed down the same way.)
           transaction: async (fn) => {
-            await new Promise((resolve) => setTimeout(resolve, 300));
+            await new Promise((resolve) => setTimeout(resolve, SETTLE_DELAY_MS));
             const result = await db.transaction(fn);
             events.push('settled');
             return result;
