@@ -155,6 +155,29 @@ const ENQUEUE_MANY = `INSERT INTO callbacks (id, merchant_id, payment_id, url, p
 let enqueuedHere = 0;
 export const callbacksEnqueuedHere = (): number => enqueuedHere;
 
+/**
+ * A callback written by another table's statement, as the columns of that statement's batch (payments-repo.ts: an
+ * outcome's update writes its callback in the same statement): an absent callback is a row of NULLs.
+ */
+export const CALLBACK_BATCH_COLUMNS: readonly BatchColumn[] = [
+  ['cb_id', 'text'], ['cb_merchant_id', 'text'], ['cb_payment_id', 'text'], ['cb_url', 'text'], ['cb_protocol', 'text'],
+  ['cb_fields', 'jsonb'], ['cb_body', 'text'], ['cb_now', 'timestamptz'],
+];
+
+/** A callback's values in the order of CALLBACK_BATCH_COLUMNS (counted as enqueued here, as enqueueCallbacks does). */
+export function callbackBatchParams(input: EnqueueCallbackInput | undefined): unknown[] {
+  if (!input) return [null, null, null, null, null, null, null, null];
+  enqueuedHere++;
+  return [input.id ?? newId(), input.merchantId, input.paymentId ?? null, input.url, input.protocol, fieldsJson(input.fields), callbackBody(input.protocol, input.fields), input.now];
+}
+
+/** The INSERT of the callbacks in the rows of `source`, whose columns are CALLBACK_BATCH_COLUMNS' prefixed with `prefix`. */
+export const insertCallbacksFrom = (source: string, prefix: string): string =>
+  `INSERT INTO callbacks (id, merchant_id, payment_id, url, protocol, fields, body, next_attempt_at, created_at)
+     SELECT ${prefix}cb_id, ${prefix}cb_merchant_id, ${prefix}cb_payment_id, ${prefix}cb_url, ${prefix}cb_protocol, ${prefix}cb_fields, ${prefix}cb_body, ${prefix}cb_now, ${prefix}cb_now
+     FROM ${source} WHERE ${prefix}cb_id IS NOT NULL
+     ON CONFLICT (id) DO NOTHING`;
+
 /** enqueueCallback for several callbacks, in one statement, in the order given (the order they are sent in). */
 export async function enqueueCallbacks(tx: Sql, inputs: readonly EnqueueCallbackInput[]): Promise<string[]> {
   enqueuedHere += inputs.length;

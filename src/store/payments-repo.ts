@@ -3,7 +3,7 @@
  * expects, and an empty result means another request won.
  */
 import type { Database, Sql } from './database.ts';
-import { enqueueCallbacks, type EnqueueCallbackInput } from './callbacks-repo.ts';
+import { CALLBACK_BATCH_COLUMNS, callbackBatchParams, enqueueCallbacks, insertCallbacksFrom, type EnqueueCallbackInput } from './callbacks-repo.ts';
 import { groupCommitted, jsonRows, jsonRowsParam, type BatchColumn } from './group-commit.ts';
 import type { PaymentStatus } from '../domain/payment-state.ts';
 import type { Operation } from '../domain/operations.ts';
@@ -367,6 +367,60 @@ export async function updatePayment(sql: Sql, id: string, expect: Expectation, p
 /** The callback an applied update causes, built from the updated payment, to be written with it. */
 export type OutboxOf = (updated: Payment) => EnqueueCallbackInput | undefined;
 
+/**
+ * The callback of an update and the payment as it was read before it. The update's statement writes the callback
+ * built from that payment as the update leaves it (asUpdated), guarded by its version: nothing else wrote the
+ * payment since, so the row it returns is the one the callback was built from. Should something have, the update
+ * is written again as before: in a transaction with the callback built from the row it returns.
+ */
+export interface Outbox {
+  of: OutboxOf;
+  prior: Payment;
+}
+
+/** A JSON value as a jsonb column gives it back: undefined members dropped, object keys in jsonb's order. */
+function asJsonb<T>(value: T): T {
+  return value === undefined || value === null ? value : (jsonbOrdered(JSON.parse(JSON.stringify(value))) as T);
+}
+
+function jsonbOrdered(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(jsonbOrdered);
+  if (value === null || typeof value !== 'object') return value;
+  const source = value as Record<string, unknown>;
+  const ordered: Record<string, unknown> = {};
+  for (const key of Object.keys(source).sort(jsonbKeyOrder)) ordered[key] = jsonbOrdered(source[key]);
+  return ordered;
+}
+
+/** jsonb orders an object's keys by their length in bytes, then bytewise; ASCII keys compare as JavaScript strings do. */
+const ASCII = /^[\x00-\x7f]*$/;
+function jsonbKeyOrder(a: string, b: string): number {
+  if (ASCII.test(a) && ASCII.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  const ab = Buffer.from(a, 'utf8');
+  const bb = Buffer.from(b, 'utf8');
+  return ab.length - bb.length || Buffer.compare(ab, bb);
+}
+
+/**
+ * A payment as an update of `patch` at `now` leaves it, when nothing else wrote it since `prior` was read (the
+ * version guard makes sure): the patched columns set, details merged as jsonb's || merges them, JSON columns as
+ * the database gives them back (toPayment).
+ */
+export function asUpdated(prior: Payment, patch: PaymentPatch, now: Date): Payment {
+  const next: Payment = {
+    ...prior, payer: asJsonb(prior.payer), threeDs: asJsonb(prior.threeDs), customData: asJsonb(prior.customData),
+    details: patch.details ? asJsonb({ ...asJsonb(prior.details), ...asJsonb(patch.details) }) : asJsonb(prior.details),
+    updatedAt: now, version: prior.version + 1,
+  };
+  const fields = next as unknown as Record<string, unknown>;
+  for (const key of SETTABLE_KEYS) {
+    if (key in patch) fields[key] = 'json' in SETTABLE[key] ? asJsonb(patch[key] ?? null) : patch[key] ?? null;
+  }
+  next.payer ??= {};
+  next.details ??= {};
+  return next;
+}
+
 interface PaymentAndTransactionUpdate {
   id: string;
   expect: Expectation;
@@ -374,6 +428,12 @@ interface PaymentAndTransactionUpdate {
   now: Date;
   transaction: TransactionResult;
   outbox?: OutboxOf;
+  /**
+   * Set when the callback rides in the update's statement (Outbox): the expectation without the version guard,
+   * for the update written again as before should the guarded one miss. `callback` is then the one built ahead.
+   */
+  unguarded?: Expectation;
+  callback?: EnqueueCallbackInput;
   /** The ledger entries the change posts, written by the same statement only when it applies. */
   entries?: readonly LedgerEntry[];
   /** Its shape (shapeOfUpdate), worked out once: the group commit's key and the batch's statement both need it. */
@@ -412,6 +472,7 @@ async function writeOutbox(sql: Sql, updates: readonly PaymentAndTransactionUpda
 }
 
 async function updateOneWithTransaction(sql: Sql, u: PaymentAndTransactionUpdate): Promise<Payment | undefined> {
+  if (u.unguarded) return (await updateManyWithTransactions(sql, [u]))[0];
   return withOutbox(sql, u.outbox !== undefined, async (tx) => {
     const updated = await updateOneRow(tx, u);
     await writeOutbox(tx, [u], [updated]);
@@ -455,12 +516,14 @@ interface UpdateShape {
   ledger: boolean;
   /** Counts the attempt's outcome for the risk engine (a column of its own, folded into the statement). */
   risk: boolean;
+  /** Guarded by the version read, with the callback built ahead written by the statement (Outbox). */
+  callback: boolean;
   /** All of the above as one string (shapeKey): updates of one key share a statement. */
   key: string;
 }
 
-function shapeOf({ expect, patch, transaction, entries }: PaymentAndTransactionUpdate): UpdateShape | null {
-  if (expect.version !== undefined || expect.refundCeiling !== undefined || patch.addRefunded !== undefined) return null;
+function shapeOf({ expect, patch, transaction, entries, unguarded }: PaymentAndTransactionUpdate): UpdateShape | null {
+  if ((expect.version !== undefined && !unguarded) || expect.refundCeiling !== undefined || patch.addRefunded !== undefined) return null;
   const shape: UpdateShape = {
     keys: SETTABLE_KEYS.filter((key) => key in patch),
     details: patch.details !== undefined,
@@ -469,13 +532,14 @@ function shapeOf({ expect, patch, transaction, entries }: PaymentAndTransactionU
     attempt: transaction.attempt !== undefined,
     ledger: (entries?.length ?? 0) > 0,
     risk: transaction.riskOutcome !== undefined,
+    callback: unguarded !== undefined,
     key: '',
   };
   shape.key = shapeKey(shape);
   return shape;
 }
 
-const shapeKey = (shape: UpdateShape): string => `${shape.keys.join(',')}|${shape.details}|${shape.status}|${shape.pending}|${shape.attempt}|${shape.ledger}|${shape.risk}`;
+const shapeKey = (shape: UpdateShape): string => `${shape.keys.join(',')}|${shape.details}|${shape.status}|${shape.pending}|${shape.attempt}|${shape.ledger}|${shape.risk}|${shape.callback}`;
 
 /** An update's shape, worked out at its first use and kept with it. */
 function shapeOfUpdate(update: PaymentAndTransactionUpdate): UpdateShape | null {
@@ -518,14 +582,19 @@ function batchedUpdateStatement(shape: UpdateShape): string {
   if (shape.attempt) columns.push(['at_status', 'text'], ['at_code', 'text'], ['at_retry', 'text'], ['at_stop', 'text'], ['at_ref', 'text'], ['at_finished', 'timestamptz']);
   if (shape.ledger) columns.push(['entries', 'jsonb']);
   if (shape.risk) columns.push(['risk_outcome', 'text']);
+  if (shape.callback) {
+    columns.push(['expect_version', 'int4'], ...CALLBACK_BATCH_COLUMNS);
+    where.push('p.version = v.expect_version');
+  }
   const text = `WITH v AS (SELECT * FROM ${jsonRows('v', columns)}),
     u AS (UPDATE payments p SET ${sets.join(', ')} FROM v WHERE ${where.join(' AND ')}
-          RETURNING v.ord AS batch_ord, v.tx_id AS batch_tx_id, v.tx_status AS batch_tx_status, v.tx_details AS batch_tx_details${shape.ledger ? ', v.entries AS batch_entries' : ''}${shape.risk ? ', v.risk_outcome AS batch_risk_outcome' : ''}, p.*),
+          RETURNING v.ord AS batch_ord, v.tx_id AS batch_tx_id, v.tx_status AS batch_tx_status, v.tx_details AS batch_tx_details${shape.ledger ? ', v.entries AS batch_entries' : ''}${shape.risk ? ', v.risk_outcome AS batch_risk_outcome' : ''}${shape.callback ? `, ${CALLBACK_BATCH_COLUMNS.map(([name]) => `v.${name} AS batch_${name}`).join(', ')}` : ''}, p.*),
     t AS (UPDATE transactions tr SET status = u.batch_tx_status, details = tr.details || u.batch_tx_details FROM u WHERE tr.id = u.batch_tx_id)${shape.attempt ? `,
     a AS (UPDATE payment_attempts pa SET ${ATTEMPT_RESULT_SET({ status: 'v.at_status', code: 'v.at_code', retry: 'v.at_retry', stop: 'v.at_stop', ref: 'v.at_ref', finishedAt: 'v.at_finished' })}
           FROM u JOIN v ON v.ord = u.batch_ord WHERE pa.payment_id = u.id AND pa.seq = ${CURRENT_ATTEMPT('u.id')})` : ''}${shape.risk ? `,
     ${outcomeCountCtes('(SELECT u.id AS payment_id, u.batch_risk_outcome AS outcome, u.updated_at AS at FROM u) AS r')}` : ''}${shape.ledger ? `,
-    ${postingCtes(entriesOfRows('u', 'u.batch_entries', 'u.id', 'u.updated_at'))}` : ''}
+    ${postingCtes(entriesOfRows('u', 'u.batch_entries', 'u.id', 'u.updated_at'))}` : ''}${shape.callback ? `,
+    c AS (${insertCallbacksFrom('u', 'batch_')})` : ''}
     SELECT batch_ord, ${PAYMENT_ROW_COLUMNS} FROM u`;
   batchedUpdateSql.set(key, text);
   return text;
@@ -542,21 +611,39 @@ function batchedUpdateRow(u: PaymentAndTransactionUpdate, shape: UpdateShape, or
   if (shape.attempt) row.push(...attemptResultParams(u.transaction.attempt!, u.now));
   if (shape.ledger) row.push(entriesParam(u.entries ?? []));
   if (shape.risk) row.push(u.transaction.riskOutcome);
+  if (shape.callback) row.push(u.expect.version, ...callbackBatchParams(u.callback));
   return row;
 }
 
 async function updateManyWithTransactions(db: Sql, items: readonly PaymentAndTransactionUpdate[]): Promise<(Payment | undefined)[]> {
   const shape = shapeOfUpdate(items[0]!)!;
-  return withOutbox(db, items[0]!.outbox !== undefined, async (sql) => {
+  const statement = async (sql: Sql) => {
     const rows = await sql.query<PaymentRow & { batch_ord: number }>(batchedUpdateStatement(shape), [jsonRowsParam(items.map((u, ord) => batchedUpdateRow(u, shape, ord)))]);
     const applied = new Map(rows.map((row) => [row.batch_ord, row]));
-    const results = items.map((_, ord) => {
+    return items.map((_, ord) => {
       const row = applied.get(ord);
       return row && toPayment(row);
     });
+  };
+  if (shape.callback) return writtenAgainWhereMissed(db, items, await statement(db));
+  return withOutbox(db, items[0]!.outbox !== undefined, async (sql) => {
+    const results = await statement(sql);
     await writeOutbox(sql, items, results);
     return results;
   });
+}
+
+/**
+ * The updates whose version guard missed (the payment was written since it was read, or the compare-and-set does not
+ * hold), written again as before: without the guard, in a transaction with the callback built from the row.
+ */
+async function writtenAgainWhereMissed(sql: Sql, items: readonly PaymentAndTransactionUpdate[], results: (Payment | undefined)[]): Promise<(Payment | undefined)[]> {
+  for (const [i, u] of items.entries()) {
+    if (results[i] || !u.unguarded) continue;
+    const { unguarded, callback: _built, shape: _shape, ...rest } = u;
+    results[i] = await updateOneWithTransaction(sql, { ...rest, expect: unguarded });
+  }
+  return results;
 }
 
 /** Updates of one shape (and with or without a callback) share a statement; other shapes are written alone. */
@@ -573,18 +660,28 @@ const updateGroupCommitted = groupCommitted<PaymentAndTransactionUpdate, Payment
  * updatePayment and, only when it applied, the status of one of its transactions (and the answer of the payment's
  * current acquirer attempt, `transaction.attempt`), in one statement: a connector's answer is written in a single
  * round trip, atomic without a transaction of its own. With
- * `outbox`, the callback the update causes is written with it, atomically; with `entries`, the ledger entries it
+ * `outbox`, the callback the update causes is written with it, atomically (by the same statement: Outbox); with `entries`, the ledger entries it
  * posts are written by the same statement (services/attempt/post.ts). Outside a transaction, updates of
  * the same shape made at the same time share their statements (group commit).
  */
 export function updatePaymentAndTransaction(
   sql: Sql, id: string, expect: Expectation, patch: PaymentPatch, now: Date,
   transaction: TransactionResult,
-  outbox?: OutboxOf,
+  outbox?: Outbox,
   entries?: readonly LedgerEntry[],
 ): Promise<Payment | undefined> {
   const update: PaymentAndTransactionUpdate = { id, expect, patch, now, transaction };
-  if (outbox) update.outbox = outbox;
+  if (outbox) {
+    update.outbox = outbox.of;
+    update.unguarded = expect;
+    update.expect = { ...expect, version: outbox.prior.version };
+    try {
+      const callback = outbox.of(asUpdated(outbox.prior, patch, now));
+      if (callback) update.callback = callback;
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
   if (entries && entries.length > 0) update.entries = entries;
   return updateGroupCommitted(sql, update);
 }

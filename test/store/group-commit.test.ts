@@ -1,9 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { groupCommit, jsonRows, jsonRowsParam } from '../../src/store/group-commit.ts';
 import { insertMerchant, insertMid } from '../../src/store/merchants-repo.ts';
-import { getPayment, insertPaymentWithTransaction, listTransactions, updatePaymentAndTransaction, type NewPayment, type OutboxOf } from '../../src/store/payments-repo.ts';
+import { getPayment, insertPaymentWithTransaction, listTransactions, updatePayment, updatePaymentAndTransaction, type NewPayment, type OutboxOf } from '../../src/store/payments-repo.ts';
 import type { Payment } from '../../src/domain/model/payment.ts';
 import { getSession, insertSessionWithPayment, type SessionRequest } from '../../src/store/sessions-repo.ts';
 import { openTestStore, storeKinds, type TestStore } from '../support/stores.ts';
@@ -144,6 +145,7 @@ for (const { kind, skip } of kinds) {
 
     /** Statements run by the store, to tell batched writes from single ones. */
     const statements: string[] = [];
+    let transactions = 0;
     const batchedStatements = () => statements.filter((text) => /^WITH [iv] AS \(SELECT \* FROM (unnest\(|\(SELECT [^]*? FROM jsonb_array_elements\()/.test(text)).length;
 
     before(async () => {
@@ -154,7 +156,7 @@ for (const { kind, skip } of kinds) {
         return query(text, params);
       };
       const transaction = store.db.transaction.bind(store.db);
-      store.db.transaction = (fn) => transaction((tx) => fn({
+      store.db.transaction = (fn) => transaction((tx) => (transactions++, fn)({
         query: (text, params) => {
           statements.push(text);
           return tx.query(text, params);
@@ -202,7 +204,7 @@ for (const { kind, skip } of kinds) {
     const settle = (p: Payment, status: 'settled' | 'decline', transId: string, outbox?: OutboxOf) =>
       updatePaymentAndTransaction(store.db, p.id, { status: 'prepare', pendingOperation: 'authorize' },
         status === 'settled' ? { status, capturedAmount: p.amount, pendingOperation: null, details: { rrn: '123' } } : { status, declineReason: 'Declined', pendingOperation: null },
-        now, { id: transId, status: status === 'settled' ? 'success' : 'fail' }, outbox);
+        now, { id: transId, status: status === 'settled' ? 'success' : 'fail' }, outbox && { of: outbox, prior: p });
     /** A callback naming the payment's status as written: built from the updated payment. */
     const callbackOf: OutboxOf = (updated) => ({
       merchantId, paymentId: updated.id, url: 'https://shop.example/callback', protocol: 's2s', now,
@@ -257,6 +259,55 @@ for (const { kind, skip } of kinds) {
         const callbacks = await callbacksOf(p.id);
         assert.deepEqual(callbacks, [{ body: `trans_id=${p.id}&status=SETTLED&version=1`, protocol: 's2s' }]);
       }
+    });
+
+    it('writes an outcome and its callback in one statement, without a transaction', async () => {
+      const p = await create(newPayment('callback-one-statement'));
+      const [t] = await listTransactions(store.db, p.id);
+      const [statementsBefore, transactionsBefore] = [statements.length, transactions];
+      const updated = await settle(p, 'settled', t!.id, callbackOf);
+      assert.equal(updated?.version, 1);
+      assert.equal(statements.length - statementsBefore, 1, statements.slice(statementsBefore).join('\n---\n'));
+      assert.equal(transactions, transactionsBefore);
+      assert.deepEqual(await callbacksOf(p.id), [{ body: `trans_id=${p.id}&status=SETTLED&version=1`, protocol: 's2s' }]);
+    });
+
+    it('builds the callback from the row written when the payment changed since it was read', async () => {
+      const p = await create(newPayment('callback-written-since'));
+      const [t] = await listTransactions(store.db, p.id);
+      // Another write of the claimed payment (an acquirer's reference kept, say) after `p` was read.
+      const since = await updatePayment(store.db, p.id, { status: 'prepare', pendingOperation: 'authorize' }, { details: { connectorRef: 'ref-1' } }, now);
+      assert.equal(since?.version, 1);
+      const transactionsBefore = transactions;
+      const updated = await settle(p, 'settled', t!.id, callbackOf);
+      assert.equal(updated?.version, 2);
+      assert.equal(updated?.details.connectorRef, 'ref-1');
+      assert.equal(transactions, transactionsBefore + 1, 'written again as before: the update and its callback in a transaction');
+      assert.deepEqual(await callbacksOf(p.id), [{ body: `trans_id=${p.id}&status=SETTLED&version=2`, protocol: 's2s' }]);
+    });
+
+    it('builds the callback from the payment exactly as the database gives the updated row back', async () => {
+      // Keys jsonb orders differently from JavaScript (by length, then bytes; digits-only keys), nested values,
+      // undefined members and non-ASCII keys: the payment the callback is built from must be the row returned.
+      const key = fc.oneof(fc.constantFrom('a', 'bb', 'z', '10', '2', 'éa', 'b€', 'cardMask', 'lastTransId', 'rrn', 'Ω'), fc.string({ minLength: 1, maxLength: 6 }));
+      const json = fc.letrec((tie) => ({
+        value: fc.oneof({ maxDepth: 2 }, fc.string({ maxLength: 5 }), fc.integer(), fc.boolean(), fc.constant(null), tie('object'), fc.array(tie('value'), { maxLength: 3 })),
+        object: fc.dictionary(key, tie('value'), { maxKeys: 5 }),
+      }));
+      const object = json.object as fc.Arbitrary<Record<string, unknown>>;
+      const patchDetails = fc.dictionary(key, fc.oneof(json.value, fc.constant(undefined)), { maxKeys: 4 });
+      const serialized = (payment: Payment) => JSON.stringify(payment, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+      await fc.assert(fc.asyncProperty(object, object, object, patchDetails, async (details, payer, customData, patched) => {
+        if (Object.values({ ...details, ...payer, ...customData, ...patched }).some((v) => JSON.stringify(v)?.includes('\\u0000'))) return;
+        const p = await create({ ...newPayment('callback-exact'), details, payer, customData });
+        const [t] = await listTransactions(store.db, p.id);
+        let built: Payment | undefined;
+        const updated = await updatePaymentAndTransaction(store.db, p.id, { status: 'prepare', pendingOperation: 'authorize' },
+          { status: 'settled', capturedAmount: p.amount, pendingOperation: null, details: patched }, now, { id: t!.id, status: 'success' },
+          { of: (u) => { built = u; return undefined; }, prior: p });
+        assert.ok(updated && built);
+        assert.equal(serialized(built), serialized(updated));
+      }), { numRuns: kind === 'pglite' ? 15 : 40 });
     });
 
     it('writes nothing when building a callback fails, and only that outcome fails', async () => {

@@ -92,8 +92,8 @@ async function write(ctx: ServiceContext, claim: Claim, plan: OutcomePlan, outco
   if (outcome.kind === 'approved' || outcome.kind === 'declined') transaction.riskOutcome = outcome.kind;
   const entries = consequences.find((c) => c.entries)?.entries;
   if (!needsTransaction(consequences)) {
-    const outbox = consequences.find((c) => c.outbox)?.outbox;
-    const updated = await updatePaymentAndTransaction(ctx.db, payment.id, expect, patch, now, transaction, outbox, entries);
+    const of = consequences.find((c) => c.outbox)?.outbox;
+    const updated = await updatePaymentAndTransaction(ctx.db, payment.id, expect, patch, now, transaction, of && { of, prior: payment }, entries);
     if (updated) for (const c of consequences) if (!c.outbox) await c.within?.(ctx.db, updated);
     return updated;
   }
