@@ -42,7 +42,11 @@ export interface CallbackDispatcherOptions {
   batchSize?: number;
   /** Pause between polls when the last batch was not full. Default 1 s. */
   pollMs?: number;
-  /** POSTs in flight at once within a batch. Default 10. */
+  /**
+   * POSTs in flight at once within a batch. Default 25: the dispatcher shares its node's event loop with the
+   * requests, and at a node's full speed (SALEs with callbacks, 2-core machine) 10 in flight delivered 63-65 % of the
+   * callbacks during the load (the rest 1.2-1.9 s after it), 25 delivered 81-96 % (the rest within 0.7 s).
+   */
   concurrency?: number;
   /** How long a claim holds. Default: long enough for a whole batch of timeouts, plus a minute. */
   leaseMs?: number;
@@ -123,7 +127,7 @@ export class CallbackDispatcher {
     this.logger = opts.logger;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.batchSize = opts.batchSize ?? 50;
-    this.concurrency = Math.max(1, opts.concurrency ?? 10);
+    this.concurrency = Math.max(1, opts.concurrency ?? 25);
     this.leaseMs = opts.leaseMs ?? this.timeoutMs * Math.ceil(this.batchSize / this.concurrency) + 60_000;
     this.fetchImpl = opts.fetchImpl;
     this.signingKeys = opts.signingKeys;
