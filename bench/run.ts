@@ -66,6 +66,9 @@ async function load(url: string, body: unknown): Promise<Figures> {
   return { rps: result.requests.average, ok: result['2xx'], p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
 }
 
+/** A ratio as the percentage it adds or takes away, signed: 1.05 is +5.0, 0.97 is -3.0. */
+const signedPercent = (ratio: number): string => `${ratio >= 1 ? '+' : '-'}${(Math.abs(ratio - 1) * 100).toFixed(1)}`;
+
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -229,7 +232,7 @@ function report(results: Round[], withCallback: Figures, steal: number): void {
   const riskRatios = results.map((r) => r.throughput[5]!.rps / r.throughput[3]!.rps);
   console.log(`Target: SALE throughput with 50 risk rules (3 velocity) >= 0.85 of without: ${median(riskRatios).toFixed(2)}; ${riskRatios.map((x) => x.toFixed(2)).join(' ')} ${verdict(median(riskRatios) >= 0.85)}`);
   const ledgerCpu = ledgerCpus.length > 0 ? median(ledgerCpus) : undefined;
-  console.log(`Target: the ledger adds < 20 % to the SALE's server CPU (at half load): ${ledgerCpu === undefined ? 'NOT MEASURED (no /proc)' : `+${((ledgerCpu - 1) * 100).toFixed(1)} %; ${ledgerCpus.map((x) => `+${((x - 1) * 100).toFixed(1)}`).join(' ')} ${verdict(ledgerCpu < 1.2)}`}`);
+  console.log(`Target: the ledger adds < 20 % to the SALE's server CPU (at half load): ${ledgerCpu === undefined ? 'NOT MEASURED (no /proc)' : `${signedPercent(ledgerCpu)} %; ${ledgerCpus.map(signedPercent).join(' ')} ${verdict(ledgerCpu < 1.2)}`}`);
 }
 
 const pgbenchTps = (r: Round): number | undefined => ('tps' in r.pgbench ? r.pgbench.tps : undefined);
