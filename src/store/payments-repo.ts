@@ -378,24 +378,61 @@ export interface Outbox {
   prior: Payment;
 }
 
-/** A JSON value as a jsonb column gives it back: undefined members dropped, object keys in jsonb's order. */
-function asJsonb<T>(value: T): T {
-  return value === undefined || value === null ? value : (jsonbOrdered(JSON.parse(JSON.stringify(value))) as T);
+/**
+ * A JSON value as a jsonb column gives it back: as JSON.stringify writes it (undefined members dropped, toJSON
+ * applied, numbers that are not finite null), with object keys in jsonb's order. `over` is merged into an object
+ * as jsonb's || merges it (its members replace the object's, its undefined ones leave them). One pass, no text:
+ * this runs for every outcome with a callback.
+ */
+function asJsonb<T>(value: T, over?: Record<string, unknown>): T {
+  if (value === null || value === undefined) return value;
+  return (over ? jsonbObject(value as Record<string, unknown>, over) : jsonbValue(value)) as T;
 }
 
-function jsonbOrdered(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(jsonbOrdered);
-  if (value === null || typeof value !== 'object') return value;
-  const source = value as Record<string, unknown>;
+function jsonbValue(value: unknown): unknown {
+  if (value === null) return null;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? value : null;
+    case 'bigint':
+      throw new TypeError('Do not know how to serialize a BigInt');
+    case 'object':
+      break;
+    default:
+      return undefined; // undefined, functions and symbols: left out of objects, null in arrays
+  }
+  const withJson = value as { toJSON?: () => unknown };
+  if (typeof withJson.toJSON === 'function') return jsonbValue(withJson.toJSON());
+  if (Array.isArray(value)) return value.map((item) => jsonbValue(item) ?? null);
+  return jsonbObject(value as Record<string, unknown>);
+}
+
+function jsonbObject(base: Record<string, unknown>, over?: Record<string, unknown>): Record<string, unknown> {
+  const members = new Map<string, unknown>();
+  for (const source of over ? [base, over] : [base]) {
+    for (const key of Object.keys(source)) {
+      const member = jsonbValue(source[key]);
+      if (member !== undefined) members.set(key, member);
+    }
+  }
+  const keys = [...members.keys()];
+  if (!keys.every((key, i) => i === 0 || jsonbKeyOrder(keys[i - 1]!, key) < 0)) keys.sort(jsonbKeyOrder);
   const ordered: Record<string, unknown> = {};
-  for (const key of Object.keys(source).sort(jsonbKeyOrder)) ordered[key] = jsonbOrdered(source[key]);
+  for (const key of keys) ordered[key] = members.get(key);
   return ordered;
 }
 
+const isAscii = (text: string): boolean => {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+};
+
 /** jsonb orders an object's keys by their length in bytes, then bytewise; ASCII keys compare as JavaScript strings do. */
-const ASCII = /^[\x00-\x7f]*$/;
 function jsonbKeyOrder(a: string, b: string): number {
-  if (ASCII.test(a) && ASCII.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  if (isAscii(a) && isAscii(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
   const ab = Buffer.from(a, 'utf8');
   const bb = Buffer.from(b, 'utf8');
   return ab.length - bb.length || Buffer.compare(ab, bb);
@@ -409,7 +446,7 @@ function jsonbKeyOrder(a: string, b: string): number {
 export function asUpdated(prior: Payment, patch: PaymentPatch, now: Date): Payment {
   const next: Payment = {
     ...prior, payer: asJsonb(prior.payer), threeDs: asJsonb(prior.threeDs), customData: asJsonb(prior.customData),
-    details: patch.details ? asJsonb({ ...asJsonb(prior.details), ...asJsonb(patch.details) }) : asJsonb(prior.details),
+    details: asJsonb(prior.details, patch.details),
     updatedAt: now, version: prior.version + 1,
   };
   const fields = next as unknown as Record<string, unknown>;
