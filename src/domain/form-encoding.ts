@@ -26,27 +26,28 @@ export interface FormEncodeOptions {
   omitEmptyStrings?: boolean;
 }
 
-const utf8 = new TextEncoder();
+/** Text PHP's urlencode leaves as it is: most field values (ids, amounts, statuses) need no escaping at all. */
+const UNRESERVED_ONLY = /^[A-Za-z0-9._-]*$/;
+/** What encodeURIComponent leaves literal or escapes otherwise than PHP's urlencode: `! ' ( ) * ~` and the space. */
+const URI_ONLY = /[!'()*~]|%20/g;
+const phpEscape = (match: string): string => (match === '%20' ? '+' : `%${match.charCodeAt(0).toString(16).toUpperCase()}`);
 
-function isUnreserved(byte: number): boolean {
-  return (
-    (byte >= 0x30 && byte <= 0x39) || // 0-9
-    (byte >= 0x41 && byte <= 0x5a) || // A-Z
-    (byte >= 0x61 && byte <= 0x7a) || // a-z
-    byte === 0x2d || byte === 0x2e || byte === 0x5f // - . _
-  );
-}
-
-/** Percent-encodes one key segment or value: UTF-8 bytes, space as `+` (lone surrogates become U+FFFD). */
+/**
+ * Percent-encodes one key segment or value: UTF-8 bytes, space as `+` (lone surrogates become U+FFFD).
+ * encodeURIComponent escapes the same bytes, in upper-case hexadecimal, but for the six characters put right after it.
+ */
 export function formEncodeComponent(text: string): string {
-  let out = '';
-  for (const byte of utf8.encode(text)) {
-    if (byte === 0x20) out += '+';
-    else if (isUnreserved(byte)) out += String.fromCharCode(byte);
-    else out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  if (UNRESERVED_ONLY.test(text)) return text;
+  let escaped: string;
+  try {
+    escaped = encodeURIComponent(text);
+  } catch {
+    escaped = encodeURIComponent(text.replace(LONE_SURROGATE, '\uFFFD')); // URIError: a lone surrogate
   }
-  return out;
+  return escaped.replace(URI_ONLY, phpEscape);
 }
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Flattens nested fields into encoded `[key, value]` pairs, in the fields' own order. */
 export function formPairs(fields: FormFields, options: FormEncodeOptions = {}): [string, string][] {

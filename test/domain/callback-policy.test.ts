@@ -218,6 +218,17 @@ describe('form encoding', () => {
 
   it('encodes lone surrogates as U+FFFD instead of throwing', () => {
     assert.equal(formEncodeComponent('\uD800'), '%EF%BF%BD');
+    assert.equal(formEncodeComponent('a\uDC00b\uD83D'), 'a%EF%BF%BDb%EF%BF%BD');
+  });
+
+  it('escapes every text as PHP urlencode does, byte by byte', () => {
+    // The rule spelled out over UTF-8 bytes (only A-Z a-z 0-9 - _ . literal, the space as +), against any text.
+    const php = (text: string): string => [...new TextEncoder().encode(text)].map((byte) =>
+      byte === 0x20 ? '+' : /[A-Za-z0-9._-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+    assert.equal(formEncodeComponent("!'()*~ &=+/%?#[]"), php("!'()*~ &=+/%?#[]"));
+    fc.assert(fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('!', "'", '(', ')', '*', '~', ' ', '\uD800', '\uDFFF', 'é', '€', '😀'), fc.string({ unit: 'binary', maxLength: 1 })) }), (text) => {
+      assert.equal(formEncodeComponent(text), php(text));
+    }), { numRuns: 2000 });
   });
 
   it('qs.parse(encodeForm(x)) gives x back for string leaves', () => {
