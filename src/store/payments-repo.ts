@@ -708,7 +708,9 @@ export function updatePaymentAndTransaction(
   entries?: readonly LedgerEntry[],
 ): Promise<Payment | undefined> {
   const update: PaymentAndTransactionUpdate = { id, expect, patch, now, transaction };
-  if (outbox) {
+  // A caller's own version guard (an operator's) must hold as given: such an update keeps its transaction.
+  if (outbox && expect.version !== undefined && expect.version !== outbox.prior.version) update.outbox = outbox.of;
+  else if (outbox) {
     update.outbox = outbox.of;
     update.unguarded = expect;
     update.expect = { ...expect, version: outbox.prior.version };

@@ -286,6 +286,20 @@ for (const { kind, skip } of kinds) {
       assert.deepEqual(await callbacksOf(p.id), [{ body: `trans_id=${p.id}&status=SETTLED&version=2`, protocol: 's2s' }]);
     });
 
+    it("keeps a caller's own version guard: an outcome guarded by a version since gone writes nothing", async () => {
+      const p = await create(newPayment('callback-caller-version'));
+      const [t] = await listTransactions(store.db, p.id);
+      const stale = await updatePaymentAndTransaction(store.db, p.id, { status: 'prepare', pendingOperation: 'authorize', version: 7 },
+        { status: 'settled', pendingOperation: null }, now, { id: t!.id, status: 'success' }, { of: callbackOf, prior: p });
+      assert.equal(stale, undefined);
+      assert.equal((await getPayment(store.db, p.id))?.status, 'prepare');
+      assert.deepEqual(await callbacksOf(p.id), []);
+      const held = await updatePaymentAndTransaction(store.db, p.id, { status: 'prepare', pendingOperation: 'authorize', version: 0 },
+        { status: 'settled', pendingOperation: null }, now, { id: t!.id, status: 'success' }, { of: callbackOf, prior: p });
+      assert.equal(held?.version, 1);
+      assert.deepEqual(await callbacksOf(p.id), [{ body: `trans_id=${p.id}&status=SETTLED&version=1`, protocol: 's2s' }]);
+    });
+
     it('builds the callback from the payment exactly as the database gives the updated row back', async () => {
       // Keys jsonb orders differently from JavaScript (by length, then bytes; digits-only keys), nested values,
       // undefined members and non-ASCII keys: the payment the callback is built from must be the row returned.
