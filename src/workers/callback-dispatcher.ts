@@ -239,9 +239,9 @@ export class CallbackDispatcher {
 
   /** One POST; checkout ignores the answer's body, S2S needs it to say OK. */
   private async send(cb: ClaimedCallback, headers: Record<string, string>): Promise<{ status: number; body: string }> {
-    const signal = AbortSignal.timeout(this.timeoutMs);
     const maxResponseBytes = cb.protocol === 's2s' ? MAX_RESPONSE_BYTES : 0;
-    if (!this.fetchImpl) return this.http.post({ url: cb.url, headers, body: cb.body, signal, maxResponseBytes });
+    if (!this.fetchImpl) return this.http.post({ url: cb.url, headers, body: cb.body, timeoutMs: this.timeoutMs, maxResponseBytes });
+    const signal = AbortSignal.timeout(this.timeoutMs);
     const res = await this.fetchImpl(cb.url, { method: 'POST', headers, body: cb.body, redirect: 'manual', signal });
     return { status: res.status, body: maxResponseBytes > 0 ? await readCapped(res, maxResponseBytes) : await discard(res) };
   }

@@ -48,7 +48,12 @@ export interface CallbackPost {
   url: string;
   headers: Record<string, string>;
   body: string;
-  signal: AbortSignal;
+  /**
+   * The whole POST, answer included, within this many milliseconds; past it the request is destroyed with a
+   * `TimeoutError`. A timer of its own rather than an AbortSignal: a signal per POST (a timer, a controller, listeners
+   * on the request and its socket) cost about 2 % of a node's CPU when it delivered a callback per SALE.
+   */
+  timeoutMs: number;
   /** Read at most this many bytes of the answer (beyond: `(answer too long)`); 0 reads nothing. */
   maxResponseBytes: number;
 }
@@ -80,10 +85,12 @@ export class CallbackHttpClient {
     const url = new URL(post.url);
     if (callbackUrlProblem(post.url, this.policy)) return Promise.reject(new CallbackTargetRefused(url.host, 'is not a public address'));
     const agents = isAllowedUrl(post.url, this.policy) ? this.allowedUrlAgents : this.agents;
-    return send(url, post, agents).catch((err: NodeJS.ErrnoException & { reusedSocket?: boolean }) => {
+    const deadline = performance.now() + post.timeoutMs;
+    return send(url, post, agents, post.timeoutMs).catch((err: NodeJS.ErrnoException & { reusedSocket?: boolean }) => {
       // A kept-alive socket the merchant's server closed as we reused it: the request never reached it (nothing was
-      // answered), so it goes once more on a fresh connection rather than waiting for the retry schedule.
-      if (err.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && !post.signal.aborted) return send(url, post, agents);
+      // answered), so it goes once more on a fresh connection, in the time left, rather than waiting for the retry schedule.
+      const left = deadline - performance.now();
+      if (err.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && left > 0) return send(url, post, agents, left);
       throw err;
     });
   }
@@ -94,21 +101,37 @@ export class CallbackHttpClient {
   }
 }
 
+/** The error of a POST that ran out of time (the name an AbortSignal's timeout gives it too). */
+export function timeoutError(ms: number): Error {
+  return Object.assign(new Error(`no answer within ${Math.round(ms)} ms`), { name: 'TimeoutError' });
+}
+
 /** One POST on the agents' sockets; a failure before any answer says whether the socket was a reused one. */
-function send(url: URL, post: CallbackPost, agents: { http: http.Agent; https: https.Agent }): Promise<CallbackAnswer> {
+function send(url: URL, post: CallbackPost, agents: { http: http.Agent; https: https.Agent }, timeoutMs: number): Promise<CallbackAnswer> {
   const secure = url.protocol === 'https:';
   return new Promise((resolve, reject) => {
     let answered = false;
+    let timedOut: Error | undefined;
+    const ok = (answer: CallbackAnswer) => {
+      clearTimeout(timer);
+      resolve(answer);
+    };
+    // Whatever the destroyed request or its answer report once the time is up, the POST ran out of time.
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      reject(timedOut ?? (answered ? err : Object.assign(err, { reusedSocket: req.reusedSocket })));
+    };
     const req = (secure ? https : http).request(url, {
       method: 'POST',
       headers: { ...post.headers, 'content-length': String(Buffer.byteLength(post.body)) },
-      signal: post.signal,
       agent: secure ? agents.https : agents.http,
     }, (res) => {
       answered = true;
-      readAnswer(res, post.maxResponseBytes).then(resolve, reject);
+      readAnswer(res, post.maxResponseBytes).then(ok, fail);
     });
-    req.on('error', (err) => reject(answered ? err : Object.assign(err, { reusedSocket: req.reusedSocket })));
+    // Destroying the request destroys its answer too, so a late or endless answer ends here as well.
+    const timer = setTimeout(() => req.destroy((timedOut = timeoutError(timeoutMs))), timeoutMs);
+    req.on('error', fail);
     req.end(post.body);
   });
 }

@@ -39,13 +39,53 @@ describe('callback POST on a kept-alive socket the server closed', () => {
 
   it('sends the request again once on a new connection, and gets its answer', async () => {
     const client = new CallbackHttpClient(callbackTargetPolicy(['127.0.0.1']));
-    const post = () => client.post({ url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1', signal: AbortSignal.timeout(5_000), maxResponseBytes: 100 });
+    const post = () => client.post({ url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1', timeoutMs: 5_000, maxResponseBytes: 100 });
     try {
       assert.deepEqual(await post(), { status: 200, body: 'OK' });
       // The kept socket is reused, dropped by the server, and the POST goes again on a second connection.
       assert.deepEqual(await post(), { status: 200, body: 'OK' });
       assert.deepEqual(requestsSeen, [1, 1, 2], 'first connection: answered, then dropped; second connection: answered');
       assert.equal(connections, 2);
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('callback POST that runs out of time', () => {
+  let server: net.Server;
+  let url: string;
+  const sockets: Socket[] = [];
+
+  before(async () => {
+    // A server that never answers the first request's connection, and starts the second's answer but never ends it.
+    let connections = 0;
+    server = net.createServer((socket: Socket) => {
+      sockets.push(socket);
+      const connection = ++connections;
+      socket.on('data', () => {
+        if (connection > 1) socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nO');
+      });
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`;
+  });
+  after(() => new Promise<void>((resolve) => {
+    for (const socket of sockets) socket.destroy();
+    server.close(() => resolve());
+  }));
+
+  it('fails with a TimeoutError whether no answer came or the answer never ended, and frees its sockets', async () => {
+    const client = new CallbackHttpClient(callbackTargetPolicy(['127.0.0.1']));
+    const post = () => client.post({ url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1', timeoutMs: 150, maxResponseBytes: 100 });
+    try {
+      for (const _ of ['no answer', 'an answer that never ends']) {
+        const started = performance.now();
+        await assert.rejects(post(), (err: Error) => err.name === 'TimeoutError' && /no answer within 150 ms/.test(err.message));
+        const took = performance.now() - started;
+        assert.ok(took >= 140 && took < 5_000, `ran out of time after ${Math.round(took)} ms`);
+      }
     } finally {
       client.close();
     }
