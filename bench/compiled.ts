@@ -22,7 +22,7 @@ export async function compiledServer(): Promise<string> {
   if (!existsSync(path.join(root, 'dist', 'gateway.js'))) throw new Error('no compiled build: run `npm run build` first');
   const { transformSync } = await import('esbuild');
   mkdirSync(path.join(root, 'dist', 'bench'), { recursive: true });
-  for (const name of ['server', 'risk-rules']) {
+  for (const name of ['server', 'risk-rules', 'sale-writes']) {
     const source = readFileSync(path.join(here, `${name}.ts`), 'utf8').replace(/'\.\.\/src\/([^']+)\.ts'/g, "'../$1.js'").replace(/'\.\/([^']+)\.ts'/g, "'./$1.js'");
     writeFileSync(path.join(root, 'dist', 'bench', `${name}.js`), transformSync(source, { loader: 'ts', format: 'esm', target: `node${process.versions.node}` }).code);
   }

@@ -83,7 +83,12 @@ const THROUGHPUT = [
   ['S2S CARD SALE (no 3DS)', (fx: Fixtures) => load(`${fx.gateway}/post`, fx.saleForm)],
   ['S2S SALE, ledger switched off', (fx: Fixtures) => withoutLedger(fx, () => load(`${fx.gateway}/post`, fx.saleForm))],
   ['S2S SALE, 50 risk rules', (fx: Fixtures) => withRiskRules(fx, () => load(`${fx.gateway}/post`, fx.saleForm))],
+  // The SALE's two database writes alone, replayed through the gateway's store (bench/sale-writes.ts).
+  ["the SALE's writes alone", (fx: Fixtures) => load(`${fx.bare}/sale-writes`, {})],
 ] as const;
+
+/** Where the SALE's writes alone are in THROUGHPUT. */
+const WRITES_ALONE = 6;
 
 /** Runs a load with 50 active platform risk rules, 3 of them velocity (bench/risk-rules.ts), then the defaults again (issue 26). */
 async function withRiskRules<T>(fx: Fixtures, run: () => Promise<T>): Promise<T> {
@@ -112,7 +117,7 @@ interface Round {
   /** pgbench's transactions per second in this round, or why there is none. */
   pgbench: { tps: number } | { error: string };
   halfRate: number;
-  latency: { bare: PacedFigures; sale: PacedFigures; saleWithoutLedger: PacedFigures };
+  latency: { bare: PacedFigures; sale: PacedFigures; saleWithoutLedger: PacedFigures; writesAlone: PacedFigures };
 }
 
 /**
@@ -175,6 +180,7 @@ async function measureRound(fx: Fixtures, serverPid: number, pgbench: Pgbench | 
       bare: await paced(`${fx.bare}/bare`, '{}', 'application/json'),
       sale: await paced(`${fx.gateway}/post`, fx.saleForm, 'application/x-www-form-urlencoded'),
       saleWithoutLedger: await withoutLedger(fx, () => paced(`${fx.gateway}/post`, fx.saleForm, 'application/x-www-form-urlencoded')),
+      writesAlone: await paced(`${fx.bare}/sale-writes`, '{}', 'application/json'),
     },
   };
 }
@@ -200,7 +206,7 @@ function report(results: Round[], withCallback: Figures, steal: number): void {
   console.log('endpoint                  offered  served  p50 ms     p99 ms     max ms  errors+non-2xx   server  postgres  own pg  generator');
   const cpu = (value: number | undefined, width: number) => (value === undefined ? '-'.padStart(width) : num(value, width));
   for (const r of results) {
-    for (const [name, l] of [['bare INSERT+UPDATE', r.latency.bare], ['S2S CARD SALE (no 3DS)', r.latency.sale], ['SALE, ledger off', r.latency.saleWithoutLedger]] as const) {
+    for (const [name, l] of [['bare INSERT+UPDATE', r.latency.bare], ['S2S CARD SALE (no 3DS)', r.latency.sale], ['SALE, ledger off', r.latency.saleWithoutLedger], ["SALE's writes alone", r.latency.writesAlone]] as const) {
       console.log(`${name.padEnd(24)} ${num(r.halfRate, 8)} ${num(l.rps, 7)} ${num(l.p50, 7, 1)} ${num(l.p99, 10, 1)} ${num(l.max, 10, 1)} ${num(l.errors + l.non2xx, 15)} ${cpu(l.cpu.server, 8)} ${cpu(l.cpu.postgres, 9)} ${cpu(l.cpu.ownPostgres, 7)} ${cpu(l.cpu.generator, 10)}`);
     }
   }
@@ -215,6 +221,7 @@ function report(results: Round[], withCallback: Figures, steal: number): void {
   if (cpuRatios.length > 0) console.log(`\nCPU per request of the server process, S2S SALE / bare (median; per round): ${median(cpuRatios).toFixed(2)}; ${cpuRatios.map((x) => x.toFixed(2)).join(' ')}`);
   const ownPgRatios = results.flatMap((r) => (r.latency.sale.cpu.ownPostgres !== undefined && r.latency.bare.cpu.ownPostgres ? [r.latency.sale.cpu.ownPostgres / r.latency.bare.cpu.ownPostgres] : []));
   if (ownPgRatios.length > 0) console.log(`PostgreSQL CPU per request of the server's own connections ("own pg"), S2S SALE / bare (median; per round): ${median(ownPgRatios).toFixed(2)}; ${ownPgRatios.map((x) => x.toFixed(2)).join(' ')}`);
+  reportWritesAlone(results);
   const pgbenchRatios = reportPgbench(results);
   console.log(`\nTarget: session creation >= 0.70 of bare: ${sessionRatio.toFixed(2)} ${verdict(sessionRatio >= 0.7)}`);
   console.log(`Target: S2S SALE >= 0.60 of bare: ${saleRatio.toFixed(2)} ${verdict(saleRatio >= 0.6)}`);
@@ -233,6 +240,23 @@ function report(results: Round[], withCallback: Figures, steal: number): void {
   console.log(`Target: SALE throughput with 50 risk rules (3 velocity) >= 0.85 of without: ${median(riskRatios).toFixed(2)}; ${riskRatios.map((x) => x.toFixed(2)).join(' ')} ${verdict(median(riskRatios) >= 0.85)}`);
   const ledgerCpu = ledgerCpus.length > 0 ? median(ledgerCpus) : undefined;
   console.log(`Target: the ledger adds < 20 % to the SALE's server CPU (at half load): ${ledgerCpu === undefined ? 'NOT MEASURED (no /proc)' : `${signedPercent(ledgerCpu)} %; ${ledgerCpus.map(signedPercent).join(' ')} ${verdict(ledgerCpu < 1.2)}`}`);
+}
+
+/**
+ * The SALE's database writes alone against the bare endpoint and against the SALE: what the writes cost, and what
+ * the gateway's own work per SALE (parsing, validation, hash, screen, routing, reply) takes from the SALE's rate.
+ */
+function reportWritesAlone(results: Round[]): void {
+  const perRound = (f: (r: Round) => number | undefined) => results.flatMap((r) => { const x = f(r); return x === undefined || !Number.isFinite(x) ? [] : [x]; });
+  const line = (name: string, values: number[]) => values.length > 0 && console.log(`  ${name.padEnd(52)} ${median(values).toFixed(2)}; ${values.map((x) => x.toFixed(2)).join(' ')}`);
+  console.log("\nThe SALE's two database writes alone (bench/sale-writes.ts: a SALE's insert and update replayed through the same store and group commit; median; per round):");
+  line('throughput, writes alone / bare', perRound((r) => r.throughput[WRITES_ALONE]!.rps / r.throughput[0]!.rps));
+  line('throughput, S2S SALE / writes alone', perRound((r) => r.throughput[3]!.rps / r.throughput[WRITES_ALONE]!.rps));
+  const server = (l: PacedFigures) => l.cpu.server;
+  line('server CPU at half load, writes alone / bare', perRound((r) => (server(r.latency.writesAlone) ?? NaN) / (server(r.latency.bare) ?? NaN)));
+  line('server CPU at half load, S2S SALE / writes alone', perRound((r) => (server(r.latency.sale) ?? NaN) / (server(r.latency.writesAlone) ?? NaN)));
+  const own = perRound((r) => (server(r.latency.sale) ?? NaN) - (server(r.latency.writesAlone) ?? NaN));
+  if (own.length > 0) console.log(`  ${'the gateway\'s own CPU per SALE, µs (SALE - writes)'.padEnd(52)} ${median(own).toFixed(0)}; ${own.map((x) => x.toFixed(0)).join(' ')}`);
 }
 
 const pgbenchTps = (r: Round): number | undefined => ('tps' in r.pgbench ? r.pgbench.tps : undefined);
@@ -254,6 +278,7 @@ function reportPgbench(results: Round[]): number[] {
   line('pgbench tps (median; each)', measured.map((r) => pgbenchTps(r)!), 0);
   line('S2S SALE / pgbench', ratios(3), 2);
   line('bare / pgbench', ratios(0), 2);
+  line("SALE's writes alone / pgbench", ratios(WRITES_ALONE), 2);
   return ratios(3);
 }
 

@@ -19,6 +19,7 @@ import { insertFeeSchedule } from '../src/store/ledger-repo.ts';
 import { ruleSetsOf, saveRuleSet } from '../src/store/risk-repo.ts';
 import { forgetRuleSet, PLATFORM_SCOPE } from '../src/services/risk/engine.ts';
 import { FIFTY } from './risk-rules.ts';
+import { recordSaleWrites, saleWritesReplay } from './sale-writes.ts';
 import { card6_4, checkout, checkoutHash, s2sCard, s2sHash } from '../src/domain/signatures.ts';
 
 /** The vault keys of this run: the merchants written before the gateway starts are sealed with them. */
@@ -27,7 +28,7 @@ const BENCH_KEYRING = keyringFromEnv(undefined, () => randomBytes(32));
 const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `bench_${randomBytes(4).toString('hex')}`;
 
-async function startBare(ledger: (on: boolean) => void, riskRules: (fifty: boolean) => Promise<void>): Promise<number> {
+async function startBare(ledger: (on: boolean) => void, riskRules: (fifty: boolean) => Promise<void>, saleWrites: { replay?: () => Promise<string> }): Promise<number> {
   // The gateway's pool settings (src/store/database.ts): idle connections kept, so that a latency load, which
   // comes a while after the full-speed one that opened them, times the writes rather than backends starting.
   const pool = new pg.Pool({ connectionString: url, max: 20, idleTimeoutMillis: 5 * 60_000, allowExitOnIdle: true, options: `-c search_path=${schema}` });
@@ -39,6 +40,8 @@ async function startBare(ledger: (on: boolean) => void, riskRules: (fifty: boole
     await pool.query('UPDATE bare SET status = $2, updated_at = now() WHERE id = $1 AND status = $3', [id, 'settled', 'prepare']);
     return { id };
   });
+  // The S2S SALE's two database writes alone, replayed with fresh ids through the gateway's store (bench/sale-writes.ts).
+  app.post('/sale-writes', async () => ({ status: await saleWrites.replay!() }));
   // The load generator switches the gateway's ledger off and on around the baseline SALE (issue 27).
   app.post<{ Params: { state: string } }>('/ledger/:state', async (req) => {
     ledger(req.params.state === 'on');
@@ -81,12 +84,13 @@ async function main() {
   // A platform fee schedule, so each SALE posts its fee with it (four entries): the ledger's cost as in production.
   const rows = parseFeeRows([{ operation: 'sale', currency: 'USD', percent: '2.9', fixed: '0.30' }]);
   if ('rows' in rows) await insertFeeSchedule(db, { id: newId(), merchantId: null, effectiveFrom: new Date(0), rows: rows.rows, createdBy: null }, new Date());
+  const saleWrites: { replay?: () => Promise<string> } = {};
   const barePort = await startBare((on) => { gateway.ctx.ledgerOff = !on; }, async (fifty) => {
     const [current] = await ruleSetsOf(db, [PLATFORM_SCOPE]);
     if (fifty) await saveRuleSet(db, PLATFORM_SCOPE, FIFTY, current?.version ?? 0, null, 'bench', new Date());
     else await db.query('DELETE FROM risk_rule_sets WHERE scope = $1', [PLATFORM_SCOPE]);
     forgetRuleSet(gateway.ctx, PLATFORM_SCOPE);
-  });
+  }, saleWrites);
   // A second merchant with a notification URL: its sales write a callback with the outcome, which the
   // dispatcher in this process then delivers over HTTP (the only worker started: the loads of the first merchant
   // leave it nothing to do).
@@ -114,8 +118,11 @@ async function main() {
   }).toString();
   const saleFormWithCallback = new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(saleForm)), client_key: notified.key }).toString();
   gateway.dispatcher.start();
+  const recording = recordSaleWrites();
   const sale = await gateway.app.inject({ method: 'POST', url: '/post', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: saleForm });
   if (JSON.parse(sale.body).result !== 'SUCCESS') throw new Error(`S2S SALE failed: ${sale.body}`);
+  saleWrites.replay = saleWritesReplay(db, recording.stop());
+  if ((await saleWrites.replay()) !== 'settled') throw new Error('the replayed SALE writes did not settle a payment');
   process.stdout.write(`${JSON.stringify({ gateway: address, bare: `http://127.0.0.1:${barePort}`, sessionBody, statusBody, saleForm, saleFormWithCallback, merchant, schema })}\n`);
   const shutdown = async () => {
     await gateway.dispatcher.stop();

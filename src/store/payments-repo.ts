@@ -2,6 +2,7 @@
  * Payments and their transactions. Every state change is a compare-and-set: the UPDATE names the state it
  * expects, and an empty result means another request won.
  */
+import { channel } from 'node:diagnostics_channel';
 import type { Database, Sql } from './database.ts';
 import { CALLBACK_BATCH_COLUMNS, callbackBatchParams, enqueueCallbacks, insertCallbacksFrom, type EnqueueCallbackInput } from './callbacks-repo.ts';
 import { groupCommitted, jsonRows, jsonRowsParam, type BatchColumn } from './group-commit.ts';
@@ -254,6 +255,18 @@ async function insertManyWithTransactions(sql: Sql, items: readonly PaymentWithT
 
 const insertGroupCommitted = groupCommitted<PaymentWithTransaction, Payment>({ one: insertOneWithTransaction, many: insertManyWithTransactions });
 
+/** What the payment-writes channel publishes: a write's arguments, as given. */
+export type PaymentWrite =
+  | { kind: 'insert'; args: Parameters<typeof insertPaymentWithTransaction> }
+  | { kind: 'update'; args: Parameters<typeof updatePaymentAndTransaction> };
+
+/**
+ * The payment writes of the attempt's record and outcome steps, published as they are asked for (node's
+ * diagnostics_channel: nothing is built when nobody subscribes). `npm run bench` records a SALE's two writes with
+ * it and replays them alone, to tell the cost of a SALE's database writes from the gateway's own work per SALE.
+ */
+export const paymentWrites = channel('portcullis:payment-writes');
+
 /**
  * A payment and its first transaction in one statement (the transaction names the payment it creates), with the
  * acquirer attempt the transaction opens when there is one, and the risk screen's record of the attempt when
@@ -261,6 +274,7 @@ const insertGroupCommitted = groupCommitted<PaymentWithTransaction, Payment>({ o
  * (group commit).
  */
 export function insertPaymentWithTransaction(sql: Sql, p: NewPayment, t: NewTransaction, attempt?: AttemptOpening, screened?: ScreenRecord): Promise<Payment> {
+  if (paymentWrites.hasSubscribers) paymentWrites.publish({ kind: 'insert', args: [sql, p, t, attempt, screened] } satisfies PaymentWrite);
   const item: PaymentWithTransaction = { payment: p, transaction: t };
   if (attempt) item.attempt = attempt;
   if (screened) item.screened = screened;
@@ -707,6 +721,7 @@ export function updatePaymentAndTransaction(
   outbox?: Outbox,
   entries?: readonly LedgerEntry[],
 ): Promise<Payment | undefined> {
+  if (paymentWrites.hasSubscribers) paymentWrites.publish({ kind: 'update', args: [sql, id, expect, patch, now, transaction, outbox, entries] } satisfies PaymentWrite);
   const update: PaymentAndTransactionUpdate = { id, expect, patch, now, transaction };
   // A caller's own version guard (an operator's) must hold as given: such an update keeps its transaction.
   if (outbox && expect.version !== undefined && expect.version !== outbox.prior.version) update.outbox = outbox.of;
