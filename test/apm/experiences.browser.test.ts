@@ -1,5 +1,5 @@
 /**
- * Every payer experience of the alternative methods in a real browser (Debian's chromium), on both stores:
+ * Every payer experience of the alternative methods in a real browser (Debian's chromium), on one store (browserStores):
  * from the merchant's session, through the hosted Checkout page's method picker and the experience's own
  * page, acting as the payer at the sandbox provider (its page, app, bank or outbox), to the merchant's
  * success URL with a signed query and the signed callback. The QR code expires on the injected clock.
@@ -11,10 +11,9 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { ManualClock } from '../../src/domain/clock.ts';
 import type { MethodEntry } from '../../src/domain/methods/catalog.ts';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { checkoutHash, startListener, type Listener } from '../support/merchant.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { controlPageClock, receiptMovesOn } from '../support/payer-pages.ts';
 import { APM_POLL_MS } from '../../src/web/apm-pages.ts';
 import { countryDependent, qrMethod, representative } from './support.ts';
@@ -46,7 +45,7 @@ interface SessionOptions {
   methods?: string[];
 }
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`alternative-method payer experiences in a real browser (${kind})`, { skip: skip || browserSkip }, () => {
     let t: TestGateway;
     let listener: Listener;

@@ -1,5 +1,5 @@
 /**
- * The provider kinds' own payer pages in a real browser (chromium), on both stores: the voucher partner's
+ * The provider kinds' own payer pages in a real browser (chromium), on one store (browserStores): the voucher partner's
  * data-mismatch pop-up, whose Continue link takes the payer to DeclineUrl (the gateway's payer page, which asks the
  * partner and declines with "Transaction does not exist"), and the card-by-bank provider's account list, where the
  * payer enters the beneficiary details, picks an account and pays.
@@ -7,16 +7,15 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { operatorWithRole, type AdminCall } from '../admin/support.ts';
 import { followUp, sale } from './support.ts';
 import { merchantWithProvider } from './provider-support.ts';
 
 const browserSkip = browserUnavailable() ?? false;
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`provider kinds' payer pages in a real browser (${kind})`, { skip: skip || browserSkip }, () => {
     let gw: TestGateway;
     let admin: AdminCall;

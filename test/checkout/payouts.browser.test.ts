@@ -1,5 +1,5 @@
 /**
- * Checkout payouts (operation credit) end to end, on both stores, as a merchant and a payee live them (issue 17):
+ * Checkout payouts (operation credit) end to end, on one store (browserStores), as a merchant and a payee live them (issue 17):
  * the session opened through the Checkout API with the platform's hash, the hosted page in a real browser asking
  * the payee for what the request lacks, the payout at the sandbox provider (the mail payout's e-mail in the
  * sandbox outbox, its link and security question), the callback of type credit received by a real HTTP
@@ -12,10 +12,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
 import { checkoutHash, startListener, type Listener, type ReceivedCallback } from '../support/merchant.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
 import { assertAccessible, controlPageClock, payerContext, receiptMovesOn } from '../support/payer-pages.ts';
 
@@ -37,7 +36,7 @@ interface Order {
   description: string;
 }
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`Checkout payouts to alternative methods and cards in a real browser (${kind})`, { skip: skip || browserSkip }, () => {
     let t: TestGateway;
     let listener: Listener;

@@ -11,9 +11,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { sale, startListener, type Listener } from '../s2s-card/support.ts';
 import { ourPayment, waitUntil } from './support.ts';
 import { adyenSpec, adyenUnavailable, example, specPath } from './adyen-support.ts';
@@ -88,7 +87,7 @@ async function startAdyen(acs: string): Promise<Stub> {
 
 const unavailable = browserUnavailable() ?? (adyenUnavailable || undefined);
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`adyen native 3-D Secure 2 in a browser (${kind})`, { skip: skip || unavailable || false }, () => {
     let acs: Awaited<ReturnType<typeof startAcs>>;
     let adyen: Stub;

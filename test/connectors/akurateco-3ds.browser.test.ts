@@ -7,15 +7,14 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { CARD, EMAIL, f2, followUp, sale, startListener, type Listener } from '../s2s-card/support.ts';
 import { startChain, upstreamPayments, waitUntil, type Chain } from './support.ts';
 import { merchantSite, type MerchantSite } from '../support/merchant-site.ts';
 
 const unavailable = browserUnavailable();
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`akurateco 3DS SALE across two gateways in a browser (${kind})`, { skip: skip || unavailable || false }, () => {
     let chain: Chain;
     let callbacks: Listener;

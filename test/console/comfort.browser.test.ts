@@ -1,5 +1,5 @@
 /**
- * Issue 31 items 8, 9 and 11 in the console, in a real browser on both stores (one gateway, one browser): the
+ * Issue 31 items 8, 9 and 11 in the console, in a real browser on one store (browserStores) (one gateway, one browser): the
  * Wallets tab says a wallet is not set up (not "Enabled"); a routing rule without conditions is said to take every
  * payment; the API's field errors read as the form names its fields; a role change and a rule's removal ask first;
  * leaving unsaved routing asks first; a QR payment's routing names its provider MID, not the card MID
@@ -9,10 +9,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { checkoutHash } from '../support/merchant.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
 import { ensureConsoleBuilt } from './support.ts';
 import { WIDTHS, assertAccessible, signIn, signedIn } from './pages/console.ts';
@@ -30,7 +29,7 @@ const EMAIL = 'comfort-admin@example.com';
 const PASSWORD = 'console comfort password 2026';
 const OTHER = 'comfort-support@example.com';
 
-for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
+for (const [index, { kind, skip }] of (await browserStores()).entries()) {
   const shot = async (page: import('playwright-core').Page, name: string) => {
     if (index !== 0) return;
     mkdirSync(SHOTS, { recursive: true });

@@ -1,5 +1,5 @@
 /**
- * The operator console in a real browser (issue 14), on both stores: signs in and walks each screen's main task
+ * The operator console in a real browser (issue 14), on one store (browserStores): signs in and walks each screen's main task
  * as an operator would. Find a payment by last 4 and refund part of it; create a merchant and a MID and take a
  * payment for it through the merchant API; switch a Protocol Mapping field and see it in the next callback;
  * resend a failing callback; a support user sees no configuration actions. axe-core checks every screen (no
@@ -13,10 +13,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
 import { startListener, type Listener } from '../support/merchant.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
 import { followUp, sale } from '../s2s-card/support.ts';
 import { flagForOperator, getPayment } from '../../src/store/payments-repo.ts';
@@ -77,7 +76,7 @@ async function assertAccessible(page: Page, screen: string): Promise<void> {
   assert.deepEqual(bad, [], `${screen}: ${JSON.stringify(bad)}`);
 }
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   const noBrowser = browserUnavailable();
   describe(`console in the browser (${kind})`, { skip: skip || noBrowser, timeout: 600_000 }, () => {
     let t: TestGateway;

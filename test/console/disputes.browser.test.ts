@@ -1,5 +1,5 @@
 /**
- * The console's dispute screens in a real browser (issue 29), on both stores, one gateway and one browser: an
+ * The console's dispute screens in a real browser (issue 29), on one store (browserStores), one gateway and one browser: an
  * operator enters a dispute from a bank letter on the payment's page, defends it (a file of the wrong type is
  * refused with the API's words, a PDF and a text taken, the defence submitted), finds it with the list's filters,
  * raises a sandbox chargeback on a sandbox payment and sees it due soon on the merchant's test clock, refuses an
@@ -9,17 +9,16 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { checkoutHash } from '../support/merchant.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { assertNoSeriousAxeViolations, ensureConsoleBuilt } from './support.ts';
 
 const PASSWORD = 'disputes console 2026';
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`console: disputes in the browser (${kind})`, { skip: skip || browserUnavailable(), timeout: 600_000 }, () => {
     let t: TestGateway;
     let browser: Browser;

@@ -11,9 +11,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
 import { saleFields, signedSale } from '../s2s-card/support.ts';
 import { ensureConsoleBuilt } from './support.ts';
@@ -27,7 +26,7 @@ import { adyenReport } from '../reconciliation/support.ts';
 const TOKEN = 'mode-switch-admin-token';
 const PASSWORD = 'mode switch password 2026';
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`console test/live switch in the browser (${kind})`, { skip: skip || browserUnavailable(), timeout: 240_000 }, () => {
     let t: TestGateway;
     let browser: Browser;

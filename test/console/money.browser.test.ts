@@ -1,5 +1,5 @@
 /**
- * The console's money screens in a real browser (issue 27), on both stores, one gateway and one browser for the
+ * The console's money screens in a real browser (issue 27), on one store (browserStores), one gateway and one browser for the
  * file: a day's EUR sales settled T+1 into a statement by the settlement worker, then an admin edits the fee
  * schedule (each bad row named in words, then saved), reads the balances and posts an adjustment, opens the
  * statement, downloads its CSV, exports the payouts (CSV, SEPA) and marks it paid with the bank's reference, and
@@ -9,9 +9,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
@@ -20,7 +19,7 @@ import { assertNoSeriousAxeViolations as assertAccessible, ensureConsoleBuilt, s
 const TOKEN = 'money-browser-admin-token';
 const PASSWORD = 'money console password 2026';
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`console money screens in the browser (${kind})`, { skip: skip || browserUnavailable(), timeout: 300_000 }, () => {
     let t: TestGateway;
     let browser: Browser;

@@ -1,5 +1,5 @@
 /**
- * Names, not ids (issue 31 item 4), in a real browser on both stores: the payments and callbacks lists show each
+ * Names, not ids (issue 31 item 4), in a real browser on one store (browserStores): the payments and callbacks lists show each
  * row's merchant by name; the merchant picker finds a merchant by part of its name and filters by its id; a
  * payment id is shortened and copied whole; the audit log names the merchant an entry changed. axe finds nothing
  * serious at 1440 and 390 px on the lists.
@@ -7,10 +7,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
 import { startListener, type Listener } from '../support/merchant.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { ensureConsoleBuilt } from './support.ts';
@@ -21,7 +20,7 @@ const ADMIN_TOKEN = 'console-names-admin-token';
 const EMAIL = 'names-admin@example.com';
 const PASSWORD = 'console names password 2026';
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`console names, not ids (${kind})`, { skip: skip || browserUnavailable(), timeout: 300_000 }, () => {
     let t: TestGateway;
     let browser: Browser;

@@ -1,5 +1,5 @@
 /**
- * The console's import of the platform-family upstream's report in a real browser (issue 28), on both stores: our
+ * The console's import of the platform-family upstream's report in a real browser (issue 28), on one store (browserStores): our
  * gateway's `akurateco` MID against a second Portcullis as the upstream (as the connector tests chain them), two
  * sales and a refund through it, then an operator picks the MID and the day on the reconciliation screen and clicks
  * Import from the upstream: the answer names the batch and its rows by outcome (the batch is the API's, in the
@@ -9,8 +9,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
 import { followUp, sale } from '../s2s-card/support.ts';
 import { ourPayment, startChain, waitUntil, type Chain } from '../connectors/support.ts';
@@ -19,7 +18,7 @@ import { dayAwayFromMidnight } from '../support/utc-day.ts';
 
 const PASSWORD = 'recon upstream console password 2026';
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`console: the upstream's report imported from the reconciliation screen (${kind})`, { skip: skip || browserUnavailable(), timeout: 300_000 }, () => {
     let chain: Chain;
     let browser: Browser;

@@ -1,5 +1,5 @@
 /**
- * The console's reconciliation screens in a real browser (issue 28), on both stores, one gateway and one browser
+ * The console's reconciliation screens in a real browser (issue 28), on one store (browserStores), one gateway and one browser
  * for the file: three USD sales through the gateway, then an operator uploads an Adyen Settlement details report
  * (published layout, those payments' references) with deliberate differences: a wrong amount, a missing payment,
  * an unknown row. A file with bad lines imports nothing and the console lists each line. The exception queue shows
@@ -11,9 +11,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { adminClient, type AdminCall } from '../admin/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
@@ -23,7 +22,7 @@ import { assertNoSeriousAxeViolations as assertAccessible, ensureConsoleBuilt, s
 const TOKEN = 'recon-browser-admin-token';
 const PASSWORD = 'recon console password 2026';
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`console reconciliation screens in the browser (${kind})`, { skip: skip || browserUnavailable(), timeout: 300_000 }, () => {
     let t: TestGateway;
     let browser: Browser;

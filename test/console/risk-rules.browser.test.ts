@@ -1,5 +1,5 @@
 /**
- * The console's risk rules editor, lists and backtest in a real browser (issue 26), on both stores. A merchant has
+ * The console's risk rules editor, lists and backtest in a real browser (issue 26), on one store (browserStores). A merchant has
  * three approved SALEs (10, 150 and 300 USD). In the rules editor an operator writes two rules for it; the API's
  * problems (an amount that is no decimal, a window out of range) show at their fields; fixed, the set saves as
  * version 1 (read back over the admin API, audited), its order shown after the platform's rules; a rule turned off
@@ -12,9 +12,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { adminClient } from '../admin/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { ensureConsoleBuilt } from './support.ts';
@@ -33,7 +32,7 @@ async function accessibleAtBothWidths(page: Page, screen: string): Promise<void>
   await assertAccessible(page, `${screen} at 1440 px`);
 }
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`console risk rules, lists and backtest in the browser (${kind})`, { skip: skip || browserUnavailable(), timeout: 300_000 }, () => {
     let t: TestGateway;
     let browser: Browser;

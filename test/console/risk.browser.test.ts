@@ -1,5 +1,5 @@
 /**
- * The console's Risk screen in a real browser (issue 26), on both stores: three S2S SALEs held for review are in
+ * The console's Risk screen in a real browser (issue 26), on one store (browserStores): three S2S SALEs held for review are in
  * the queue; one is approved from its row with a note (it goes on to the acquirer: settled), the two others
  * declined together with one note (declined by risk management); axe finds nothing serious on the screen. The
  * home's risk widget counts them, by rule too; a payment's timeline tells its screen (rules matched).
@@ -7,9 +7,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { adminClient } from '../admin/support.ts';
 import { sale } from '../s2s-card/support.ts';
 import { ensureConsoleBuilt } from './support.ts';
@@ -21,7 +20,7 @@ const ADMIN_TOKEN = 'console-risk-admin-token';
 const EMAIL = 'risk-operator@example.com';
 const PASSWORD = 'console risk password 2026';
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`console risk screen in the browser (${kind})`, { skip: skip || browserUnavailable(), timeout: 300_000 }, () => {
     let t: TestGateway;
     let browser: Browser;

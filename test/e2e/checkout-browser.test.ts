@@ -8,10 +8,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { checkoutHash, startListener, type Listener } from '../support/merchant.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { controlPageClock, receiptMovesOn } from '../support/payer-pages.ts';
 
 /** The merchant's shop: success, cancel and error pages that show what the payer came back with. */
@@ -25,7 +24,7 @@ async function startShop(): Promise<{ url: string; close: () => Promise<void> }>
 
 const browserSkip = browserUnavailable() ?? false;
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`hosted Checkout in a real browser (${kind})`, { skip: skip || browserSkip }, () => {
     let t: TestGateway;
     let listener: Listener;

@@ -10,10 +10,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
 import { checkoutHash } from '../support/merchant.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { assertAccessible, controlPageClock, lookAt, payerContext, screenshot, type Viewport } from '../support/payer-pages.ts';
 import { CATALOGS, translator } from '../../src/web/i18n.ts';
 import { EXPIRED_SECONDS } from '../../src/channels/pages/checkout.ts';
@@ -29,7 +28,7 @@ async function startShop(): Promise<{ url: string; close: () => Promise<void> }>
 const browserSkip = browserUnavailable() ?? false;
 let n = 0;
 
-for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
+for (const [index, { kind, skip }] of (await browserStores()).entries()) {
   const shots = index === 0;
   describe(`payer experience in a real browser (${kind})`, { skip: skip || browserSkip }, () => {
     let t: TestGateway;

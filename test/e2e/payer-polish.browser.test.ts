@@ -12,10 +12,9 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
 import { checkoutHash } from '../support/merchant.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { assertAccessible, controlPageClock } from '../support/payer-pages.ts';
 import { adminCall, tokenFor } from '../admin/config-support.ts';
 import { configureWallets, walletKit } from '../s2s-card/wallet-support.ts';
@@ -38,7 +37,7 @@ const SHOTS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../
 const browserSkip = browserUnavailable() ?? false;
 let n = 0;
 
-for (const [index, { kind, skip }] of (await storeKinds()).entries()) {
+for (const [index, { kind, skip }] of (await browserStores()).entries()) {
   const shot = async (page: Page, name: string) => {
     if (index !== 0) return;
     mkdirSync(SHOTS, { recursive: true });

@@ -11,10 +11,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway, type TestMerchant } from '../support/gateway.ts';
 import { checkoutHash } from '../support/merchant.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { controlPageClock, lookAt, payerContext, receiptMovesOn } from '../support/payer-pages.ts';
 import { adminCall, tokenFor } from '../admin/config-support.ts';
 import { APPLE_MERCHANT_ID, TOKEN_CARD, configureWallets, walletKit, type WalletKit } from '../s2s-card/wallet-support.ts';
@@ -34,7 +33,7 @@ async function startShop(): Promise<{ url: string; close: () => Promise<void> }>
 const browserSkip = browserUnavailable() ?? false;
 let orders = 0;
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`hosted Checkout wallet buttons in a real browser (${kind})`, { skip: skip || browserSkip }, () => {
     let t: TestGateway;
     let shop: Awaited<ReturnType<typeof startShop>>;

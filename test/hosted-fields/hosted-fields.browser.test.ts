@@ -1,5 +1,5 @@
 /**
- * Hosted payment fields in a real browser (Debian's chromium), on both stores: a merchant page on another
+ * Hosted payment fields in a real browser (Debian's chromium), on one store (browserStores): a merchant page on another
  * origin embeds the three gateway fields with the documented HostedFields API; the payer types a card; the page
  * calls collectIframesData(), its backend calls processing/purchase/card; a 3-D Secure card goes through the
  * ACS page back to return_url; the signed callback arrives. The shop never receives card data, and messages
@@ -8,16 +8,15 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { checkoutHash, startListener, type Listener } from '../support/merchant.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { startDemoShop, type DemoShop } from './demo-shop.ts';
 import { callbackHashOk, spyOnConnector } from './support.ts';
 
 const browserSkip = browserUnavailable() ?? false;
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`hosted payment fields in a real browser (${kind})`, { skip: skip || browserSkip }, () => {
     let t: TestGateway;
     let listener: Listener;

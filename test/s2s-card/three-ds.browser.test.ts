@@ -1,14 +1,13 @@
 /**
- * End to end, on both stores, in a real browser: a 3DS SALE answers REDIRECT; the merchant's page posts
+ * End to end, on one store (browserStores), in a real browser: a 3DS SALE answers REDIRECT; the merchant's page posts
  * redirect_params to the gateway's ACS page; the payer completes the challenge; the browser lands on
  * term_url_3ds; the final callback arrives signed with Formula 2.
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { browserUnavailable, launchBrowser } from '../support/browser.ts';
+import { browserUnavailable, launchBrowser, browserStores } from '../support/browser.ts';
 import { CARD, EMAIL, f2, followUp, sale, startListener, type Listener } from './support.ts';
 import { merchantSite, type MerchantSite } from '../support/merchant-site.ts';
 
@@ -25,7 +24,7 @@ async function callbackFor(listener: Listener, transId: string): Promise<Record<
   }
 }
 
-for (const { kind, skip } of await storeKinds()) {
+for (const { kind, skip } of await browserStores()) {
   describe(`S2S CARD 3DS SALE in a browser (${kind})`, { skip: skip || unavailable || false }, () => {
     let gw: TestGateway;
     let callbacks: Listener;

@@ -4,6 +4,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { postgresUnavailable, storeKinds, type StoreKind } from './stores.ts';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -37,4 +38,16 @@ export function browserUnavailable(): string | undefined {
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: BROWSER_ARGS, timeout: 60_000 });
+}
+
+/**
+ * The stores a browser test file runs on. A browser test tests the pages: what a payer, a merchant or an operator
+ * sees and does on them. What the store does under the same HTTP calls is tested on both stores by the API tests,
+ * so each browser file runs once, on PostgreSQL (production's store) when it answers, else on PGlite (said so, as
+ * every PostgreSQL test is skipped then). A browser and a gateway per store made the browser files half of the
+ * suite's time. `BROWSER_STORES=both` runs them on both stores, as before.
+ */
+export async function browserStores(): Promise<{ kind: StoreKind; skip: string | false }[]> {
+  if (process.env.BROWSER_STORES === 'both') return storeKinds();
+  return [{ kind: (await postgresUnavailable()) ? 'pglite' : 'postgres', skip: false }];
 }
