@@ -11,7 +11,11 @@ import { formatAmount } from './money.ts';
 import { callbackEventOf } from './callback-delivery.ts';
 import type { FormFields } from './form-encoding.ts';
 
-/** A payment still waiting for its payer this long after it was created is called abandoned (a Checkout session's life). */
+/**
+ * A payment still waiting for its payer this long after its last change is called abandoned: a payer sent to 3-D
+ * Secure or a provider's page, or an S2S payment never finished. A Checkout session's payment waits instead until
+ * its session expires (`session_expiry`, 1 to 720 minutes), as the payer may pay until then.
+ */
 export const ABANDONED_AFTER_MS = 60 * 60_000;
 
 export type StepKind = 'created' | 'risk' | 'routing' | 'three_ds' | 'acquirer' | 'money' | 'callback' | 'operator' | 'note' | 'dispute';
@@ -66,18 +70,30 @@ export interface StatusInWords {
   explanation: string;
 }
 
+export interface StatusContext {
+  /** Set while the risk screen holds the payment for an operator's review (it waits in prepare, up to its deadline). */
+  review?: { deadline: Date | null };
+  /** When the payment's Checkout session expires (a payment opened by a session waits for its payer until then). */
+  sessionExpiresAt?: Date;
+}
+
 export function statusInWords(
   p: Pick<Payment, 'status' | 'amount' | 'currency' | 'capturedAmount' | 'refundedAmount' | 'declineReason' | 'createdAt' | 'updatedAt'>,
   now: Date,
-  /** Set while the risk screen holds the payment for an operator's review (it waits in prepare, up to its deadline). */
-  review?: { deadline: Date | null },
+  { review, sessionExpiresAt }: StatusContext = {},
 ): StatusInWords {
   const money = (minor: bigint) => `${formatAmount(minor, p.currency)} ${p.currency}`;
   const stale = now.getTime() - p.updatedAt.getTime() > ABANDONED_AFTER_MS;
+  const expired = sessionExpiresAt !== undefined && now.getTime() >= sessionExpiresAt.getTime();
   const say = (words: string, explanation: string): StatusInWords => ({ code: p.status, words, explanation });
   switch (p.status) {
     case 'prepare':
       if (review) return say('Held for risk review', `The risk screen holds it until an operator approves or declines it${review.deadline ? ` (declined by itself at ${review.deadline.toISOString()})` : ''}; no acquirer was asked yet.`);
+      if (sessionExpiresAt) {
+        return expired
+          ? say('Abandoned', `The payer never finished paying: the Checkout session expired at ${sessionExpiresAt.toISOString()}. No money moved.`)
+          : say('Waiting for the payer', `Created; the payer has not paid yet (the Checkout session expires at ${sessionExpiresAt.toISOString()}).`);
+      }
       return stale
         ? say('Abandoned', 'The payer never finished paying: nothing happened for over an hour. No money moved.')
         : say('Waiting for the payer', 'Created; the payer has not paid yet.');

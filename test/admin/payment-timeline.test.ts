@@ -17,9 +17,11 @@ for (const { kind, skip } of await storeKinds()) {
     let t: TestGateway;
     let listener: Listener;
     let admin: AdminCall;
+    /** The gateway's clock runs this far ahead of the real one (the session expiry test moves it). */
+    let skewMs = 0;
     before(async () => {
       listener = await startListener();
-      t = await startTestGateway(kind, { workers: true, notificationUrl: listener.url, adminToken: TOKEN });
+      t = await startTestGateway(kind, { workers: true, notificationUrl: listener.url, adminToken: TOKEN, clock: { now: () => new Date(Date.now() + skewMs) } });
       admin = adminClient(t.baseUrl, TOKEN);
     });
     after(async () => {
@@ -80,6 +82,31 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(detail.body.transactions.find((x: any) => x.type === 'refund').reason_given, 'Customer request: parcel returned');
       const audit = await admin('GET', `/admin/v1/audit-log?action=payment.note&object_id=${id}`);
       assert.equal(audit.body.entries[0].details.note, 'Payer called about the parcel.');
+    });
+
+    it('calls an unpaid Checkout payment abandoned once its session expired (session_expiry), not after a fixed hour', async () => {
+      const order = { number: `timeline-expiry-${kind}`, amount: '12.00', currency: 'EUR', description: 'Session expiry' };
+      const opened = await t.postJson('/api/v1/session', {
+        merchant_key: t.merchant.key, operation: 'purchase', order, session_expiry: 720,
+        success_url: 'https://shop.example/ok', cancel_url: 'https://shop.example/no',
+        hash: checkoutHash(t.merchant.password, order.number, order.amount, order.currency, order.description),
+      });
+      assert.equal(opened.status, 200, opened.text);
+      const found = await admin('GET', `/admin/v1/payments?order_id=${order.number}`);
+      const id = found.body.payments[0].id as string;
+      const status = async () => (await admin('GET', `/admin/v1/payments/${id}/timeline`)).body.status;
+      try {
+        skewMs = 2 * 3600_000;
+        const waiting = await status();
+        assert.equal(waiting.words, 'Waiting for the payer', 'two hours in, a 12-hour session still waits for its payer');
+        assert.match(waiting.explanation, /the Checkout session expires at \d{4}-\d\d-\d\dT/);
+        skewMs = 12 * 3600_000 + 60_000;
+        const abandoned = await status();
+        assert.equal(abandoned.words, 'Abandoned');
+        assert.match(abandoned.explanation, /^The payer never finished paying: the Checkout session expired at /);
+      } finally {
+        skewMs = 0;
+      }
     });
 
     it('refuses an empty note, an unknown payment, and a viewer\'s note', async () => {

@@ -22,7 +22,17 @@ describe('statuses in words', () => {
     assert.equal(statusInWords(payment({ status: '3ds', updatedAt: ago(ABANDONED_AFTER_MS - 1000) }), now).words, 'Waiting for 3-D Secure');
     assert.equal(statusInWords(payment({ status: '3ds', updatedAt: ago(ABANDONED_AFTER_MS + 1000) }), now).words, 'Abandoned at 3-D Secure');
     assert.equal(statusInWords(payment({ status: 'prepare', updatedAt: ago(2 * ABANDONED_AFTER_MS) }), now).words, 'Abandoned');
-    assert.equal(statusInWords(payment({ status: 'prepare', updatedAt: ago(2 * ABANDONED_AFTER_MS) }), now, { deadline: null }).words, 'Held for risk review');
+    assert.equal(statusInWords(payment({ status: 'prepare', updatedAt: ago(2 * ABANDONED_AFTER_MS) }), now, { review: { deadline: null } }).words, 'Held for risk review');
+  });
+
+  it('calls a Checkout session\'s payment abandoned once its session expired, not after a fixed hour', () => {
+    const created = payment({ status: 'prepare', updatedAt: ago(3 * ABANDONED_AFTER_MS) });
+    const long = statusInWords(created, now, { sessionExpiresAt: new Date(now.getTime() + 60_000) });
+    assert.deepEqual(long, { code: 'prepare', words: 'Waiting for the payer', explanation: 'Created; the payer has not paid yet (the Checkout session expires at 2026-11-29T06:01:00.000Z).' });
+    const short = statusInWords(payment({ status: 'prepare', updatedAt: ago(20 * 60_000) }), now, { sessionExpiresAt: ago(5 * 60_000) });
+    assert.deepEqual(short, { code: 'prepare', words: 'Abandoned', explanation: 'The payer never finished paying: the Checkout session expired at 2026-11-29T05:55:00.000Z. No money moved.' });
+    assert.equal(statusInWords(created, now, { sessionExpiresAt: now }).words, 'Abandoned', 'expired at this very instant');
+    assert.equal(statusInWords(created, now, { review: { deadline: null }, sessionExpiresAt: ago(1000) }).words, 'Held for risk review');
   });
 
   it('explains 3-D Secure', () => {

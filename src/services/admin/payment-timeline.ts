@@ -8,6 +8,7 @@ import type { ServiceContext } from '../context.ts';
 import { paymentDetail } from './payment-detail.ts';
 import { disputesOfPayment } from '../../store/disputes-repo.ts';
 import { getPayment, paymentsOfSession } from '../../store/payments-repo.ts';
+import { getSession } from '../../store/sessions-repo.ts';
 import { listMids } from '../../store/merchants-repo.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { paymentTimeline, statusInWords, threeDsInWords, type StatusInWords, type TimelineRisk, type TimelineStep } from '../../domain/payment-timeline.ts';
@@ -41,12 +42,14 @@ export async function paymentTimelineOf(ctx: ServiceContext, id: string): Promis
   if (!isUuid(id)) throw new GatewayError('notFound');
   const d = await paymentDetail(ctx, id);
   const p = d.payment;
-  const [disputes, tries, mids] = await Promise.all([
+  const [disputes, tries, session, mids] = await Promise.all([
     disputesOfPayment(ctx.db, p.id),
     p.sessionId ? paymentsOfSession(ctx.db, p.sessionId) : Promise.resolve([]),
+    p.sessionId ? getSession(ctx.db, p.sessionId) : Promise.resolve(undefined),
     d.attempts.some((a) => a.midId) ? listMids(ctx.db, p.merchantId) : Promise.resolve([]),
   ]);
   const now = ctx.clock.now();
+  const sessionExpiresAt = session?.expiresAt;
   const midNames = new Map(mids.map((m) => [m.id, m.name]));
   const steps = paymentTimeline({
     payment: p, transactions: d.transactions, attempts: d.attempts, callbacks: d.callbacks, audit: d.audit,
@@ -55,11 +58,11 @@ export async function paymentTimelineOf(ctx: ServiceContext, id: string): Promis
   });
   return {
     payment: p,
-    status: statusInWords(p, now, d.risk?.review === 'pending' ? { deadline: d.risk.reviewDeadline } : undefined),
+    status: statusInWords(p, now, { review: d.risk?.review === 'pending' ? { deadline: d.risk.reviewDeadline } : undefined, sessionExpiresAt }),
     threeDs: threeDsInWords(p.threeDs),
     order: tries.map((t) => ({
       paymentId: t.id, amount: t.amount, currency: t.currency, createdAt: t.createdAt, current: t.id === p.id,
-      status: statusInWords({ ...t, capturedAmount: 0n, refundedAmount: 0n, updatedAt: t.createdAt, ...(t.id === p.id ? p : {}) }, now),
+      status: statusInWords({ ...t, capturedAmount: 0n, refundedAmount: 0n, updatedAt: t.createdAt, ...(t.id === p.id ? p : {}) }, now, { sessionExpiresAt }),
     })),
     attempts: d.attempts.map((a) => ({ ...a, midName: a.midId ? (midNames.get(a.midId) ?? null) : null })),
     steps,
