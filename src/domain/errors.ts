@@ -69,6 +69,7 @@ export const ERRORS = {
   providerAuthInvalid: { http: 401, code: '100000', message: 'Authorization: Provider credentials are not valid.' },
   // Admin: resolving a payment that has no operation waiting for an operator (or one resolved a moment ago).
   // Admin: saving a risk rule set over a version other than the one the operator read.
+  configurationChanged: { http: 412, code: '100000', message: 'If-Match: The configuration was saved by someone else since it was read (its ETag differs): read it again.' },
   riskRulesChanged: { http: 409, code: '100000', message: 'The rule set was changed since it was read: read it again.' },
   // Admin: saving the fraud-dispute feed's setting over a version other than the one read.
   reconRowResolved: { http: 409, code: '100000', message: 'The exception was resolved meanwhile (another operator acted on it): read it again.' },

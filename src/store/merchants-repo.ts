@@ -280,6 +280,11 @@ export class MerchantDirectory {
   }
 }
 
+/** Locks the merchant's row until the transaction ends (saves of its configuration are serialised); false: no such merchant. */
+export async function lockMerchant(sql: Sql, id: string): Promise<boolean> {
+  return (await sql.query('SELECT 1 FROM merchants WHERE id = $1 FOR UPDATE', [id])).length > 0;
+}
+
 /** A merchant's routing rules, the row locked until the transaction ends (saves of the rules are serialised). */
 export async function lockMerchantRouting(sql: Sql, id: string): Promise<{ routing: RoutingConfig | null } | undefined> {
   const [row] = await sql.query<{ routing: RoutingConfig | null }>('SELECT routing FROM merchants WHERE id = $1 FOR UPDATE', [id]);

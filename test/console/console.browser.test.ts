@@ -411,6 +411,17 @@ for (const { kind, skip } of await browserStores()) {
       await dry.getByRole('button', { name: 'Run the dry run' }).click();
       await dry.locator('.field-error').first().waitFor();
       assert.equal(await dry.getByLabel('Amount').getAttribute('aria-invalid'), 'true');
+
+      // Another operator saves the rules meanwhile: this page's save, built on its older read (If-Match), is refused
+      // with the API's words, and the other operator's rules stand.
+      const path = `/admin/v1/merchants/${created.id}/routing`;
+      const theirs = { ...(await admin('GET', path)).body, max_extra_attempts: 0 };
+      assert.equal((await admin('PUT', path, theirs)).status, 200);
+      await byRate.getByLabel('Rule 2 name').fill('By rate, renamed');
+      await page.getByRole('button', { name: 'Save routing' }).click();
+      await page.getByText('The configuration was saved by someone else since it was read').first().waitFor();
+      const kept = await admin('GET', path);
+      assert.deepEqual([kept.body.max_extra_attempts, kept.body.rules[1].name], [0, 'By rate']);
       await context.close();
     });
 

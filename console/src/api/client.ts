@@ -22,6 +22,11 @@ export interface CallOptions<P extends Path, M extends Method> {
   params?: ParamsOf<P, M>;
   query?: QueryOf<P, M>;
   body?: BodyOf<P, M>;
+  /**
+   * A save built on this console's last read of the same URL: sent with that read's ETag in If-Match, so the API
+   * refuses it (412) if someone saved the configuration since (routing rules, money terms).
+   */
+  conditional?: boolean;
 }
 
 /** A D3 error body: `{http_code, error_code, error_message, errors?}`. */
@@ -57,15 +62,23 @@ export function buildUrl(path: string, params?: object, query?: object): string 
   return qs ? `${filled}?${qs}` : filled;
 }
 
+/** The ETag of each URL's last read or save (the API answers one for configuration saved whole). */
+const entityTags = new Map<string, string>();
+
 export async function call<P extends Path, M extends Method>(method: M, path: P, opts: CallOptions<P, M> = {}): Promise<Answer<P, M>> {
   lastCallAt = Date.now();
+  const url = buildUrl(path, opts.params as object | undefined, opts.query as object | undefined);
   const headers: Record<string, string> = { accept: 'application/json' };
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'get' && csrfToken) headers['x-csrf-token'] = csrfToken;
-  const res = await fetch(buildUrl(path, opts.params as object | undefined, opts.query as object | undefined), {
+  const readTag = opts.conditional ? entityTags.get(url) : undefined;
+  if (readTag) headers['if-match'] = readTag;
+  const res = await fetch(url, {
     method: method.toUpperCase(), headers, credentials: 'same-origin',
     body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
   });
+  const tag = res.headers.get('etag');
+  if (res.ok && tag) entityTags.set(url, tag);
   const text = await res.text();
   const json = text ? (JSON.parse(text) as unknown) : undefined;
   if (!res.ok) {

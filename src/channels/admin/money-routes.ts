@@ -4,6 +4,7 @@
  * (money.adjust: admins only, with a reason, audited) and the ledger's self-check. Amounts are decimal strings
  * of their currency; entries are signed (a debit positive, a credit negative).
  */
+import { IfMatchHeaders, PreconditionFailed, tagged, withEntityTag } from './conditional.ts';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
@@ -164,9 +165,12 @@ export function registerAdminMoneyRoutes(app: FastifyInstance, ctx: ServiceConte
     },
   }, async (req, reply) => reply.code(201).send(await createFeeSchedule(ctx, actorOf(req), req.body)));
 
-  app.get<{ Params: Params }>('/merchants/:id/money/terms', adminRoute('money.read', { summary: 'A merchant\'s money terms: country, settlement delay, rolling reserve', params: MerchantParams, response: { 200: TermsView } }), async (req) => getMoneyTerms(ctx, req.params.id));
+  app.get<{ Params: Params }>('/merchants/:id/money/terms', adminRoute('money.read', { summary: 'A merchant\'s money terms: country, settlement delay, rolling reserve (with their ETag)', params: MerchantParams, response: { 200: tagged(TermsView) } }), async (req, reply) => withEntityTag(reply, await getMoneyTerms(ctx, req.params.id)));
 
-  app.put<{ Params: Params; Body: MoneyTermsInput }>('/merchants/:id/money/terms', adminRoute('money.write', { summary: 'Replace a merchant\'s money terms; audited', params: MerchantParams, body: TermsBody, response: { 200: TermsView } }), async (req) => putMoneyTerms(ctx, actorOf(req), req.params.id, req.body));
+  app.put<{ Params: Params; Body: MoneyTermsInput; Headers: Static<typeof IfMatchHeaders> }>('/merchants/:id/money/terms', adminRoute('money.write', {
+    summary: 'Replace a merchant\'s money terms (a field left out takes its default); audited. With If-Match, only over the terms read',
+    params: MerchantParams, headers: IfMatchHeaders, body: TermsBody, response: { 200: tagged(TermsView), ...PreconditionFailed },
+  }), async (req, reply) => withEntityTag(reply, await putMoneyTerms(ctx, actorOf(req), req.params.id, req.body, req.headers['if-match'])));
 
   app.get<{ Params: Params }>('/merchants/:id/balances', adminRoute('money.read', { summary: 'A merchant\'s balances per currency (running balances, O(1))', params: MerchantParams, response: { 200: BalancesView } }), async (req) => ({ merchant_id: req.params.id, balances: await merchantBalances(ctx, req.params.id) }));
 

@@ -53,8 +53,9 @@ type Params = Static<typeof MerchantParams>;
 
 export function registerAdminRoutingRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   registerMerchantTab<RoutingConfig>(app, 'routing', RoutingConfig, {
-    read: { permission: 'mids.read', summary: 'A merchant\'s routing rules and cascading', handle: (id) => getRouting(ctx, id) },
-    put: { permission: 'mids.write', summary: 'Replace a merchant\'s routing rules (validated: MIDs of this merchant, shares adding up to 100, no rule after a catch-all); audited', body: RoutingConfig, handle: (actor, id, config) => putRouting(ctx, actor, id, config) },
+    conditional: true,
+    read: { permission: 'mids.read', summary: 'A merchant\'s routing rules and cascading (with their ETag)', handle: (id) => getRouting(ctx, id) },
+    put: { permission: 'mids.write', summary: 'Replace a merchant\'s routing rules (validated: MIDs of this merchant, shares adding up to 100, no rule after a catch-all); audited. With If-Match, only over the rules read', body: RoutingConfig, handle: (actor, id, config, ifMatch) => putRouting(ctx, actor, id, config, ifMatch) },
   });
 
   app.post<{ Params: Params; Body: DryRunInput }>('/merchants/:id/routing/dry-run', {

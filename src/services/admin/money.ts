@@ -6,11 +6,12 @@
 import type { ServiceContext } from '../context.ts';
 import { GatewayError } from '../../domain/errors.ts';
 import { isUuid, newId } from '../../domain/ids.ts';
+import { entityTag, ifMatchHolds } from '../../domain/entity-tags.ts';
 import { formatAmount, parseAmount } from '../../domain/money.ts';
 import { isCountryCode } from '../../domain/countries.ts';
 import { feeRowView, parseFeeRows, type FeeRowInput } from '../../domain/ledger/fees.ts';
 import { entriesOf, merchantBalances, type MerchantBalances } from '../../domain/ledger/postings.ts';
-import { findMerchantById, listMids } from '../../store/merchants-repo.ts';
+import { findMerchantById, listMids, lockMerchant } from '../../store/merchants-repo.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import {
   balanceMismatches, balancesOf, currencySums, feeSchedulesOf, insertEntries, insertFeeSchedule,
@@ -128,7 +129,11 @@ export interface MoneyTermsInput {
   payout_account?: { name?: string | null; iban?: string | null; bic?: string | null } | null;
 }
 
-export async function putMoneyTerms(ctx: ServiceContext, actor: AuditActor, merchantId: string, input: MoneyTermsInput): Promise<MoneyTermsView> {
+/**
+ * Replaces a merchant's money terms as a whole (a field left out takes its default). With `ifMatch` (the request's
+ * If-Match), only while the stored terms still have the tag it names (domain/entity-tags.ts).
+ */
+export async function putMoneyTerms(ctx: ServiceContext, actor: AuditActor, merchantId: string, input: MoneyTermsInput, ifMatch?: string): Promise<MoneyTermsView> {
   await merchantOrNotFound(ctx, merchantId);
   const problems = [];
   if (input.country != null && !isCountryCode(input.country)) problems.push({ field: 'country', message: 'should be an ISO 3166-1 alpha-2 code.' });
@@ -153,7 +158,10 @@ export async function putMoneyTerms(ctx: ServiceContext, actor: AuditActor, merc
     payoutAccount: { name: account.name?.trim() || null, iban, bic },
   };
   await ctx.db.transaction(async (tx) => {
+    // The merchant's row locked: saves of its terms are serialised, so the terms compared are the ones replaced.
+    if (!(await lockMerchant(tx, merchantId))) throw new GatewayError('notFound');
     const before = await moneyTermsOf(tx, merchantId);
+    if (ifMatch !== undefined && !ifMatchHolds(ifMatch, entityTag(termsView(before)))) throw new GatewayError('configurationChanged');
     await saveMoneyTerms(tx, terms, now);
     await appendAudit(tx, { actor, action: 'merchant.money_terms', objectType: 'merchant', objectId: merchantId, before: termsView(before), after: termsView(terms) }, now);
   });

@@ -12,6 +12,7 @@ import type { Intent } from '../../domain/operations.ts';
 import { findMerchantById, listMids, lockMerchantRouting, setMerchantRouting } from '../../store/merchants-repo.ts';
 import { appendAudit, type AuditActor } from '../../store/audit-repo.ts';
 import { isUuid } from '../../domain/ids.ts';
+import { entityTag, ifMatchHolds } from '../../domain/entity-tags.ts';
 import { routeCard } from '../attempt/route.ts';
 import type { MidScore } from '../../domain/routing/success-rate.ts';
 
@@ -25,12 +26,16 @@ export async function getRouting(ctx: ServiceContext, merchantId: string): Promi
   return (await merchantOrNotFound(ctx, merchantId)).routing ?? DEFAULT_ROUTING;
 }
 
-/** Replaces the rules as a whole: the order is the meaning, so there is no partial change. */
-export async function putRouting(ctx: ServiceContext, actor: AuditActor, merchantId: string, config: RoutingConfig): Promise<RoutingConfig> {
+/**
+ * Replaces the rules as a whole: the order is the meaning, so there is no partial change. With `ifMatch` (the
+ * request's If-Match), only while the stored rules still have the tag it names (domain/entity-tags.ts).
+ */
+export async function putRouting(ctx: ServiceContext, actor: AuditActor, merchantId: string, config: RoutingConfig, ifMatch?: string): Promise<RoutingConfig> {
   if (!isUuid(merchantId)) throw new GatewayError('notFound');
   await ctx.db.transaction(async (tx) => {
     const locked = await lockMerchantRouting(tx, merchantId);
     if (!locked) throw new GatewayError('notFound');
+    if (ifMatch !== undefined && !ifMatchHolds(ifMatch, entityTag(locked.routing ?? DEFAULT_ROUTING))) throw new GatewayError('configurationChanged');
     const mids = await listMids(tx, merchantId);
     const errors = validateRouting(config, new Set(mids.map((m) => m.id)));
     if (errors.length > 0) throw GatewayError.invalid(errors);
