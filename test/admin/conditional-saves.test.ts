@@ -1,6 +1,6 @@
 /**
- * Conditional saves of configuration saved whole (RFC 9110 ETag and If-Match), on both stores: a merchant's routing
- * rules and its money terms. The read answers an ETag; a save with If-Match goes ahead only over the configuration
+ * Conditional saves of configuration (RFC 9110 ETag and If-Match), on both stores: a merchant's routing rules and
+ * money terms (replaced whole) and its settings (changed in part). The read answers an ETag; a save with If-Match goes ahead only over the configuration
  * read (else 412 in the D3 body, nothing written, nothing audited); two saves built on the same read, sent at once,
  * end with one saved and one refused; a save without If-Match replaces as before.
  */
@@ -40,13 +40,13 @@ for (const { kind, skip } of await storeKinds()) {
       Number((await t.store.db.query<{ n: string }>('SELECT count(*)::text AS n FROM audit_log WHERE action = $1 AND object_id = $2', [action, merchantId]))[0]!.n);
 
     /** The configuration's read, a save over it, a stale save refused, concurrent saves over one read, saves without a tag. */
-    async function conditionalSaves(path: string, action: string, merchantId: string, versions: readonly unknown[]) {
+    async function conditionalSaves(path: string, action: string, merchantId: string, versions: readonly unknown[], save = 'PUT') {
       const [first, second, third, fourth] = versions;
       const read = await send('GET', path);
       assert.equal(read.status, 200, read.text);
       assert.match(read.etag ?? '', TAG, 'the read answers an ETag');
 
-      const saved = await send('PUT', path, first, read.etag!);
+      const saved = await send(save, path, first, read.etag!);
       assert.equal(saved.status, 200, saved.text);
       assert.match(saved.etag ?? '', TAG);
       assert.notEqual(saved.etag, read.etag, 'the saved configuration has a tag of its own');
@@ -54,7 +54,7 @@ for (const { kind, skip } of await storeKinds()) {
 
       // A second operator, still on the first read, saves over it: refused, nothing written, nothing audited.
       const before = await audits(action, merchantId);
-      const stale = await send('PUT', path, second, read.etag!);
+      const stale = await send(save, path, second, read.etag!);
       assert.equal(stale.status, 412, stale.text);
       assert.deepEqual(stale.body, { http_code: 412, error_code: '100000', error_message: CHANGED });
       assert.equal(stale.etag, null, 'a refusal answers no tag');
@@ -64,17 +64,17 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(await audits(action, merchantId), before, 'nothing audited');
 
       // Two saves built on the same read, at once: one is saved, the other refused (the compare-and-set).
-      const race = await Promise.all([send('PUT', path, third, now.etag!), send('PUT', path, fourth, now.etag!)]);
+      const race = await Promise.all([send(save, path, third, now.etag!), send(save, path, fourth, now.etag!)]);
       assert.deepEqual(race.map((r) => r.status).sort(), [200, 412], race.map((r) => r.text).join(' | '));
       const winner = race.find((r) => r.status === 200)!;
       assert.equal((await send('GET', path)).etag, winner.etag);
       assert.equal(await audits(action, merchantId), before + 1);
 
       // `*`, a list naming the current tag, and no header at all save; a weak tag does not.
-      assert.equal((await send('PUT', path, first, `W/${winner.etag}`)).status, 412);
-      assert.equal((await send('PUT', path, first, `"stale", ${winner.etag}`)).status, 200);
-      assert.equal((await send('PUT', path, second, '*')).status, 200);
-      const unconditional = await send('PUT', path, third);
+      assert.equal((await send(save, path, first, `W/${winner.etag}`)).status, 412);
+      assert.equal((await send(save, path, first, `"stale", ${winner.etag}`)).status, 200);
+      assert.equal((await send(save, path, second, '*')).status, 200);
+      const unconditional = await send(save, path, third);
       assert.equal(unconditional.status, 200, 'a save without If-Match replaces as before');
       assert.equal((await send('GET', path)).etag, unconditional.etag);
     }
@@ -92,10 +92,17 @@ for (const { kind, skip } of await storeKinds()) {
       await conditionalSaves(`/admin/v1/merchants/${m.id}/money/terms`, 'merchant.money_terms', m.id, [terms(1), terms(2), terms(3), terms(4)]);
     });
 
+    it('settings: a change over the settings read, refused with 412 over a stale read', async () => {
+      const m = await merchantWith(t, [{ id: newId(), priority: 10 }]);
+      const require = (field: string) => ({ payer_fields: { [field]: 'required' } });
+      await conditionalSaves(`/admin/v1/merchants/${m.id}/settings`, 'merchant.settings.update', m.id, [require('payer_zip'), require('payer_address'), require('payer_city'), require('payer_phone')], 'PATCH');
+    });
+
     it('a save with If-Match on a merchant that does not exist is not found, not refused', async () => {
       const missing = `/admin/v1/merchants/${newId()}`;
       assert.equal((await send('PUT', `${missing}/routing`, { rules: [], max_extra_attempts: 1 }, '"x"')).status, 404);
       assert.equal((await send('PUT', `${missing}/money/terms`, { settlement_delay_days: 1 }, '"x"')).status, 404);
+      assert.equal((await send('PATCH', `${missing}/settings`, { payer_fields: { payer_zip: 'required' } }, '"x"')).status, 404);
     });
   });
 }

@@ -25,7 +25,7 @@ function useSettingsForm(merchantId: string, patch: () => Patch, done: () => voi
   const [saved, setSaved] = useState(false);
   const form = useSubmit(async () => {
     setSaved(false);
-    await call('patch', '/admin/v1/merchants/{id}/settings', { params: { id: merchantId }, body: patch() });
+    await call('patch', '/admin/v1/merchants/{id}/settings', { params: { id: merchantId }, body: patch(), conditional: true });
     setSaved(true);
     done();
   });

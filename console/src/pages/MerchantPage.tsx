@@ -76,7 +76,7 @@ function ProtocolMapping({ merchantId, settings, catalog, done }: { merchantId: 
       checkout_payment_method: checkoutMethod, override_link_target: linkTarget || null, payer_fields: payerFields,
       portal_editable_settings: PORTAL_EDITABLE.map(([name]) => name).filter((name) => portalEditable.has(name)),
     } as PatchSettings;
-    await call('patch', '/admin/v1/merchants/{id}/settings', { params: { id: merchantId }, body });
+    await call('patch', '/admin/v1/merchants/{id}/settings', { params: { id: merchantId }, body, conditional: true });
     setSaved(true);
     done();
     unsaved.saved();

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
-import { changeMerchantSettings, getMerchantSettings, type SettingsPatch } from '../../services/admin/merchant-settings.ts';
+import { changeMerchantSettings, getMerchantSettings, savedOver, type SettingsPatch } from '../../services/admin/merchant-settings.ts';
 import {
   FEE_CALCULATION_METHODS, LINK_TARGETS, MOBILE_MONEY_FEE_BEARERS, OPTIONAL_FIELDS, OPTIONAL_FIELD_NAMES, PORTAL_EDITABLE_SETTINGS, REQUIRABLE_PAYER_FIELDS, RETURN_PARAMETERS,
 } from '../../domain/protocol-mapping.ts';
@@ -124,7 +124,8 @@ const SettingsView = Type.Object({
 
 export function registerAdminSettingsRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   registerMerchantTab<SettingsPatch>(app, 'settings', SettingsView, {
-    read: { permission: 'merchants.read', summary: 'A merchant\'s admin-panel settings (Protocol Mapping, links, return parameters, connector options)', handle: (id) => getMerchantSettings(ctx, id) },
-    patch: { permission: 'merchants.write', summary: 'Change a merchant\'s settings; the next request on every node sees them', body: SettingsPatchBody, handle: (actor, id, patch) => changeMerchantSettings(ctx, actor, id, patch) },
+    conditional: true,
+    read: { permission: 'merchants.read', summary: 'A merchant\'s admin-panel settings (Protocol Mapping, links, return parameters, connector options; with their ETag)', handle: (id) => getMerchantSettings(ctx, id) },
+    patch: { permission: 'merchants.write', summary: 'Change a merchant\'s settings; the next request on every node sees them. With If-Match, only over the settings read', body: SettingsPatchBody, handle: (actor, id, patch, ifMatch) => changeMerchantSettings(ctx, actor, id, patch, {}, savedOver(ifMatch)) },
   });
 }

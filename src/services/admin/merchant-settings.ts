@@ -5,6 +5,7 @@
  * per-connector options. Stored as exactly the MerchantSettings the builders read, so a change is what the
  * next callback, status answer or page shows; secrets (the token-call private key) sealed beside it.
  */
+import { entityTag, ifMatchHolds } from '../../domain/entity-tags.ts';
 import type { ServiceContext } from '../context.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { isKnownCurrency } from '../../domain/money.ts';
@@ -191,8 +192,17 @@ export async function getMerchantSettings(ctx: ServiceContext, merchantId: strin
 }
 
 /**
+ * A `check` for changeMerchantSettings that refuses the patch unless the settings are still those whose view's tag
+ * the request's If-Match names (domain/entity-tags.ts): an operator's change over settings someone saved since.
+ */
+export const savedOver = (ifMatch: string | undefined): ((current: MerchantSettings) => void) | undefined =>
+  ifMatch === undefined ? undefined : (current) => {
+    if (!ifMatchHolds(ifMatch, entityTag(settingsView(current)))) throw new GatewayError('configurationChanged');
+  };
+
+/**
  * `check`, when given, sees the settings as they are (the merchant's row locked) before the patch applies and may
- * refuse it (the portal: only the settings the operator lets the merchant change).
+ * refuse it (the portal: only the settings the operator lets the merchant change; the admin API: savedOver).
  */
 export async function changeMerchantSettings(
   ctx: ServiceContext, actor: AuditActor, merchantId: string, patch: SettingsPatch, scope: AuditScope = {}, check?: (current: MerchantSettings) => void,
