@@ -1,6 +1,6 @@
 /**
- * Conditional saves of configuration (RFC 9110 ETag and If-Match), on both stores: a merchant's routing rules and
- * money terms (replaced whole) and its settings (changed in part). The read answers an ETag; a save with If-Match goes ahead only over the configuration
+ * Conditional saves of configuration (RFC 9110 ETag and If-Match), on both stores: a merchant's routing rules, money
+ * terms and Wallets tab (replaced whole) and its settings (changed in part). The read answers an ETag; a save with If-Match goes ahead only over the configuration
  * read (else 412 in the D3 body, nothing written, nothing audited); two saves built on the same read, sent at once,
  * end with one saved and one refused; a save without If-Match replaces as before.
  */
@@ -96,6 +96,12 @@ for (const { kind, skip } of await storeKinds()) {
       const m = await merchantWith(t, [{ id: newId(), priority: 10 }]);
       const require = (field: string) => ({ payer_fields: { [field]: 'required' } });
       await conditionalSaves(`/admin/v1/merchants/${m.id}/settings`, 'merchant.settings.update', m.id, [require('payer_zip'), require('payer_address'), require('payer_city'), require('payer_phone')], 'PATCH');
+    });
+
+    it('wallets: set over the tab read, refused with 412 over a stale read', async () => {
+      const m = await merchantWith(t, [{ id: newId(), priority: 10 }]);
+      const google = (id: string) => ({ google_pay: { environment: 'TEST', allowed_auth_methods: ['PAN_ONLY'], supported_networks: ['VISA'], merchant_identifier: id, gateway: 'portcullis', gateway_merchant_id: id, extra_parameters: false } });
+      await conditionalSaves(`/admin/v1/merchants/${m.id}/wallets`, 'merchant.wallets.update', m.id, [google('M1'), google('M2'), google('M3'), google('M4')]);
     });
 
     it('a save with If-Match on a merchant that does not exist is not found, not refused', async () => {

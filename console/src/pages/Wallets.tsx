@@ -82,7 +82,7 @@ function ApplePay({ merchantId, current, done }: { merchantId: string; current: 
       domains: domains.split(/[\s,]+/).filter(Boolean),
       ...(certificate ? { certificate } : {}), ...(privateKey ? { private_key: privateKey } : {}), ...(processingKey ? { processing_private_key: processingKey } : {}),
       ...(association ? { domain_association: association.text } : {}),
-    } } });
+    } }, conditional: true });
     setCertificate(''); setPrivateKey(''); setProcessingKey(''); setAssociation(null); setSaved(true);
     done();
     unsaved.saved();
@@ -129,7 +129,7 @@ function GooglePay({ merchantId, current, done }: { merchantId: string; current:
       enabled, environment: environment as 'TEST' | 'PRODUCTION', allowed_auth_methods: auth as never, supported_networks: networks as never,
       merchant_identifier: identifier, gateway, gateway_merchant_id: gatewayMerchantId, extra_parameters: extra,
       ...(privateKey ? { private_key: privateKey } : {}),
-    } } });
+    } }, conditional: true });
     setPrivateKey(''); setSaved(true);
     done();
     unsaved.saved();

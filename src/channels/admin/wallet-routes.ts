@@ -99,7 +99,8 @@ const WalletsView = Type.Object({
 
 export function registerAdminWalletRoutes(app: FastifyInstance, ctx: ServiceContext): void {
   registerMerchantTab<WalletsInput>(app, 'wallets', WalletsView, {
-    read: { permission: 'merchants.read', summary: 'A merchant\'s Wallets tab (keys shown as fingerprints)', handle: (id) => getWallets(ctx, id) },
-    put: { permission: 'merchants.write', summary: 'Set Apple Pay and Google Pay: certificates and keys validated, keys sealed', body: WalletsBody, handle: (actor, id, input) => putWallets(ctx, actor, id, input) },
+    conditional: true,
+    read: { permission: 'merchants.read', summary: 'A merchant\'s Wallets tab (keys shown as fingerprints; with its ETag)', handle: (id) => getWallets(ctx, id) },
+    put: { permission: 'merchants.write', summary: 'Set Apple Pay and Google Pay: certificates and keys validated, keys sealed. With If-Match, only over the tab read', body: WalletsBody, handle: (actor, id, input, ifMatch) => putWallets(ctx, actor, id, input, ifMatch) },
   });
 }

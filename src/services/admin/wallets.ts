@@ -5,6 +5,7 @@
  * Pay merchant identity key the certificate's own). Private keys are sealed with the vault keyring and never
  * leave again: answers and the audit log show their fingerprints.
  */
+import { entityTag, ifMatchHolds } from '../../domain/entity-tags.ts';
 import { createHash } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import { GatewayError, type FieldError } from '../../domain/errors.ts';
@@ -246,12 +247,14 @@ export async function getWallets(ctx: ServiceContext, merchantId: string) {
   return walletsView(config.wallets as StoredWallets);
 }
 
-export async function putWallets(ctx: ServiceContext, actor: AuditActor, merchantId: string, input: WalletsInput) {
+/** Sets the Wallets tab. With `ifMatch` (the request's If-Match), only while it still has the tag it names (domain/entity-tags.ts). */
+export async function putWallets(ctx: ServiceContext, actor: AuditActor, merchantId: string, input: WalletsInput, ifMatch?: string) {
   if (!isUuid(merchantId)) throw new GatewayError('notFound');
   const view = await ctx.db.transaction(async (tx) => {
     const config = await loadMerchantConfig(tx, ctx.keyring, merchantId, true);
     if (!config) throw new GatewayError('notFound');
     const current = config.wallets as StoredWallets;
+    if (ifMatch !== undefined && !ifMatchHolds(ifMatch, entityTag(walletsView(current)))) throw new GatewayError('configurationChanged');
     const secrets = { ...openWalletSecrets(ctx.keyring, config).expose() };
     const now = ctx.clock.now();
     const next = applyWallets(current, input, secrets, now);
