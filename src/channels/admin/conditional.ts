@@ -29,8 +29,8 @@ export const PreconditionFailed = {
   412: errorSchema('If-Match names another ETag: the configuration was saved by someone else since it was read; nothing was written', errorBody(new GatewayError('configurationChanged'))),
 };
 
-/** Answers the view with its ETag header. */
-export function withEntityTag<T>(reply: FastifyReply, view: T): T {
-  reply.header('etag', entityTag(view));
+/** Answers the view with its ETag header (`tag`: the configuration's own, where the view holds more than it). */
+export function withEntityTag<T>(reply: FastifyReply, view: T, tag = entityTag(view)): T {
+  reply.header('etag', tag);
   return view;
 }

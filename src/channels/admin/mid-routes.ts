@@ -3,10 +3,11 @@
  * mids.write. A MID is never deleted (payments refer to it): it is disabled. Credentials are write-only: the
  * answers carry them masked.
  */
+import { IfMatchHeaders, PreconditionFailed, tagged, withEntityTag } from './conditional.ts';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static, type TOptional, type TProperties, type TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
-import { changeMid, createMid, getMerchantMid, listMerchantMids, reorderMids } from '../../services/admin/mids.ts';
+import { changeMid, createMid, getMerchantMid, listMerchantMids, midTag, reorderMids } from '../../services/admin/mids.ts';
 import { MidFields, type MidField } from '../../domain/model/mid.ts';
 import { snakeKeys } from '../../domain/model/snake-case.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
@@ -109,12 +110,22 @@ export function registerAdminMidRoutes(app: FastifyInstance, ctx: ServiceContext
   }, async (req) => ({ mids: await reorderMids(ctx, actorOf(req), req.params.id, req.body.mid_ids) }));
 
   app.get<{ Params: MidParams }>('/merchants/:id/mids/:midId', {
-    onRequest: read, schema: { ...tag('One MID, credentials masked'), params: MidParams, response: withErrors({ 200: MidView }) },
-  }, async (req) => getMerchantMid(ctx, req.params.id, req.params.midId));
+    onRequest: read, schema: { ...tag('One MID, credentials masked (with the ETag of its configuration: `today` left out)'), params: MidParams, response: withErrors({ 200: tagged(MidView) }) },
+  }, async (req, reply) => {
+    const view = await getMerchantMid(ctx, req.params.id, req.params.midId);
+    return withEntityTag(reply, view, midTag(view));
+  });
 
-  app.patch<{ Params: MidParams; Body: Static<typeof PatchBody> }>('/merchants/:id/mids/:midId', {
-    onRequest: write, schema: { ...tag('Change a MID; routing follows at the next request on every node'), params: MidParams, body: PatchBody, response: withErrors({ 200: MidView }) },
-  }, async (req) => changeMid(ctx, actorOf(req), req.params.id, req.params.midId, req.body, 'mid.update', rightsOf(req)));
+  app.patch<{ Params: MidParams; Body: Static<typeof PatchBody>; Headers: Static<typeof IfMatchHeaders> }>('/merchants/:id/mids/:midId', {
+    onRequest: write,
+    schema: {
+      ...tag('Change a MID; routing follows at the next request on every node. With If-Match, only over the MID read'), params: MidParams, headers: IfMatchHeaders, body: PatchBody,
+      response: withErrors({ 200: tagged(MidView), ...PreconditionFailed }),
+    },
+  }, async (req, reply) => {
+    const view = await changeMid(ctx, actorOf(req), req.params.id, req.params.midId, req.body, 'mid.update', rightsOf(req), req.headers['if-match']);
+    return withEntityTag(reply, view, midTag(view));
+  });
 
   for (const [verb, enabled] of [['enable', true], ['disable', false]] as const) {
     app.post<{ Params: MidParams }>(`/merchants/:id/mids/:midId/${verb}`, {

@@ -4,6 +4,7 @@
  * change is audited in its own transaction and invalidates the merchant cache at commit, so routing follows
  * at the next request on every node (store/directory-watch.ts).
  */
+import { entityTag, ifMatchHolds } from '../../domain/entity-tags.ts';
 import type { TSchema } from '@sinclair/typebox';
 import type { ServiceContext } from '../context.ts';
 import { GatewayError, MESSAGES, type FieldError } from '../../domain/errors.ts';
@@ -198,6 +199,9 @@ async function withUsage(ctx: Pick<ServiceContext, 'db' | 'clock'>, views: MidVi
   return views.map((v) => ({ ...v, today: usage.get(v.id) }));
 }
 
+/** The tag of a MID's configuration (domain/entity-tags.ts): its view without the day's usage, which payments change. */
+export const midTag = (view: MidView): string => entityTag({ ...view, today: undefined });
+
 export async function getMerchantMid(ctx: ServiceContext, merchantId: string, midId: string): Promise<MidView> {
   await requireMerchant(ctx, merchantId);
   const mid = isUuid(midId) ? await findMerchantMid(ctx.db, merchantId, midId) : undefined;
@@ -225,12 +229,16 @@ export async function createMid(ctx: ServiceContext, actor: AuditActor, merchant
   return view;
 }
 
-export async function changeMid(ctx: ServiceContext, actor: AuditActor, merchantId: string, midId: string, input: MidInput, action = 'mid.update', may: MidWriteRights = ALL_RIGHTS): Promise<MidView> {
+/** Changes a MID. With `ifMatch` (the request's If-Match), only while its configuration still has the tag it names (midTag). */
+export async function changeMid(
+  ctx: ServiceContext, actor: AuditActor, merchantId: string, midId: string, input: MidInput, action = 'mid.update', may: MidWriteRights = ALL_RIGHTS, ifMatch?: string,
+): Promise<MidView> {
   const merchant = await requireMerchant(ctx, merchantId);
   if (!isUuid(midId)) throw new GatewayError('notFound');
   const view = await ctx.db.transaction(async (tx) => {
     const mid = await findMerchantMid(tx, merchantId, midId, true);
     if (!mid) throw new GatewayError('notFound');
+    if (ifMatch !== undefined && !ifMatchHolds(ifMatch, midTag(midView(ctx, mid)))) throw new GatewayError('configurationChanged');
     const credentials = mergedCredentials(ctx, mid, input.credentials);
     const changes: MidChanges = {
       ...midFieldsOf(mid),
