@@ -1,6 +1,6 @@
 /**
  * Conditional saves of configuration (RFC 9110 ETag and If-Match), on both stores: a merchant's routing rules, money
- * terms and Wallets tab (replaced whole), its settings and a MID (changed in part). The read answers an ETag; a save with If-Match goes ahead only over the configuration
+ * terms and Wallets tab (replaced whole), its settings, a MID and the merchant itself (changed in part). The read answers an ETag; a save with If-Match goes ahead only over the configuration
  * read (else 412 in the D3 body, nothing written, nothing audited); two saves built on the same read, sent at once,
  * end with one saved and one refused; a save without If-Match replaces as before.
  */
@@ -61,7 +61,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(stale.etag, null, 'a refusal answers no tag');
       const now = await send('GET', path);
       assert.equal(now.etag, saved.etag, 'the first save stands');
-      // A MID's read adds the day's usage (`today`), which its save's answer and its tag leave out.
+      // A MID's answers add the day's usage (`today`), which its tag leaves out.
       assert.deepEqual({ ...now.body, today: undefined }, { ...saved.body, today: undefined });
       assert.equal(await audits(action, merchantId), before, 'nothing audited');
 
@@ -121,7 +121,24 @@ for (const { kind, skip } of await storeKinds()) {
       const after = await send('GET', path);
       assert.notDeepEqual(after.body.today, before.body.today);
       assert.equal(after.etag, before.etag);
-      assert.equal((await send('PATCH', path, named('After a payment'), before.etag!)).status, 200);
+      const renamed = await send('PATCH', path, named('After a payment'), before.etag!);
+      assert.equal(renamed.status, 200, renamed.text);
+      assert.deepEqual(renamed.body.today, after.body.today, 'a change answers the day\'s usage as a read does');
+    });
+
+    it('a merchant: changed over the merchant read, refused with 412 over a stale read; disabling or a new password leaves its tag', async () => {
+      const m = await merchantWith(t, [{ id: newId(), priority: 10 }]);
+      const path = `/admin/v1/merchants/${m.id}`;
+      await conditionalSaves(path, 'merchant.update', m.id, [{ name: 'First' }, { name: 'Second' }, { notification_url: 'https://shop.example/third' }, { hash_algorithm: 'sha256' }], 'PATCH');
+      const read = await send('GET', path);
+      const disabled = await send('POST', `${path}/disable`);
+      assert.equal(disabled.status, 200, disabled.text);
+      assert.equal(disabled.etag, read.etag, 'disabling is not an edit of the form read');
+      assert.equal((await send('POST', `${path}/password`, { grace_hours: 0 })).status, 200);
+      assert.equal((await send('GET', path)).etag, read.etag);
+      const renamed = await send('PATCH', path, { name: 'After a rotation' }, read.etag!);
+      assert.equal(renamed.status, 200, renamed.text);
+      assert.equal(renamed.body.disabled, true, 'the form\'s change leaves the merchant disabled');
     });
 
     it('a save with If-Match on a merchant that does not exist is not found, not refused', async () => {
@@ -129,6 +146,7 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal((await send('PUT', `${missing}/routing`, { rules: [], max_extra_attempts: 1 }, '"x"')).status, 404);
       assert.equal((await send('PUT', `${missing}/money/terms`, { settlement_delay_days: 1 }, '"x"')).status, 404);
       assert.equal((await send('PATCH', `${missing}/settings`, { payer_fields: { payer_zip: 'required' } }, '"x"')).status, 404);
+      assert.equal((await send('PATCH', missing, { name: 'Nobody' }, '"x"')).status, 404);
     });
   });
 }

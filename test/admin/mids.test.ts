@@ -49,6 +49,7 @@ for (const { kind, skip } of await storeKinds()) {
         id: undefined, merchant_id: m.id, name: 'EUR acquiring', connector: 'declared-card', payment_mode: 'DMS', priority: 7, enabled: true,
         currencies: ['EUR', 'USD'], min_amount: '1.00', max_amount: '5000.50', daily_caps: null, descriptor: 'SHOP*ORDER', card_on_file_support: true,
         settings: { terminal_id: 'T-1001' }, credentials: { api_key: '****cdef' }, credentials_key_id: t.gateway.ctx.keyring.activeKeyId,
+        today: { day: t.gateway.ctx.clock.now().toISOString().slice(0, 10), volume: {} }, // the day's usage, as a read answers it
       });
       assert.ok(!res.text.includes(SECRET));
       const [row] = await t.store.db.query<{ credentials: unknown }>('SELECT credentials FROM mids WHERE id = $1', [res.body.id]);

@@ -615,6 +615,26 @@ for (const { kind, skip } of await browserStores()) {
       const euros = (amount: string) => page.evaluate((a) => new Intl.NumberFormat(undefined, { style: 'currency', currency: 'EUR' }).format(a as unknown as number), amount);
       await page.getByRole('cell', { name: `EUR: 0 of 100 payments, ${await euros('0')} of ${await euros('5000')} today`, exact: true }).waitFor();
       assert.ok(!(await page.content()).includes('AQE-console-secret-api-key'), 'nor shown');
+
+      // Editing opens the MID as stored; another operator changes it meanwhile: this form's save, built on its read
+      // (If-Match), is refused with the API's words; opened again, it shows their change and saves.
+      const adyenRow = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'adyen', exact: true }) });
+      await adyenRow.getByRole('button', { name: 'Edit' }).click();
+      const edit = page.getByRole('form', { name: /^Edit MID / });
+      await edit.getByLabel('Descriptor').waitFor();
+      const midPath = `/admin/v1/merchants/${m.id}/mids/${adyen.id}`;
+      assert.equal((await admin('PATCH', midPath, { descriptor: 'THEIRS*SHOP' })).status, 200);
+      await edit.getByLabel('Name').fill('Adyen EUR');
+      await edit.getByRole('button', { name: 'Save MID' }).click();
+      await edit.getByText('The configuration was saved by someone else since it was read').first().waitFor();
+      assert.deepEqual((({ name, descriptor }) => [name, descriptor])((await admin('GET', midPath)).body), [adyen.name, 'THEIRS*SHOP']);
+      await edit.getByRole('button', { name: 'Cancel' }).click();
+      await adyenRow.getByRole('button', { name: 'Edit' }).click();
+      assert.equal(await edit.getByLabel('Descriptor').inputValue(), 'THEIRS*SHOP');
+      await edit.getByLabel('Name').fill('Adyen EUR');
+      await edit.getByRole('button', { name: 'Save MID' }).click();
+      await page.getByRole('cell', { name: 'Adyen EUR', exact: true }).waitFor();
+      assert.equal((await admin('GET', midPath)).body.descriptor, 'THEIRS*SHOP');
       await context.close();
     });
 

@@ -24,7 +24,7 @@ export interface CallOptions<P extends Path, M extends Method> {
   body?: BodyOf<P, M>;
   /**
    * A save built on this console's last read of the same URL: sent with that read's ETag in If-Match, so the API
-   * refuses it (412) if someone saved the configuration since (routing rules, money terms).
+   * refuses it (412) if someone saved the configuration since (routing rules, money terms, settings, wallets, a MID, the merchant).
    */
   conditional?: boolean;
 }

@@ -34,7 +34,7 @@ function General({ merchant, done }: { merchant: Merchant; done: () => void }) {
   const [saved, setSaved] = useState(false);
   const unsaved = useUnsavedForm();
   const { busy, error, submit } = useSubmit(async () => {
-    await call('patch', '/admin/v1/merchants/{id}', { params: { id: merchant.id }, body: { name, notification_url: url || null, sandbox, hash_algorithm: hash } });
+    await call('patch', '/admin/v1/merchants/{id}', { params: { id: merchant.id }, body: { name, notification_url: url || null, sandbox, hash_algorithm: hash }, conditional: true });
     setSaved(true);
     done();
     unsaved.saved();

@@ -84,7 +84,7 @@ function MidForm({ merchantId, connectors, mid, done, onCancel }: { merchantId: 
       min_amount: minAmount || null, max_amount: maxAmount || null, settings: withoutEmpty(settings), daily_caps: rowsToCaps(caps) as never,
       ...(Object.keys(creds).length > 0 ? { credentials: creds } : {}),
     };
-    if (mid) await call('patch', '/admin/v1/merchants/{id}/mids/{midId}', { params: { id: merchantId, midId: mid.id }, body: common });
+    if (mid) await call('patch', '/admin/v1/merchants/{id}/mids/{midId}', { params: { id: merchantId, midId: mid.id }, body: common, conditional: true });
     else await call('post', '/admin/v1/merchants/{id}/mids', { params: { id: merchantId }, body: { connector, ...common } });
     done();
     unsaved.saved();
@@ -119,6 +119,12 @@ function MidForm({ merchantId, connectors, mid, done, onCancel }: { merchantId: 
   );
 }
 
+/** Editing opens the MID as stored now; its read's ETag goes back with the save, so a MID changed since is not overwritten. */
+function EditMid({ merchantId, midId, connectors, done, onCancel }: { merchantId: string; midId: string; connectors: Connector[]; done: () => void; onCancel: () => void }) {
+  const mid = useLoad(() => call('get', '/admin/v1/merchants/{id}/mids/{midId}', { params: { id: merchantId, midId } }), midId);
+  return <Show loaded={mid} what="the MID">{(m) => <MidForm merchantId={merchantId} connectors={connectors} mid={m} done={done} onCancel={onCancel} />}</Show>;
+}
+
 export function Mids({ merchantId }: { merchantId: string }) {
   const t = useT();
   const can = useCan();
@@ -144,8 +150,9 @@ export function Mids({ merchantId }: { merchantId: string }) {
       {(d) => (
         <>
           {writable && editing === undefined && <button type="button" className="primary" onClick={() => setEditing('new')}>{t('merchant.newMid')}</button>}
-          {editing !== undefined && (
-            <MidForm key={editing} merchantId={merchantId} connectors={d.connectors} mid={d.mids.find((m) => m.id === editing)}
+          {editing === 'new' && <MidForm key={editing} merchantId={merchantId} connectors={d.connectors} done={() => { setEditing(undefined); data.reload(); }} onCancel={() => setEditing(undefined)} />}
+          {editing !== undefined && editing !== 'new' && (
+            <EditMid key={editing} merchantId={merchantId} midId={editing} connectors={d.connectors}
               done={() => { setEditing(undefined); data.reload(); }} onCancel={() => setEditing(undefined)} />
           )}
           {moveError && <ErrorNote error={moveError} />}

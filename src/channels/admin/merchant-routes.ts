@@ -4,13 +4,14 @@
  * still verifies requests on every merchant channel. Every change reaches the merchant channels at once
  * (the merchant directory is invalidated).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { ServiceContext } from '../../services/context.ts';
 import { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS } from '../../domain/password-rotation.ts';
 import { MIN_MERCHANT_PASSWORD_LENGTH } from '../../domain/merchant-passwords.ts';
 import { findMerchantRecord, listMerchantRecords, type MerchantRecord } from '../../services/queries/merchants.ts';
-import { createMerchant, issueTestKey, rotatePassword, setMerchantDisabled, updateMerchant } from '../../services/admin/merchants.ts';
+import { createMerchant, issueTestKey, merchantTag, rotatePassword, setMerchantDisabled, updateMerchant } from '../../services/admin/merchants.ts';
+import { IfMatchHeaders, PreconditionFailed, tagged, withEntityTag } from './conditional.ts';
 import { issueSigningSecret } from '../../services/signing-secrets.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { IdParams, NullableTimestamp, Timestamp, bodyDefaultsToEmpty, notFound } from './schemas.ts';
@@ -104,12 +105,12 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
   const schema = (summary: string, extra: Record<string, unknown>) => ({ ...ADMIN_TAG, summary, ...extra });
   const present = (m: MerchantRecord) => presentMerchant(m, ctx.clock.now());
   /** Runs a change on a merchant named by a path id (404 unless a UUID of one), then drops the cached merchants. */
-  const changing = async (id: string, change: () => Promise<MerchantRecord | undefined>) => {
+  const changing = async (reply: FastifyReply, id: string, change: () => Promise<MerchantRecord | undefined>) => {
     if (!isUuid(id)) throw notFound();
     const merchant = await change();
     if (!merchant) throw notFound();
     ctx.merchants.invalidate();
-    return present(merchant);
+    return withEntityTag(reply, present(merchant), merchantTag(merchant));
   };
 
   app.post<{ Body: CreateBody }>('/merchants', {
@@ -138,21 +139,23 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
 
   app.get<{ Params: Id }>('/merchants/:id', {
     onRequest: read,
-    schema: schema('One merchant (never its password)', { params: IdParams, response: responses({ 200: Merchant }, [404]) }),
-  }, async (req) => {
+    schema: schema('One merchant (never its password), with the ETag of what its PATCH changes', { params: IdParams, response: responses({ 200: tagged(Merchant) }, [404]) }),
+  }, async (req, reply) => {
     const merchant = isUuid(req.params.id) ? await findMerchantRecord(ctx.db, ctx.keyring, req.params.id) : undefined;
     if (!merchant) throw notFound();
-    return present(merchant);
+    return withEntityTag(reply, present(merchant), merchantTag(merchant));
   });
 
-  app.patch<{ Params: Id; Body: PatchBody }>('/merchants/:id', {
+  app.patch<{ Params: Id; Body: PatchBody; Headers: Static<typeof IfMatchHeaders> }>('/merchants/:id', {
     onRequest: write,
-    schema: schema('Change a merchant\'s name, notification URL, sandbox flag or hash algorithm', { params: IdParams, body: PatchBody, response: responses({ 200: Merchant }) }),
-  }, async (req) => {
+    schema: schema('Change a merchant\'s name, notification URL, sandbox flag or hash algorithm. With If-Match, only over the merchant read', {
+      params: IdParams, headers: IfMatchHeaders, body: PatchBody, response: responses({ 200: tagged(Merchant), ...PreconditionFailed }),
+    }),
+  }, async (req, reply) => {
     const b = req.body;
-    return changing(req.params.id, () => updateMerchant(ctx.db, ctx.keyring, actorOf(req), req.params.id, {
+    return changing(reply, req.params.id, () => updateMerchant(ctx.db, ctx.keyring, actorOf(req), req.params.id, {
       name: b.name, notificationUrl: b.notification_url, sandbox: b.sandbox, digest: b.hash_algorithm,
-    }, ctx.clock.now(), ctx.callbackTargets));
+    }, ctx.clock.now(), ctx.callbackTargets, {}, req.headers['if-match']));
   });
 
   for (const [verb, disabled] of [['disable', true], ['enable', false]] as const) {
@@ -160,9 +163,9 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
       onRequest: write,
       schema: schema(disabled
         ? 'Disable a merchant: every merchant channel refuses it as unknown from the next request; nothing is deleted'
-        : 'Enable a disabled merchant again', { params: IdParams, response: responses({ 200: Merchant }, [404]) }),
-    }, async (req: FastifyRequest<{ Params: Id }>) =>
-      changing(req.params.id, () => setMerchantDisabled(ctx.db, ctx.keyring, actorOf(req), req.params.id, disabled, ctx.clock.now())));
+        : 'Enable a disabled merchant again', { params: IdParams, response: responses({ 200: tagged(Merchant) }, [404]) }),
+    }, async (req: FastifyRequest<{ Params: Id }>, reply: FastifyReply) =>
+      changing(reply, req.params.id, () => setMerchantDisabled(ctx.db, ctx.keyring, actorOf(req), req.params.id, disabled, ctx.clock.now())));
   }
 
   app.post<{ Params: Id }>('/merchants/:id/test-key', {

@@ -84,7 +84,7 @@ const MidView = Type.Object({
       count: Type.Integer({ description: 'Payments counted against the cap (declined and failed attempts are given back).' }),
       amount: Type.String({ description: 'Their amount, in major units of the currency.' }),
     }), { description: 'By currency; a currency the MID carried nothing in today is absent.' }),
-  }, { description: 'What the MID has carried today, as its daily caps count it (GET only).' })),
+  }, { description: 'What the MID has carried today, as its daily caps count it (not part of its ETag).' })),
 }, { examples: [{ id: '0193a0c4-0000-7000-8000-000000000001', merchant_id: '0193a0c4-0000-7000-8000-000000000000', ...example, enabled: true, credentials: { api_key: '****cdef' }, credentials_key_id: 'k2', today: { day: '2026-11-24', volume: { EUR: { count: 312, amount: '15840.50' } } } }] });
 
 const MidList = Type.Object({ mids: Type.Array(MidView) });

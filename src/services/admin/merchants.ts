@@ -16,6 +16,7 @@ import { isUniqueViolation } from '../../store/unique-violation.ts';
 import { auditDiff } from './audit-diff.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { graceEnd } from '../../domain/password-rotation.ts';
+import { entityTag, ifMatchHolds } from '../../domain/entity-tags.ts';
 import { generateMerchantPassword, merchantPasswordProblem } from '../../domain/merchant-passwords.ts';
 import { isHttpUrl } from '../../domain/methods/formats.ts';
 import type { CallbackTargetPolicy } from '../../domain/callback-targets.ts';
@@ -86,9 +87,17 @@ export async function createMerchant(db: Database, keyring: Keyring, actor: Audi
 /** Where an audit entry also shows: the merchant's own audit log (the portal's, issue 30) when a merchant user acted. */
 export type AuditScope = Pick<AuditEntry, 'merchantId' | 'merchantGroupId'>;
 
-async function changeMerchant(tx: Sql, keyring: Keyring, actor: AuditActor, id: string, patch: MerchantPatch, action: string, now: Date, scope: AuditScope = {}): Promise<MerchantRecord | undefined> {
+/**
+ * The tag of what an operator edits on a merchant (domain/entity-tags.ts): the fields its PATCH changes. Enabling,
+ * disabling and password rotations leave it as it is: a form built on an earlier read does not overwrite them.
+ */
+export const merchantTag = (m: MerchantRecord): string =>
+  entityTag({ name: m.name, notification_url: m.notificationUrl, sandbox: m.sandbox, hash_algorithm: m.digest });
+
+async function changeMerchant(tx: Sql, keyring: Keyring, actor: AuditActor, id: string, patch: MerchantPatch, action: string, now: Date, scope: AuditScope = {}, ifMatch?: string): Promise<MerchantRecord | undefined> {
   const before = await findMerchantRecord(tx, keyring, id, true);
   if (!before) return undefined;
+  if (ifMatch !== undefined && !ifMatchHolds(ifMatch, merchantTag(before))) throw new GatewayError('configurationChanged');
   // A test key's merchant and the live merchant it belongs to keep their modes (issue 25, item 26).
   if (patch.sandbox !== undefined && patch.sandbox !== before.sandbox && (before.liveMerchantId || before.testMerchantId)) {
     throw GatewayError.field('sandbox', 'This value can not be changed: the merchant is one of a test key and live key pair.');
@@ -99,9 +108,12 @@ async function changeMerchant(tx: Sql, keyring: Keyring, actor: AuditActor, id: 
   return after;
 }
 
-export async function updateMerchant(db: Database, keyring: Keyring, actor: AuditActor, id: string, patch: MerchantPatch, now: Date, targets: CallbackTargetPolicy | undefined, scope: AuditScope = {}): Promise<MerchantRecord | undefined> {
+/** Changes a merchant. With `ifMatch` (the request's If-Match), only while its editable fields still have the tag it names (merchantTag). */
+export async function updateMerchant(
+  db: Database, keyring: Keyring, actor: AuditActor, id: string, patch: MerchantPatch, now: Date, targets: CallbackTargetPolicy | undefined, scope: AuditScope = {}, ifMatch?: string,
+): Promise<MerchantRecord | undefined> {
   checkNotificationUrl(patch.notificationUrl, targets);
-  return db.transaction((tx) => changeMerchant(tx, keyring, actor, id, patch, 'merchant.update', now, scope));
+  return db.transaction((tx) => changeMerchant(tx, keyring, actor, id, patch, 'merchant.update', now, scope, ifMatch));
 }
 
 /** A disabled merchant is refused as unknown on every merchant channel; its payments and settings are kept. */

@@ -226,7 +226,7 @@ export async function createMid(ctx: ServiceContext, actor: AuditActor, merchant
     return shown;
   });
   ctx.merchants.invalidate();
-  return view;
+  return (await withUsage(ctx, [view]))[0]!;
 }
 
 /** Changes a MID. With `ifMatch` (the request's If-Match), only while its configuration still has the tag it names (midTag). */
@@ -254,7 +254,7 @@ export async function changeMid(
     return after;
   });
   ctx.merchants.invalidate();
-  return view;
+  return (await withUsage(ctx, [view]))[0]!;
 }
 
 /**
@@ -281,5 +281,5 @@ export async function reorderMids(ctx: ServiceContext, actor: AuditActor, mercha
     return after.map((m) => midView(ctx, m));
   });
   ctx.merchants.invalidate();
-  return views;
+  return withUsage(ctx, views);
 }
