@@ -35,6 +35,8 @@ export function fill(text: string, params?: Readonly<Record<string, string | num
 export interface SharedLocale {
   /** An Intl locale; undefined: the browser's. */
   locale: string | undefined;
+  /** The user's language (one of the seven: api-words.ts says the API's error texts in it); undefined: English. */
+  language?: string;
   say(key: SharedKey, params?: Readonly<Record<string, string | number>>): string;
 }
 

@@ -148,7 +148,7 @@ function Localized() {
   const value = useMemo(() => ({ language, t: translatorFor(language), setLanguage: (l: Language) => { rememberLanguage(l); setLanguage(l); } }), [language]);
   // The shared pieces (loading, try again, cancel, copy, the charts) say their words in it too; amounts and times keep
   // the browser's own formats (locale undefined), as before.
-  const shared = useMemo(() => ({ locale: undefined, say: (key: SharedKey, params?: Readonly<Record<string, string | number>>) => fill(value.t(key), params ?? {}) }), [value]);
+  const shared = useMemo(() => ({ locale: undefined, language, say: (key: SharedKey, params?: Readonly<Record<string, string | number>>) => fill(value.t(key), params ?? {}) }), [value, language]);
   return (
     <LanguageContext.Provider value={value}>
       <SharedLocaleContext.Provider value={shared}>

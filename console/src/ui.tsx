@@ -3,6 +3,7 @@ import { createContext, useCallback, useContext, useEffect, useId, useLayoutEffe
 import { ApiError } from './api/client';
 import { formatLocal, formatMoney, formatUtc } from './format';
 import { fieldLabel } from './errors';
+import { apiMessage, apiText } from './api-words';
 import { useShared } from './locale';
 
 export interface Loaded<T> {
@@ -35,14 +36,22 @@ export function Loading({ what }: { what: string }) {
   return <p className="state" role="status" aria-live="polite">{say('ui.loading', { what })}</p>;
 }
 
+/** An error's words in the user's language: an API answer's D3 texts through api-words.ts, anything else as it is. */
+function errorText(error: Error, language: string): string {
+  const body = error instanceof ApiError ? error.body : undefined;
+  if (!body) return error.message;
+  const fields = (body.errors ?? []).map((e) => apiMessage(e.error_message, language));
+  return fields.join(' ') || (body.error_message ? apiMessage(body.error_message, language) : error.message);
+}
+
 export function ErrorNote({ error, retry }: { error: Error; retry?: () => void }) {
-  const { say } = useShared();
+  const { say, language = 'en' } = useShared();
   const forbidden = error instanceof ApiError && error.status === 403;
   // Trying again helps when the gateway or the network failed, not when the request itself was refused.
   const refused = error instanceof ApiError && error.status >= 400 && error.status < 500 && ![408, 429].includes(error.status);
   return (
     <div className="error" role="alert">
-      <p>{forbidden ? say('ui.forbidden') : error.message}</p>
+      <p>{forbidden ? say('ui.forbidden') : errorText(error, language)}</p>
       {retry && !refused && <button type="button" onClick={retry}>{say('ui.tryAgain')}</button>}
     </div>
   );
@@ -199,10 +208,12 @@ export const FieldErrors = createContext<Map<string, string[]>>(new Map());
 /** The messages for `path` and for anything inside it (`rules[0]` gets `rules[0].when.amount` too). */
 export function useErrorsAt(path: string | undefined, exact = false): string[] {
   const errors = useContext(FieldErrors);
+  const { language = 'en' } = useShared();
   if (!path) return [];
   return [...errors.entries()]
     .filter(([p]) => p === path || (!exact && (p.startsWith(`${path}.`) || p.startsWith(`${path}[`))))
-    .flatMap(([p, messages]) => messages.map((m) => {
+    .flatMap(([p, messages]) => messages.map((text) => {
+      const m = apiText(text, language);
       if (p === path) return m;
       // What is inside the field, in words (an item of a list is the list itself: its message alone).
       const inside = fieldLabel(p.slice(path.length).replace(/^\./, ''));

@@ -129,7 +129,7 @@ function Localized() {
     applyLanguage(language);
     document.title = i18n.t('shell.documentTitle');
   }, [language, i18n]);
-  const shared = useMemo(() => ({ locale: i18n.locale, say: sharedSay(i18n.t) }), [i18n]);
+  const shared = useMemo(() => ({ locale: i18n.locale, language, say: sharedSay(i18n.t) }), [i18n, language]);
   return (
     <I18nContext.Provider value={i18n}>
       <SharedLocaleContext.Provider value={shared}>

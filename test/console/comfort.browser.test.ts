@@ -213,6 +213,12 @@ for (const [index, { kind, skip }] of (await browserStores()).entries()) {
       await page.getByRole('heading', { name: 'Neuer Händler', level: 2 }).waitFor();
       await page.getByRole('columnheader', { name: 'Händlerschlüssel' }).waitFor();
       await page.getByRole('button', { name: 'Händler anlegen' }).waitFor();
+      // The API's refusal (D3, in English on the wire) in German on the screen; the form left as it was.
+      const newMerchant = page.getByRole('region', { name: 'Neuer Händler' });
+      await newMerchant.getByLabel('Name', { exact: true }).fill('x'.repeat(256));
+      await page.getByRole('button', { name: 'Händler anlegen' }).click();
+      await page.getByRole('alert').getByText('Name: Dieser Wert ist zu lang. Er darf höchstens 255 Zeichen haben.', { exact: true }).waitFor();
+      await newMerchant.getByLabel('Name', { exact: true }).fill('');
       // Home too: its range and tiles, and the shared pieces' words (the charts' legend, or the empty state).
       await shell.press('g', 'h');
       await page.getByLabel('Von (UTC-Tag)').waitFor();

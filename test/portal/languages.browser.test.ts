@@ -78,6 +78,10 @@ for (const [index, { kind, skip }] of (await browserStores()).entries()) {
       assert.equal(await page.getByLabel('Langue').inputValue(), 'fr');
       await check('sign-in-fr', 'desktop');
       await page.getByLabel('Adresse e-mail').fill(email);
+      // The API's refusal (D3, in English on the wire) in French on the page.
+      await page.getByLabel('Mot de passe').fill(`${PORTAL_PASSWORD}-wrong`);
+      await page.getByRole('button', { name: 'Se connecter' }).click();
+      await page.getByRole('alert').getByText('Autorisation: L\'e-mail ou le mot de passe n\'est pas valide.', { exact: true }).waitFor();
       await page.getByLabel('Mot de passe').fill(PORTAL_PASSWORD);
       await page.getByRole('button', { name: 'Se connecter' }).click();
       await page.getByRole('button', { name: 'Se déconnecter' }).waitFor();
