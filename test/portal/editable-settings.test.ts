@@ -3,7 +3,8 @@
  * admin settings API (default none); the portal's developer settings show callback_fields, status_fields and
  * return_params with which are editable and the choices; a developer changes an allowed one and the next callback
  * carries the field; a setting not allowed is refused 403 naming it (nothing of the request changes); a viewer is
- * refused; the change is validated as the admin API validates it and is in the merchant's audit log with the user.
+ * refused; the change is validated as the admin API validates it and is in the merchant's audit log with the user; a
+ * change refused for one of its settings changes none of them (the notification URL beside it included).
  */
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -66,6 +67,14 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(bad.status, 400, bad.text);
       assert.match(d3Messages(bad as never).join(), /^callback_fields\[0\]/);
       assert.equal((await viewer('PATCH', '/portal/v1/developers', { callback_fields: ['payer_email'] })).status, 403);
+      // A change refused for one of its settings changes none: the notification URL beside a bad address stays.
+      const audited = (await admin('GET', `/admin/v1/audit-log?object_id=${t.merchant.id}`)).body.entries.length;
+      const halfBad = await dev('PATCH', '/portal/v1/developers', { notification_url: 'https://elsewhere.example/cb', allowed_source_addresses: ['203.0.113.0/24', 'not an address'] });
+      assert.equal(halfBad.status, 400, halfBad.text);
+      assert.deepEqual(d3Messages(halfBad as never), ['allowed_source_addresses[1]: This value is not a valid IP address or CIDR block.']);
+      const kept = (await dev('GET', '/portal/v1/developers')).body;
+      assert.deepEqual([kept.notification_url, kept.allowed_source_addresses], [listener.url, []]);
+      assert.equal((await admin('GET', `/admin/v1/audit-log?object_id=${t.merchant.id}`)).body.entries.length, audited, 'nothing audited');
 
       const changed = await dev('PATCH', '/portal/v1/developers', { callback_fields: ['payer_email'] });
       assert.equal(changed.status, 200, changed.text);

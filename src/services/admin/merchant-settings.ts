@@ -6,6 +6,7 @@
  * next callback, status answer or page shows; secrets (the token-call private key) sealed beside it.
  */
 import { entityTag, ifMatchHolds } from '../../domain/entity-tags.ts';
+import type { Sql } from '../../store/database.ts';
 import type { ServiceContext } from '../context.ts';
 import { GatewayError, MESSAGES } from '../../domain/errors.ts';
 import { isKnownCurrency } from '../../domain/money.ts';
@@ -208,21 +209,26 @@ export async function changeMerchantSettings(
   ctx: ServiceContext, actor: AuditActor, merchantId: string, patch: SettingsPatch, scope: AuditScope = {}, check?: (current: MerchantSettings) => void,
 ): Promise<SettingsView> {
   if (!isUuid(merchantId)) throw new GatewayError('notFound');
-  const view = await ctx.db.transaction(async (tx) => {
-    const config = await loadMerchantConfig(tx, ctx.keyring, merchantId, true);
-    if (!config) throw new GatewayError('notFound');
-    check?.(config.merchant.settings);
-    const secrets = { ...openOptionSecrets(ctx.keyring, config).expose() };
-    const settings = patchedSettings(config.merchant.settings, patch, secrets);
-    const sealed = Object.keys(secrets).length > 0 ? sealSecret(ctx.keyring, secrets, optionSecretsOwner(merchantId)) : null;
-    const now = ctx.clock.now();
-    await writeMerchantSettings(tx, merchantId, settings, sealed, now);
-    const after = settingsView(settings);
-    // Views carry fingerprints, never the private key; only the settings that changed are recorded.
-    const diff = auditDiff(settingsView(config.merchant.settings) as unknown as Record<string, unknown>, after as unknown as Record<string, unknown>);
-    if (diff.changed) await appendAudit(tx, { actor, action: 'merchant.settings.update', objectType: 'merchant', objectId: merchantId, before: diff.before, after: diff.after, ...scope }, now);
-    return after;
-  });
+  const view = await ctx.db.transaction((tx) => changeMerchantSettingsIn(tx, ctx, actor, merchantId, patch, scope, check));
   ctx.merchants.invalidate();
   return view;
+}
+
+/** changeMerchantSettings inside the caller's transaction (a change made with others, all or nothing); the caller drops the cached merchants. */
+export async function changeMerchantSettingsIn(
+  tx: Sql, ctx: Pick<ServiceContext, 'keyring' | 'clock'>, actor: AuditActor, merchantId: string, patch: SettingsPatch, scope: AuditScope = {}, check?: (current: MerchantSettings) => void,
+): Promise<SettingsView> {
+  const config = await loadMerchantConfig(tx, ctx.keyring, merchantId, true);
+  if (!config) throw new GatewayError('notFound');
+  check?.(config.merchant.settings);
+  const secrets = { ...openOptionSecrets(ctx.keyring, config).expose() };
+  const settings = patchedSettings(config.merchant.settings, patch, secrets);
+  const sealed = Object.keys(secrets).length > 0 ? sealSecret(ctx.keyring, secrets, optionSecretsOwner(merchantId)) : null;
+  const now = ctx.clock.now();
+  await writeMerchantSettings(tx, merchantId, settings, sealed, now);
+  const after = settingsView(settings);
+  // Views carry fingerprints, never the private key; only the settings that changed are recorded.
+  const diff = auditDiff(settingsView(config.merchant.settings) as unknown as Record<string, unknown>, after as unknown as Record<string, unknown>);
+  if (diff.changed) await appendAudit(tx, { actor, action: 'merchant.settings.update', objectType: 'merchant', objectId: merchantId, before: diff.before, after: diff.after, ...scope }, now);
+  return after;
 }

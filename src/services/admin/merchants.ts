@@ -112,8 +112,15 @@ async function changeMerchant(tx: Sql, keyring: Keyring, actor: AuditActor, id: 
 export async function updateMerchant(
   db: Database, keyring: Keyring, actor: AuditActor, id: string, patch: MerchantPatch, now: Date, targets: CallbackTargetPolicy | undefined, scope: AuditScope = {}, ifMatch?: string,
 ): Promise<MerchantRecord | undefined> {
+  return db.transaction((tx) => updateMerchantIn(tx, keyring, actor, id, patch, now, targets, scope, ifMatch));
+}
+
+/** updateMerchant inside the caller's transaction (a change made with others, all or nothing). */
+export async function updateMerchantIn(
+  tx: Sql, keyring: Keyring, actor: AuditActor, id: string, patch: MerchantPatch, now: Date, targets: CallbackTargetPolicy | undefined, scope: AuditScope = {}, ifMatch?: string,
+): Promise<MerchantRecord | undefined> {
   checkNotificationUrl(patch.notificationUrl, targets);
-  return db.transaction((tx) => changeMerchant(tx, keyring, actor, id, patch, 'merchant.update', now, scope, ifMatch));
+  return changeMerchant(tx, keyring, actor, id, patch, 'merchant.update', now, scope, ifMatch);
 }
 
 /** A disabled merchant is refused as unknown on every merchant channel; its payments and settings are kept. */

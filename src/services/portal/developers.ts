@@ -4,8 +4,8 @@
  * compare-and-set and audit), as the merchant user, recorded in the merchant's own audit log too.
  */
 import type { ServiceContext } from '../context.ts';
-import { rotatePassword, updateMerchant } from '../admin/merchants.ts';
-import { changeMerchantSettings, type SettingsPatch } from '../admin/merchant-settings.ts';
+import { rotatePassword, updateMerchantIn } from '../admin/merchants.ts';
+import { changeMerchantSettingsIn, type SettingsPatch } from '../admin/merchant-settings.ts';
 import { PORTAL_EDITABLE_SETTINGS } from '../../domain/protocol-mapping.ts';
 import type { MerchantSettings } from '../../domain/model/merchant.ts';
 import { findMerchantById } from '../../store/merchants-repo.ts';
@@ -42,14 +42,17 @@ export async function portalChangeDeveloperSettings(ctx: ServiceContext, user: P
   const id = merchantOf(user, merchantId);
   const actor = portalActor(user);
   if (PORTAL_EDITABLE_SETTINGS.some((name) => patch[name] !== undefined)) mustBeEditable(patch, await currentSettings(ctx, id));
-  if (patch.notification_url !== undefined) {
-    const changed = await updateMerchant(ctx.db, ctx.keyring, actor, id, { notificationUrl: patch.notification_url }, ctx.clock.now(), ctx.callbackTargets, { merchantId: id });
-    if (!changed) throw new GatewayError('notFound');
-  }
   const settings: SettingsPatch = {};
   for (const key of ['allowed_source_addresses', ...PORTAL_EDITABLE_SETTINGS] as const) if (patch[key] !== undefined) settings[key] = patch[key];
-  // Checked again with the merchant's row locked (the operator may have changed portal_editable_settings meanwhile).
-  if (Object.keys(settings).length > 0) await changeMerchantSettings(ctx, actor, id, settings, { merchantId: id }, (current) => mustBeEditable(patch, current));
+  // One transaction: a request refused for any of its settings changes none of them (the notification URL included).
+  await ctx.db.transaction(async (tx) => {
+    if (patch.notification_url !== undefined) {
+      const changed = await updateMerchantIn(tx, ctx.keyring, actor, id, { notificationUrl: patch.notification_url }, ctx.clock.now(), ctx.callbackTargets, { merchantId: id });
+      if (!changed) throw new GatewayError('notFound');
+    }
+    // Checked again with the merchant's row locked (the operator may have changed portal_editable_settings meanwhile).
+    if (Object.keys(settings).length > 0) await changeMerchantSettingsIn(tx, ctx, actor, id, settings, { merchantId: id }, (current) => mustBeEditable(patch, current));
+  });
   ctx.merchants.invalidate();
 }
 
