@@ -1,4 +1,5 @@
 /** Opening a hosted Checkout session: the session and its first payment (status prepare) in one write. */
+import type { Sql } from '../store/database.ts';
 import type { ServiceContext } from './context.ts';
 import type { Merchant } from '../domain/model/merchant.ts';
 import type { Mid } from '../domain/model/mid.ts';
@@ -13,7 +14,7 @@ import { stateRequired } from '../domain/countries.ts';
 import { prepareSessionParameters, validateSessionParameters } from '../domain/methods/validate.ts';
 import { routeMid } from './attempt/index.ts';
 import { parseAmount, formatAmount as canonicalAmount } from '../domain/money.ts';
-import { scheduleForRequest } from './schedules/subscriptions.ts';
+import { markScheduleUsed, scheduleForRequest } from './schedules/subscriptions.ts';
 import { cardOnFileOf } from './recurring/card-on-file.ts';
 import { isCountry, isEmail } from '../domain/methods/formats.ts';
 
@@ -201,8 +202,10 @@ export async function openSession(ctx: ServiceContext, merchant: Merchant, mids:
   const now = ctx.clock.now();
   const sessionId = newToken(24);
   const paymentId = newId();
-  await insertSessionWithPayment(
-    ctx.db,
+  const scheduleId = input.request.scheduleId;
+  // A session opened for a schedule marks it used in the same transaction (no session, no mark).
+  const write = (sql: Sql) => insertSessionWithPayment(
+    sql,
     {
       id: sessionId,
       merchantId: merchant.id,
@@ -235,6 +238,8 @@ export async function openSession(ctx: ServiceContext, merchant: Merchant, mids:
       now,
     },
   );
+  if (scheduleId) await ctx.db.transaction(async (tx) => { await markScheduleUsed(tx, merchant.id, scheduleId); await write(tx); });
+  else await write(ctx.db);
   if (warnings.length > 0) ctx.logger.warn({ merchantId: merchant.id, sessionId, skipped: warnings }, 'session: requested methods not served, skipped');
   return { sessionId, paymentId, redirectUrl: `${ctx.baseUrl}/checkout/${sessionId}`, warnings };
 }

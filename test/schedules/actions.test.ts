@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { storeKinds } from '../support/stores.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { ManualClock } from '../../src/domain/clock.ts';
-import { errorOf, messages, saleFields } from '../s2s-card/support.ts';
+import { errorOf, f1, messages, saleFields } from '../s2s-card/support.ts';
 import { createSchedule, f3, f4, initSale, newSchedule, payCheckout, scheduleAction, sessionBody } from '../recurring/support.ts';
 
 const MONTHLY = { interval_length: '1', interval_unit: 'month', payments_count: '12' };
@@ -147,6 +147,19 @@ for (const { kind, skip } of await storeKinds()) {
         assert.equal((await initSale(gw, { schedule_id: used })).body.result, 'SUCCESS');
         assert.deepEqual(errorOf(await scheduleAction(gw, 'DELETE_SCHEDULE', used)), { http_code: 400, error_code: '100000', error_message: 'Schedule is used by payments and can not be deleted.', result: 'ERROR' });
         assert.equal((await info(used)).schedule_id, used);
+      });
+
+      it('a payment request refused on the way (an unknown card token) leaves the schedule it names deletable; an opened Checkout session uses it', async () => {
+        const named = await newSchedule(gw, MONTHLY);
+        const token = 'b'.repeat(64);
+        const fields = saleFields({ recurring_init: 'Y', schedule_id: named, card_number: undefined, card_exp_month: undefined, card_exp_year: undefined, card_cvv2: undefined, card_token: token });
+        const refused = await gw.postForm('/post', { client_key: gw.merchant.key, ...fields, hash: f1(fields.payer_email as string, gw.merchant.password, token) });
+        assert.equal(errorOf(refused).error_code, '205005', refused.text);
+        assert.deepEqual((await scheduleAction(gw, 'DELETE_SCHEDULE', named)).body, { action: 'DELETE_SCHEDULE', result: 'SUCCESS' }, 'no payment uses it');
+        const forSession = await newSchedule(gw, MONTHLY);
+        const opened = await gw.postJson('/api/v1/session', sessionBody(gw.merchant, { recurring_init: true, schedule_id: forSession }));
+        assert.equal(opened.status, 200, opened.text);
+        assert.equal(errorOf(await scheduleAction(gw, 'DELETE_SCHEDULE', forSession)).error_message, 'Schedule is used by payments and can not be deleted.');
       });
 
       it('DESCHEDULE stops one chain (recurring_token + schedule_id); an unknown token is an Incorrect transaction', async () => {

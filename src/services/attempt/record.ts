@@ -18,6 +18,7 @@ import { midAccess, refuseTestCardOnLiveMid } from '../connector-access.ts';
 import { expiryOf, panOf, sentCard, storesCard, transientCard, vaultCard } from './source.ts';
 import type { AttemptOpening } from '../../domain/model/attempt.ts';
 import { releaseHold } from './route.ts';
+import { markScheduleUsed } from '../schedules/subscriptions.ts';
 import { REVIEW_OPERATION } from '../../domain/operations.ts';
 import { reached, type AttemptState, type AuthorizationWrite, type AuthorizeInput, type Recorded, type Routed } from './types.ts';
 
@@ -51,7 +52,11 @@ export async function recordAuthorization(ctx: ServiceContext, input: Omit<Autho
   const card = sentCard(source);
   // The attempt opened with the transaction: the request the connector is about to get (a refusal asks none).
   const attempt: AttemptOpening | undefined = refused || held ? undefined : { midId: mid.id, connector: mid.connector, why: 'routed' };
+  // The schedule a payment is put on is marked used with it, not before (a request refused on the way marks nothing).
+  const named = input.details?.schedule_id ?? payment.details?.schedule_id;
+  const scheduleId = typeof named === 'string' ? named : undefined;
   const record = async (sql: Sql) => {
+    if (scheduleId) await markScheduleUsed(sql, merchant.id, scheduleId);
     const vaulted = stored ? await vaultCard(ctx, sql, merchant.id, source, now) : card ? transientCard(merchant.id, card) : undefined;
     const token = input.tokenize && stored && vaulted ? await issueCardToken(sql, { merchantId: merchant.id, vaultId: vaulted.id, now }) : null;
     const patch: PaymentPatch = {
@@ -76,7 +81,7 @@ export async function recordAuthorization(ctx: ServiceContext, input: Omit<Autho
     if (!claimed) throw new GatewayError('sessionNotPayable');
     return { claimed, card: vaulted };
   };
-  const written = target.single && !stored ? await record(ctx.db) : await ctx.db.transaction(record);
+  const written = target.single && !stored && !scheduleId ? await record(ctx.db) : await ctx.db.transaction(record);
   return { ...written, connector, transId };
 }
 

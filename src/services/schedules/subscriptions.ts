@@ -21,17 +21,26 @@ export interface ChainTerms {
 }
 
 /**
- * The schedule a payment request names (marked used, so it can no longer be deleted), or "Schedule not found".
- * A schedule_start_date must not lie before the merchant's today.
+ * The schedule a payment request names, or "Schedule not found"; a schedule_start_date must not lie before the
+ * merchant's today. Read only: the payment's own write marks the schedule used (markScheduleUsed), so a request
+ * refused after this check (an unknown card token, no eligible MID) leaves the schedule deletable.
  */
 export async function scheduleForRequest(ctx: ServiceContext, merchantId: string, scheduleId: string, startDate?: string, startField = 'schedule_start_date'): Promise<Schedule> {
   if (startDate !== undefined) {
     const today = civilDateOf((await merchantClock(ctx, merchantId)).now());
     if (startDate < today) throw GatewayError.field(startField, MESSAGES.notOnOrAfter(today));
   }
-  const schedule = await useSchedule(ctx.db, merchantId, scheduleId);
+  const schedule = await getSchedule(ctx.db, merchantId, scheduleId);
   if (!schedule) throw new GatewayError('scheduleNotFound');
   return schedule;
+}
+
+/**
+ * Marks the schedule used (it can no longer be deleted) in the transaction that writes what uses it: a payment put
+ * on it, a Checkout session opened for it. Deleted since the request's check: "Schedule not found", nothing written.
+ */
+export async function markScheduleUsed(sql: Sql, merchantId: string, scheduleId: string): Promise<void> {
+  if (!(await useSchedule(sql, merchantId, scheduleId))) throw new GatewayError('scheduleNotFound');
 }
 
 /** The chain's terms, counted from the merchant's today; undefined when the schedule is gone. */
