@@ -265,6 +265,8 @@ export async function processHostedFields(ctx: ServiceContext, cvvs: CollectedCv
   if (first.kind === 'open') await assertTriesLeft(ctx, first);
   // Nothing to charge is no attempt: the session stays updatable.
   if (!first.session.request.collectedCard && !first.session.request.cardTokens?.length) throw GatewayError.field('card_number', MESSAGES.blank);
+  // Nor is a card token that names no stored card (tokens are not checked when the session takes them).
+  if (!first.session.request.collectedCard && !(await storedByToken(ctx, first.session, first.merchant))) throw GatewayError.field('card_number', MESSAGES.blank);
 
   const begun = await beginSessionAttempt(ctx.db, first.session.id, ctx.clock.now());
   // Read again after the session is marked attempted: an update that landed before it is seen, none after it;
@@ -301,10 +303,15 @@ async function cardSource(ctx: ServiceContext, cvvs: CollectedCvvs, session: Ses
     if (cvv === undefined) ctx.logger.warn({ merchantId: merchant.id }, 'hosted fields: no CVV in this process for the collected card; charging without CVV');
     return { kind: 'vault', vaultId: card.vaultId, ...(cvv === undefined ? {} : { cvv }) };
   }
-  const token = session.request.cardTokens?.[0];
-  const stored = token ? await findCardByToken(ctx.db, merchant.id, token) : undefined;
+  const stored = await storedByToken(ctx, session, merchant);
   if (stored) return { kind: 'vault', vaultId: stored.id };
   throw GatewayError.field('card_number', MESSAGES.blank);
+}
+
+/** The stored card the session's card_token names, if it names one. */
+async function storedByToken(ctx: ServiceContext, session: Session, merchant: Merchant) {
+  const token = session.request.cardTokens?.[0];
+  return token ? findCardByToken(ctx.db, merchant.id, token) : undefined;
 }
 
 function payerOf(input: ProcessingInput): PayerInfo {

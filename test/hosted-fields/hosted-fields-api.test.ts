@@ -247,6 +247,16 @@ for (const { kind, skip } of await storeKinds()) {
         assert.equal(res.body.result, 'success', res.text);
       });
 
+      it('a session card_token that names no stored card is no attempt: refused at card_number, the session still updatable', async () => {
+        const order = newOrder('tok3');
+        const token = await openToken(t, order, { card_token: ['c'.repeat(64)] });
+        const res = await processing(t, token);
+        assert.equal(res.status, 400, res.text);
+        assert.deepEqual(res.body.errors, [{ error_code: '100000', error_message: 'card_number: This value should not be blank.' }]);
+        const changed = await update(t, token, { order: { description: 'Still open' } });
+        assert.equal(changed.status, 200, changed.text);
+      });
+
       it('brand in the return parameters when the merchant chose it, frictionless and after 3-D Secure; not otherwise (issue 25, item 27)', async () => {
         const withBrand = await t.addMerchant({ settings: { returnParams: ['payment_method', 'brand'] } });
         const order = newOrder('brand');
