@@ -5,7 +5,7 @@
  * HMAC keys of a merchant; it issues a first secret to a merchant that has none.
  */
 import type { ServiceContext, SigningKeysPort } from './context.ts';
-import type { Database } from '../store/database.ts';
+import type { Database, Sql } from '../store/database.ts';
 import type { Keyring } from '../store/card-vault.ts';
 import type { Clock } from '../domain/clock.ts';
 import { Secret } from '../domain/secret.ts';
@@ -24,6 +24,13 @@ type SecretsContext = Pick<ServiceContext, 'db' | 'keyring' | 'clock'>;
 export async function issueSigningSecret(ctx: SecretsContext, merchantId: string): Promise<Secret<string> | undefined> {
   const secret = newSigningSecret();
   return (await insertSigningSecret(ctx.db, ctx.keyring, merchantId, secret, ctx.clock.now())) ? new Secret(secret) : undefined;
+}
+
+/** A new merchant's first secret, written in the transaction that creates the merchant (so the answer that shows it once is never lost to a second write). */
+export async function issueSigningSecretIn(sql: Sql, keyring: Keyring, merchantId: string, now: Date): Promise<Secret<string>> {
+  const secret = newSigningSecret();
+  await insertSigningSecret(sql, keyring, merchantId, secret, now);
+  return new Secret(secret);
 }
 
 /** Issues secrets to every merchant that has none (merchants created before this feature). */

@@ -12,7 +12,6 @@ import { MIN_MERCHANT_PASSWORD_LENGTH } from '../../domain/merchant-passwords.ts
 import { findMerchantRecord, listMerchantRecords, type MerchantRecord } from '../../services/queries/merchants.ts';
 import { createMerchant, issueTestKey, merchantTag, rotatePassword, setMerchantDisabled, updateMerchant } from '../../services/admin/merchants.ts';
 import { IfMatchHeaders, PreconditionFailed, tagged, withEntityTag } from './conditional.ts';
-import { issueSigningSecret } from '../../services/signing-secrets.ts';
 import { ADMIN_TAG, actorOf, requirePermission } from './operator-auth.ts';
 import { IdParams, NullableTimestamp, Timestamp, bodyDefaultsToEmpty, notFound } from './schemas.ts';
 import { isUuid } from '../../domain/ids.ts';
@@ -118,12 +117,11 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     schema: schema('Create a merchant; its password is in this answer only', { body: CreateBody, response: responses({ 201: CreatedMerchant }, [400]) }),
   }, async (req, reply) => {
     const b = req.body;
-    const { merchant, password } = await createMerchant(ctx.db, ctx.keyring, actorOf(req), {
+    const { merchant, password, signingSecret } = await createMerchant(ctx.db, ctx.keyring, actorOf(req), {
       name: b.name, notificationUrl: b.notification_url, sandbox: b.sandbox, digest: b.hash_algorithm, key: b.merchant_key, password: b.password,
     }, ctx.clock.now(), ctx.callbackTargets);
     ctx.merchants.invalidate();
-    const signingSecret = await issueSigningSecret(ctx, merchant.id);
-    return reply.code(201).send({ ...present(merchant), password, signing_secret: signingSecret?.expose() ?? '' });
+    return reply.code(201).send({ ...present(merchant), password, signing_secret: signingSecret.expose() });
   });
 
   app.get<{ Querystring: ListQuery }>('/merchants', {
@@ -178,8 +176,7 @@ export function registerAdminMerchantRoutes(app: FastifyInstance, ctx: ServiceCo
     const issued = await issueTestKey(ctx.db, ctx.keyring, actorOf(req), req.params.id, ctx.clock.now());
     if (!issued) throw notFound();
     ctx.merchants.invalidate();
-    const signingSecret = await issueSigningSecret(ctx, issued.merchant.id);
-    return reply.code(201).send({ ...present(issued.merchant), password: issued.password, signing_secret: signingSecret?.expose() ?? '' });
+    return reply.code(201).send({ ...present(issued.merchant), password: issued.password, signing_secret: issued.signingSecret.expose() });
   });
 
   app.post<{ Params: Id; Body: RotateBody }>('/merchants/:id/password', {

@@ -23,6 +23,8 @@ import type { CallbackTargetPolicy } from '../../domain/callback-targets.ts';
 import { checkCallbackUrl } from '../callback-targets.ts';
 import type { Digest } from '../../domain/signatures.ts';
 import { newId } from '../../domain/ids.ts';
+import type { Secret } from '../../domain/secret.ts';
+import { issueSigningSecretIn } from '../signing-secrets.ts';
 
 export interface NewMerchantInput {
   name: string;
@@ -60,13 +62,16 @@ export function checkNotificationUrl(url: string | null | undefined, targets: Ca
   checkCallbackUrl({ callbackTargets: targets }, 'notification_url', url);
 }
 
-export async function createMerchant(db: Database, keyring: Keyring, actor: AuditActor, input: NewMerchantInput, now: Date, targets: CallbackTargetPolicy | undefined): Promise<{ merchant: MerchantRecord; password: string }> {
+/** A merchant just created: its password and webhook signing secret are shown in the creating answer only. */
+export interface CreatedMerchant { merchant: MerchantRecord; password: string; signingSecret: Secret<string> }
+
+export async function createMerchant(db: Database, keyring: Keyring, actor: AuditActor, input: NewMerchantInput, now: Date, targets: CallbackTargetPolicy | undefined): Promise<CreatedMerchant> {
   checkNotificationUrl(input.notificationUrl, targets);
   const id = newId();
   const key = input.key ?? generated();
   const password = chosenOrGenerated(input.password);
   try {
-    const merchant = await db.transaction(async (tx) => {
+    const created = await db.transaction(async (tx) => {
       const [taken] = await tx.query('SELECT 1 FROM merchants WHERE merchant_key = $1', [key]);
       if (taken) throw GatewayError.field('merchant_key', MESSAGES.alreadyUsed);
       await insertMerchant(tx, keyring, { id, name: input.name, key, password, sandbox: input.sandbox ?? true, notificationUrl: input.notificationUrl, digest: input.digest });
@@ -75,9 +80,9 @@ export async function createMerchant(db: Database, keyring: Keyring, actor: Audi
         actor, action: 'merchant.create', objectType: 'merchant', objectId: id, after: auditedMerchant(record),
         details: { key: input.key ? 'given' : 'generated', password: input.password ? 'given' : 'generated' },
       }, now);
-      return record;
+      return { merchant: record, signingSecret: await issueSigningSecretIn(tx, keyring, id, now) };
     });
-    return { merchant, password };
+    return { ...created, password };
   } catch (err) {
     if (isUniqueViolation(err)) throw GatewayError.field('merchant_key', MESSAGES.alreadyUsed);
     throw err;
@@ -161,7 +166,7 @@ export async function rotatePassword(db: Database, keyring: Keyring, actor: Audi
  * connector-access.ts modeMids), and lists, exports and figures keep them apart (`mode=test`). The password is in
  * the answer only. A sandbox merchant's own key is a test key already; a live merchant has at most one test key.
  */
-export async function issueTestKey(db: Database, keyring: Keyring, actor: AuditActor, liveId: string, now: Date): Promise<{ merchant: MerchantRecord; password: string } | undefined> {
+export async function issueTestKey(db: Database, keyring: Keyring, actor: AuditActor, liveId: string, now: Date): Promise<CreatedMerchant | undefined> {
   return db.transaction(async (tx) => {
     const live = await findMerchantRecord(tx, keyring, liveId, true);
     if (!live) return undefined;
@@ -176,6 +181,6 @@ export async function issueTestKey(db: Database, keyring: Keyring, actor: AuditA
     await insertMid(tx, { id: newId(), merchantId: id, name: 'Sandbox', connector: SANDBOX_CONNECTOR, paymentMode: 'SMS/DMS' });
     const merchant = (await findMerchantRecord(tx, keyring, id)) as MerchantRecord;
     await appendAudit(tx, { actor, action: 'merchant.test_key.create', objectType: 'merchant', objectId: live.id, after: { ...auditedMerchant(merchant), id } }, now);
-    return { merchant, password };
+    return { merchant, password, signingSecret: await issueSigningSecretIn(tx, keyring, id, now) };
   });
 }
