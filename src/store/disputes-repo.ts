@@ -252,8 +252,9 @@ export async function evidenceContent(sql: Sql, disputeId: string, id: string): 
 }
 
 /** Marks the evidence not yet submitted as carried by a submission at `now`; answers their ids. */
-export async function markEvidenceSubmitted(sql: Sql, disputeId: string, now: Date): Promise<string[]> {
-  const rows = await sql.query<{ id: string }>('UPDATE dispute_evidence SET submitted_at = $2 WHERE dispute_id = $1 AND submitted_at IS NULL RETURNING id', [disputeId, now]);
+export async function markEvidenceSubmitted(sql: Sql, disputeId: string, ids: readonly string[], now: Date): Promise<string[]> {
+  const rows = await sql.query<{ id: string }>(
+    'UPDATE dispute_evidence SET submitted_at = $2 WHERE dispute_id = $1 AND id = ANY($3::text[]) AND submitted_at IS NULL RETURNING id', [disputeId, now, ids]);
   return rows.map((r) => r.id).sort();
 }
 

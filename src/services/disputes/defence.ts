@@ -126,8 +126,9 @@ export async function submitDefence(ctx: ServiceContext, actor: AuditActor, disp
   const { dispute: moved } = await applyDisputeChange(ctx, {
     paymentId: dispute.paymentId, disputeId: dispute.id, source: 'operator', event: 'information_supplied', actor: actor.name, audit: actor, auditScope,
     details: { submission: submission.method, ...(submission.reference ? { reference: submission.reference } : {}), evidence: submission.evidence, ...(input.note ? { note: input.note } : {}) },
+    // The evidence sent, and only it (not a piece uploaded meanwhile), is marked submitted with the dispute's move.
+    within: async (tx) => { await markEvidenceSubmitted(tx, dispute.id, submission.evidence, ctx.clock.now()); },
   });
-  await markEvidenceSubmitted(ctx.db, dispute.id, ctx.clock.now());
   return { ...disputeView(moved), submission };
 }
 
