@@ -102,22 +102,28 @@ export async function portalSubscribeReport(ctx: ServiceContext, user: PortalUse
   delete query.merchant_id;
   if ((await countSubscriptions(ctx.db, user.userId)) >= MAX_SUBSCRIPTIONS) throw GatewayError.field('kind', `You have ${MAX_SUBSCRIPTIONS} scheduled reports, the most there may be: delete one first.`);
   const now = ctx.clock.now();
-  const saved = await insertSubscription(ctx.db, {
-    id: newId(), userId: user.userId, kind: kind!, merchantId, query, savedViewId, cadence: cadence!, delivery: delivery!, keepDays,
-    nextPeriodTo: nextPeriodEnd(cadence!, now), createdAt: now,
+  // The subscription and its audit entry in one transaction: no change without its record.
+  return ctx.db.transaction(async (tx) => {
+    const saved = await insertSubscription(tx, {
+      id: newId(), userId: user.userId, kind: kind!, merchantId, query, savedViewId, cadence: cadence!, delivery: delivery!, keepDays,
+      nextPeriodTo: nextPeriodEnd(cadence!, now), createdAt: now,
+    });
+    await appendAudit(tx, {
+      actor: portalActor(user), action: 'report_subscription.create', objectType: 'report_subscription', objectId: saved.id,
+      after: { kind, cadence, delivery, keep_days: keepDays, merchant_id: merchantId, saved_view_id: savedViewId, query }, ...auditScope(user, merchantId ?? undefined),
+    }, now);
+    return saved;
   });
-  await appendAudit(ctx.db, {
-    actor: portalActor(user), action: 'report_subscription.create', objectType: 'report_subscription', objectId: saved.id,
-    after: { kind, cadence, delivery, keep_days: keepDays, merchant_id: merchantId, saved_view_id: savedViewId, query }, ...auditScope(user, merchantId ?? undefined),
-  }, now);
-  return saved;
 }
 
 /** Deletes one of the user's subscriptions and the reports kept for it; another's is not found. */
 export async function portalUnsubscribeReport(ctx: ServiceContext, user: PortalUser, id: string): Promise<void> {
   mustMay(user, 'payments.read');
-  if (!isUuid(id) || !(await deleteSubscription(ctx.db, user.userId, id))) throw new GatewayError('notFound');
-  await appendAudit(ctx.db, { actor: portalActor(user), action: 'report_subscription.delete', objectType: 'report_subscription', objectId: id, ...auditScope(user) }, ctx.clock.now());
+  if (!isUuid(id)) throw new GatewayError('notFound');
+  await ctx.db.transaction(async (tx) => {
+    if (!(await deleteSubscription(tx, user.userId, id))) throw new GatewayError('notFound');
+    await appendAudit(tx, { actor: portalActor(user), action: 'report_subscription.delete', objectType: 'report_subscription', objectId: id, ...auditScope(user) }, ctx.clock.now());
+  });
 }
 
 /** The user's reports ready for download, newest first (expired ones are gone). */

@@ -39,14 +39,20 @@ export async function portalSaveView(ctx: ServiceContext, user: PortalUser, inpu
   }
   if ((await countSavedViews(ctx.db, user.userId)) >= MAX_SAVED_VIEWS) throw GatewayError.field('name', `You have ${MAX_SAVED_VIEWS} saved views, the most there may be: delete one first.`);
   const now = ctx.clock.now();
-  const saved = await insertSavedView(ctx.db, { id: newId(), userId: user.userId, name, query, createdAt: now });
-  if (!saved) throw GatewayError.field('name', 'You have a view of this name already.');
-  await appendAudit(ctx.db, { actor: portalActor(user), action: 'saved_view.create', objectType: 'saved_view', objectId: saved.id, after: { name, query }, ...auditScope(user) }, now);
-  return saved;
+  // The view and its audit entry in one transaction: no change without its record.
+  return ctx.db.transaction(async (tx) => {
+    const saved = await insertSavedView(tx, { id: newId(), userId: user.userId, name, query, createdAt: now });
+    if (!saved) throw GatewayError.field('name', 'You have a view of this name already.');
+    await appendAudit(tx, { actor: portalActor(user), action: 'saved_view.create', objectType: 'saved_view', objectId: saved.id, after: { name, query }, ...auditScope(user) }, now);
+    return saved;
+  });
 }
 
 export async function portalDeleteView(ctx: ServiceContext, user: PortalUser, id: string): Promise<void> {
   mustMay(user, 'payments.read');
-  if (!isUuid(id) || !(await deleteSavedView(ctx.db, user.userId, id))) throw new GatewayError('notFound');
-  await appendAudit(ctx.db, { actor: portalActor(user), action: 'saved_view.delete', objectType: 'saved_view', objectId: id, ...auditScope(user) }, ctx.clock.now());
+  if (!isUuid(id)) throw new GatewayError('notFound');
+  await ctx.db.transaction(async (tx) => {
+    if (!(await deleteSavedView(tx, user.userId, id))) throw new GatewayError('notFound');
+    await appendAudit(tx, { actor: portalActor(user), action: 'saved_view.delete', objectType: 'saved_view', objectId: id, ...auditScope(user) }, ctx.clock.now());
+  });
 }
