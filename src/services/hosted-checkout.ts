@@ -82,11 +82,12 @@ export async function payByCard(ctx: ServiceContext, state: Extract<SessionState
   if (resumed) return resumed;
   const { session, merchant } = state;
   await assertMayTryAgain(ctx, state);
+  // The source first: a card token that names no card writes no new attempt (the session keeps its last decline).
+  const { source, holder } = await resolveSource(ctx, merchant, state.mids, sourceRequest(session, form));
   const payment = await attemptFor(ctx, state);
   const intent = intentOf({ operation: session.operation, auth: session.request.auth });
   const consent = consentTerms(session, form.recurringConsent);
   const details: PaymentDetails = { ...consent?.details, ...(browser && Object.keys(browser).length > 0 ? { browser } : {}), ...(deviceId ? { deviceId } : {}) };
-  const { source, holder } = await resolveSource(ctx, merchant, state.mids, sourceRequest(session, form));
   const typed = payerFrom(form);
   return authorizeCard(ctx, {
     merchant,
