@@ -49,7 +49,7 @@ export interface CardForm {
 }
 
 /** Where the payer is in a payment that already started, if anywhere. */
-function resumeStep(payment: Payment): PaymentStep | undefined {
+export function resumeStep(payment: Payment): PaymentStep | undefined {
   if (payment.pendingOperation) return { kind: 'processing', payment };
   if (payment.status === '3ds') return { kind: 'challenge', payment };
   if (payment.status === 'redirect') return { kind: 'redirect', payment };
@@ -60,6 +60,9 @@ function resumeStep(payment: Payment): PaymentStep | undefined {
 export async function attemptFor(ctx: ServiceContext, state: Extract<SessionState, { kind: 'open' }>): Promise<Payment> {
   const { payment, session } = state;
   if (payment.status === 'prepare') return payment;
+  // Only after a decline: an attempt still under way (3-D Secure, a provider's page, an operation in flight) could
+  // be paid too, beside the new one. The session's switch below compares the attempt it replaces as well.
+  if (payment.status !== 'decline' || payment.pendingOperation) throw new GatewayError('operationInProgress');
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
     const next = await insertPayment(tx, {

@@ -163,8 +163,11 @@ export async function markSessionPaid(sql: Sql, id: string, paymentId: string): 
 
 /** Points the session at a new attempt after a declined one (compare-and-set on the previous attempt). */
 export async function switchSessionPayment(sql: Sql, id: string, fromPaymentId: string | null, toPaymentId: string): Promise<boolean> {
+  // The attempt replaced must be a finished decline as this statement sees it: one still under way could be paid too.
   const rows = await sql.query(
-    'UPDATE sessions SET payment_id = $3 WHERE id = $1 AND status = $4 AND payment_id IS NOT DISTINCT FROM $2 RETURNING id',
+    `UPDATE sessions SET payment_id = $3 WHERE id = $1 AND status = $4 AND payment_id IS NOT DISTINCT FROM $2
+       AND ($2::text IS NULL OR EXISTS (SELECT 1 FROM payments WHERE id = $2 AND status = 'decline' AND pending_operation IS NULL))
+     RETURNING id`,
     [id, fromPaymentId, toPaymentId, 'open'],
   );
   return rows.length === 1;

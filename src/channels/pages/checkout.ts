@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../services/context.ts';
-import { loadSession, payByCard, checkoutDestination, linkTarget, afterDecline, payerAttempts, type SessionState } from '../../services/hosted-checkout.ts';
+import { loadSession, payByCard, checkoutDestination, linkTarget, afterDecline, payerAttempts, resumeStep, type SessionState } from '../../services/hosted-checkout.ts';
 import { ERRORS, GatewayError } from '../../domain/errors.ts';
 import { declineMessageKey } from '../../domain/declines.ts';
 import { stateRequired } from '../../domain/countries.ts';
@@ -20,7 +20,7 @@ import type { CheckoutPageView } from '../../web/views.ts';
 import { parseCheckoutForm, readBrowser } from '../../web/checkout-form.ts';
 import { deviceIdOf } from '../../domain/risk/device.ts';
 import { apmChoiceOf, payWithApm, withoutUnfinishedApm } from './apm-routes.ts';
-import { apmOf } from '../../services/apm/details.ts';
+import { apmOf, unfinishedApm } from '../../services/apm/details.ts';
 import { walletMethod } from '../../domain/wallets/wallet-flow.ts';
 import { walletButtons } from '../../services/wallets/wallet-buttons.ts';
 import { PAGE, message, sendHtml } from './reply.ts';
@@ -189,6 +189,10 @@ export function registerCheckoutPages(app: FastifyInstance, ctx: ServiceContext)
       return sendHtml(reply, renderCheckoutPage({ ...view, errors: parsed.errors, values: parsed.values, billing: { ...view.billing, values: { ...view.billing.values, ...parsed.billing } }, email: view.email && { ...view.email, value: parsed.email }, phone: view.phone && { value: parsed.phone } }, t), 422, csp);
     }
     try {
+      // A card attempt still under way (3-D Secure in another tab, an operation in flight) is continued, whatever
+      // was chosen: a second attempt beside it could be paid too. An unfinished alternative method is withdrawn below.
+      const running = unfinishedApm(state.payment) ? undefined : resumeStep(state.payment);
+      if (running) return continueAfter(reply, ctx, t, running, state.merchant);
       if (apm) return await payWithApm(reply, ctx, state, apm, parsed.value, req.ip, deviceIdOf(body.device_id));
       // A payment left unfinished with another method is withdrawn first (the payer changed their mind).
       const step = await payByCard(ctx, await withoutUnfinishedApm(ctx, state), parsed.value, req.ip, readBrowser(body, req.headers), deviceIdOf(body.device_id));
