@@ -12,7 +12,7 @@ import type { Mid } from '../domain/model/mid.ts';
 import type { Payment, TransactionType } from '../domain/model/payment.ts';
 import { getPayment, insertTransaction, listTransactions, updatePayment, updateTransactionStatus, type PaymentPatch } from '../store/payments-repo.ts';
 import { followUpRequest, midAccess } from './connector-access.ts';
-import { nextStatus, type PaymentEvent, type PaymentStatus } from '../domain/payment-state.ts';
+import { STATUSES, nextStatus, type PaymentEvent, type PaymentStatus } from '../domain/payment-state.ts';
 import { GatewayError, MESSAGES, type ErrorName } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { reversedWhenSettled } from '../domain/operations.ts';
@@ -120,10 +120,11 @@ interface Settlement {
 async function settle(ctx: ServiceContext, tx: Sql, merchant: Merchant, claimed: Payment, s: Settlement, now: Date): Promise<Payment | undefined> {
   const { outcome } = s;
   const status = outcome.kind === 'approved' ? 'success' : 'fail';
-  const updated = await updatePayment(tx, claimed.id, { pendingOperation: s.operation }, { ...s.patch, pendingOperation: null }, now);
-  if (!updated) return undefined;
+  const applied = await applyOutcome(tx, claimed.id, s, now);
+  if (!applied) return undefined;
+  const { updated, statusBefore } = applied;
   // The claim reserved a refund's amount already: the money moves only if the refund is approved.
-  const before = { status: claimed.status, capturedAmount: claimed.capturedAmount, refundedAmount: claimed.refundedAmount - (s.type === 'refund' ? s.amount : 0n) };
+  const before = { status: statusBefore ?? claimed.status, capturedAmount: claimed.capturedAmount, refundedAmount: claimed.refundedAmount - (s.type === 'refund' ? s.amount : 0n) };
   await post(ctx, tx, { payment: updated, transId: s.transId, outcome: outcome.kind, before });
   // A decline keeps the acquirer's raw code and message on the transaction.
   await updateTransactionStatus(tx, s.transId, status, outcome.kind === 'declined' ? { reason: outcome.reason, ...(outcome.error ?? {}) } : {});
@@ -132,6 +133,23 @@ async function settle(ctx: ServiceContext, tx: Sql, merchant: Merchant, claimed:
     ...(outcome.kind === 'declined' ? { reason: outcome.reason } : {}),
   }, now);
   return updated;
+}
+
+/** Every status but the one a chargeback sets: what a follow-up's outcome may move a payment from. */
+const NOT_CHARGED_BACK: readonly PaymentStatus[] = STATUSES.filter((st) => st !== 'chargeback');
+
+/**
+ * The follow-up's outcome on the payment (compare-and-set on the operation in flight). A chargeback that came while
+ * it was in flight keeps its status: the outcome still moves the money (a refund's reservation kept, or given back
+ * on a decline), and the status stays the dispute's, so a payment charged back cannot be refunded again nor posted
+ * charged back twice. `statusBefore`: the status the ledger's posting starts from when it is not the claim's.
+ */
+async function applyOutcome(tx: Sql, id: string, s: Settlement, now: Date): Promise<{ updated: Payment; statusBefore?: PaymentStatus } | undefined> {
+  const updated = await updatePayment(tx, id, { pendingOperation: s.operation, status: NOT_CHARGED_BACK }, { ...s.patch, pendingOperation: null }, now);
+  if (updated) return { updated };
+  const { status: _kept, ...money } = s.patch;
+  const disputed = await updatePayment(tx, id, { pendingOperation: s.operation, status: 'chargeback' }, { ...money, pendingOperation: null }, now);
+  return disputed && { updated: disputed, statusBefore: 'chargeback' };
 }
 
 /** An acquirer reference number the follow-up's outcome carries (a capture moves the funds) joins the payment. */
@@ -233,7 +251,8 @@ const LATE_EFFECTS: Readonly<Record<string, { approved: (p: Payment, amount: big
     approved: (p) => ({ status: to('settled', p.refundedAmount >= p.capturedAmount ? 'refunded_fully' : 'refunded_partially') }),
     declined: (_p, amount) => ({ addRefunded: -amount }),
   },
-  reversal: { type: 'reversal', approved: (p) => ({ status: to(p.status, 'reversed') }), declined: () => ({}) },
+  // A payment charged back meanwhile keeps its status (applyOutcome): no transition to look up from it.
+  reversal: { type: 'reversal', approved: (p) => (p.status === 'chargeback' ? {} : { status: to(p.status, 'reversed') }), declined: () => ({}) },
   void: { type: 'void', approved: () => ({ status: to('settled', 'voided') }), declined: () => ({}) },
 };
 

@@ -111,6 +111,35 @@ for (const { kind, skip } of await storeKinds()) {
       assert.equal(callbacks.received.filter((c) => c.fields.trans_id === id && c.fields.action === 'CREDITVOID').length, 2, 'one declined, one successful: no more');
     });
 
+    it('a chargeback while a refund waits for its webhook: the refund\'s word keeps the chargeback status; nothing more is refundable', async () => {
+      mock.scenario.set('/payments', 'card-3d-secure-redirect');
+      mock.scenario.set('/payments/details', '00.redirect');
+      const res = await sale(gw, { auth: 'Y', order_amount: '10.00', term_url_3ds: 'http://127.0.0.1:9/return' });
+      const id = res.body.trans_id as string;
+      assert.equal((await fetch(`${gw.baseUrl}/connectors/return/${id}?redirectResult=${encodeURIComponent('X6XtfGC3!Y...')}`)).status, 200);
+      mock.scenario.set('/captures', 'capture');
+      const captured = await followUp(gw, 'CAPTURE', id, { amount: '10.00' });
+      assert.equal(captured.body.result, 'UNDEFINED', captured.text);
+      assert.equal((await webhook('post-CAPTURE-capture', id, 'V4HZ4RBFJGXXGN82')).status, 200);
+      assert.equal((await ourPayment(gw, id)).status, 'settled');
+
+      // A refund of 4.00 goes out (Adyen answers "received"); before its webhook, the payer's bank charges 6.00 back.
+      mock.scenario.set('/refunds', 'refund');
+      assert.equal((await followUp(gw, 'CREDITVOID', id, { amount: '4.00' })).body.result, 'ACCEPTED');
+      const currency = (await ourPayment(gw, id)).currency;
+      assert.equal((await webhook('post-CHARGEBACK-chargeback', id, 'V4HZ4RBFJGXXGN82', HMAC_KEY, { amount: { value: 600, currency } })).status, 200);
+      assert.equal((await ourPayment(gw, id)).status, 'chargeback');
+      assert.equal((await webhook('post-REFUND-refund', id, 'V4HZ4RBFJGXXGN82', HMAC_KEY, { success: 'true', reason: '', amount: { value: 400, currency } })).status, 200);
+
+      const p = await ourPayment(gw, id);
+      assert.deepEqual([p.status, p.pendingOperation, p.refundedAmount], ['chargeback', null, 400n], 'the refund settled, the chargeback stands');
+      assert.equal((await followUp(gw, 'GET_TRANS_STATUS', id)).body.status, 'CHARGEBACK');
+      assert.equal((await followUp(gw, 'CREDITVOID', id, { amount: '6.00' })).body.result, 'ERROR', 'what was charged back is not refundable');
+      const ledger = await gw.store.db.query<{ event: string; n: string }>(
+        "SELECT event, count(DISTINCT ref)::text AS n FROM ledger_entries WHERE payment_id = $1 AND event IN ('chargeback', 'refund') GROUP BY event ORDER BY event", [id]);
+      assert.deepEqual(ledger.map((r) => `${r.event} ${r.n}`), ['chargeback 1', 'refund 1'], 'each posted once');
+    });
+
     it('native 3-D Secure 2: REDIRECT to our page, which runs the fingerprint step; its result goes to /payments/details and approves', async () => {
       const setNative = async (on: boolean) => {
         await gw.store.db.query("UPDATE mids SET settings = jsonb_set(settings, '{nativeThreeDS}', to_jsonb($1::boolean)) WHERE id = $2", [on, midId]);
