@@ -100,10 +100,12 @@ export async function portalSubscribeReport(ctx: ServiceContext, user: PortalUse
   }
   const merchantId = input.merchant_id ?? query.merchant_id ?? null;
   delete query.merchant_id;
-  if ((await countSubscriptions(ctx.db, user.userId)) >= MAX_SUBSCRIPTIONS) throw GatewayError.field('kind', `You have ${MAX_SUBSCRIPTIONS} scheduled reports, the most there may be: delete one first.`);
   const now = ctx.clock.now();
-  // The subscription and its audit entry in one transaction: no change without its record.
+  // The subscription and its audit entry in one transaction: no change without its record. The user's row is locked
+  // before the count, so subscriptions made at once cannot pass the limit together.
   return ctx.db.transaction(async (tx) => {
+    await findMerchantUser(tx, user.userId, true);
+    if ((await countSubscriptions(tx, user.userId)) >= MAX_SUBSCRIPTIONS) throw GatewayError.field('kind', `You have ${MAX_SUBSCRIPTIONS} scheduled reports, the most there may be: delete one first.`);
     const saved = await insertSubscription(tx, {
       id: newId(), userId: user.userId, kind: kind!, merchantId, query, savedViewId, cadence: cadence!, delivery: delivery!, keepDays,
       nextPeriodTo: nextPeriodEnd(cadence!, now), createdAt: now,

@@ -8,6 +8,7 @@ import type { ServiceContext } from '../context.ts';
 import { GatewayError, type FieldError } from '../../domain/errors.ts';
 import { isUuid, newId } from '../../domain/ids.ts';
 import { countSavedViews, deleteSavedView, insertSavedView, savedViewsOf, type SavedView } from '../../store/saved-views-repo.ts';
+import { findMerchantUser } from '../../store/merchant-users-repo.ts';
 import { parseSearch, type SearchQuery } from '../admin/payment-search.ts';
 import { appendAudit } from '../../store/audit-repo.ts';
 import { auditScope, mustMay, mustOwn, portalActor, type PortalUser } from './scope.ts';
@@ -37,10 +38,12 @@ export async function portalSaveView(ctx: ServiceContext, user: PortalUser, inpu
     if (err instanceof GatewayError && err.fields.length > 0) throw GatewayError.invalid(err.fields.map((f: FieldError) => ({ ...f, field: `query.${f.field}` })));
     throw err;
   }
-  if ((await countSavedViews(ctx.db, user.userId)) >= MAX_SAVED_VIEWS) throw GatewayError.field('name', `You have ${MAX_SAVED_VIEWS} saved views, the most there may be: delete one first.`);
   const now = ctx.clock.now();
-  // The view and its audit entry in one transaction: no change without its record.
+  // The view and its audit entry in one transaction: no change without its record. The user's row is locked before
+  // the count, so views saved at once cannot pass the limit together.
   return ctx.db.transaction(async (tx) => {
+    await findMerchantUser(tx, user.userId, true);
+    if ((await countSavedViews(tx, user.userId)) >= MAX_SAVED_VIEWS) throw GatewayError.field('name', `You have ${MAX_SAVED_VIEWS} saved views, the most there may be: delete one first.`);
     const saved = await insertSavedView(tx, { id: newId(), userId: user.userId, name, query, createdAt: now });
     if (!saved) throw GatewayError.field('name', 'You have a view of this name already.');
     await appendAudit(tx, { actor: portalActor(user), action: 'saved_view.create', objectType: 'saved_view', objectId: saved.id, after: { name, query }, ...auditScope(user) }, now);
