@@ -511,9 +511,12 @@ export async function listCallbacks(sql: Sql, filter: CallbackFilter = {}): Prom
   }
   params.push(Math.min(Math.max(filter.limit ?? 100, 1), 1000));
   const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-  const rows = await sql.query<CallbackRow & WaitRow & { position_at: string }>(
+  const rows = await sql.query<CallbackRow & WaitRow & { position_at: string; attempt_rows: (Omit<AttemptRow, 'id' | 'attempted_at'> & { id: string; attempted_at: string })[] }>(
     `SELECT c.*, c.created_at::text AS position_at, b.id AS behind_id, b.attempts AS behind_attempts, b.next_attempt_at AS behind_next, b.last_error AS behind_error,
-            h.blocked_until AS url_blocked_until
+            h.blocked_until AS url_blocked_until,
+            (SELECT COALESCE(json_agg(json_build_object('id', a.id::text, 'callback_id', a.callback_id, 'attempted_at', a.attempted_at, 'http_status', a.http_status,
+                      'outcome', a.outcome, 'error', a.error, 'duration_ms', a.duration_ms) ORDER BY a.id), '[]'::json)
+               FROM callback_attempts a WHERE a.callback_id = c.id) AS attempt_rows
        FROM (SELECT x.* FROM callbacks x ${where} ORDER BY x.created_at DESC, x.id LIMIT $${params.length}) c
        LEFT JOIN LATERAL (
          SELECT e.id, e.attempts, e.next_attempt_at, e.last_error FROM callbacks e
@@ -523,19 +526,10 @@ export async function listCallbacks(sql: Sql, filter: CallbackFilter = {}): Prom
       ORDER BY c.created_at DESC, c.id`,
     params,
   );
-  if (rows.length === 0) return [];
-  const attempts = await sql.query<AttemptRow>(
-    'SELECT * FROM callback_attempts WHERE callback_id = ANY($1::text[]) ORDER BY id',
-    [rows.map((r) => r.id)],
-  );
-  const logs = new Map<string, CallbackAttemptRecord[]>();
-  for (const a of attempts) {
-    const log = logs.get(a.callback_id) ?? [];
-    log.push(toAttempt(a));
-    logs.set(a.callback_id, log);
-  }
+  // The attempt log comes in the same statement as the callback (one snapshot): read apart, a delivery settled in
+  // between showed its attempt beside a callback still pending.
   return rows.map((r) => ({
-    ...toRecord(r), attemptLog: logs.get(r.id) ?? [], body: r.body ?? callbackBody(r.protocol, r.fields),
+    ...toRecord(r), attemptLog: r.attempt_rows.map((a) => toAttempt({ ...a, id: BigInt(a.id), attempted_at: new Date(a.attempted_at) })), body: r.body ?? callbackBody(r.protocol, r.fields),
     behind: r.behind_id ? { id: r.behind_id, attempts: r.behind_attempts ?? 0, nextAttemptAt: new Date(r.behind_next!), lastError: r.behind_error } : null,
     blockedUntil: r.url_blocked_until ? new Date(r.url_blocked_until) : null,
     position: [r.position_at, r.id] as [string, string],
